@@ -1,0 +1,278 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Dist summarises one latency distribution in milliseconds.
+type Dist struct {
+	Mean        float64            `json:"mean"`
+	Median      float64            `json:"median"`
+	Std         float64            `json:"std"`
+	Percentiles map[string]float64 `json:"percentiles"` // "p95" -> value
+}
+
+// Metrics follows `vllm bench serve`'s calculate_metrics; docs/metrics.md
+// states every definition.
+type Metrics struct {
+	Completed            int      `json:"completed"`
+	Failed               int      `json:"failed"`
+	MaxConcurrency       int      `json:"max_concurrency,omitempty"`
+	RequestRate          float64  `json:"request_rate,omitempty"`
+	DurationS            float64  `json:"duration_s"`
+	TotalInput           int      `json:"total_input_tokens"`
+	TotalOutput          int      `json:"total_output_tokens"`
+	RequestThroughput    float64  `json:"request_throughput"`
+	OutputThroughput     float64  `json:"output_throughput"`
+	TotalTokenThroughput float64  `json:"total_token_throughput"`
+	PeakOutputThroughput float64  `json:"peak_output_throughput"`
+	PeakConcurrent       float64  `json:"peak_concurrent_requests"`
+	Goodput              float64  `json:"request_goodput,omitempty"`
+	TTFT                 Dist     `json:"ttft_ms"`
+	TPOT                 Dist     `json:"tpot_ms"`
+	ITL                  Dist     `json:"itl_ms"`
+	E2EL                 Dist     `json:"e2el_ms"`
+	Errors               []string `json:"errors,omitempty"`
+}
+
+// SLO bounds, in milliseconds, for goodput; zero means no bound.
+type SLO struct {
+	TTFTMs, TPOTMs, E2ELMs float64
+}
+
+// SummaryOptions controls Summarize.
+type SummaryOptions struct {
+	// Percentiles to report, e.g. {50, 95, 99}; p50/p95/p99 are always present.
+	Percentiles []float64
+	Goodput     SLO
+	// MaxErrors is how many distinct failure messages to keep (default 5).
+	MaxErrors int
+}
+
+// Summarize computes metrics from records over a benchmark of the given
+// duration. Warm-up records are ignored.
+func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metrics {
+	pcts := withDefaultPercentiles(opt.Percentiles)
+	maxErr := opt.MaxErrors
+	if maxErr == 0 {
+		maxErr = 5
+	}
+	var m Metrics
+	m.DurationS = duration.Seconds()
+	var ttfts, tpots, itls, e2els []float64
+	good := 0
+	for _, r := range recs {
+		if r.Warmup {
+			continue
+		}
+		if !r.Success {
+			m.Failed++
+			if r.Error != "" && len(m.Errors) < maxErr && !contains(m.Errors, r.Error) {
+				m.Errors = append(m.Errors, r.Error)
+			}
+			continue
+		}
+		m.Completed++
+		m.TotalInput += r.InputTokens
+		m.TotalOutput += r.OutputTokens
+		ttft := ms(r.TTFT)
+		tpot := 0.0
+		if r.OutputTokens > 1 {
+			tpot = ms(r.Latency-r.TTFT) / float64(r.OutputTokens-1)
+			tpots = append(tpots, tpot)
+		}
+		ttfts = append(ttfts, ttft)
+		e2els = append(e2els, ms(r.Latency))
+		for _, g := range r.ITL {
+			itls = append(itls, ms(g))
+		}
+		if meets(opt.Goodput, ttft, tpot, ms(r.Latency)) {
+			good++
+		}
+	}
+	if s := m.DurationS; s > 0 {
+		m.RequestThroughput = float64(m.Completed) / s
+		m.OutputThroughput = float64(m.TotalOutput) / s
+		m.TotalTokenThroughput = float64(m.TotalInput+m.TotalOutput) / s
+		if opt.Goodput != (SLO{}) {
+			m.Goodput = float64(good) / s
+		}
+	}
+	m.PeakOutputThroughput = peakOutput(recs)
+	m.PeakConcurrent = peakConcurrent(recs)
+	m.TTFT = summarize(ttfts, pcts)
+	m.TPOT = summarize(tpots, pcts)
+	m.ITL = summarize(itls, pcts)
+	m.E2EL = summarize(e2els, pcts)
+	return m
+}
+
+// Values flattens the metrics into the names objectives and constraints use:
+// total_tps, output_tps, request_tps, peak_output_tps, and
+// {mean,median,std,pNN}_{ttft,tpot,itl,e2e}_ms, plus mean/median/pNN_e2e_s.
+func (m Metrics) Values() map[string]float64 {
+	v := map[string]float64{
+		"completed":           float64(m.Completed),
+		"failed":              float64(m.Failed),
+		"duration_s":          m.DurationS,
+		"total_input_tokens":  float64(m.TotalInput),
+		"total_output_tokens": float64(m.TotalOutput),
+		"request_tps":         m.RequestThroughput,
+		"output_tps":          m.OutputThroughput,
+		"total_tps":           m.TotalTokenThroughput,
+		"peak_output_tps":     m.PeakOutputThroughput,
+		"peak_concurrency":    m.PeakConcurrent,
+	}
+	if m.Goodput != 0 {
+		v["goodput_rps"] = m.Goodput
+	}
+	for name, d := range map[string]Dist{"ttft": m.TTFT, "tpot": m.TPOT, "itl": m.ITL, "e2e": m.E2EL} {
+		v["mean_"+name+"_ms"] = d.Mean
+		v["median_"+name+"_ms"] = d.Median
+		v["std_"+name+"_ms"] = d.Std
+		for k, x := range d.Percentiles {
+			v[k+"_"+name+"_ms"] = x
+		}
+	}
+	v["mean_e2e_s"] = m.E2EL.Mean / 1000
+	v["median_e2e_s"] = m.E2EL.Median / 1000
+	for k, x := range m.E2EL.Percentiles {
+		v[k+"_e2e_s"] = x / 1000
+	}
+	return v
+}
+
+// PercentileKey names a percentile the way Values does: 99 → "p99", 99.9 → "p99.9".
+func PercentileKey(p float64) string { return "p" + fmt.Sprint(p) }
+
+func withDefaultPercentiles(ps []float64) []float64 {
+	out := []float64{50, 95, 99}
+	for _, p := range ps {
+		if !containsF(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func summarize(xs []float64, pcts []float64) Dist {
+	d := Dist{Percentiles: make(map[string]float64, len(pcts))}
+	if len(xs) == 0 {
+		for _, p := range pcts {
+			d.Percentiles[PercentileKey(p)] = 0
+		}
+		return d
+	}
+	sorted := append([]float64(nil), xs...)
+	sort.Float64s(sorted)
+	sum := 0.0
+	for _, x := range sorted {
+		sum += x
+	}
+	d.Mean = sum / float64(len(sorted))
+	ss := 0.0
+	for _, x := range sorted {
+		ss += (x - d.Mean) * (x - d.Mean)
+	}
+	d.Std = math.Sqrt(ss / float64(len(sorted))) // numpy.std: population
+	d.Median = percentile(sorted, 50)
+	for _, p := range pcts {
+		d.Percentiles[PercentileKey(p)] = percentile(sorted, p)
+	}
+	return d
+}
+
+// percentile is numpy.percentile's default ("linear") on sorted data.
+func percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 1 {
+		return sorted[0]
+	}
+	pos := p / 100 * float64(len(sorted)-1)
+	lo := int(math.Floor(pos))
+	if lo >= len(sorted)-1 {
+		return sorted[len(sorted)-1]
+	}
+	frac := pos - float64(lo)
+	return sorted[lo] + frac*(sorted[lo+1]-sorted[lo])
+}
+
+// peakOutput is the largest number of output tokens whose arrival falls in
+// one whole-second bucket since the benchmark start.
+func peakOutput(recs []Record) float64 {
+	buckets := map[int64]int{}
+	for _, r := range recs {
+		if r.Warmup || !r.Success || r.OutputTokens == 0 {
+			continue
+		}
+		t := r.Start + r.TTFT
+		buckets[int64(t/time.Second)]++
+		for _, g := range r.ITL {
+			t += g
+			buckets[int64(t/time.Second)]++
+		}
+		// Tokens delivered in chunks beyond what ITL gaps describe (several
+		// tokens per chunk) are attributed to the last chunk's second.
+		if extra := r.OutputTokens - 1 - len(r.ITL); extra > 0 {
+			buckets[int64(t/time.Second)] += extra
+		}
+	}
+	peak := 0
+	for _, n := range buckets {
+		peak = max(peak, n)
+	}
+	return float64(peak)
+}
+
+// peakConcurrent is the largest number of requests in flight at once.
+func peakConcurrent(recs []Record) float64 {
+	type ev struct {
+		t time.Duration
+		d int
+	}
+	evs := make([]ev, 0, 2*len(recs))
+	for _, r := range recs {
+		if r.Warmup {
+			continue
+		}
+		evs = append(evs, ev{r.Start, 1}, ev{r.Start + r.Latency, -1})
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if evs[i].t != evs[j].t {
+			return evs[i].t < evs[j].t
+		}
+		return evs[i].d < evs[j].d // ends before starts at the same instant
+	})
+	cur, peak := 0, 0
+	for _, e := range evs {
+		cur += e.d
+		peak = max(peak, cur)
+	}
+	return float64(peak)
+}
+
+func meets(s SLO, ttft, tpot, e2el float64) bool {
+	return (s.TTFTMs == 0 || ttft <= s.TTFTMs) && (s.TPOTMs == 0 || tpot <= s.TPOTMs) && (s.E2ELMs == 0 || e2el <= s.E2ELMs)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func containsF(xs []float64, f float64) bool {
+	for _, x := range xs {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,3 @@
+module github.com/servetune/servetune
+
+go 1.26.8

@@ -1,0 +1,48 @@
+package objective
+
+import (
+	"context"
+	"time"
+
+	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/space"
+)
+
+// Phase is where a trial is, for live progress lines.
+type Phase string
+
+const (
+	Launching    Phase = "launching"
+	WarmingUp    Phase = "warming up"
+	Benchmarking Phase = "benchmarking"
+	TearingDown  Phase = "tearing down"
+)
+
+// Trial is everything a runner needs to measure one config.
+type Trial struct {
+	Number   int
+	Config   space.Config
+	Target   space.Target
+	Profiles []bench.Profile
+	// Dir is the trial's own directory (engine.log, generated files).
+	Dir  string
+	Seed int64
+	// OnPhase, when set, is told each phase change.
+	OnPhase func(Phase)
+}
+
+// Result is what a trial measured. Metrics maps profile name → metric
+// name → value (names as bench.Metrics.Values).
+type Result struct {
+	Metrics map[string]map[string]float64 `json:"metrics"`
+	// GPUSeconds is wall time × GPUs spent on this trial, failures included.
+	GPUSeconds float64       `json:"gpu_seconds"`
+	Duration   time.Duration `json:"duration"`
+	LogPath    string        `json:"log_path,omitempty"`
+}
+
+// Runner measures one trial. A failed trial returns an error wrapping an
+// *engines.Failure, and still fills Result.GPUSeconds.
+type Runner interface {
+	Run(ctx context.Context, t Trial) (Result, error)
+}

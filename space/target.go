@@ -1,0 +1,56 @@
+package space
+
+import "time"
+
+// Target says what is being tuned and how trials run: the model, the GPUs,
+// and for each engine how to start it. Engines read it to render commands;
+// the simulator reads model and GPU.
+type Target struct {
+	// Runner is "sim" (the built-in simulator, in-process; default) or
+	// "process" (launch the real engine binary for every trial).
+	Runner string `toml:"runner" json:"runner"`
+	Model  string `toml:"model" json:"model"`
+	// ServedModelName is the name clients send; default Model.
+	ServedModelName string `toml:"served_model_name" json:"served_model_name,omitempty"`
+	GPU             string `toml:"gpu" json:"gpu"`
+	GPUs            int    `toml:"gpus" json:"gpus"`
+	// Engine is the engine when the space has no `engine` knob.
+	Engine string `toml:"engine" json:"engine,omitempty"`
+	// Host the engine binds to; default 127.0.0.1.
+	Host string `toml:"host" json:"host,omitempty"`
+	// Prefix goes before every engine's argv (a virtualenv's python,
+	// `docker run --gpus all --network host IMAGE`, `srun ...`).
+	Prefix []string          `toml:"prefix" json:"prefix,omitempty"`
+	Env    map[string]string `toml:"env" json:"env,omitempty"`
+	// StartupTimeout bounds launch → ready; default 30m.
+	StartupTimeout time.Duration `toml:"startup_timeout" json:"startup_timeout,omitempty"`
+	// Engines holds per-engine settings keyed by engine name.
+	Engines map[string]EngineTarget `toml:"engines" json:"engines,omitempty"`
+	// Sim tunes the built-in simulator (noise, speed); ignored by real runs.
+	Sim SimTarget `toml:"sim" json:"sim,omitempty"`
+}
+
+// EngineTarget is how to start one engine.
+type EngineTarget struct {
+	// Command replaces the engine's default program and subcommand
+	// (e.g. ["/opt/venv/bin/python3", "-m", "sglang.launch_server"]).
+	Command []string `toml:"command" json:"command,omitempty"`
+	// Version selects flag spellings that changed between releases.
+	Version   string            `toml:"version" json:"version,omitempty"`
+	Env       map[string]string `toml:"env" json:"env,omitempty"`
+	ExtraArgs []string          `toml:"extra_args" json:"extra_args,omitempty"`
+}
+
+// SimTarget configures the built-in simulator.
+type SimTarget struct {
+	// NoiseCV is the coefficient of variation of measurement noise (0 = none).
+	NoiseCV float64 `toml:"noise_cv" json:"noise_cv,omitempty"`
+}
+
+// ServedName is the model name clients send.
+func (t Target) ServedName() string {
+	if t.ServedModelName != "" {
+		return t.ServedModelName
+	}
+	return t.Model
+}
