@@ -1,0 +1,92 @@
+// Command servetune tunes LLM serving engines. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/rs/zerolog"
+	"github.com/urfave/cli/v2"
+)
+
+// env is what every command needs from the outside world; passed in
+// explicitly so tests can run commands in-process.
+type env struct {
+	stdout, stderr io.Writer
+	log            zerolog.Logger
+}
+
+// usageError marks bad input: exit code 2, nothing written.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the CLI and decides the exit code: 0 ok, 2 bad input,
+// 130 interrupted, 1 anything else.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr, log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).With().Timestamp().Logger()}
+	app := &cli.App{
+		Name:      "servetune",
+		Usage:     "autotune LLM serving engines (vLLM, SGLang, TensorRT-LLM, Ollama) and the built-in simulator",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "log-format", Value: "auto", Usage: "auto | text | json"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug | info | warn | error"},
+		},
+		Before:          func(c *cli.Context) error { return e.configureLog(c) },
+		Commands:        commands(e),
+		ExitErrHandler:  func(*cli.Context, error) {},
+		HideHelpCommand: true,
+	}
+	err := app.RunContext(ctx, args)
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, new(usageError)):
+		fmt.Fprintln(stderr, "servetune:", err)
+		return 2
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "servetune: interrupted")
+		return 130
+	default:
+		fmt.Fprintln(stderr, "servetune:", err)
+		return 1
+	}
+}
+
+// commands lists every subcommand; each lives in its own file.
+func commands(e *env) []*cli.Command {
+	return []*cli.Command{}
+}
+
+func (e *env) configureLog(c *cli.Context) error {
+	lvl, err := zerolog.ParseLevel(c.String("log-level"))
+	if err != nil {
+		return usagef("--log-level: %v", err)
+	}
+	switch c.String("log-format") {
+	case "json":
+		e.log = zerolog.New(e.stderr).With().Timestamp().Logger()
+	case "text", "auto":
+	default:
+		return usagef("--log-format must be auto, text or json, not %q", c.String("log-format"))
+	}
+	e.log = e.log.Level(lvl)
+	return nil
+}
