@@ -1,0 +1,438 @@
+package space
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/servetune/servetune/bench"
+)
+
+// Samplers are the sampler names a [study] may name.
+var Samplers = []string{"tpe", "random", "grid", "cmaes"}
+
+func (d *decoder) space(raw map[string]any) *Space {
+	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline")
+	s := &Space{File: d.file}
+	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed"))
+	s.Target = d.target(d.table(raw, "target", "target", "runner", "model", "served_model_name", "gpu", "gpus", "engine", "host", "prefix", "env", "startup_timeout", "engines", "sim"))
+	s.Profiles = d.profiles(d.table(raw, "profiles", "profiles", "run", "custom"))
+	s.Objectives = d.objectives(d.tables(raw, "objectives"))
+	s.Constraints = d.constraints(d.tables(raw, "constraints"))
+	s.Params = d.params(d.table(raw, "params", "params"))
+	s.Rules = d.rules(d.tables(raw, "rules"))
+	s.Baseline = d.baseline(d.table(raw, "baseline", "baseline"))
+	return s
+}
+
+// tables reads an array of tables ([[key]]).
+func (d *decoder) tables(raw map[string]any, key string) []map[string]any {
+	v, ok := raw[key]
+	if !ok {
+		return nil
+	}
+	switch x := v.(type) {
+	case []map[string]any:
+		return x
+	case []any:
+		out := make([]map[string]any, 0, len(x))
+		for _, e := range x {
+			m, ok := e.(map[string]any)
+			if !ok {
+				d.fail(key, "must be an array of tables ([[%s]]), has %s", key, typeName(e))
+				return nil
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	d.fail(key, "must be an array of tables ([[%s]]), got %s", key, typeName(v))
+	return nil
+}
+
+func (d *decoder) study(m map[string]any) Study {
+	st := Study{
+		Name:    d.str(m, "name", "study", ""),
+		Storage: d.str(m, "storage", "study", ""),
+		Sampler: d.str(m, "sampler", "study", "tpe"),
+		NTrials: int(d.integer(m, "n_trials", "study", 20)),
+		Timeout: d.duration(m, "timeout", "study"),
+		Seed:    d.integer(m, "seed", "study", 0),
+	}
+	if st.Name == "" {
+		d.fail("study.name", "is required")
+	} else if strings.ContainsAny(st.Name, `/\ `) || st.Name == "." || st.Name == ".." {
+		d.fail("study.name", "must not contain slashes or spaces, got %q", st.Name)
+	}
+	if !containsStr(Samplers, st.Sampler) {
+		d.fail("study.sampler", "must be one of %s, got %q", strings.Join(Samplers, ", "), st.Sampler)
+	}
+	if st.NTrials <= 0 {
+		d.fail("study.n_trials", "must be a positive integer, got %d", st.NTrials)
+	}
+	return st
+}
+
+func (d *decoder) target(m map[string]any) Target {
+	t := Target{
+		Runner:          d.str(m, "runner", "target", "sim"),
+		Model:           d.str(m, "model", "target", ""),
+		ServedModelName: d.str(m, "served_model_name", "target", ""),
+		GPU:             d.str(m, "gpu", "target", ""),
+		GPUs:            int(d.integer(m, "gpus", "target", 1)),
+		Engine:          d.str(m, "engine", "target", ""),
+		Host:            d.str(m, "host", "target", "127.0.0.1"),
+		Prefix:          d.strings(m, "prefix", "target"),
+		Env:             d.strMap(m, "env", "target"),
+		StartupTimeout:  d.duration(m, "startup_timeout", "target"),
+	}
+	if t.Runner != "sim" && t.Runner != "process" {
+		d.fail("target.runner", "must be \"sim\" or \"process\", got %q", t.Runner)
+	}
+	if t.Model == "" {
+		d.fail("target.model", "is required")
+	}
+	if t.GPUs <= 0 {
+		d.fail("target.gpus", "must be a positive integer, got %d", t.GPUs)
+	}
+	if t.Engine != "" && d.opt.Engines != nil && !containsStr(d.opt.Engines, t.Engine) {
+		d.fail("target.engine", "unknown engine %q (known: %s)", t.Engine, strings.Join(d.opt.Engines, ", "))
+	}
+	engines := d.table(m, "engines", "target.engines")
+	for _, name := range sortedKeys(engines) {
+		path := "target.engines." + name
+		if d.opt.Engines != nil && !containsStr(d.opt.Engines, name) {
+			d.fail(path, "unknown engine %q (known: %s)", name, strings.Join(d.opt.Engines, ", "))
+			continue
+		}
+		em := d.table(engines, name, path, "command", "version", "env", "extra_args")
+		if t.Engines == nil {
+			t.Engines = map[string]EngineTarget{}
+		}
+		t.Engines[name] = EngineTarget{
+			Command:   d.strings(em, "command", path),
+			Version:   d.str(em, "version", path, ""),
+			Env:       d.strMap(em, "env", path),
+			ExtraArgs: d.strings(em, "extra_args", path),
+		}
+	}
+	sim := d.table(m, "sim", "target.sim", "noise_cv")
+	if cv, ok := d.number(sim, "noise_cv", "target.sim"); ok {
+		if cv < 0 || cv > 1 {
+			d.fail("target.sim.noise_cv", "must be between 0 and 1, got %v", cv)
+		}
+		t.Sim.NoiseCV = cv
+	}
+	return t
+}
+
+func (d *decoder) strMap(m map[string]any, key, path string) map[string]string {
+	tm := d.table(m, key, join(path, key))
+	if len(tm) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(tm))
+	for _, k := range sortedKeys(tm) {
+		out[k] = d.str(tm, k, join(path, key), "")
+	}
+	return out
+}
+
+func (d *decoder) profiles(m map[string]any) []bench.Profile {
+	custom := d.table(m, "custom", "profiles.custom")
+	defined := map[string]bench.Profile{}
+	for _, name := range sortedKeys(custom) {
+		if p, ok := d.customProfile(custom, name); ok {
+			defined[name] = p
+		}
+	}
+	run := d.strings(m, "run", "profiles")
+	if _, ok := m["run"]; !ok {
+		run = []string{"balanced"}
+	}
+	if len(run) == 0 {
+		d.fail("profiles.run", "must name at least one profile")
+	}
+	var out []bench.Profile
+	seen := map[string]bool{}
+	for _, name := range run {
+		if seen[name] {
+			d.fail("profiles.run", "names profile %q twice", name)
+			continue
+		}
+		seen[name] = true
+		if p, ok := defined[name]; ok {
+			out = append(out, p)
+			continue
+		}
+		if d.opt.Profile != nil {
+			if p, ok := d.opt.Profile(name); ok {
+				p.Name = name
+				out = append(out, p)
+				continue
+			}
+		}
+		d.fail("profiles.run", "unknown profile %q: not built in and not defined under [profiles.custom.%s]", name, name)
+	}
+	return out
+}
+
+// customProfile decodes [profiles.custom.NAME] into bench.Profile through
+// TOML again, so the profile's own toml tags are the single list of fields.
+func (d *decoder) customProfile(custom map[string]any, name string) (bench.Profile, bool) {
+	path := "profiles.custom." + name
+	sub, ok := custom[name].(map[string]any)
+	if !ok {
+		d.fail(path, "must be a table, got %s", typeName(custom[name]))
+		return bench.Profile{}, false
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(sub); err != nil {
+		d.fail(path, "%v", err)
+		return bench.Profile{}, false
+	}
+	var p bench.Profile
+	md, err := toml.Decode(buf.String(), &p)
+	if err != nil {
+		d.fail(path, "%s", strings.TrimPrefix(err.Error(), "toml: "))
+		return bench.Profile{}, false
+	}
+	for _, k := range md.Undecoded() {
+		d.fail(join(path, k.String()), "unknown profile field")
+	}
+	p.Name = name
+	if p.Dataset == "" {
+		p.Dataset = "random"
+	}
+	if p.NumPrompts <= 0 {
+		d.fail(join(path, "num_prompts"), "must be a positive integer, got %d", p.NumPrompts)
+	}
+	if p.Dataset == "random" && (p.InputLen <= 0 || p.OutputLen <= 0) {
+		d.fail(path, "a random profile needs positive input_len and output_len")
+	}
+	if p.Dataset != "random" && p.Dataset != "sharegpt" && p.Dataset != "jsonl" {
+		d.fail(join(path, "dataset"), "must be random, sharegpt or jsonl, got %q", p.Dataset)
+	}
+	return p, true
+}
+
+func (d *decoder) objectives(ts []map[string]any) []Objective {
+	var out []Objective
+	for i, m := range ts {
+		path := fmt.Sprintf("objectives[%d]", i)
+		d.unknown(m, path, "metric", "direction", "profile")
+		o := Objective{
+			Metric:    d.str(m, "metric", path, ""),
+			Direction: Direction(d.str(m, "direction", path, "")),
+			Profile:   d.str(m, "profile", path, ""),
+		}
+		if o.Metric == "" {
+			d.fail(join(path, "metric"), "is required")
+		} else if d.opt.Metric != nil && !d.opt.Metric(o.Metric) {
+			d.fail(join(path, "metric"), "unknown metric %q (e.g. total_tps, output_tps, request_tps, mean_tpot_ms, p99_ttft_ms, mean_e2e_s)", o.Metric)
+		}
+		if o.Direction != Maximize && o.Direction != Minimize {
+			d.fail(join(path, "direction"), "must be \"maximize\" or \"minimize\", got %q", o.Direction)
+		}
+		out = append(out, o)
+	}
+	if len(out) == 0 {
+		d.fail("objectives", "at least one [[objectives]] is required")
+	}
+	return out
+}
+
+func (d *decoder) constraints(ts []map[string]any) []Constraint {
+	var out []Constraint
+	for i, m := range ts {
+		path := fmt.Sprintf("constraints[%d]", i)
+		d.unknown(m, path, "expr", "profile")
+		src := d.str(m, "expr", path, "")
+		c, err := parseConstraint(src)
+		if err != nil {
+			d.fail(join(path, "expr"), "%v", err)
+			continue
+		}
+		if d.opt.Metric != nil && !d.opt.Metric(c.Metric) {
+			d.fail(join(path, "expr"), "unknown metric %q", c.Metric)
+		}
+		c.Profile = d.str(m, "profile", path, "")
+		out = append(out, c)
+	}
+	return out
+}
+
+// parseConstraint reads "metric OP number".
+func parseConstraint(src string) (Constraint, error) {
+	for _, op := range []string{"<=", ">=", "<", ">"} {
+		if i := strings.Index(src, op); i > 0 {
+			metric := strings.TrimSpace(src[:i])
+			bound, err := strconv.ParseFloat(strings.TrimSpace(src[i+len(op):]), 64)
+			if err != nil || !isFinite(bound) || metric == "" || strings.ContainsAny(metric, " <>=") {
+				break
+			}
+			return Constraint{Metric: metric, Op: op, Bound: bound, Src: src}, nil
+		}
+	}
+	return Constraint{}, fmt.Errorf("must read METRIC <= NUMBER (or <, >=, >), got %q", src)
+}
+
+func (d *decoder) params(m map[string]any) []Param {
+	var out []Param
+	for _, name := range d.paramOrder(m) {
+		path := "params." + name
+		pm, ok := m[name].(map[string]any)
+		if !ok {
+			d.fail(path, "must be a table, got %s", typeName(m[name]))
+			continue
+		}
+		d.unknown(pm, path, "values", "low", "high", "step", "log", "when")
+		p, ok := d.param(name, path, pm)
+		if ok {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		d.fail("params", "at least one [params.<knob>] is required")
+	}
+	return out
+}
+
+// paramOrder is the declaration order of [params.*], from the TOML
+// metadata, so greedy search and reports follow the file.
+func (d *decoder) paramOrder(m map[string]any) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range d.keyOrder {
+		if len(k) >= 2 && k[0] == "params" && !seen[k[1]] {
+			if _, ok := m[k[1]]; ok {
+				seen[k[1]] = true
+				out = append(out, k[1])
+			}
+		}
+	}
+	for _, k := range sortedKeys(m) {
+		if !seen[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (d *decoder) param(name, path string, pm map[string]any) (Param, bool) {
+	p := Param{Name: name}
+	if w := d.str(pm, "when", path, ""); w != "" {
+		p.When = d.expr(w, join(path, "when"))
+	}
+	if vals, has := pm["values"]; has {
+		if _, hasLow := pm["low"]; hasLow {
+			d.fail(path, "give either values or low/high, not both")
+		}
+		arr, ok := vals.([]any)
+		if !ok {
+			d.fail(join(path, "values"), "must be an array, got %s", typeName(vals))
+			return p, false
+		}
+		if len(arr) == 0 {
+			d.fail(join(path, "values"), "is empty")
+			return p, false
+		}
+		p.Kind = Categorical
+		seen := map[string]bool{}
+		for _, v := range arr {
+			switch v.(type) {
+			case string, int64, float64, bool:
+			default:
+				d.fail(join(path, "values"), "values must be strings, numbers or bools, has %s", typeName(v))
+				return p, false
+			}
+			key := fmt.Sprintf("%T:%v", v, v)
+			if seen[key] {
+				d.fail(join(path, "values"), "lists %v twice", FormatValue(v))
+			}
+			seen[key] = true
+			p.Values = append(p.Values, v)
+		}
+		return p, true
+	}
+	lowV, hasLow := pm["low"]
+	highV, hasHigh := pm["high"]
+	if !hasLow || !hasHigh {
+		d.fail(path, "needs values = [...] or both low and high")
+		return p, false
+	}
+	low, ok1 := d.number(pm, "low", path)
+	high, ok2 := d.number(pm, "high", path)
+	if !ok1 || !ok2 {
+		return p, false
+	}
+	_, lowInt := lowV.(int64)
+	_, highInt := highV.(int64)
+	p.Kind, p.Low, p.High = Float, low, high
+	if lowInt && highInt {
+		p.Kind = Int
+	}
+	p.Log = d.boolean(pm, "log", path)
+	if st, ok := d.number(pm, "step", path); ok {
+		p.Step = st
+		if _, stepInt := pm["step"].(int64); p.Kind == Int && !stepInt {
+			d.fail(join(path, "step"), "must be an integer for an integer range, got %v", st)
+		}
+		if st <= 0 {
+			d.fail(join(path, "step"), "must be positive, got %v", st)
+		}
+	}
+	switch {
+	case !isFinite(low) || !isFinite(high):
+		d.fail(path, "low and high must be finite")
+	case low > high:
+		d.fail(path, "empty domain: low (%v) is greater than high (%v)", FormatValue(lowV), FormatValue(highV))
+	case p.Log && low <= 0:
+		d.fail(join(path, "log"), "a log domain needs low > 0, got %v", low)
+	case p.Log && p.Step > 0:
+		d.fail(join(path, "log"), "log and step cannot be combined")
+	case p.Step > high-low && high > low:
+		d.fail(join(path, "step"), "step %v is larger than the range %v..%v", p.Step, low, high)
+	}
+	if p.Kind == Int && math.Abs(low) > 1<<52 {
+		d.fail(path, "integer bounds are too large")
+	}
+	return p, true
+}
+
+func (d *decoder) rules(ts []map[string]any) []Rule {
+	var out []Rule
+	for i, m := range ts {
+		path := fmt.Sprintf("rules[%d]", i)
+		d.unknown(m, path, "expr", "message")
+		src := d.str(m, "expr", path, "")
+		if src == "" {
+			d.fail(join(path, "expr"), "is required")
+			continue
+		}
+		if e := d.expr(src, join(path, "expr")); e != nil {
+			out = append(out, Rule{Expr: e, Message: d.str(m, "message", path, "")})
+		}
+	}
+	return out
+}
+
+func (d *decoder) baseline(m map[string]any) Config {
+	if len(m) == 0 {
+		return nil
+	}
+	c := Config{}
+	for _, k := range sortedKeys(m) {
+		switch v := m[k].(type) {
+		case string, int64, float64, bool:
+			c[k] = v
+		default:
+			d.fail("baseline."+k, "must be a string, number or bool, got %s", typeName(v))
+		}
+	}
+	return c
+}

@@ -1,0 +1,263 @@
+package space
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/servetune/servetune/bench"
+)
+
+// Space is one study, as declared in a search-space file.
+type Space struct {
+	// File is the path the space was read from (for messages).
+	File        string
+	Study       Study
+	Target      Target
+	Objectives  []Objective
+	Constraints []Constraint
+	// Profiles are run in order by every trial.
+	Profiles []bench.Profile
+	// Params are the knobs in declared order.
+	Params   []Param
+	Rules    []Rule
+	Baseline Config
+}
+
+// Study holds the [study] table.
+type Study struct {
+	Name string
+	// Storage is the SQLite file; default studies/<name>/study.db.
+	Storage string
+	// Sampler is tpe (default), random, grid or cmaes.
+	Sampler string
+	NTrials int
+	Timeout time.Duration
+	Seed    int64
+}
+
+// Direction of an objective.
+type Direction string
+
+const (
+	Maximize Direction = "maximize"
+	Minimize Direction = "minimize"
+)
+
+// Objective is a metric to optimise, measured on one profile.
+type Objective struct {
+	Metric    string
+	Direction Direction
+	// Profile defaults to the first profile.
+	Profile string
+}
+
+// Better reports whether a is strictly better than b for this objective.
+func (o Objective) Better(a, b float64) bool {
+	if o.Direction == Minimize {
+		return a < b
+	}
+	return a > b
+}
+
+// Constraint is an SLO on a metric: Metric Op Bound, on one profile.
+type Constraint struct {
+	Metric  string
+	Op      string // "<=", "<", ">=", ">"
+	Bound   float64
+	Profile string
+	Src     string
+}
+
+// Violation is how far v is outside the constraint (0 when satisfied),
+// relative to the bound so that violations of different metrics add up.
+func (c Constraint) Violation(v float64) float64 {
+	scale := math.Max(math.Abs(c.Bound), 1e-9)
+	switch c.Op {
+	case "<=", "<":
+		if v > c.Bound || (c.Op == "<" && v == c.Bound) {
+			return math.Max(v-c.Bound, 1e-12) / scale
+		}
+	case ">=", ">":
+		if v < c.Bound || (c.Op == ">" && v == c.Bound) {
+			return math.Max(c.Bound-v, 1e-12) / scale
+		}
+	}
+	return 0
+}
+
+// Rule is a condition every launched config must satisfy.
+type Rule struct {
+	Expr    *Expr
+	Message string
+}
+
+// Kind of a knob's domain.
+type Kind string
+
+const (
+	Float       Kind = "float"
+	Int         Kind = "int"
+	Categorical Kind = "categorical"
+)
+
+// Param is one knob and its domain.
+type Param struct {
+	Name string
+	Kind Kind
+	// Low, High (inclusive) and Step bound numeric domains; Step 0 means
+	// continuous for floats and 1 for ints.
+	Low, High, Step float64
+	Log             bool
+	// Values are the choices of a categorical knob.
+	Values []any
+	// When makes the knob exist only where the condition holds.
+	When *Expr
+}
+
+// Contains reports whether v is a value of the knob's domain.
+func (p Param) Contains(v any) bool {
+	v = Normalize(v)
+	if p.Kind == Categorical {
+		for _, c := range p.Values {
+			if eq, ok := equal(Normalize(c), v); ok && eq {
+				return true
+			}
+		}
+		return false
+	}
+	f, ok := num(v)
+	if !ok || f < p.Low-1e-9 || f > p.High+1e-9 {
+		return false
+	}
+	if p.Kind == Int {
+		if _, isInt := v.(int64); !isInt {
+			return false
+		}
+	}
+	if p.Step > 0 {
+		k := (f - p.Low) / p.Step
+		return math.Abs(k-math.Round(k)) < 1e-6
+	}
+	return true
+}
+
+// Grid enumerates a finite domain; ok is false for a continuous float.
+func (p Param) Grid() (vals []any, ok bool) {
+	switch {
+	case p.Kind == Categorical:
+		return append([]any(nil), p.Values...), true
+	case p.Kind == Int:
+		step := math.Max(p.Step, 1)
+		for x := p.Low; x <= p.High+1e-9; x += step {
+			vals = append(vals, int64(math.Round(x)))
+		}
+		return vals, true
+	case p.Step > 0:
+		n := int(math.Floor((p.High-p.Low)/p.Step + 1e-9))
+		for i := 0; i <= n; i++ {
+			vals = append(vals, roundTo(p.Low+float64(i)*p.Step, p.Step))
+		}
+		return vals, true
+	}
+	return nil, false
+}
+
+// roundTo removes float drift from low + i*step (0.7+3*0.05 = 0.85, not 0.8500000001).
+func roundTo(x, step float64) float64 {
+	digits := math.Max(0, math.Ceil(-math.Log10(step))+2)
+	p := math.Pow(10, digits)
+	return math.Round(x*p) / p
+}
+
+// Param returns the knob by name.
+func (s *Space) Param(name string) (Param, bool) {
+	for _, p := range s.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// Vars are the names expressions may read besides knobs.
+func (s *Space) Vars() map[string]any {
+	return map[string]any{"gpus": int64(s.Target.GPUs), "gpu": s.Target.GPU, "model": s.Target.Model}
+}
+
+// Active reports whether param p exists under the (partial) config c.
+func (s *Space) Active(p Param, c Config) bool {
+	if p.When == nil {
+		return true
+	}
+	ok, applicable := p.When.Eval(s.env(c))
+	return applicable && ok
+}
+
+// Check returns the first rule c breaks, or nil. A rule whose knobs are
+// absent or "default" does not apply.
+func (s *Space) Check(c Config) *Rule {
+	env := s.env(c)
+	for i := range s.Rules {
+		if ok, applicable := s.Rules[i].Expr.Eval(env); applicable && !ok {
+			return &s.Rules[i]
+		}
+	}
+	return nil
+}
+
+func (s *Space) env(c Config) map[string]any {
+	env := s.Vars()
+	if s.Target.Engine != "" {
+		env["engine"] = s.Target.Engine
+	}
+	for k, v := range c {
+		env[k] = v
+	}
+	return env
+}
+
+// WithTargetEngine adds the target's engine to c when the space has no
+// engine knob, so every config names its engine.
+func (s *Space) WithTargetEngine(c Config) Config {
+	if _, ok := c["engine"]; !ok && s.Target.Engine != "" {
+		c = c.Clone()
+		c["engine"] = s.Target.Engine
+	}
+	return c
+}
+
+// Engines lists the engines the space can choose.
+func (s *Space) Engines() []string {
+	if p, ok := s.Param("engine"); ok && p.Kind == Categorical {
+		var out []string
+		for _, v := range p.Values {
+			out = append(out, FormatValue(v))
+		}
+		return out
+	}
+	if s.Target.Engine != "" {
+		return []string{s.Target.Engine}
+	}
+	return nil
+}
+
+// ObjectiveProfile resolves an objective's or constraint's profile name.
+func (s *Space) ObjectiveProfile(name string) string {
+	if name != "" || len(s.Profiles) == 0 {
+		return name
+	}
+	return s.Profiles[0].Name
+}
+
+// String describes the error position.
+func (p Problem) String() string {
+	pos := p.File
+	if p.Line > 0 {
+		pos = fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	if p.Key != "" {
+		return fmt.Sprintf("%s: %s: %s", pos, p.Key, p.Msg)
+	}
+	return fmt.Sprintf("%s: %s", pos, p.Msg)
+}

@@ -1,0 +1,279 @@
+package studies
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/servetune/servetune/space"
+)
+
+// JSON writes the report as indented JSON; NaN (a missing measurement) is null.
+func (r Report) JSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sanitize(r))
+}
+
+// sanitize replaces NaN and Inf, which JSON cannot carry, with nil.
+func sanitize(r Report) any {
+	b, err := json.Marshal(r)
+	if err == nil {
+		return json.RawMessage(b)
+	}
+	fix := func(xs []float64) []any {
+		out := make([]any, len(xs))
+		for i, x := range xs {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				out[i] = x
+			}
+		}
+		return out
+	}
+	type row struct {
+		Row
+		Values     []any `json:"values"`
+		VsBaseline []any `json:"vs_baseline_pct,omitempty"`
+	}
+	conv := func(rw Row) row { return row{rw, fix(rw.Values), fix(rw.VsBaseline)} }
+	type out struct {
+		Report
+		Baseline *row  `json:"baseline,omitempty"`
+		Winners  []row `json:"winners"`
+	}
+	o := out{Report: r}
+	if r.Baseline != nil {
+		b := conv(*r.Baseline)
+		o.Baseline = &b
+	}
+	for _, w := range r.Winners {
+		o.Winners = append(o.Winners, conv(w))
+	}
+	return o
+}
+
+// Text writes the report for a terminal.
+func (r Report) Text(w io.Writer) error {
+	fmt.Fprintf(w, "Study %s: %s on %d×%s\n", r.Study, r.Model, r.GPUs, r.GPU)
+	fmt.Fprintf(w, "Trials: %s; %.2f GPU-hours\n", r.Counts, r.GPUHours)
+	for _, c := range r.Constraints {
+		fmt.Fprintf(w, "SLO: %s\n", c)
+	}
+	if r.Baseline != nil {
+		fmt.Fprintf(w, "Baseline (trial %d): %s\n", r.Baseline.Trial, r.values(*r.Baseline, false))
+	}
+	switch {
+	case len(r.Winners) == 0:
+		fmt.Fprintln(w, "\nNo trial finished with every SLO met yet.")
+		return nil
+	case r.MultiObjective:
+		fmt.Fprintf(w, "\nPareto front (%d trials):\n", len(r.Winners))
+	default:
+		fmt.Fprintln(w, "\nBest trial:")
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "  trial")
+	for _, o := range r.Objectives {
+		fmt.Fprintf(tw, "\t%s (%s)", o.Metric, arrow(o.Direction))
+	}
+	fmt.Fprint(tw, "\tconfig\n")
+	for _, rw := range r.Winners {
+		fmt.Fprintf(tw, "  %d", rw.Trial)
+		for i := range r.Objectives {
+			fmt.Fprintf(tw, "\t%s", r.cell(rw, i))
+		}
+		fmt.Fprintf(tw, "\t%s\n", rw.Config.Summary())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nServing commands:")
+	for _, rw := range r.Winners {
+		if rw.CommandError != "" {
+			fmt.Fprintf(w, "  trial %d: cannot render: %s\n", rw.Trial, rw.CommandError)
+			continue
+		}
+		fmt.Fprintf(w, "  trial %d:\n    %s\n", rw.Trial, rw.Command)
+	}
+	return nil
+}
+
+// Markdown writes the report as a Markdown section.
+func (r Report) Markdown(w io.Writer) error {
+	fmt.Fprintf(w, "## Study %s\n\n%s on %d×%s. Trials: %s; %.2f GPU-hours.\n\n", r.Study, r.Model, r.GPUs, r.GPU, r.Counts, r.GPUHours)
+	fmt.Fprint(w, "| trial |")
+	for _, o := range r.Objectives {
+		fmt.Fprintf(w, " %s (%s) |", o.Metric, arrow(o.Direction))
+	}
+	fmt.Fprint(w, " config |\n|---|")
+	for range r.Objectives {
+		fmt.Fprint(w, "---|")
+	}
+	fmt.Fprint(w, "---|\n")
+	rows := r.Winners
+	if r.Baseline != nil {
+		rows = append([]Row{*r.Baseline}, rows...)
+	}
+	for _, rw := range rows {
+		label := strconv.Itoa(rw.Trial)
+		if rw.Origin == "baseline" {
+			label += " (baseline)"
+		}
+		fmt.Fprintf(w, "| %s |", label)
+		for i := range r.Objectives {
+			fmt.Fprintf(w, " %s |", r.cell(rw, i))
+		}
+		fmt.Fprintf(w, " `%s` |\n", rw.Config.Summary())
+	}
+	for _, rw := range r.Winners {
+		fmt.Fprintf(w, "\nTrial %d:\n\n```sh\n%s\n```\n", rw.Trial, rw.Command)
+	}
+	return nil
+}
+
+func (r Report) values(rw Row, withPct bool) string {
+	parts := make([]string, len(r.Objectives))
+	for i, o := range r.Objectives {
+		parts[i] = o.Metric + " " + fmtNum(rw.Values[i])
+		if withPct {
+			parts[i] = o.Metric + " " + r.cell(rw, i)
+		}
+	}
+	return strings.Join(parts, "  ")
+}
+
+func (r Report) cell(rw Row, i int) string {
+	s := fmtNum(rw.Values[i])
+	if i < len(rw.VsBaseline) && !math.IsNaN(rw.VsBaseline[i]) && rw.Origin != "baseline" {
+		s += fmt.Sprintf(" (%+.1f%%)", rw.VsBaseline[i])
+	}
+	return s
+}
+
+func arrow(d space.Direction) string {
+	if d == space.Minimize {
+		return "min"
+	}
+	return "max"
+}
+
+func fmtNum(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+func (c Counts) String() string {
+	s := fmt.Sprintf("%d (%d complete", c.Total, c.Complete)
+	for _, p := range []struct {
+		n    int
+		name string
+	}{{c.Infeasible, "infeasible"}, {c.Failed, "failed"}, {c.Interrupted, "interrupted"}, {c.Pruned, "pruned"}, {c.Running, "running"}} {
+		if p.n > 0 {
+			s += fmt.Sprintf(", %d %s", p.n, p.name)
+		}
+	}
+	return s + ")"
+}
+
+// Columns are the objective (profile, metric) pairs a trials table shows.
+type Column struct{ Profile, Metric string }
+
+// TrialsText writes a trials table.
+func TrialsText(w io.Writer, ts []Trial, cols []Column) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "trial\tstate\torigin")
+	for _, c := range cols {
+		fmt.Fprintf(tw, "\t%s", c.Metric)
+	}
+	fmt.Fprint(tw, "\tgpu_s\tconfig\tfailure\n")
+	for _, t := range ts {
+		fmt.Fprintf(tw, "%d\t%s\t%s", t.Number, t.State, t.Origin)
+		for _, c := range cols {
+			fmt.Fprintf(tw, "\t%s", fmtNum(metric(t, c.Profile, c.Metric)))
+		}
+		fmt.Fprintf(tw, "\t%.0f\t%s\t%s\n", t.GPUSeconds, t.Config.Summary(), failureText(t))
+	}
+	return tw.Flush()
+}
+
+func failureText(t Trial) string {
+	if t.Failure == nil {
+		return ""
+	}
+	s := string(t.Failure.Class) + ": " + t.Failure.Message
+	if len(t.Failure.Lines) > 0 {
+		s += " | " + t.Failure.Lines[len(t.Failure.Lines)-1]
+	}
+	return s
+}
+
+// TrialsCSV writes every trial with every knob and every metric of every
+// profile as columns, for spreadsheets and pandas.
+func TrialsCSV(w io.Writer, ts []Trial) error {
+	knobs, metrics := map[string]bool{}, map[string]bool{}
+	for _, t := range ts {
+		for k := range t.Config {
+			knobs[k] = true
+		}
+		for p, m := range t.Metrics {
+			for name := range m {
+				metrics[p+"/"+name] = true
+			}
+		}
+	}
+	kcols, mcols := sortedSet(knobs), sortedSet(metrics)
+	cw := csv.NewWriter(w)
+	head := append([]string{"trial", "state", "origin", "gpu_seconds", "failure_class", "failure_message"}, kcols...)
+	if err := cw.Write(append(head, mcols...)); err != nil {
+		return err
+	}
+	for _, t := range ts {
+		rec := []string{strconv.Itoa(t.Number), string(t.State), t.Origin, strconv.FormatFloat(t.GPUSeconds, 'f', 1, 64), "", ""}
+		if t.Failure != nil {
+			rec[4], rec[5] = string(t.Failure.Class), t.Failure.Message
+		}
+		for _, k := range kcols {
+			rec = append(rec, t.Config.String(k))
+		}
+		for _, m := range mcols {
+			p, name, _ := strings.Cut(m, "/")
+			v := metric(t, p, name)
+			if math.IsNaN(v) {
+				rec = append(rec, "")
+			} else {
+				rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
+			}
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// TrialsJSON writes the trials as a JSON array (the export contract).
+func TrialsJSON(w io.Writer, ts []Trial) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if ts == nil {
+		ts = []Trial{}
+	}
+	return enc.Encode(ts)
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}

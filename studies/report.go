@@ -1,0 +1,180 @@
+package studies
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+)
+
+// Report is the result model of a study; every renderer (text, JSON,
+// Markdown) reads only this, and its JSON is the contract.
+type Report struct {
+	Study          string          `json:"study"`
+	Model          string          `json:"model"`
+	GPU            string          `json:"gpu"`
+	GPUs           int             `json:"gpus"`
+	Objectives     []ObjectiveInfo `json:"objectives"`
+	Constraints    []string        `json:"constraints,omitempty"`
+	Counts         Counts          `json:"counts"`
+	GPUHours       float64         `json:"gpu_hours"`
+	MultiObjective bool            `json:"multi_objective"`
+	Baseline       *Row            `json:"baseline,omitempty"`
+	// Winners is the best trial (one objective) or the Pareto front.
+	Winners []Row `json:"winners"`
+}
+
+// ObjectiveInfo describes one objective column.
+type ObjectiveInfo struct {
+	Metric    string          `json:"metric"`
+	Direction space.Direction `json:"direction"`
+	Profile   string          `json:"profile"`
+}
+
+// Counts tallies trials by outcome.
+type Counts struct {
+	Total       int `json:"total"`
+	Complete    int `json:"complete"`
+	Infeasible  int `json:"infeasible"`
+	Failed      int `json:"failed"`
+	Interrupted int `json:"interrupted"`
+	Pruned      int `json:"pruned"`
+	Running     int `json:"running"`
+}
+
+// Row is one reported trial.
+type Row struct {
+	Trial  int          `json:"trial"`
+	Origin string       `json:"origin"`
+	Config space.Config `json:"config"`
+	Values []float64    `json:"values"`
+	// VsBaseline is the % change of each objective against the baseline.
+	VsBaseline []float64 `json:"vs_baseline_pct,omitempty"`
+	Feasible   bool      `json:"feasible"`
+	// Command is the ready-to-run serving command for the real engine.
+	Command      string `json:"command,omitempty"`
+	CommandError string `json:"command_error,omitempty"`
+}
+
+// Renderer turns a config into its serving command (engines.Render in
+// the CLI); injected so reports stay testable without engines.
+type Renderer func(space.Config) (string, error)
+
+// BuildReport ranks the trials of a study.
+func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
+	r := Report{
+		Study: sp.Study.Name, Model: sp.Target.Model, GPU: sp.Target.GPU, GPUs: sp.Target.GPUs,
+		MultiObjective: len(sp.Objectives) > 1,
+	}
+	for _, o := range sp.Objectives {
+		r.Objectives = append(r.Objectives, ObjectiveInfo{o.Metric, o.Direction, sp.ObjectiveProfile(o.Profile)})
+	}
+	for _, c := range sp.Constraints {
+		r.Constraints = append(r.Constraints, fmt.Sprintf("%s (%s)", c.Src, sp.ObjectiveProfile(c.Profile)))
+	}
+	for _, t := range trials {
+		r.Counts.add(t)
+		r.GPUHours += t.GPUSeconds / 3600
+	}
+	var base *Trial
+	for i := range trials {
+		if trials[i].Origin == "baseline" && trials[i].State == Complete {
+			base = &trials[i]
+			break
+		}
+	}
+	row := func(t Trial) Row {
+		rw := Row{Trial: t.Number, Origin: t.Origin, Config: t.Config, Values: Values(sp, t), Feasible: Violation(sp, t) == 0}
+		if base != nil {
+			bv := Values(sp, *base)
+			for i, v := range rw.Values {
+				rw.VsBaseline = append(rw.VsBaseline, pctChange(v, bv[i]))
+			}
+		}
+		if render != nil {
+			cmd, err := render(t.Config)
+			if err != nil {
+				rw.CommandError = err.Error()
+			}
+			rw.Command = cmd
+		}
+		return rw
+	}
+	if base != nil {
+		b := row(*base)
+		r.Baseline = &b
+	}
+	pts, idx := points(sp, trials)
+	var win []int
+	if r.MultiObjective {
+		win = search.Front(pts, sp.Objectives)
+		win = dedupeConfigs(trials, idx, win)
+	} else if b := search.Best(pts, sp.Objectives); b >= 0 {
+		win = []int{b}
+	}
+	for _, w := range win {
+		r.Winners = append(r.Winners, row(trials[idx[w]]))
+	}
+	return r
+}
+
+// dedupeConfigs keeps one front member per config (repeats measure the
+// same config more than once).
+func dedupeConfigs(trials []Trial, idx, win []int) []int {
+	seen := map[string]bool{}
+	var out []int
+	for _, w := range win {
+		k := trials[idx[w]].Config.Key()
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func (c *Counts) add(t Trial) {
+	c.Total++
+	switch {
+	case t.State == Running:
+		c.Running++
+	case isInterrupted(t):
+		c.Interrupted++
+	case t.State == Complete:
+		c.Complete++
+	case t.State == Infeasible:
+		c.Infeasible++
+	case t.State == Pruned:
+		c.Pruned++
+	default:
+		c.Failed++
+	}
+}
+
+func pctChange(v, base float64) float64 {
+	if base == 0 || math.IsNaN(v) || math.IsNaN(base) {
+		return math.NaN()
+	}
+	return (v - base) / math.Abs(base) * 100
+}
+
+// SortTrials orders trials by a metric of a profile (best first for the
+// given direction); trials without the metric go last.
+func SortTrials(ts []Trial, profile, name string, dir space.Direction) {
+	sort.SliceStable(ts, func(i, j int) bool {
+		a, b := metric(ts[i], profile, name), metric(ts[j], profile, name)
+		switch {
+		case math.IsNaN(a):
+			return false
+		case math.IsNaN(b):
+			return true
+		case dir == space.Minimize:
+			return a < b
+		}
+		return a > b
+	})
+}
+
+func sortStrings(xs []string) { sort.Strings(xs) }
