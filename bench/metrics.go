@@ -18,29 +18,39 @@ type Dist struct {
 // Metrics follows `vllm bench serve`'s calculate_metrics; docs/metrics.md
 // states every definition.
 type Metrics struct {
-	Completed            int      `json:"completed"`
-	Failed               int      `json:"failed"`
-	MaxConcurrency       int      `json:"max_concurrency,omitempty"`
-	RequestRate          float64  `json:"request_rate,omitempty"`
-	DurationS            float64  `json:"duration_s"`
-	TotalInput           int      `json:"total_input_tokens"`
-	TotalOutput          int      `json:"total_output_tokens"`
-	RequestThroughput    float64  `json:"request_throughput"`
-	OutputThroughput     float64  `json:"output_throughput"`
-	TotalTokenThroughput float64  `json:"total_token_throughput"`
-	PeakOutputThroughput float64  `json:"peak_output_throughput"`
-	PeakConcurrent       float64  `json:"peak_concurrent_requests"`
-	Goodput              float64  `json:"request_goodput,omitempty"`
-	TTFT                 Dist     `json:"ttft_ms"`
-	TPOT                 Dist     `json:"tpot_ms"`
-	ITL                  Dist     `json:"itl_ms"`
-	E2EL                 Dist     `json:"e2el_ms"`
-	Errors               []string `json:"errors,omitempty"`
+	Completed            int     `json:"completed"`
+	Failed               int     `json:"failed"`
+	MaxConcurrency       int     `json:"max_concurrency,omitempty"`
+	RequestRate          float64 `json:"request_rate,omitempty"`
+	DurationS            float64 `json:"duration_s"`
+	TotalInput           int     `json:"total_input_tokens"`
+	TotalOutput          int     `json:"total_output_tokens"`
+	RequestThroughput    float64 `json:"request_throughput"`
+	OutputThroughput     float64 `json:"output_throughput"`
+	TotalTokenThroughput float64 `json:"total_token_throughput"`
+	PeakOutputThroughput float64 `json:"peak_output_throughput"`
+	PeakConcurrent       float64 `json:"peak_concurrent_requests"`
+	Goodput              float64 `json:"request_goodput,omitempty"`
+	// GoodputSLO is the SLO goodput was measured against; nil when none was
+	// given (Goodput is then meaningless).
+	GoodputSLO *SLO     `json:"goodput_slo,omitempty"`
+	TTFT       Dist     `json:"ttft_ms"`
+	TPOT       Dist     `json:"tpot_ms"`
+	ITL        Dist     `json:"itl_ms"`
+	E2EL       Dist     `json:"e2el_ms"`
+	Errors     []string `json:"errors,omitempty"`
+	// FailedByClass counts failed requests per ErrorClass.
+	FailedByClass map[ErrorClass]int `json:"failed_by_class,omitempty"`
+	// Aborted counts requests cut off by the run stopping (deadline, stop
+	// signal); they are neither completed nor failed.
+	Aborted int `json:"aborted,omitempty"`
 }
 
 // SLO bounds, in milliseconds, for goodput; zero means no bound.
 type SLO struct {
-	TTFTMs, TPOTMs, E2ELMs float64
+	TTFTMs float64 `json:"ttft_ms,omitempty"`
+	TPOTMs float64 `json:"tpot_ms,omitempty"`
+	E2ELMs float64 `json:"e2el_ms,omitempty"`
 }
 
 // SummaryOptions controls Summarize.
@@ -53,7 +63,8 @@ type SummaryOptions struct {
 }
 
 // Summarize computes metrics from records over a benchmark of the given
-// duration. Warm-up records are ignored.
+// duration. Warm-up records are ignored, and so are aborted ones beyond
+// their count.
 func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metrics {
 	pcts := withDefaultPercentiles(opt.Percentiles)
 	maxErr := opt.MaxErrors
@@ -68,8 +79,16 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 		if r.Warmup {
 			continue
 		}
+		if r.Class == ClassAborted {
+			m.Aborted++
+			continue
+		}
 		if !r.Success {
 			m.Failed++
+			if m.FailedByClass == nil {
+				m.FailedByClass = map[ErrorClass]int{}
+			}
+			m.FailedByClass[r.Class]++
 			if r.Error != "" && len(m.Errors) < maxErr && !contains(m.Errors, r.Error) {
 				m.Errors = append(m.Errors, r.Error)
 			}
@@ -99,10 +118,11 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 		m.TotalTokenThroughput = float64(m.TotalInput+m.TotalOutput) / s
 		if opt.Goodput != (SLO{}) {
 			m.Goodput = float64(good) / s
+			slo := opt.Goodput
+			m.GoodputSLO = &slo
 		}
 	}
-	m.PeakOutputThroughput = peakOutput(recs)
-	m.PeakConcurrent = peakConcurrent(recs)
+	m.PeakOutputThroughput, m.PeakConcurrent = peaks(recs)
 	m.TTFT = summarize(ttfts, pcts)
 	m.TPOT = summarize(tpots, pcts)
 	m.ITL = summarize(itls, pcts)
@@ -199,58 +219,53 @@ func percentile(sorted []float64, p float64) float64 {
 	return sorted[lo] + frac*(sorted[lo+1]-sorted[lo])
 }
 
-// peakOutput is the largest number of output tokens whose arrival falls in
-// one whole-second bucket since the benchmark start.
-func peakOutput(recs []Record) float64 {
-	buckets := map[int64]int{}
+// peaks computes vllm bench's peak output token throughput and peak
+// concurrent requests over successful requests, in whole-second buckets from
+// the earliest start: each content chunk adds one to the bucket it arrived
+// in (vllm counts chunks, which are tokens unless the server batches them),
+// and each request adds one to every bucket from its start to its end
+// second inclusive — so the concurrency peak counts requests that merely
+// touch the same second, and can exceed max_concurrency.
+func peaks(recs []Record) (tokens, concurrent float64) {
+	first, last, any := time.Duration(0), time.Duration(0), false
 	for _, r := range recs {
-		if r.Warmup || !r.Success || r.OutputTokens == 0 {
+		if r.Warmup || !r.Success {
+			continue
+		}
+		if !any || r.Start < first {
+			first = r.Start
+		}
+		last = max(last, r.Start+r.Latency)
+		any = true
+	}
+	if !any {
+		return 0, 0
+	}
+	n := int(math.Ceil((last - first).Seconds())) + 1
+	tok := make([]int, n)
+	conc := make([]int, n)
+	sec := func(t time.Duration) int { return int((t - first) / time.Second) }
+	for _, r := range recs {
+		if r.Warmup || !r.Success {
 			continue
 		}
 		t := r.Start + r.TTFT
-		buckets[int64(t/time.Second)]++
+		tok[sec(t)]++
 		for _, g := range r.ITL {
 			t += g
-			buckets[int64(t/time.Second)]++
+			if b := sec(t); b < n {
+				tok[b]++
+			}
 		}
-		// Tokens delivered in chunks beyond what ITL gaps describe (several
-		// tokens per chunk) are attributed to the last chunk's second.
-		if extra := r.OutputTokens - 1 - len(r.ITL); extra > 0 {
-			buckets[int64(t/time.Second)] += extra
+		for b := sec(r.Start); b <= sec(r.Start+r.Latency) && b < n; b++ {
+			conc[b]++
 		}
 	}
-	peak := 0
-	for _, n := range buckets {
-		peak = max(peak, n)
+	pt, pc := 0, 0
+	for i := range tok {
+		pt, pc = max(pt, tok[i]), max(pc, conc[i])
 	}
-	return float64(peak)
-}
-
-// peakConcurrent is the largest number of requests in flight at once.
-func peakConcurrent(recs []Record) float64 {
-	type ev struct {
-		t time.Duration
-		d int
-	}
-	evs := make([]ev, 0, 2*len(recs))
-	for _, r := range recs {
-		if r.Warmup {
-			continue
-		}
-		evs = append(evs, ev{r.Start, 1}, ev{r.Start + r.Latency, -1})
-	}
-	sort.Slice(evs, func(i, j int) bool {
-		if evs[i].t != evs[j].t {
-			return evs[i].t < evs[j].t
-		}
-		return evs[i].d < evs[j].d // ends before starts at the same instant
-	})
-	cur, peak := 0, 0
-	for _, e := range evs {
-		cur += e.d
-		peak = max(peak, cur)
-	}
-	return float64(peak)
+	return float64(pt), float64(pc)
 }
 
 func meets(s SLO, ttft, tpot, e2el float64) bool {

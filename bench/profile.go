@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"time"
 )
@@ -17,6 +19,8 @@ type Profile struct {
 	DatasetPath string `toml:"dataset_path" json:"dataset_path,omitempty"`
 
 	// Random dataset shape, as `vllm bench serve --dataset-name random`.
+	// For sharegpt, a non-zero OutputLen replaces the reference reply length
+	// (vllm's --sharegpt-output-len).
 	InputLen   int     `toml:"input_len" json:"input_len,omitempty"`
 	OutputLen  int     `toml:"output_len" json:"output_len,omitempty"`
 	RangeRatio float64 `toml:"range_ratio" json:"range_ratio,omitempty"`
@@ -43,3 +47,103 @@ type Profile struct {
 
 // Unlimited reports whether requests are all sent at time zero.
 func (p Profile) Unlimited() bool { return p.RequestRate <= 0 || math.IsInf(p.RequestRate, 1) }
+
+// Dataset names.
+const (
+	DatasetRandom   = "random"
+	DatasetShareGPT = "sharegpt"
+	DatasetJSONL    = "jsonl"
+)
+
+// Endpoint names.
+const (
+	EndpointCompletions = "completions"
+	EndpointChat        = "chat"
+)
+
+// DatasetName is Dataset with the default applied.
+func (p Profile) DatasetName() string {
+	if p.Dataset == "" {
+		return DatasetRandom
+	}
+	return p.Dataset
+}
+
+// EndpointName is Endpoint with the default applied.
+func (p Profile) EndpointName() string {
+	if p.Endpoint == "" {
+		return EndpointCompletions
+	}
+	return p.Endpoint
+}
+
+// BurstinessFactor is Burstiness with the default (1, Poisson) applied.
+func (p Profile) BurstinessFactor() float64 {
+	if p.Burstiness == 0 {
+		return 1
+	}
+	return p.Burstiness
+}
+
+// Validate reports every problem with the profile at once, so a space file
+// with several mistakes is fixed in one round.
+func (p Profile) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	switch p.DatasetName() {
+	case DatasetRandom:
+		if p.InputLen <= 0 {
+			bad("input_len must be > 0 for the random dataset, not %d", p.InputLen)
+		}
+		if p.OutputLen <= 0 {
+			bad("output_len must be > 0 for the random dataset, not %d", p.OutputLen)
+		}
+		if p.DatasetPath != "" {
+			bad("dataset_path is not used by the random dataset")
+		}
+	case DatasetShareGPT:
+		if p.OutputLen < 0 {
+			bad("output_len must be >= 0, not %d", p.OutputLen)
+		}
+	case DatasetJSONL:
+		if p.DatasetPath == "" {
+			bad("dataset_path is required for the jsonl dataset")
+		}
+	default:
+		bad("dataset must be random, sharegpt or jsonl, not %q", p.Dataset)
+	}
+	if p.RangeRatio < 0 || p.RangeRatio >= 1 || math.IsNaN(p.RangeRatio) {
+		bad("range_ratio must be in [0, 1), not %v", p.RangeRatio)
+	}
+	if p.PrefixLen < 0 {
+		bad("prefix_len must be >= 0, not %d", p.PrefixLen)
+	}
+	if p.NumPrompts <= 0 {
+		bad("num_prompts must be > 0, not %d", p.NumPrompts)
+	}
+	if p.RequestRate < 0 || math.IsNaN(p.RequestRate) {
+		bad("request_rate must be > 0 or inf, not %v", p.RequestRate)
+	}
+	if p.Burstiness < 0 || math.IsNaN(p.Burstiness) {
+		bad("burstiness must be > 0, not %v", p.Burstiness)
+	}
+	if p.MaxConcurrency < 0 {
+		bad("max_concurrency must be >= 0 (0 = unlimited), not %d", p.MaxConcurrency)
+	}
+	if p.Warmup < 0 {
+		bad("warmup must be >= 0, not %d", p.Warmup)
+	}
+	if p.MaxDuration < 0 {
+		bad("max_duration must be >= 0, not %v", p.MaxDuration)
+	}
+	if e := p.EndpointName(); e != EndpointCompletions && e != EndpointChat {
+		bad("endpoint must be completions or chat, not %q", p.Endpoint)
+	}
+	if err := errors.Join(errs...); err != nil {
+		if p.Name != "" {
+			return fmt.Errorf("profile %s: %w", p.Name, err)
+		}
+		return fmt.Errorf("profile: %w", err)
+	}
+	return nil
+}

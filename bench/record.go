@@ -21,4 +21,34 @@ type Record struct {
 	// ITL holds the gaps between consecutive content chunks after the first.
 	ITL   []time.Duration `json:"itl_ns,omitempty"`
 	Error string          `json:"error,omitempty"`
+	// Class says what kind of failure Error is, so a report can tell
+	// timeouts from HTTP 503s from broken streams.
+	Class ErrorClass `json:"class,omitempty"`
 }
+
+// ErrorClass is the kind of a failed request.
+type ErrorClass string
+
+// Failure classes.
+const (
+	// ClassHTTP: the server answered with a non-200 status.
+	ClassHTTP ErrorClass = "http"
+	// ClassConnection: the connection failed before the response headers
+	// (refused, reset, closed).
+	ClassConnection ErrorClass = "connection"
+	// ClassTimeout: the request timeout expired, or the stream went silent
+	// for longer than the idle timeout.
+	ClassTimeout ErrorClass = "timeout"
+	// ClassStream: the stream broke after the headers: reset, cut mid-line,
+	// or ended without [DONE].
+	ClassStream ErrorClass = "stream"
+	// ClassProtocol: the response was not a usable event stream (wrong
+	// content type, malformed JSON, no content chunk before [DONE]).
+	ClassProtocol ErrorClass = "protocol"
+	// ClassServer: the server streamed an error object.
+	ClassServer ErrorClass = "server_error"
+	// ClassAborted: the run itself stopped while the request was in flight
+	// (deadline, stop signal, cancellation). Aborted requests say nothing
+	// about the server and are left out of the metrics.
+	ClassAborted ErrorClass = "aborted"
+)

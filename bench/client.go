@@ -1,0 +1,237 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Client says where and how to send requests.
+type Client struct {
+	// BaseURL is the server root, e.g. http://127.0.0.1:8000 (a trailing /v1
+	// is accepted).
+	BaseURL string
+	Model   string
+	// APIKeyEnv names the environment variable holding the API key, sent as
+	// a Bearer token. The key itself never appears in errors, records or logs.
+	APIKeyEnv string
+	// Getenv reads APIKeyEnv; nil means os.Getenv.
+	Getenv func(string) string
+	// Headers are extra request headers.
+	Headers map[string]string
+	// HTTPClient is used as is when set; nil builds one sized for the
+	// profile's concurrency.
+	HTTPClient *http.Client
+}
+
+// requestIDHeader carries the plan index, so a test server (or a proxy log)
+// can match its own timestamps to the client's records.
+const requestIDHeader = "X-Servetune-Request"
+
+func (c Client) url(endpoint string) string {
+	base := strings.TrimSuffix(c.BaseURL, "/")
+	base = strings.TrimSuffix(base, "/v1")
+	if endpoint == EndpointChat {
+		return base + "/v1/chat/completions"
+	}
+	return base + "/v1/completions"
+}
+
+func (c Client) header() (http.Header, error) {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	for k, v := range c.Headers {
+		h.Set(k, v)
+	}
+	if c.APIKeyEnv != "" {
+		getenv := c.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		key := getenv(c.APIKeyEnv)
+		if key == "" {
+			return nil, fmt.Errorf("API key: environment variable %s is empty or unset", c.APIKeyEnv)
+		}
+		h.Set("Authorization", "Bearer "+key)
+	}
+	return h, nil
+}
+
+// newHTTPClient keeps one connection per stream alive and never compresses
+// (a gzip reader would batch chunks and blur their arrival times).
+func newHTTPClient(concurrency int) *http.Client {
+	idle := max(concurrency, 1024)
+	return &http.Client{Transport: &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        idle,
+		MaxIdleConnsPerHost: idle,
+		MaxConnsPerHost:     concurrency, // 0: unlimited
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		ReadBufferSize:      32 << 10,
+		WriteBufferSize:     64 << 10,
+	}}
+}
+
+// sender sends one planned request and measures it.
+type sender struct {
+	plan    *Plan
+	hc      *http.Client
+	url     string
+	model   string
+	header  http.Header
+	idle    time.Duration
+	timeout time.Duration
+	since   func() time.Duration // monotonic offset from the benchmark start
+}
+
+var (
+	errStalled        = errors.New("stream stalled")
+	errRequestTimeout = errors.New("request timeout")
+)
+
+func (s *sender) send(ctx context.Context, r *PlannedRequest) Record {
+	rec := Record{Index: r.Index, Warmup: r.Index < 0, InputTokens: r.InputLen}
+	body := s.plan.appendBody(make([]byte, 0, 64+8*r.InputLen), r, s.model)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if s.timeout > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, s.timeout, fmt.Errorf("%w %v", errRequestTimeout, s.timeout))
+		defer stop()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	if err != nil {
+		return fail(rec, ClassProtocol, err)
+	}
+	req.Header = s.header.Clone()
+	req.Header.Set(requestIDHeader, strconv.Itoa(r.Index))
+	rec.Start = s.since()
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		return fail(rec, classify(ctx, err, ClassConnection), cause(ctx, err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return fail(rec, ClassHTTP, fmt.Errorf("HTTP %d: %s", resp.StatusCode, errorMessage(bytes.TrimSpace(msg))))
+	}
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "text/event-stream" {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fail(rec, ClassProtocol, fmt.Errorf("response is %q, not an event stream: %s", ct, truncate(string(msg), 200)))
+	}
+	return s.read(ctx, cancel, resp.Body, rec)
+}
+
+// read consumes the event stream. Timing follows vllm bench: TTFT at the
+// first content chunk, one ITL per later content chunk, latency at the last
+// content chunk; the stream must still end with [DONE] to count.
+func (s *sender) read(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader, rec Record) Record {
+	var (
+		stall  *time.Timer
+		c      chunk
+		last   time.Duration
+		chunks int
+		sse    = newSSEReader(body)
+	)
+	defer func() {
+		if stall != nil {
+			stall.Stop()
+		}
+	}()
+	for {
+		data, err := sse.next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return fail(rec, ClassStream, errors.New("stream ended without [DONE]"))
+			}
+			return fail(rec, classify(ctx, err, ClassStream), cause(ctx, err))
+		}
+		now := s.since()
+		if err := parseChunk(data, &c); err != nil {
+			return fail(rec, ClassProtocol, fmt.Errorf("malformed SSE data %q", truncate(string(data), 120)))
+		}
+		switch {
+		case c.done:
+			if chunks == 0 {
+				return fail(rec, ClassProtocol, errors.New("no content chunk before [DONE]"))
+			}
+			if rec.OutputTokens == 0 {
+				rec.OutputTokens = chunks
+			}
+			rec.Latency = last - rec.Start
+			rec.Success = true
+			return rec
+		case c.errMsg != "":
+			return fail(rec, ClassServer, errors.New(c.errMsg))
+		}
+		if c.content {
+			if chunks == 0 {
+				rec.TTFT = now - rec.Start
+				if s.idle > 0 {
+					stall = time.AfterFunc(s.idle, func() { cancel(fmt.Errorf("%w: no chunk for %v", errStalled, s.idle)) })
+				}
+			} else {
+				rec.ITL = append(rec.ITL, now-last)
+				if stall != nil {
+					stall.Reset(s.idle)
+				}
+			}
+			last = now
+			chunks++
+		}
+		if c.usage {
+			rec.OutputTokens = c.completionTokens
+			if c.promptTokens > 0 {
+				rec.InputTokens = c.promptTokens
+			}
+		}
+	}
+}
+
+func fail(rec Record, class ErrorClass, err error) Record {
+	rec.Success = false
+	rec.Class = class
+	rec.Error = err.Error()
+	return rec
+}
+
+// cause prefers the reason a context was cancelled over the transport's
+// generic "context canceled".
+func cause(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); c != nil {
+		return c
+	}
+	return err
+}
+
+func classify(ctx context.Context, err error, fallback ErrorClass) ErrorClass {
+	switch c := context.Cause(ctx); {
+	case errors.Is(c, errStalled), errors.Is(c, errRequestTimeout):
+		return ClassTimeout
+	case c != nil:
+		return ClassAborted
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return ClassTimeout
+	}
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) {
+		if fallback == ClassStream {
+			return ClassStream
+		}
+		return ClassConnection
+	}
+	return fallback
+}

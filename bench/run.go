@@ -1,0 +1,223 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// DefaultIdleTimeout is how long a stream may stay silent between content
+// chunks before the request fails. It is not applied before the first
+// chunk: a queued request can legitimately wait minutes for its prefill.
+const DefaultIdleTimeout = time.Minute
+
+// RunOptions tunes one run; the zero value is usable.
+type RunOptions struct {
+	Summary SummaryOptions
+	// Progress, when set, is called after each request finishes, from one
+	// goroutine.
+	Progress func(Progress)
+	// Intermediate, when set, is called each time another tenth of the
+	// requests has finished, with the metrics so far (for pruning a trial
+	// early). Returning true stops the run: nothing more is sent and the
+	// requests in flight are abandoned.
+	Intermediate func(Metrics) (stop bool)
+	// RequestTimeout bounds each request; 0 means no bound.
+	RequestTimeout time.Duration
+	// IdleTimeout bounds the silence between chunks once a stream has begun;
+	// 0 means DefaultIdleTimeout, negative disables it.
+	IdleTimeout time.Duration
+	// Deadline bounds the whole run, like Profile.MaxDuration; the smaller of
+	// the two applies.
+	Deadline time.Duration
+}
+
+// Progress is a run's progress so far.
+type Progress struct {
+	Done, Failed, Total int
+	Elapsed             time.Duration
+}
+
+// Result is one run.
+type Result struct {
+	Profile Profile `json:"profile"`
+	Metrics Metrics `json:"metrics"`
+	// Records holds one record per request sent (warm-ups first, then in plan
+	// order); requests never sent because the run stopped have none.
+	Records []Record `json:"-"`
+	// Start is the wall-clock benchmark start; record offsets count from it.
+	Start    time.Time     `json:"start"`
+	Duration time.Duration `json:"duration_ns"`
+	// Stopped says why the run ended before sending every request, if it did.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+var errRunStopped = errors.New("run stopped")
+
+// Run benchmarks the server behind c with profile p.
+func Run(ctx context.Context, c Client, p Profile, opts RunOptions) (Result, error) {
+	plan, err := p.Plan()
+	if err != nil {
+		return Result{Profile: p}, err
+	}
+	return RunPlan(ctx, c, plan, opts)
+}
+
+// RunPlan benchmarks with an already materialised plan. The error is non-nil
+// only for bad input, a warm-up that fails entirely, or ctx ending; the
+// Result then still holds what was measured.
+func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result, error) {
+	p := plan.Profile
+	res := Result{Profile: p}
+	hdr, err := c.header()
+	if err != nil {
+		return res, err
+	}
+	if c.Model == "" {
+		return res, errors.New("bench: no model name")
+	}
+	hc := c.HTTPClient
+	if hc == nil {
+		hc = newHTTPClient(p.MaxConcurrency)
+		defer hc.CloseIdleConnections()
+	}
+	s := &sender{plan: &plan, hc: hc, url: c.url(p.EndpointName()), model: c.Model, header: hdr,
+		idle: opts.IdleTimeout, timeout: opts.RequestTimeout}
+	if s.idle == 0 {
+		s.idle = DefaultIdleTimeout
+	}
+
+	warm, err := warmup(ctx, s, plan)
+	if err != nil {
+		return res, err
+	}
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if d := deadline(p.MaxDuration, opts.Deadline); d > 0 {
+		t := time.AfterFunc(d, func() { cancel(fmt.Errorf("%w: deadline %v reached", errRunStopped, d)) })
+		defer t.Stop()
+	}
+	res.Start = time.Now()
+	s.since = func() time.Duration { return time.Since(res.Start) }
+	total := len(plan.Requests)
+	every := max(1, (total+9)/10)
+	failed := 0
+	runRequests(runCtx, plan.Requests, p.MaxConcurrency, res.Start, s.send, func(r Record) {
+		res.Records = append(res.Records, r)
+		if !r.Success {
+			failed++
+		}
+		done := len(res.Records)
+		if opts.Progress != nil {
+			opts.Progress(Progress{Done: done, Failed: failed, Total: total, Elapsed: time.Since(res.Start)})
+		}
+		if opts.Intermediate != nil && done%every == 0 && done < total && runCtx.Err() == nil &&
+			opts.Intermediate(Summarize(res.Records, time.Since(res.Start), opts.Summary)) {
+			cancel(fmt.Errorf("%w: intermediate check asked to stop after %d requests", errRunStopped, done))
+		}
+	})
+	res.Duration = time.Since(res.Start)
+	sort.Slice(res.Records, func(i, j int) bool { return res.Records[i].Index < res.Records[j].Index })
+	res.Records = append(warm, res.Records...)
+	res.Metrics = Summarize(res.Records, res.Duration, opts.Summary)
+	res.Metrics.MaxConcurrency = p.MaxConcurrency
+	if !p.Unlimited() {
+		res.Metrics.RequestRate = p.RequestRate
+	}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("benchmark %s: %w", p.Name, err)
+	}
+	if c := context.Cause(runCtx); errors.Is(c, errRunStopped) {
+		res.Stopped = c.Error()
+	}
+	return res, nil
+}
+
+// warmup sends the plan's warm-up requests under the same concurrency cap;
+// if every one fails the server is not usable and the run stops here, as
+// vllm bench does after its initial test request.
+func warmup(ctx context.Context, s *sender, plan Plan) ([]Record, error) {
+	if len(plan.Warmup) == 0 {
+		return nil, nil
+	}
+	start := time.Now()
+	s.since = func() time.Duration { return time.Since(start) }
+	var recs []Record
+	runRequests(ctx, plan.Warmup, plan.Profile.MaxConcurrency, start, s.send, func(r Record) { recs = append(recs, r) })
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("warm-up: %w", err)
+	}
+	for _, r := range recs {
+		if r.Success {
+			return recs, nil
+		}
+	}
+	return nil, fmt.Errorf("warm-up: all %d requests failed, first: %s", len(recs), recs[0].Error)
+}
+
+func deadline(a, b time.Duration) time.Duration {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
+}
+
+// runRequests starts each request at its arrival offset from start, with at
+// most limit in flight (0: no limit), and hands every record to done from
+// the calling goroutine. As in vllm bench, a request becomes due on the
+// schedule and then waits for a free slot; Record.Start is when it is sent.
+// Requests not yet sent when ctx ends are dropped; runRequests returns when
+// every sent request has finished.
+func runRequests(ctx context.Context, reqs []PlannedRequest, limit int, start time.Time,
+	send func(context.Context, *PlannedRequest) Record, done func(Record)) {
+	results := make(chan Record, 256)
+	var sem chan struct{}
+	if limit > 0 {
+		sem = make(chan struct{}, limit)
+	}
+	go func() {
+		var wg sync.WaitGroup
+		defer func() { wg.Wait(); close(results) }()
+		timer := time.NewTimer(time.Hour)
+		defer timer.Stop()
+		for i := range reqs {
+			r := &reqs[i]
+			if wait := time.Until(start.Add(r.Arrival)); wait > 0 {
+				timer.Reset(wait)
+				select {
+				case <-ctx.Done():
+					return
+				case <-timer.C:
+				}
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if sem != nil {
+					select {
+					case sem <- struct{}{}:
+						defer func() { <-sem }()
+					case <-ctx.Done():
+						return
+					}
+				}
+				if ctx.Err() == nil {
+					results <- send(ctx, r)
+				}
+			}()
+		}
+	}()
+	for rec := range results {
+		done(rec)
+	}
+}
