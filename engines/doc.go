@@ -1,0 +1,14 @@
+// Package engines owns everything servetune knows about real serving
+// engines: the knob → flag tables of vLLM, SGLang and TensorRT-LLM
+// (Render and its inverse Parse, per engine version), launching an engine
+// for a trial in its own process group with a size-capped log, waiting for
+// readiness, tearing it down until the GPUs are free, reaping engines left
+// behind by a killed servetune, and classifying failures from exit status
+// and log tail.
+//
+// Rendering is pure and shared by trials, reports and `servetune command`,
+// so the command a report recommends is byte for byte the one that was
+// measured. docs/engines.md lists every knob's spelling per engine and
+// version. The simulator lives in engines/sim and is not part of this
+// package.
+package engines

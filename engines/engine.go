@@ -1,0 +1,216 @@
+package engines
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/servetune/servetune/space"
+)
+
+// Engine is one serving engine's adapter: pure knob ↔ flag translation plus
+// what the launcher must know to start and probe it. Ollama will be one
+// more implementation; nothing outside this file lists engines.
+type Engine interface {
+	Name() string
+	// Knobs lists the knobs the engine understands besides engine and
+	// model_variant.
+	Knobs() []string
+	// Render builds the serving command for cfg on engine version v,
+	// serving checkpoint model.
+	Render(cfg space.Config, v Version, model string) (Command, error)
+	// Parse reads engine arguments (program words optional) back into
+	// knobs; the inverse of Render over the same table.
+	Parse(args []string, v Version) (Parsed, error)
+	// Listen returns the flags that bind the server to host:port and serve
+	// checkpoint model under the name served, and the name clients must
+	// send (model, when the engine cannot rename it).
+	Listen(host string, port int, model, served string) (args []string, name string)
+	// Probes are the HTTP paths that must all answer 200 before the engine
+	// counts as ready, in order.
+	Probes() []string
+	// Patterns are log patterns that classify this engine's failures,
+	// checked before the patterns common to all engines.
+	Patterns() []Pattern
+}
+
+// Parsed is what Parse recovers from an engine's arguments.
+type Parsed struct {
+	Config space.Config
+	// Model is the checkpoint argument (vLLM/TRT-LLM positional,
+	// SGLang --model-path).
+	Model      string
+	Host       string
+	Port       int
+	ServedName string
+	// Extra holds arguments outside the knob table, in order; Parse
+	// returns an error when any is present, ParseArgs keeps them.
+	Extra []string
+}
+
+// all builds the registry explicitly, newest engines last, so adding one is
+// one line and no init() order matters.
+func all() []Engine { return []Engine{vllm{}, sglang{}, trtllm{}} }
+
+// Names lists the engines servetune can launch, in a stable order.
+func Names() []string {
+	var ns []string
+	for _, e := range all() {
+		ns = append(ns, e.Name())
+	}
+	return ns
+}
+
+// Lookup returns the adapter for an engine name.
+func Lookup(name string) (Engine, bool) {
+	for _, e := range all() {
+		if e.Name() == name {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// Supports reports whether the engine understands the knob; space
+// validation uses it to reject a knob the chosen engine would ignore.
+func Supports(engine, knob string) bool {
+	e, ok := Lookup(engine)
+	if !ok {
+		return false
+	}
+	if commonKnob(knob) {
+		return true
+	}
+	for _, k := range e.Knobs() {
+		if k == knob {
+			return true
+		}
+	}
+	return false
+}
+
+// Render returns the exact serving command of cfg's engine (cfg["engine"],
+// else t.Engine) at the version the target declares, without the target's
+// launch prefix, program override or environment: the command a report
+// recommends. ExtraArgs of the target are appended because they change
+// what is measured. A knob the engine does not support (unless "default")
+// or a value it cannot take is an *Failure of class InvalidConfig.
+func Render(cfg space.Config, t space.Target) (Command, error) {
+	name := EngineOf(cfg, t)
+	e, ok := Lookup(name)
+	if !ok {
+		return Command{}, invalid("unknown engine %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	v, err := ParseVersion(t.Engines[name].Version)
+	if err != nil {
+		return Command{}, invalid("%s: %v", name, err)
+	}
+	if err := checkKnobs(e, cfg); err != nil {
+		return Command{}, err
+	}
+	model, err := ModelPath(cfg, t)
+	if err != nil {
+		return Command{}, err
+	}
+	c, err := e.Render(cfg, v, model)
+	if err != nil {
+		return Command{}, err
+	}
+	c.Argv = append(c.Argv, t.Engines[name].ExtraArgs...)
+	return c, nil
+}
+
+// Parse reads an engine's flags back into a config; an argument outside
+// the knob table is an error. The engine version is the newest known.
+func Parse(engine string, args []string) (space.Config, error) {
+	p, err := ParseArgs(engine, args, Latest())
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Extra) > 0 {
+		return nil, invalid("%s: arguments outside the knob table: %s", engine, strings.Join(p.Extra, " "))
+	}
+	return p.Config, nil
+}
+
+// ParseArgs is Parse that keeps unknown arguments in Parsed.Extra and
+// returns model, host and port too; the simulator and the fake engines use
+// it to accept a real engine's command line.
+func ParseArgs(engine string, args []string, v Version) (Parsed, error) {
+	e, ok := Lookup(engine)
+	if !ok {
+		return Parsed{}, invalid("unknown engine %q (known: %s)", engine, strings.Join(Names(), ", "))
+	}
+	p, err := e.Parse(args, v)
+	if err != nil {
+		return Parsed{}, err
+	}
+	p.Config[KnobEngine] = engine
+	return p, nil
+}
+
+// EngineOf is the engine a config targets: its engine knob, else the
+// target's engine.
+func EngineOf(cfg space.Config, t space.Target) string {
+	if cfg.Has(KnobEngine) {
+		return cfg.Engine()
+	}
+	return t.Engine
+}
+
+// ModelPath is the checkpoint to serve. model_variant picks a sibling
+// checkpoint named like Hugging Face quantized releases: target model
+// "Qwen/Qwen3-8B" with variant "FP8" serves "Qwen/Qwen3-8B-FP8". A variant
+// containing "/" is a full checkpoint path; "BF16", "base" or "default"
+// keep the target model; a target model already ending in -VARIANT is kept.
+func ModelPath(cfg space.Config, t space.Target) (string, error) {
+	if t.Model == "" {
+		return "", invalid("target has no model")
+	}
+	if !cfg.Has(KnobModelVariant) {
+		return t.Model, nil
+	}
+	v := cfg.String(KnobModelVariant)
+	switch {
+	case strings.Contains(v, "/"):
+		return v, nil
+	case strings.EqualFold(v, "bf16"), strings.EqualFold(v, "base"), v == "":
+		return t.Model, nil
+	case strings.HasSuffix(strings.ToLower(t.Model), "-"+strings.ToLower(v)):
+		return t.Model, nil
+	}
+	return t.Model + "-" + v, nil
+}
+
+func checkKnobs(e Engine, cfg space.Config) error {
+	var errs []error
+	for _, k := range cfg.Keys() {
+		if cfg.Has(k) && !Supports(e.Name(), k) {
+			errs = append(errs, fmt.Errorf("%s does not support knob %q (value %s)", e.Name(), k, cfg.String(k)))
+		}
+	}
+	if len(errs) > 0 {
+		return &Failure{Class: InvalidConfig, Message: errors.Join(errs...).Error()}
+	}
+	return nil
+}
+
+func invalid(format string, a ...any) error {
+	return &Failure{Class: InvalidConfig, Message: fmt.Sprintf(format, a...)}
+}
+
+// knobError names engine and knob for a value the engine cannot take.
+func knobError(engine, knob string, format string, a ...any) error {
+	return invalid("%s: knob %s: %s", engine, knob, fmt.Sprintf(format, a...))
+}
+
+// sortedKeys is for deterministic messages.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,34 @@
+package engines
+
+// The knob vocabulary of space files. Every adapter maps a subset of these
+// to its engine's flags; a knob outside an adapter's subset is an error
+// unless its value is "default".
+const (
+	KnobEngine                    = "engine"
+	KnobModelVariant              = "model_variant"
+	KnobTP                        = "tp"
+	KnobDP                        = "dp"
+	KnobEP                        = "ep"
+	KnobEnableDPAttention         = "enable_dp_attention"
+	KnobMemFraction               = "mem_fraction"
+	KnobChunkedPrefill            = "chunked_prefill"
+	KnobMaxRunning                = "max_running"
+	KnobKVCacheDType              = "kv_cache_dtype"
+	KnobMoEA2ABackend             = "moe_a2a_backend"
+	KnobDeepEPMode                = "deepep_mode"
+	KnobSpeculativeAlgorithm      = "speculative_algorithm"
+	KnobSpeculativeDraftModel     = "speculative_draft_model"
+	KnobSpeculativeNumSteps       = "speculative_num_steps"
+	KnobSpeculativeEagleTopK      = "speculative_eagle_topk"
+	KnobSpeculativeNumDraftTokens = "speculative_num_draft_tokens"
+	KnobSpeculativeNumTokens      = "speculative_num_tokens"
+	KnobCUDAGraphMaxBS            = "cuda_graph_max_bs"
+	KnobAttentionBackend          = "attention_backend"
+	KnobTorchCompile              = "torch_compile"
+	KnobPrefixCaching             = "prefix_caching"
+	KnobDisableCUDAGraph          = "disable_cuda_graph"
+)
+
+// commonKnob reports whether every engine understands k: these choose the
+// engine and the checkpoint rather than a flag.
+func commonKnob(k string) bool { return k == KnobEngine || k == KnobModelVariant }

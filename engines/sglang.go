@@ -1,0 +1,135 @@
+package engines
+
+import (
+	"strings"
+
+	"github.com/servetune/servetune/space"
+)
+
+// sglang renders `python3 -m sglang.launch_server` (python/sglang/srt/
+// server_args.py). Flags are written `--flag=value`, the style of the
+// GLM-5.2 recommended command; the model keeps `--model-path M`. Spellings
+// are those of 0.5.6 and ≈0.5.12-dev, which agree on every flag used here;
+// only the accepted values of a few enums differ.
+type sglang struct{}
+
+var _ Engine = sglang{}
+
+func (sglang) Name() string { return "sglang" }
+
+func (sglang) Knobs() []string {
+	return []string{KnobTP, KnobDP, KnobEnableDPAttention, KnobEP, KnobMemFraction, KnobChunkedPrefill,
+		KnobMoEA2ABackend, KnobMaxRunning, KnobDeepEPMode, KnobKVCacheDType, KnobCUDAGraphMaxBS,
+		KnobDisableCUDAGraph, KnobAttentionBackend, KnobTorchCompile, KnobPrefixCaching,
+		KnobSpeculativeAlgorithm, KnobSpeculativeDraftModel, KnobSpeculativeNumSteps,
+		KnobSpeculativeEagleTopK, KnobSpeculativeNumDraftTokens}
+}
+
+func sglangProgram() []string { return []string{"python3", "-m", "sglang.launch_server"} }
+
+// sglangNew is the first release read with the newer enum values
+// (≈0.5.12-dev, upstream main 2026-05-19); 0.5.6 is the older reading.
+var sglangNew = MustVersion("0.5.12")
+
+func (sglang) Render(cfg space.Config, v Version, model string) (Command, error) {
+	r := newRenderer("sglang", cfg, append(sglangProgram(), "--model-path", model)...)
+	r.intFlag(KnobTP, "--tp-size")
+	r.intFlag(KnobDP, "--dp-size")
+	r.trueFlag(KnobEnableDPAttention, "--enable-dp-attention")
+	r.intFlag(KnobEP, "--ep-size")
+	r.fractionFlag(KnobMemFraction, "--mem-fraction-static")
+	r.intFlag(KnobChunkedPrefill, "--chunked-prefill-size") // -1 disables chunked prefill
+	a2a := []string{"none", "deepep", "mooncake", "ascend_fuseep"}
+	if v.AtLeast(sglangNew) {
+		a2a = append(a2a, "nixl", "mori", "flashinfer", "megamoe")
+	}
+	if b, ok := r.enum(KnobMoEA2ABackend, nil, a2a); ok && b != "none" {
+		r.flag("--moe-a2a-backend", b)
+	}
+	r.intFlag(KnobMaxRunning, "--max-running-requests")
+	if m, ok := r.enum(KnobDeepEPMode, nil, []string{"auto", "normal", "low_latency"}); ok {
+		r.flag("--deepep-mode", m)
+	}
+	kv := []string{"auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16", "fp4_e2m1"}
+	if d, ok := r.enum(KnobKVCacheDType, map[string]string{"fp8": "fp8_e4m3"}, kv); ok {
+		r.flag("--kv-cache-dtype", d)
+	}
+	r.intFlag(KnobCUDAGraphMaxBS, "--cuda-graph-max-bs")
+	r.trueFlag(KnobDisableCUDAGraph, "--disable-cuda-graph")
+	if b, ok := r.str(KnobAttentionBackend); ok {
+		r.flag("--attention-backend", strings.ToLower(b))
+	}
+	r.trueFlag(KnobTorchCompile, "--enable-torch-compile")
+	if on, ok := r.bool(KnobPrefixCaching); ok && !on {
+		r.bare("--disable-radix-cache") // the radix cache is on by default
+	}
+	algos := []string{"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM"}
+	if v.AtLeast(sglangNew) {
+		algos = append(algos, "DFLASH")
+	}
+	// SGLang requests DeepSeek/GLM multi-token prediction as NEXTN (which
+	// it rewrites to EAGLE internally).
+	if a, ok := r.enum(KnobSpeculativeAlgorithm, map[string]string{"MTP": "NEXTN", "mtp": "NEXTN"}, nil); ok && !strings.EqualFold(a, "none") {
+		a = strings.ToUpper(a)
+		if !contains(algos, a) {
+			r.fail(KnobSpeculativeAlgorithm, "sglang %s does not accept %q (accepted: %s)", v, a, strings.Join(algos, ", "))
+		}
+		r.flag("--speculative-algorithm", a)
+	}
+	if d, ok := r.str(KnobSpeculativeDraftModel); ok {
+		r.flag("--speculative-draft-model-path", d)
+	}
+	r.intFlag(KnobSpeculativeNumSteps, "--speculative-num-steps")
+	r.intFlag(KnobSpeculativeEagleTopK, "--speculative-eagle-topk")
+	r.intFlag(KnobSpeculativeNumDraftTokens, "--speculative-num-draft-tokens")
+	return r.command(len(sglangProgram()))
+}
+
+func (sglang) Parse(args []string, _ Version) (Parsed, error) {
+	for i := 0; i < len(args) && i < 3; i++ {
+		if args[i] == "sglang.launch_server" {
+			args = args[i+1:]
+			break
+		}
+	}
+	defs := []flagDef{
+		{names: []string{"--model-path", "--model"}, value: true, set: func(p *parser, v string) error { p.out.Model = v; return nil }},
+		{names: []string{"--tp-size", "--tensor-parallel-size"}, value: true, set: setInt(KnobTP)},
+		{names: []string{"--dp-size", "--data-parallel-size"}, value: true, set: setInt(KnobDP)},
+		{names: []string{"--enable-dp-attention"}, set: setBool(KnobEnableDPAttention, true)},
+		{names: []string{"--ep-size", "--ep", "--expert-parallel-size"}, value: true, set: setInt(KnobEP)},
+		{names: []string{"--mem-fraction-static"}, value: true, set: setFloat(KnobMemFraction)},
+		{names: []string{"--chunked-prefill-size"}, value: true, set: setInt(KnobChunkedPrefill)},
+		{names: []string{"--moe-a2a-backend"}, value: true, set: setStr(KnobMoEA2ABackend)},
+		{names: []string{"--max-running-requests"}, value: true, set: setInt(KnobMaxRunning)},
+		{names: []string{"--deepep-mode"}, value: true, set: setStr(KnobDeepEPMode)},
+		{names: []string{"--kv-cache-dtype"}, value: true, set: setStr(KnobKVCacheDType)},
+		{names: []string{"--cuda-graph-max-bs"}, value: true, set: setInt(KnobCUDAGraphMaxBS)},
+		{names: []string{"--disable-cuda-graph"}, set: setBool(KnobDisableCUDAGraph, true)},
+		{names: []string{"--attention-backend"}, value: true, set: setStr(KnobAttentionBackend)},
+		{names: []string{"--enable-torch-compile"}, set: setBool(KnobTorchCompile, true)},
+		{names: []string{"--disable-radix-cache"}, set: setBool(KnobPrefixCaching, false)},
+		{names: []string{"--speculative-algorithm"}, value: true, set: setStr(KnobSpeculativeAlgorithm)},
+		{names: []string{"--speculative-draft-model-path", "--speculative-draft-model"}, value: true, set: setStr(KnobSpeculativeDraftModel)},
+		{names: []string{"--speculative-num-steps"}, value: true, set: setInt(KnobSpeculativeNumSteps)},
+		{names: []string{"--speculative-eagle-topk"}, value: true, set: setInt(KnobSpeculativeEagleTopK)},
+		{names: []string{"--speculative-num-draft-tokens"}, value: true, set: setInt(KnobSpeculativeNumDraftTokens)},
+	}
+	defs = append(defs, listenDefs("--host", "--port", "--served-model-name")...)
+	out, _, err := parseFlags("sglang", args, defs, false)
+	return out, err
+}
+
+func (sglang) Listen(host string, port int, model, served string) ([]string, string) {
+	args := []string{"--host=" + host, "--port=" + itoa(port)}
+	if served != "" && served != model {
+		args = append(args, "--served-model-name="+served)
+		return args, served
+	}
+	return args, model
+}
+
+// Probes: /health answers 503 until SGLang's own warm-up request has
+// succeeded, so it alone implies readiness; /v1/models confirms the
+// OpenAI front end is mounted.
+func (sglang) Probes() []string { return []string{"/health", "/v1/models"} }
