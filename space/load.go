@@ -119,6 +119,9 @@ func (d *decoder) line(path string) int {
 		if l, ok := d.lines[p]; ok {
 			return l
 		}
+		if l, ok := d.lines[p+"[0]"]; ok {
+			return l
+		}
 		i := strings.LastIndexAny(p, ".[")
 		if i < 0 {
 			break

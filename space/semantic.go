@@ -32,7 +32,7 @@ func (d *decoder) semantic(s *Space) {
 		checkIdents(r.Expr, fmt.Sprintf("rules[%d].expr", i))
 	}
 	if _, err := s.Order(); err != nil {
-		d.fail("params", "%v", err)
+		d.fail("params."+cycleStart(s)+".when", "%v", err)
 	}
 	d.engines(s)
 	profiles := map[string]bool{}
@@ -136,6 +136,25 @@ func (d *decoder) satisfiable(s *Space) {
 	if ok == 0 && len(s.Rules) > 0 {
 		d.fail("rules", "no point of the space satisfies every rule (%d random configs tried)", n)
 	}
+}
+
+// cycleStart names the first knob whose condition is part of a cycle.
+func cycleStart(s *Space) string {
+	placed := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, p := range s.Params {
+			if !placed[p.Name] && s.depsPlaced(p, placed) {
+				placed[p.Name], changed = true, true
+			}
+		}
+	}
+	for _, p := range s.Params {
+		if !placed[p.Name] {
+			return p.Name
+		}
+	}
+	return ""
 }
 
 func names(ps []Param) []string {

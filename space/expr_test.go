@@ -1,0 +1,62 @@
+package space
+
+import "testing"
+
+func TestExprEval(t *testing.T) {
+	vars := map[string]any{"tp": int64(8), "dp": int64(4), "engine": "sglang", "dpa": true, "mem": 0.85, "cp": Default, "gpus": int64(8)}
+	cases := []struct {
+		src        string
+		want, appl bool
+	}{
+		{"tp % dp == 0", true, true},
+		{"tp * dp <= gpus", false, true},
+		{`engine == "sglang" and dpa`, true, true},
+		{`engine != 'sglang' || tp / dp == 2`, true, true},
+		{"not dpa", false, true},
+		{"!(mem > 0.9)", true, true},
+		{`engine in ["vllm", "sglang"]`, true, true},
+		{"tp in [1, 2]", false, true},
+		{"-tp < 0 && 2 + 3 * 4 == 14", true, true},
+		{"cp >= 8192", false, false},              // "default" is not applicable
+		{"missing == 1", false, false},            // absent knob
+		{"missing == 1 or tp == 8", true, true},   // three-valued or
+		{"missing == 1 and tp == 1", false, true}, // three-valued and
+		{"tp % 0 == 0", false, false},
+		{`engine > 3`, false, false},
+	}
+	for _, c := range cases {
+		e, err := ParseExpr(c.src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.src, err)
+		}
+		got, appl := e.Eval(vars)
+		if got != c.want || appl != c.appl {
+			t.Errorf("%s = (%v, applicable %v), want (%v, %v)", c.src, got, appl, c.want, c.appl)
+		}
+	}
+}
+
+func TestExprSyntaxErrors(t *testing.T) {
+	for _, src := range []string{"tp %", "tp == ", "(tp == 1", `engine == "x`, "tp in 1", "tp @ 2", "and tp", ""} {
+		if _, err := ParseExpr(src); err == nil {
+			t.Errorf("ParseExpr(%q) succeeded", src)
+		}
+	}
+}
+
+func TestExprIdents(t *testing.T) {
+	e, err := ParseExpr(`engine == "sglang" and tp % dp == 0 or tp > gpus`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := e.Idents()
+	want := []string{"engine", "tp", "dp", "gpus"}
+	if len(got) != len(want) {
+		t.Fatalf("idents %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("idents %v, want %v", got, want)
+		}
+	}
+}
