@@ -97,7 +97,9 @@ func Classify(engine string, stage Stage, exit Exit, tail []string) *Failure {
 	return &Failure{Class: Unknown, Message: fmt.Sprintf("%s exited during startup (%s)", engine, exit), Lines: evidence}
 }
 
-func pat(c Class, re, why string) Pattern { return Pattern{Class: c, Re: regexp.MustCompile(re), Why: why} }
+func pat(c Class, re, why string) Pattern {
+	return Pattern{Class: c, Re: regexp.MustCompile(re), Why: why}
+}
 
 // commonPatterns are messages any Python engine prints: PyTorch and CUDA
 // out-of-memory, a taken port, argparse/click usage errors.
