@@ -110,23 +110,38 @@ func (s *Searcher) Ask() (space.Config, error) {
 		}
 		return nil, ErrExhausted
 	}
-	const attempts = 200
+	// The model may keep proposing measured configs once it is confident;
+	// then random draws, and for a finite space an unmeasured grid point,
+	// keep the study moving.
+	const modelAttempts, randomAttempts = 20, 100
 	var last space.Config
-	for i := 0; i < attempts; i++ {
-		c, err := s.propose()
-		if err != nil {
-			return nil, err
+	for i := 0; i < modelAttempts+randomAttempts; i++ {
+		var c space.Config
+		if i < modelAttempts {
+			var err error
+			if c, err = s.propose(); err != nil {
+				return nil, err
+			}
+		} else {
+			c = s.sp.Sample(s.rng)
 		}
 		last = c
-		if s.seen[c.Key()] {
-			// Teach the model that this point is known so it moves on.
-			s.abandon(c)
-			continue
+		if !s.seen[c.Key()] {
+			return c, nil
 		}
-		return c, nil
+		s.abandon(c)
 	}
-	if last != nil && s.finite() {
-		return nil, ErrExhausted
+	if s.finite() {
+		var unseen []space.Config
+		for _, c := range Grid(s.sp) {
+			if !s.seen[c.Key()] {
+				unseen = append(unseen, c)
+			}
+		}
+		if len(unseen) == 0 {
+			return nil, ErrExhausted
+		}
+		return unseen[s.rng.Intn(len(unseen))], nil
 	}
 	return last, nil
 }
