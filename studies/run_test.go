@@ -1,0 +1,282 @@
+package studies
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+)
+
+// fakeRunner measures configs with a closed-form landscape: throughput
+// grows with max_running, TPOT too; mem_fraction 0.95 "OOMs".
+type fakeRunner struct {
+	calls   []space.Config
+	cancel  func() // when set, called during the next Run, which then fails as the ctx does
+	blocked bool
+}
+
+func (f *fakeRunner) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
+	f.calls = append(f.calls, t.Config)
+	if f.cancel != nil {
+		f.cancel()
+		f.cancel = nil
+		<-ctx.Done()
+		return objective.Result{GPUSeconds: 1}, ctx.Err()
+	}
+	mr, ok := t.Config.Int("max_running")
+	if !ok {
+		mr = 32
+	}
+	if mf, _ := t.Config.Float("mem_fraction"); mf >= 0.95 {
+		return objective.Result{GPUSeconds: 60}, &engines.Failure{Class: engines.OOM, Message: "CUDA out of memory"}
+	}
+	m := map[string]float64{"total_tps": float64(mr) * 10, "mean_tpot_ms": float64(mr) / 2, "p99_ttft_ms": float64(mr) * 20}
+	return objective.Result{Metrics: map[string]map[string]float64{t.Profiles[0].Name: m}, GPUSeconds: 100}, nil
+}
+
+func studySpace(t *testing.T, nTrials int, extra string) *space.Space {
+	t.Helper()
+	src := `
+[study]
+name = "unit"
+sampler = "random"
+seed = 5
+n_trials = ` + strconv.Itoa(nTrials) + `
+
+[target]
+model = "m"
+gpu = "H100"
+engine = "vllm"
+
+[[objectives]]
+metric = "total_tps"
+direction = "maximize"
+
+[profiles]
+run = ["p"]
+[profiles.custom.p]
+input_len = 10
+output_len = 10
+num_prompts = 5
+
+[params.max_running]
+values = [8, 16, 32, 64, 128, 256]
+
+[params.mem_fraction]
+values = [0.8, 0.9, 0.95]
+
+[params.dp]
+values = [1, 2]
+
+[[rules]]
+expr = "dp * max_running <= 256"
+
+[baseline]
+max_running = 32
+` + extra
+	sp, err := space.Parse("unit.toml", src, space.Options{Metric: bench.KnownMetric})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+
+func openStore(t *testing.T) (*Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := Open(context.Background(), filepath.Join(dir, "study.db"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, dir
+}
+
+func TestRunRecordsEveryOutcome(t *testing.T) {
+	sp := studySpace(t, 20, "")
+	st, dir := openStore(t)
+	fr := &fakeRunner{}
+	if err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: fr, Dir: dir, Log: zerolog.Nop()}); err != nil {
+		t.Fatal(err)
+	}
+	trials, err := st.Trials(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if countDone(trials) != 20 {
+		t.Fatalf("%d finished trials, want 20", countDone(trials))
+	}
+	if trials[0].Origin != "baseline" || trials[0].Config["max_running"] != int64(32) || trials[0].State != Complete {
+		t.Errorf("first trial = %+v, want the completed baseline", trials[0])
+	}
+	states := map[State]int{}
+	for i, tr := range trials {
+		if tr.Number != i+1 {
+			t.Fatalf("trial numbers not consecutive: %d at %d", tr.Number, i)
+		}
+		states[tr.State]++
+		dp, _ := tr.Config.Int("dp")
+		mr, _ := tr.Config.Int("max_running")
+		if dp*mr > 256 && tr.State != Infeasible {
+			t.Errorf("trial %d breaks the rule but is %s", tr.Number, tr.State)
+		}
+		if tr.State == Infeasible && tr.Failure == nil {
+			t.Errorf("infeasible trial %d has no reason", tr.Number)
+		}
+	}
+	for _, c := range fr.calls {
+		dp, _ := c.Int("dp")
+		mr, _ := c.Int("max_running")
+		if dp*mr > 256 {
+			t.Errorf("a config that breaks a rule was launched: %v", c)
+		}
+	}
+	if states[Complete] == 0 || states[Infeasible] == 0 {
+		t.Errorf("states %v: want complete and infeasible (OOM or rule) trials", states)
+	}
+	r := BuildReport(sp, trials, func(c space.Config) (string, error) { return "serve " + c.Summary(), nil })
+	if len(r.Winners) != 1 || r.Baseline == nil {
+		t.Fatalf("report: %+v", r)
+	}
+	w := r.Winners[0]
+	if w.Values[0] < r.Baseline.Values[0] || w.VsBaseline[0] < 0 || w.Command == "" {
+		t.Errorf("winner %+v is not better than the baseline %+v or lacks a command", w, r.Baseline)
+	}
+}
+
+func TestResumeRecoversInterruptedTrialAndRetriesItOnce(t *testing.T) {
+	sp := studySpace(t, 6, "")
+	st, dir := openStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	fr := &fakeRunner{}
+	// Run the baseline, then cancel during trial 2 as Ctrl-C would.
+	fr.cancel = nil
+	first := true
+	wrapped := runnerFunc(func(c context.Context, tr objective.Trial) (objective.Result, error) {
+		if !first {
+			fr.cancel = cancel
+		}
+		first = false
+		return fr.Run(c, tr)
+	})
+	err := Run(ctx, RunOptions{Space: sp, Store: st, Runner: wrapped, Dir: dir, Log: zerolog.Nop()})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	trials, _ := st.Trials(context.Background())
+	if len(trials) != 2 || !isInterrupted(trials[1]) {
+		t.Fatalf("after cancel: %+v, want baseline + interrupted trial 2", trials)
+	}
+	// A RUNNING row, as kill -9 leaves it.
+	orphan := Trial{Config: space.Config{"engine": "vllm", "max_running": int64(128), "mem_fraction": 0.8, "dp": int64(1)}, Origin: "sampler", Start: time.Now()}
+	if err := st.Begin(context.Background(), &orphan); err != nil {
+		t.Fatal(err)
+	}
+	fr2 := &fakeRunner{}
+	if err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: fr2, Dir: dir, Log: zerolog.Nop()}); err != nil {
+		t.Fatal(err)
+	}
+	trials, _ = st.Trials(context.Background())
+	if countDone(trials) != 6 {
+		t.Fatalf("%d finished trials after resume, want 6", countDone(trials))
+	}
+	retried := map[int]int{}
+	for _, tr := range trials {
+		if tr.State == Running {
+			t.Errorf("trial %d still running", tr.Number)
+		}
+		if tr.RetryOf != 0 {
+			retried[tr.RetryOf]++
+		}
+	}
+	if retried[2] != 1 || retried[orphan.Number] != 1 {
+		t.Errorf("retries %v: want trial 2 and trial %d retried once each", retried, orphan.Number)
+	}
+	if got := trials[orphan.Number-1]; !isInterrupted(got) {
+		t.Errorf("orphan trial = %+v, want failed/interrupted", got)
+	}
+	if len(fr2.calls) == 0 || fr2.calls[0].Key() != trials[1].Config.Key() {
+		t.Errorf("resume did not retry the interrupted config first")
+	}
+}
+
+func TestMeasuredConfigIsReusedNotRelaunched(t *testing.T) {
+	sp := studySpace(t, 3, "")
+	sp.Study.Sampler = "grid"
+	st, dir := openStore(t)
+	fr := &fakeRunner{}
+	// The baseline {max_running=32} is not a grid point (it lacks knobs), so
+	// seed a measured grid config and check the grid does not relaunch it.
+	if err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: fr, Dir: dir, Log: zerolog.Nop()}); err != nil {
+		t.Fatal(err)
+	}
+	l := &loop{RunOptions: RunOptions{Space: sp, Store: st, Runner: fr, Dir: dir, Repeat: 1, Now: time.Now, OnEvent: func(Event) {}}}
+	l.trials, _ = st.Trials(context.Background())
+	var err error
+	if l.searcher, err = search.New(sp, 1, observations(sp, l.trials), zerolog.Nop()); err != nil {
+		t.Fatal(err)
+	}
+	done := l.trials[1]
+	before := len(fr.calls)
+	if err := l.trial(context.Background(), next{cfg: done.Config, origin: "sampler"}, 3); err != nil {
+		t.Fatal(err)
+	}
+	got := l.trials[len(l.trials)-1]
+	if len(fr.calls) != before || got.Origin != "reused" || got.ReusedFrom != done.Number || got.State != done.State {
+		t.Errorf("re-measured instead of reusing: calls %d→%d, trial %+v", before, len(fr.calls), got)
+	}
+}
+
+func TestMultiObjectiveReportIsTheFeasibleFront(t *testing.T) {
+	sp := studySpace(t, 12, `
+[[constraints]]
+expr = "p99_ttft_ms <= 3000"
+`)
+	sp.Objectives = append(sp.Objectives, space.Objective{Metric: "mean_tpot_ms", Direction: space.Minimize})
+	st, dir := openStore(t)
+	if err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: &fakeRunner{}, Dir: dir, Log: zerolog.Nop()}); err != nil {
+		t.Fatal(err)
+	}
+	trials, _ := st.Trials(context.Background())
+	r := BuildReport(sp, trials, nil)
+	if !r.MultiObjective || len(r.Winners) == 0 {
+		t.Fatalf("report %+v", r)
+	}
+	for _, w := range r.Winners {
+		if !w.Feasible {
+			t.Errorf("infeasible trial %d on the front", w.Trial)
+		}
+		if mr, _ := w.Config.Int("max_running"); mr*20 > 3000 {
+			t.Errorf("trial %d violates the p99 TTFT SLO but is on the front", w.Trial)
+		}
+	}
+	// Every feasible complete trial must be on the front here (tps and
+	// tpot both grow with max_running: each one trades one for the other),
+	// once per config.
+	keys := map[string]bool{}
+	for _, tr := range trials {
+		if tr.State == Complete && Violation(sp, tr) == 0 {
+			keys[tr.Config.Key()] = true
+		}
+	}
+	if len(r.Winners) != len(keys) {
+		t.Errorf("front has %d members, want %d", len(r.Winners), len(keys))
+	}
+}
+
+type runnerFunc func(context.Context, objective.Trial) (objective.Result, error)
+
+func (f runnerFunc) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
+	return f(ctx, t)
+}
