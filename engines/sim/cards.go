@@ -1,0 +1,193 @@
+package sim
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+//go:embed cards/*.toml
+var builtinCards embed.FS
+
+// GPUCard is one accelerator's datasheet.
+type GPUCard struct {
+	Name       string   `toml:"name"`
+	Aliases    []string `toml:"aliases"`
+	MemGiB     float64  `toml:"mem_gib"`
+	HBMTBs     float64  `toml:"hbm_tbs"`
+	BF16TFLOPs float64  `toml:"bf16_tflops"`
+	// FP8TFLOPs is 0 on GPUs without FP8 tensor cores.
+	FP8TFLOPs float64 `toml:"fp8_tflops"`
+	NVLinkGBs float64 `toml:"nvlink_gbs"`
+	PCIeGBs   float64 `toml:"pcie_gbs"`
+}
+
+// ModelCard is what the simulator needs to know about a model's shape.
+type ModelCard struct {
+	Name    string   `toml:"name"`
+	Aliases []string `toml:"aliases"`
+	// WeightDtype is the checkpoint's weight type ("bf16" or "fp8"); a name
+	// ending in -FP8 or the model_variant knob overrides it.
+	WeightDtype     string  `toml:"weight_dtype"`
+	TotalParamsB    float64 `toml:"total_params_b"`
+	ActiveParamsB   float64 `toml:"active_params_b"`
+	ExpertParamsB   float64 `toml:"expert_params_b"`
+	AttnParamsB     float64 `toml:"attn_params_b"`
+	Layers          int     `toml:"layers"`
+	MoELayers       int     `toml:"moe_layers"`
+	Hidden          int     `toml:"hidden"`
+	Vocab           int     `toml:"vocab"`
+	Attention       string  `toml:"attention"` // MHA, GQA or MLA
+	Heads           int     `toml:"heads"`
+	KVHeads         int     `toml:"kv_heads"`
+	HeadDim         int     `toml:"head_dim"`
+	KVLoraRank      int     `toml:"kv_lora_rank"`
+	RopeDim         int     `toml:"rope_dim"`
+	Experts         int     `toml:"experts"`
+	TopK            int     `toml:"top_k"`
+	MoEIntermediate int     `toml:"moe_intermediate"`
+	MTP             bool    `toml:"mtp"`
+	MaxContext      int     `toml:"max_context"`
+}
+
+// DraftCard is a speculative-decoding draft model.
+type DraftCard struct {
+	Name    string  `toml:"name"`
+	ParamsB float64 `toml:"params_b"`
+	// Acceptance is the per-token acceptance rate on English chat text.
+	Acceptance float64 `toml:"acceptance"`
+}
+
+// Cards is a catalogue of GPUs, models and drafts.
+type Cards struct {
+	GPUs   []GPUCard   `toml:"gpu"`
+	Models []ModelCard `toml:"model"`
+	Drafts []DraftCard `toml:"draft"`
+}
+
+// DefaultCards returns the embedded catalogue.
+func DefaultCards() *Cards {
+	c := &Cards{}
+	for _, name := range []string{"cards/gpus.toml", "cards/models.toml"} {
+		b, err := builtinCards.ReadFile(name)
+		if err != nil {
+			panic(fmt.Sprintf("sim: embedded %s: %v", name, err)) // build is broken
+		}
+		if err := c.Add(bytes.NewReader(b)); err != nil {
+			panic(fmt.Sprintf("sim: embedded %s: %v", name, err))
+		}
+	}
+	return c
+}
+
+// Add merges cards from a TOML document ([[gpu]], [[model]], [[draft]]
+// tables); a card with an existing name replaces the old one, so users can
+// correct a built-in estimate.
+func (c *Cards) Add(r io.Reader) error {
+	var more Cards
+	md, err := toml.NewDecoder(r).Decode(&more)
+	if err != nil {
+		return fmt.Errorf("sim cards: %w", err)
+	}
+	if un := md.Undecoded(); len(un) > 0 {
+		return fmt.Errorf("sim cards: unknown keys %v", un)
+	}
+	for _, g := range more.GPUs {
+		if g.Name == "" || g.MemGiB <= 0 || g.HBMTBs <= 0 || g.BF16TFLOPs <= 0 {
+			return fmt.Errorf("sim cards: gpu %q needs name, mem_gib, hbm_tbs and bf16_tflops", g.Name)
+		}
+		c.GPUs = replaceByName(c.GPUs, g, func(x GPUCard) string { return x.Name })
+	}
+	for _, m := range more.Models {
+		if err := m.validate(); err != nil {
+			return err
+		}
+		c.Models = replaceByName(c.Models, m, func(x ModelCard) string { return x.Name })
+	}
+	for _, d := range more.Drafts {
+		c.Drafts = replaceByName(c.Drafts, d, func(x DraftCard) string { return x.Name })
+	}
+	return nil
+}
+
+func (m ModelCard) validate() error {
+	switch {
+	case m.Name == "" || m.TotalParamsB <= 0 || m.Layers <= 0 || m.Hidden <= 0:
+		return fmt.Errorf("sim cards: model %q needs name, total_params_b, layers and hidden", m.Name)
+	case m.Attention != "MLA" && (m.KVHeads <= 0 || m.HeadDim <= 0):
+		return fmt.Errorf("sim cards: model %q: %s attention needs kv_heads and head_dim", m.Name, m.Attention)
+	case m.Attention == "MLA" && m.KVLoraRank <= 0:
+		return fmt.Errorf("sim cards: model %q: MLA needs kv_lora_rank", m.Name)
+	case m.Experts > 0 && (m.TopK <= 0 || m.ExpertParamsB <= 0):
+		return fmt.Errorf("sim cards: model %q: MoE needs top_k and expert_params_b", m.Name)
+	}
+	return nil
+}
+
+func replaceByName[T any](xs []T, x T, name func(T) string) []T {
+	for i := range xs {
+		if strings.EqualFold(name(xs[i]), name(x)) {
+			xs[i] = x
+			return xs
+		}
+	}
+	return append(xs, x)
+}
+
+// GPU finds a GPU card by name or alias, case-insensitively.
+func (c *Cards) GPU(name string) (GPUCard, error) {
+	for _, g := range c.GPUs {
+		if matches(name, g.Name, g.Aliases) {
+			return g, nil
+		}
+	}
+	return GPUCard{}, fmt.Errorf("sim: no GPU card %q (known: %s)", name, strings.Join(names(c.GPUs, func(g GPUCard) string { return g.Name }), ", "))
+}
+
+// Model finds a model card by name, alias or Hugging Face id. A name ending
+// in -FP8 selects FP8 weights.
+func (c *Cards) Model(name string) (ModelCard, error) {
+	for _, m := range c.Models {
+		if matches(name, m.Name, m.Aliases) {
+			if strings.HasSuffix(strings.ToUpper(name), "-FP8") {
+				m.WeightDtype = "fp8"
+			}
+			return m, nil
+		}
+	}
+	return ModelCard{}, fmt.Errorf("sim: no model card %q (known: %s; add one with a [[model]] table)", name, strings.Join(names(c.Models, func(m ModelCard) string { return m.Name }), ", "))
+}
+
+// Draft finds a draft card; ok is false for an unknown draft.
+func (c *Cards) Draft(name string) (DraftCard, bool) {
+	for _, d := range c.Drafts {
+		if strings.EqualFold(d.Name, name) {
+			return d, true
+		}
+	}
+	return DraftCard{}, false
+}
+
+func matches(q, name string, aliases []string) bool {
+	if strings.EqualFold(q, name) {
+		return true
+	}
+	for _, a := range aliases {
+		if strings.EqualFold(q, a) {
+			return true
+		}
+	}
+	return false
+}
+
+func names[T any](xs []T, f func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}

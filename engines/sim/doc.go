@@ -1,0 +1,11 @@
+// Package sim is servetune's built-in simulator of continuous-batching LLM
+// serving engines (vLLM, SGLang, TensorRT-LLM, Ollama).
+//
+// It owns the model and GPU cards, the imitated engines' memory plans and
+// startup failures, and a discrete-event scheduler whose steps are timed
+// by a roofline with per-engine efficiency factors. Evaluate turns a
+// config and a bench.Profile into bench.Records on a simulated clock, so
+// the caller computes metrics with bench.Summarize exactly as for a real
+// run. docs/sim.md describes the model, its calibration on the seeds and
+// its fidelity.
+package sim

@@ -1,0 +1,103 @@
+package sim
+
+// engineModel holds what distinguishes one engine's implementation from
+// another's on the same hardware. The efficiency factors were fitted once
+// on the seeds (docs/sim.md); everything else is engine behaviour.
+type engineModel struct {
+	// memEff and computeEff are the fractions of HBM bandwidth and tensor
+	// FLOP/s the engine's kernels reach.
+	memEff, computeEff float64
+	// stepOverhead is CPU time per scheduler iteration (scheduling,
+	// sampling, launching); perSeq is its growth per running sequence.
+	stepOverhead, perSeq float64
+	// eagerPerLayer is launch overhead per layer for a step that is not
+	// replayed from a CUDA graph.
+	eagerPerLayer float64
+	// requestOverhead is per request HTTP, tokenisation and detokenisation
+	// latency, seen in TTFT.
+	requestOverhead float64
+	// mixed means prefill chunks and decode tokens share a step (vLLM V1,
+	// TRT-LLM); SGLang runs a prefill step and stalls decoding.
+	mixed bool
+	// reserve is the fraction of a request's max_tokens its admission
+	// reserves in the KV cache (SGLang's new_token_ratio); vLLM allocates
+	// on demand and preempts instead.
+	reserve            float64
+	graphs             bool
+	prefixCacheDefault bool
+	// loadGBs is checkpoint load bandwidth for the startup-time estimate.
+	loadGBs float64
+}
+
+var engineModels = map[string]engineModel{
+	"vllm": {
+		memEff: 0.66, computeEff: 0.52, stepOverhead: 2.4e-3, perSeq: 6e-6, eagerPerLayer: 90e-6,
+		requestOverhead: 45e-3, mixed: true, reserve: 0, graphs: true, prefixCacheDefault: true, loadGBs: 2.0,
+	},
+	"sglang": {
+		memEff: 0.70, computeEff: 0.55, stepOverhead: 1.6e-3, perSeq: 5e-6, eagerPerLayer: 80e-6,
+		requestOverhead: 12e-3, mixed: false, reserve: 0.3, graphs: true, prefixCacheDefault: true, loadGBs: 2.0,
+	},
+	"trtllm": {
+		memEff: 0.67, computeEff: 0.58, stepOverhead: 2.2e-3, perSeq: 5e-6, eagerPerLayer: 70e-6,
+		requestOverhead: 35e-3, mixed: true, reserve: 1.0, graphs: true, prefixCacheDefault: false, loadGBs: 1.5,
+	},
+	"ollama": {
+		memEff: 0.55, computeEff: 0.35, stepOverhead: 3e-3, perSeq: 20e-6, eagerPerLayer: 30e-6,
+		requestOverhead: 20e-3, mixed: false, reserve: 1.0, graphs: false, prefixCacheDefault: true, loadGBs: 1.0,
+	},
+}
+
+// defaultMaxRunning is the per-rank cap when the user sets none.
+func (em engineModel) defaultMaxRunning(s *setup) int {
+	switch s.engine {
+	case "vllm":
+		if s.gpu.MemGiB >= 70 {
+			return 1024
+		}
+		return 256
+	case "trtllm":
+		return 2048
+	case "ollama":
+		return 4
+	}
+	return 4096 // SGLang: effectively bounded by the KV pool
+}
+
+// defaultGraphBS is the largest decode batch captured in a CUDA graph.
+func (em engineModel) defaultGraphBS(s *setup) int {
+	switch s.engine {
+	case "sglang":
+		mem := s.gpu.MemGiB
+		switch {
+		case mem < 35:
+			return 24
+		case mem < 60:
+			return 32
+		case mem < 160 && s.tp < 4:
+			return 256
+		}
+		return 512
+	case "trtllm":
+		return 128
+	}
+	return 512
+}
+
+// attentionBackend scales attention kernel time; prefillOverhead is a
+// per-prefill-step cost (planning, JIT) fitted on seed 004.
+type attentionBackend struct {
+	decode, prefill float64
+	prefillOverhead float64
+}
+
+var attentionBackends = map[string]attentionBackend{
+	"default":      {1, 1, 0},
+	"fa3":          {1, 1, 0},
+	"flashinfer":   {1.02, 1.0, 0.2},
+	"triton":       {1.08, 1.6, 0.018},
+	"flashmla":     {0.95, 1, 0},
+	"cutlass_mla":  {0.97, 1, 0},
+	"trtllm_mla":   {0.95, 1, 0},
+	"torch_native": {2.5, 3, 0.01},
+}

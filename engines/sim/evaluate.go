@@ -1,0 +1,101 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/space"
+)
+
+// Simulator evaluates configs against a card catalogue.
+type Simulator struct {
+	Cards *Cards
+}
+
+// New returns a simulator over the embedded cards.
+func New() *Simulator { return &Simulator{Cards: DefaultCards()} }
+
+// Evaluate simulates serving profile p with config cfg on target t and
+// returns per-request records and the benchmark duration, both on the
+// simulated clock. A config the engine would refuse returns an error
+// wrapping *engines.Failure (OOM or InvalidConfig) with the engine's log
+// lines. The same seed gives the same result; t.Sim.NoiseCV > 0 adds
+// seed-dependent measurement noise.
+func Evaluate(ctx context.Context, cfg space.Config, t space.Target, p bench.Profile, seed int64) ([]bench.Record, time.Duration, error) {
+	return New().Evaluate(ctx, cfg, t, p, seed)
+}
+
+// Evaluate is the package-level Evaluate on this simulator's cards.
+func (sm *Simulator) Evaluate(ctx context.Context, cfg space.Config, t space.Target, p bench.Profile, seed int64) ([]bench.Record, time.Duration, error) {
+	s, err := resolve(sm.Cards, cfg, t)
+	if err != nil {
+		return nil, 0, err
+	}
+	plan, err := s.plan()
+	if err != nil {
+		return nil, 0, err
+	}
+	if s.spec.on && p.DatasetName() == bench.DatasetRandom {
+		// Drafts predict natural text; random-token prompts make the
+		// target's continuations much harder to guess.
+		s.spec.acceptance *= 0.6
+	}
+	reqs, err := workload(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	pf := newPerf(s, plan)
+	sc := newScheduler(s, pf, plan, reqs, p, noiseFactor(seed, t.Sim.NoiseCV))
+	end, err := sc.run(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	return sc.records(), seconds(end), nil
+}
+
+// noiseFactor is a log-normal multiplier on every step time with the
+// given coefficient of variation and mean 1.
+func noiseFactor(seed int64, cv float64) float64 {
+	if cv <= 0 {
+		return 1
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x401e))
+	sigma := math.Sqrt(math.Log(1 + cv*cv))
+	return math.Exp(sigma*rng.NormFloat64() - sigma*sigma/2)
+}
+
+// StartupTime estimates launch → ready for the config: weight loading,
+// CUDA-graph capture, torch.compile, warm-up. Configs that fail at
+// startup still spend roughly this long before failing.
+func (sm *Simulator) StartupTime(cfg space.Config, t space.Target) time.Duration {
+	s, err := resolve(sm.Cards, cfg, t)
+	if err != nil {
+		return 5 * time.Second // argument checks fail before anything loads
+	}
+	sec := 15 + s.weightsPerGPU()/(s.eng.loadGBs*1e9)
+	if s.cudaGraph {
+		sec += 2 + float64(s.graphBS)/16*0.25
+	}
+	if s.compile {
+		sec += 60
+	}
+	if s.deepep {
+		sec += 20
+	}
+	return seconds(sec)
+}
+
+// GPUs is how many GPUs the config occupies on the target.
+func (sm *Simulator) GPUs(cfg space.Config, t space.Target) int {
+	s, err := resolve(sm.Cards, cfg, t)
+	if err != nil {
+		return max(t.GPUs, 1)
+	}
+	if s.dpAttn && s.engine == "sglang" {
+		return s.tp
+	}
+	return s.tp * s.dp
+}

@@ -1,0 +1,199 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/servetune/servetune/engines"
+)
+
+const gib = 1 << 30
+
+// memPlan is one GPU's memory at startup, in bytes.
+type memPlan struct {
+	total, weights, kv, activation, graphs, other float64
+	// kvPerToken is cache bytes per token on one GPU of a rank.
+	kvPerToken float64
+	// kvTokens is how many tokens one rank's cache holds.
+	kvTokens int
+}
+
+// weightsPerGPU: attention is sharded over the rank's attention TP group
+// (replicated by DP attention); the rest of the dense part and the routed
+// experts are spread over all tp GPUs (TP-sharded or expert-parallel).
+func (s *setup) weightsPerGPU() float64 {
+	m := s.model
+	attn := m.AttnParamsB / float64(s.attnTP)
+	rest := (m.TotalParamsB - m.AttnParamsB) / float64(s.tp)
+	w := (attn + rest) * 1e9 * s.weightBytes
+	if s.spec.on && s.spec.draftParamsB > 0 {
+		w += s.spec.draftParamsB * 1e9 * 2 / float64(s.attnTP)
+	}
+	return w
+}
+
+// kvPerTokenGPU: MLA keeps one latent per layer that every attention-TP
+// GPU holds whole; GQA/MHA shard KV heads (replicated past kv_heads).
+func (s *setup) kvPerTokenGPU() float64 {
+	m := s.model
+	if m.Attention == "MLA" {
+		return float64(m.Layers*(m.KVLoraRank+m.RopeDim)) * s.kvBytes
+	}
+	shards := min(s.attnTP, m.KVHeads)
+	return 2 * float64(m.Layers*m.KVHeads*m.HeadDim) * s.kvBytes / float64(shards)
+}
+
+// activationBytes is the forward-pass peak for one prefill chunk: hidden
+// states, attention projections, and the MoE dispatch buffers (top-k
+// copies of each token plus gate/up outputs).
+func (s *setup) activationBytes() float64 {
+	m := s.model
+	tokens := s.chunk
+	if tokens == 0 {
+		tokens = min(m.MaxContext, 32768)
+	}
+	tokens = max(tokens, 2048)
+	perTok := 12*float64(m.Hidden) + 3*float64(m.Heads*max(m.HeadDim, 128))/float64(s.attnTP)
+	if m.Experts > 0 {
+		perTok += 2 * float64(m.TopK) * float64(m.Hidden+2*m.MoEIntermediate)
+	} else {
+		perTok += 3 * 3.5 * float64(m.Hidden) / float64(s.tp)
+	}
+	return 2 * perTok * float64(tokens)
+}
+
+// graphBytes follows SGLang's own reservation for CUDA graphs (engines.md
+// §2.2): 2 MiB per captured batch size, plus 3 MiB × dp with DP attention
+// for the gathered buffers.
+func (s *setup) graphBytes() float64 {
+	if !s.cudaGraph {
+		return 0
+	}
+	mib := 2 * float64(s.graphBS)
+	if s.dpAttn {
+		mib += 3 * float64(s.graphBS*s.dp)
+	}
+	return mib * (1 << 20)
+}
+
+// otherBytes: CUDA context, NCCL and cuBLAS workspaces, DeepEP buffers.
+func (s *setup) otherBytes() float64 {
+	o := 0.5*gib + float64(s.tp)/8*gib
+	if s.deepep {
+		o += 1.5 * gib
+	}
+	return o
+}
+
+// plan lays out memory the way the imitated engine does and fails like it.
+func (s *setup) plan() (memPlan, error) {
+	p := memPlan{
+		total:      s.gpu.MemGiB * gib,
+		weights:    s.weightsPerGPU(),
+		activation: s.activationBytes(),
+		graphs:     s.graphBytes(),
+		other:      s.otherBytes(),
+		kvPerToken: s.kvPerTokenGPU(),
+	}
+	switch s.engine {
+	case "sglang":
+		if !s.memFracSet {
+			s.memFrac = s.sglangAutoFraction()
+		}
+		// The static pool (weights + KV) is mem_fraction_static of the GPU;
+		// everything else must fit in the rest.
+		p.kv = s.memFrac*p.total - p.weights
+		if p.kv <= 0 {
+			return p, s.oom(fmt.Sprintf("Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=%g", s.memFrac), p,
+				"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static="+fmt.Sprint(s.memFrac))
+		}
+		if head := (1 - s.memFrac) * p.total; head < p.activation+p.graphs+p.other {
+			return p, s.torchOOM(p, head-p.graphs-p.other, p.activation)
+		}
+	case "vllm", "trtllm", "ollama":
+		if !s.memFracSet {
+			s.memFrac = 0.9
+		}
+		budget := s.memFrac * p.total
+		if s.engine == "trtllm" {
+			// free_gpu_memory_fraction applies to what is free after load.
+			budget = p.weights + p.activation + s.memFrac*(p.total-p.weights-p.activation-p.other-p.graphs)
+		}
+		if p.weights > p.total-p.other {
+			return p, s.torchOOM(p, p.total-p.other, p.weights)
+		}
+		p.kv = budget - p.weights - p.activation
+		if p.kv <= 0 {
+			return p, s.oom("No available memory for the cache blocks", p,
+				"ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.")
+		}
+		if s.engine == "vllm" && p.total-budget < p.graphs+p.other {
+			return p, s.torchOOM(p, p.total-budget-p.other, p.graphs)
+		}
+	}
+	p.kvTokens = int(p.kv / p.kvPerToken)
+	if s.engine == "vllm" {
+		maxLen := s.model.MaxContext
+		if need := float64(maxLen) * p.kvPerToken; need > p.kv {
+			msg := fmt.Sprintf("To serve at least one request with the model's max seq len (%d), (%.2f GiB KV cache is needed, which is larger than the available KV cache memory (%.2f GiB). Based on the available memory, the estimated maximum model length is %d.",
+				maxLen, need/gib, p.kv/gib, p.kvTokens)
+			return p, s.oom(msg, p, "ValueError: "+msg)
+		}
+	}
+	return p, nil
+}
+
+// sglangAutoFraction is SGLang's mem_fraction_static when unset (§2.2).
+func (s *setup) sglangAutoFraction() float64 {
+	gpuMiB := s.gpu.MemGiB * 1024
+	reserved := 512 + 1.5*float64(max(s.chunk, 2048)) + 2*float64(s.graphBS) + float64(s.tp)/8*1024
+	if s.dpAttn {
+		reserved += 3 * float64(s.graphBS*s.dp)
+		if s.graphBS > 300 {
+			reserved += 1.5 * float64(s.graphBS*s.dp)
+		}
+	}
+	if gpuMiB > 60*1024 {
+		reserved = max(reserved, 10*1024)
+	}
+	if s.spec.on && s.spec.algo != "NGRAM" {
+		reserved += 4 * 1024
+	}
+	f := (gpuMiB - reserved) / gpuMiB
+	return float64(int(f*1000+0.5)) / 1000
+}
+
+func (s *setup) oom(msg string, p memPlan, last string) error {
+	lines := append(s.planLog(p), last)
+	if s.engine == "vllm" {
+		lines = append(lines, "RuntimeError: Engine core initialization failed. See root cause above.")
+	}
+	if s.engine == "sglang" {
+		lines = append(lines, "Initialization failed. Please see the error messages above.")
+	}
+	return &engines.Failure{Class: engines.OOM, Message: msg, Lines: lines}
+}
+
+// torchOOM is PyTorch's allocator failure, as every engine surfaces it.
+func (s *setup) torchOOM(p memPlan, free, want float64) error {
+	free = max(free, 0)
+	msg := fmt.Sprintf("CUDA out of memory. Tried to allocate %.2f GiB. GPU 0 has a total capacity of %.2f GiB of which %.2f MiB is free.",
+		want/gib, p.total/gib, free/(1<<20))
+	return s.oom(msg, p, "torch.OutOfMemoryError: "+msg)
+}
+
+// planLog is what the engine prints about memory before it fails or runs.
+func (s *setup) planLog(p memPlan) []string {
+	switch s.engine {
+	case "sglang":
+		return []string{
+			fmt.Sprintf("Load weight end. type=%s, dtype=%s, avail mem=%.2f GB, mem usage=%.2f GB.", s.model.Name, s.model.WeightDtype, (p.total-p.weights)/gib, p.weights/gib),
+			fmt.Sprintf("KV Cache is allocated. #tokens: %d, mem_fraction_static=%g", max(int(p.kv/p.kvPerToken), 0), s.memFrac),
+		}
+	case "vllm":
+		return []string{
+			fmt.Sprintf("Model loading took %.4f GiB memory", p.weights/gib),
+			fmt.Sprintf("Available KV cache memory: %.2f GiB", p.kv/gib),
+		}
+	}
+	return []string{fmt.Sprintf("weights %.2f GiB, KV cache %.2f GiB", p.weights/gib, p.kv/gib)}
+}

@@ -1,0 +1,438 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/servetune/servetune/bench"
+)
+
+// simReq is a request's life inside the simulated engine.
+type simReq struct {
+	request
+	idx     int
+	sent    float64 // client send time
+	visible float64 // when the scheduler sees it (after HTTP + tokenise)
+	cached  int     // prompt tokens served from the prefix cache
+	// prompt is what must be in KV before decoding: the input, plus tokens
+	// generated before a preemption (recompute).
+	prompt    int
+	prefilled int
+	gen       int
+	acc       float64 // fractional accepted tokens carried between steps
+	kv        int
+	portion   int // prefill tokens scheduled in the current step
+	first     float64
+	last      float64
+	itl       []time.Duration
+	failed    string
+	done      bool
+	finish    float64
+}
+
+type rankState struct {
+	waiting    []*simReq
+	running    []*simReq
+	kvUsed     int
+	kvCap      int
+	prefixWarm bool
+	prefilling bool // current step is a prefill step (SGLang style)
+}
+
+type group struct {
+	ranks []*rankState
+	busy  bool
+	until float64
+	loads []rankLoad
+	// decodeOnly remembers the kind of the step in flight.
+	decodeOnly bool
+}
+
+// scheduler runs the continuous-batching simulation on a simulated clock.
+type scheduler struct {
+	s      *setup
+	pf     *perf
+	plan   memPlan
+	reqs   []*simReq
+	groups []*group
+	noise  float64
+	cap    int // client max concurrency; 0 = unlimited
+	maxDur float64
+	// halfRO is half the per-request overhead: once on the way in, once on
+	// the way out.
+	halfRO   float64
+	next     int
+	inflight int
+	// releases are client-side completion times not yet processed: the
+	// client frees a concurrency slot when the last chunk reaches it.
+	releases []float64
+	rr       int
+	now      float64
+}
+
+func newScheduler(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Profile, noise float64) *scheduler {
+	sc := &scheduler{s: s, pf: pf, plan: plan, noise: noise, cap: p.MaxConcurrency, halfRO: s.eng.requestOverhead / 2}
+	if p.MaxDuration > 0 {
+		sc.maxDur = p.MaxDuration.Seconds()
+	}
+	sc.reqs = make([]*simReq, len(reqs))
+	for i, r := range reqs {
+		sc.reqs[i] = &simReq{request: r, idx: i, prompt: r.in}
+	}
+	nRanks := s.dp
+	if s.engine == "ollama" {
+		nRanks = 1
+	}
+	mk := func() *rankState { return &rankState{kvCap: plan.kvTokens} }
+	if s.dpAttn {
+		g := &group{}
+		for range nRanks {
+			g.ranks = append(g.ranks, mk())
+		}
+		sc.groups = []*group{g}
+	} else {
+		for range nRanks {
+			sc.groups = append(sc.groups, &group{ranks: []*rankState{mk()}})
+		}
+	}
+	for _, g := range sc.groups {
+		g.loads = make([]rankLoad, len(g.ranks))
+	}
+	return sc
+}
+
+// run simulates until every request is done and returns the benchmark
+// duration in seconds.
+func (sc *scheduler) run(ctx context.Context) (float64, error) {
+	for i := 0; ; i++ {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		sc.send()
+		for _, g := range sc.groups {
+			if !g.busy {
+				sc.start(g)
+			}
+		}
+		t, g, ok := sc.nextEvent()
+		if !ok {
+			break
+		}
+		if sc.maxDur > 0 && t > sc.maxDur {
+			sc.now = sc.maxDur
+			break
+		}
+		sc.now = t
+		if g != nil {
+			sc.finish(g)
+		}
+	}
+	end := 0.0
+	for _, r := range sc.reqs {
+		if r.done && r.failed == "" {
+			end = max(end, r.finish)
+		}
+		if !r.done {
+			r.done, r.failed, r.finish = true, "sim: benchmark stopped at max_duration", sc.now
+		}
+	}
+	return end, nil
+}
+
+// send releases requests whose arrival time has come, within the cap.
+func (sc *scheduler) send() {
+	keep := sc.releases[:0]
+	for _, t := range sc.releases {
+		if t <= sc.now {
+			sc.inflight--
+		} else {
+			keep = append(keep, t)
+		}
+	}
+	sc.releases = keep
+	for sc.next < len(sc.reqs) && (sc.cap == 0 || sc.inflight < sc.cap) && sc.reqs[sc.next].arrival <= sc.now {
+		r := sc.reqs[sc.next]
+		sc.next++
+		sc.inflight++
+		r.sent = max(r.arrival, sc.now)
+		r.visible = r.sent + sc.halfRO
+		sc.dispatch(r)
+	}
+}
+
+// dispatch picks the rank with the least work, round-robin on ties (the
+// DP controller's load balancing).
+func (sc *scheduler) dispatch(r *simReq) {
+	var best *rankState
+	bestLoad := math.MaxInt
+	n := 0
+	for _, g := range sc.groups {
+		n += len(g.ranks)
+	}
+	sc.rr++
+	i := 0
+	for _, g := range sc.groups {
+		for _, rk := range g.ranks {
+			load := len(rk.waiting) + len(rk.running)
+			// Rotate the starting point so ties spread evenly.
+			if load < bestLoad || (load == bestLoad && (i-sc.rr%n+n)%n == 0) {
+				best, bestLoad = rk, load
+			}
+			i++
+		}
+	}
+	best.waiting = append(best.waiting, r)
+}
+
+func (sc *scheduler) nextEvent() (float64, *group, bool) {
+	t := math.Inf(1)
+	var which *group
+	for _, g := range sc.groups {
+		if g.busy && g.until < t {
+			t, which = g.until, g
+		}
+		if !g.busy {
+			for _, rk := range g.ranks {
+				if len(rk.waiting) > 0 && rk.waiting[0].visible > sc.now && rk.waiting[0].visible < t {
+					t, which = rk.waiting[0].visible, nil
+				}
+			}
+		}
+	}
+	if sc.next < len(sc.reqs) {
+		if sc.cap == 0 || sc.inflight < sc.cap {
+			if a := max(sc.reqs[sc.next].arrival, sc.now); a < t {
+				t, which = a, nil
+			}
+		}
+		for _, rt := range sc.releases {
+			if rt < t {
+				t, which = max(rt, sc.reqs[sc.next].arrival), nil
+			}
+		}
+	}
+	return t, which, !math.IsInf(t, 1)
+}
+
+// start forms each rank's batch and schedules the step's completion.
+func (sc *scheduler) start(g *group) {
+	work := false
+	decodeOnly := true
+	for i, rk := range g.ranks {
+		sc.admit(rk)
+		g.loads[i] = sc.batch(rk)
+		if g.loads[i].prefill > 0 {
+			decodeOnly = false
+		}
+		if g.loads[i].tokens(1) > 0 {
+			work = true
+		}
+	}
+	if !work {
+		return
+	}
+	dt := sc.pf.stepTime(g.loads, decodeOnly) * sc.noise
+	g.busy, g.until, g.decodeOnly = true, sc.now+dt, decodeOnly
+}
+
+// admit moves visible waiting requests into the running set while the
+// running cap and the KV cache allow.
+func (sc *scheduler) admit(rk *rankState) {
+	s := sc.s
+	for len(rk.waiting) > 0 && len(rk.running) < s.maxRunning {
+		r := rk.waiting[0]
+		if r.visible > sc.now {
+			return
+		}
+		cached := 0
+		if s.prefixCache && r.prefix > 0 && rk.prefixWarm && r.gen == 0 {
+			cached = r.prefix
+		}
+		need := r.prompt - cached
+		if r.in+r.out > rk.kvCap {
+			rk.waiting = rk.waiting[1:]
+			sc.fail(r, "sim: request needs more KV cache than the engine has")
+			continue
+		}
+		if sc.committed(rk)+need+int(s.eng.reserve*float64(r.out-r.gen)) > rk.kvCap {
+			return
+		}
+		rk.waiting = rk.waiting[1:]
+		r.cached = cached
+		r.prefilled = cached
+		rk.running = append(rk.running, r)
+	}
+}
+
+// committed is KV in use plus what admitted requests have reserved.
+func (sc *scheduler) committed(rk *rankState) int {
+	c := rk.kvUsed
+	if res := sc.s.eng.reserve; res > 0 {
+		for _, r := range rk.running {
+			c += r.prompt - r.prefilled + int(res*float64(r.out-r.gen))
+		}
+	}
+	return c
+}
+
+// batch decides what one rank computes this step.
+func (sc *scheduler) batch(rk *rankState) rankLoad {
+	var l rankLoad
+	budget := sc.s.chunk
+	if budget == 0 {
+		budget = math.MaxInt
+	}
+	prefillPending := false
+	for _, r := range rk.running {
+		r.portion = 0
+		if r.prefilled < r.prompt {
+			prefillPending = true
+		}
+	}
+	mixed := sc.s.eng.mixed
+	rk.prefilling = prefillPending && !mixed
+	if !rk.prefilling {
+		sc.makeRoom(rk)
+		for _, r := range rk.running {
+			if r.prefilled >= r.prompt {
+				l.decodeSeqs++
+				l.ctx += float64(r.prompt + r.gen)
+			}
+		}
+		if mixed {
+			budget -= l.decodeSeqs * sc.pf.q
+		}
+	}
+	if !prefillPending {
+		return l
+	}
+	for _, r := range rk.running {
+		if budget <= 0 {
+			break
+		}
+		if left := r.prompt - r.prefilled; left > 0 {
+			n := min(left, budget)
+			r.portion = n
+			budget -= n
+			l.prefill += n
+			l.prefillCtx += float64(n) * (float64(r.prefilled) + float64(n)/2)
+		}
+	}
+	return l
+}
+
+// makeRoom preempts the newest requests when decoding would overflow the
+// KV cache (vLLM recompute / SGLang retract).
+func (sc *scheduler) makeRoom(rk *rankState) {
+	grow := 0
+	for _, r := range rk.running {
+		if r.prefilled >= r.prompt {
+			grow += sc.pf.q
+		}
+	}
+	for rk.kvUsed+grow > rk.kvCap && len(rk.running) > 1 {
+		v := rk.running[len(rk.running)-1]
+		rk.running = rk.running[:len(rk.running)-1]
+		if v.prefilled >= v.prompt {
+			grow -= sc.pf.q
+		}
+		rk.kvUsed -= v.kv
+		v.kv, v.prefilled = 0, 0
+		v.prompt = v.in + v.gen
+		rk.waiting = append([]*simReq{v}, rk.waiting...)
+	}
+}
+
+// finish applies a completed step at sc.now: tokens reach the client half
+// a request overhead later.
+func (sc *scheduler) finish(g *group) {
+	g.busy = false
+	at := sc.now + sc.halfRO
+	for _, rk := range g.ranks {
+		keep := rk.running[:0]
+		for _, r := range rk.running {
+			sc.advance(rk, r, at)
+			if r.done {
+				rk.kvUsed -= r.kv
+				sc.releases = append(sc.releases, r.finish)
+				continue
+			}
+			keep = append(keep, r)
+		}
+		clear(rk.running[len(keep):])
+		rk.running = keep
+	}
+}
+
+func (sc *scheduler) advance(rk *rankState, r *simReq, at float64) {
+	if r.portion > 0 {
+		r.prefilled += r.portion
+		rk.kvUsed += r.portion
+		r.kv += r.portion
+		r.portion = 0
+		if r.prefilled < r.prompt {
+			return
+		}
+		if r.prefix > 0 && sc.s.prefixCache {
+			rk.prefixWarm = true
+		}
+		if r.gen > 0 {
+			return // recomputed after preemption; decoding resumes next step
+		}
+		r.gen = 1
+		rk.kvUsed++
+		r.kv++
+		r.first, r.last = at, at
+		sc.complete(r, at)
+		return
+	}
+	if rk.prefilling || r.prefilled < r.prompt {
+		return // decoding stalled behind a prefill step
+	}
+	r.acc += sc.pf.accept
+	k := int(r.acc)
+	r.acc -= float64(k)
+	k = min(max(k, 1), r.out-r.gen)
+	r.gen += k
+	rk.kvUsed += k
+	r.kv += k
+	r.itl = append(r.itl, seconds(at-r.last))
+	r.last = at
+	sc.complete(r, at)
+}
+
+func (sc *scheduler) complete(r *simReq, at float64) {
+	if r.gen >= r.out {
+		r.done, r.finish = true, at
+	}
+}
+
+func (sc *scheduler) fail(r *simReq, msg string) {
+	r.done, r.failed, r.finish = true, msg, sc.now
+	sc.releases = append(sc.releases, sc.now)
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// records converts simulated requests to client-side records.
+func (sc *scheduler) records() []bench.Record {
+	out := make([]bench.Record, len(sc.reqs))
+	for i, r := range sc.reqs {
+		rec := bench.Record{Index: i, InputTokens: r.in, Start: seconds(r.sent)}
+		if r.failed != "" {
+			rec.Error = r.failed
+			rec.Latency = seconds(r.finish) - rec.Start
+		} else {
+			rec.Success = true
+			rec.OutputTokens = r.gen
+			// Differences of rounded instants, so that a request sent when
+			// another ends does not overlap it by a nanosecond.
+			rec.TTFT = seconds(r.first) - rec.Start
+			rec.Latency = seconds(r.finish) - rec.Start
+			rec.ITL = r.itl
+		}
+		out[i] = rec
+	}
+	return out
+}
