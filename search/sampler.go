@@ -53,6 +53,9 @@ type Searcher struct {
 	// seen holds every config told so far.
 	seen map[string]bool
 	grid []space.Config
+	// lo and hi bound the measured values, for the infeasible penalty.
+	lo, hi   float64
+	hasWorst bool
 }
 
 // startupTrials is how many seeded random configs precede model-based
@@ -215,14 +218,39 @@ func (s *Searcher) Tell(o Observation) error {
 			}
 		}
 	}
-	state := goptuna.TrialStateFail
-	if o.State == Complete && !math.IsNaN(o.Value) {
-		state = goptuna.TrialStateComplete
-		if err := s.study.Storage.SetTrialValue(id, o.Value); err != nil {
-			return err
-		}
+	value, ok := o.Value, o.State == Complete && !math.IsNaN(o.Value)
+	if ok {
+		s.observe(value)
+	} else if o.State == Infeasible && s.hasWorst {
+		// goptuna's TPE ignores failed trials, so an infeasible config is
+		// told as worse than anything measured: the model moves away from
+		// the region instead of proposing it again and again.
+		value, ok = s.penalty(), true
 	}
-	return s.study.Storage.SetTrialState(id, state)
+	if !ok {
+		return s.study.Storage.SetTrialState(id, goptuna.TrialStateFail)
+	}
+	if err := s.study.Storage.SetTrialValue(id, value); err != nil {
+		return err
+	}
+	return s.study.Storage.SetTrialState(id, goptuna.TrialStateComplete)
+}
+
+func (s *Searcher) observe(v float64) {
+	if !s.hasWorst {
+		s.lo, s.hi, s.hasWorst = v, v, true
+		return
+	}
+	s.lo, s.hi = math.Min(s.lo, v), math.Max(s.hi, v)
+}
+
+// penalty is a value a little worse than the worst measured one.
+func (s *Searcher) penalty() float64 {
+	margin := 0.1*(s.hi-s.lo) + 1e-9*math.Max(math.Abs(s.hi), 1)
+	if s.sp.Objectives[0].Direction == space.Minimize {
+		return s.hi + margin
+	}
+	return s.lo - margin
 }
 
 // zlog routes goptuna's logger into zerolog at debug level; goptuna's

@@ -207,8 +207,8 @@ func TestTPEConvergesOnAQuadratic(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if best < -0.0004 { // |x - 0.73| < 0.02
-		t.Errorf("TPE best after 50 trials = %v, want within 0.02 of the optimum", best)
+	if best < -0.0009 { // |x - 0.73| < 0.03
+		t.Errorf("TPE best after 50 trials = %v, want within 0.03 of the optimum", best)
 	}
 	if best <= bestStartup {
 		t.Errorf("TPE did not improve on its random start (%v vs %v)", best, bestStartup)

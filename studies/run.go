@@ -103,7 +103,12 @@ type next struct {
 	retryOf int
 }
 
+// maxRuleStreak bounds consecutive rule-breaking proposals: a sampler that
+// cannot find a valid config should stop the study, not spin.
+const maxRuleStreak = 200
+
 func (l *loop) run(ctx context.Context) error {
+	streak := 0
 	for {
 		done := countDone(l.trials)
 		if done >= l.Space.Study.NTrials {
@@ -125,6 +130,12 @@ func (l *loop) run(ctx context.Context) error {
 		}
 		if err := l.trial(ctx, n, done); err != nil {
 			return err
+		}
+		if streak++; !brokeRule(l.trials[len(l.trials)-1]) {
+			streak = 0
+		}
+		if streak >= maxRuleStreak {
+			return fmt.Errorf("the sampler proposed %d configs in a row that break the space's rules; loosen the rules or narrow the domains", streak)
 		}
 	}
 }
@@ -282,14 +293,21 @@ func isInterrupted(t Trial) bool {
 	return t.Failure != nil && t.Failure.Class == engines.Interrupted
 }
 
+// countDone counts the trials that count toward n_trials: everything that
+// finished except interrupted trials (retried) and rule violations (never
+// launched, so they cost nothing).
 func countDone(ts []Trial) int {
 	n := 0
 	for _, t := range ts {
-		if t.State != Running && !isInterrupted(t) {
+		if t.State != Running && !isInterrupted(t) && !brokeRule(t) {
 			n++
 		}
 	}
 	return n
+}
+
+func brokeRule(t Trial) bool {
+	return t.Failure != nil && t.Failure.Class == engines.Infeasible
 }
 
 // Values returns a trial's objective values (NaN where missing).

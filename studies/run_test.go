@@ -91,7 +91,6 @@ max_running = 32
 	return sp
 }
 
-
 func openStore(t *testing.T) (*Store, string) {
 	t.Helper()
 	dir := t.TempDir()
