@@ -1,0 +1,17 @@
+// Package enginetest provides fake serving engines for tests: the test
+// binary re-executes itself (the os/exec helper-process pattern) as a
+// process that accepts a real engine's flags, prints that engine's real
+// startup, ready, out-of-memory and argument-error lines, serves its
+// readiness endpoints and an OpenAI streaming completions endpoint (the
+// bench/benchtest server), and can be told to hang at startup, die during
+// the benchmark, ignore SIGTERM or fork a worker into its process group.
+//
+// A test package opts in with
+//
+//	func TestMain(m *testing.M) {
+//		enginetest.Main() // returns unless this process is a fake engine
+//		os.Exit(m.Run())
+//	}
+//
+// and points a target at the fake with Target.
+package enginetest

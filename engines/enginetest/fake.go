@@ -1,0 +1,221 @@
+package enginetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/servetune/servetune/bench/benchtest"
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/space"
+)
+
+// Mode is how a fake engine behaves.
+type Mode string
+
+const (
+	OK           Mode = "ok"            // start, become ready, serve
+	Hang         Mode = "hang"          // bind the port but never become ready
+	OOM          Mode = "oom"           // print the engine's OOM error at startup and exit 1
+	Invalid      Mode = "invalid"       // print the engine's config ValueError and exit 1
+	PortConflict Mode = "port_conflict" // fail to bind: address already in use
+	Crash        Mode = "crash"         // exit 139 during startup with no known message
+)
+
+// Options script one fake engine.
+type Options struct {
+	Mode Mode
+	// StartupDelay is spent "loading the model" before ready.
+	StartupDelay time.Duration
+	// TTFT and ITL shape the streamed completions.
+	TTFT, ITL time.Duration
+	// DieAfter > 0 makes the engine crash (CUDA error, exit 1) when its
+	// DieAfter-th completions request arrives.
+	DieAfter int
+	// IgnoreTerm ignores SIGTERM, so only SIGKILL stops it.
+	IgnoreTerm bool
+	// Worker forks a child into the engine's process group, as vLLM and
+	// SGLang fork engine-core and scheduler processes.
+	Worker bool
+	// OOMAbove makes a mem_fraction above it fail with OOM, so a sampler
+	// test has an infeasible region to learn.
+	OOMAbove float64
+	// PIDFile, when set, receives "PID PGID" of the engine and, with
+	// Worker, of the worker (one line each).
+	PIDFile string
+}
+
+const envOptions = "SERVETUNE_FAKE_ENGINE"
+
+// Target returns a target whose engine program is this test binary acting
+// as a fake of engine.
+func Target(engine, model string, o Options) space.Target {
+	exe, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	b, _ := json.Marshal(struct {
+		Engine string
+		Options
+	}{engine, o})
+	return space.Target{
+		Runner: "process", Model: model, Engine: engine, GPUs: 1, GPU: "fake",
+		Engines: map[string]space.EngineTarget{engine: {Command: []string{exe}, Env: map[string]string{envOptions: string(b)}}},
+	}
+}
+
+// Main turns this process into a fake engine when the environment says so,
+// and never returns then; otherwise it returns at once.
+func Main() {
+	raw := os.Getenv(envOptions)
+	if raw == "" {
+		return
+	}
+	var o struct {
+		Engine string
+		Options
+	}
+	if err := json.Unmarshal([]byte(raw), &o); err != nil {
+		fmt.Fprintln(os.Stderr, "fake engine: bad options:", err)
+		os.Exit(2)
+	}
+	if os.Getenv("SERVETUNE_FAKE_ROLE") == "worker" {
+		worker(o.Options)
+	}
+	os.Exit(run(o.Engine, o.Options, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func worker(o Options) {
+	if o.IgnoreTerm {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	appendPID(o.PIDFile)
+	select {} // hold the "GPU" until killed
+}
+
+func appendPID(path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "%d %d\n", os.Getpid(), syscall.Getpgrp())
+	f.Close()
+}
+
+func run(engine string, o Options, args []string, stdout, stderr io.Writer) int {
+	if o.IgnoreTerm {
+		signal.Ignore(syscall.SIGTERM)
+	} else {
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM)
+		go func() {
+			<-term
+			fmt.Fprintln(stdout, "INFO:     Shutting down")
+			os.Exit(0)
+		}()
+	}
+	appendPID(o.PIDFile)
+	p, err := engines.ParseArgs(engine, args, engines.Latest())
+	if err == nil && len(p.Extra) > 0 {
+		err = fmt.Errorf("unrecognized arguments: %s", strings.Join(p.Extra, " "))
+	}
+	if err != nil {
+		return usageError(engine, err, stderr)
+	}
+	if o.Worker {
+		w := exec.Command(os.Args[0])
+		w.Env = append(os.Environ(), "SERVETUNE_FAKE_ROLE=worker")
+		if err := w.Start(); err != nil {
+			fmt.Fprintln(stderr, "fake engine: worker:", err)
+			return 1
+		}
+	}
+	l := lines(engine, p)
+	fmt.Fprintln(stdout, l.starting)
+	mode := o.Mode
+	if f, ok := p.Config.Float(engines.KnobMemFraction); ok && o.OOMAbove > 0 && f > o.OOMAbove {
+		mode = OOM
+	}
+	switch mode {
+	case OOM:
+		fmt.Fprintln(stderr, strings.Join(l.oom, "\n"))
+		return 1
+	case Invalid:
+		fmt.Fprintln(stderr, strings.Join(l.invalid, "\n"))
+		return 1
+	case PortConflict:
+		fmt.Fprintf(stderr, "ERROR:    [Errno 98] error while attempting to bind on address ('%s', %d): address already in use\n", p.Host, p.Port)
+		return 1
+	case Crash:
+		fmt.Fprintln(stderr, "Fatal Python error: Segmentation fault")
+		return 139
+	}
+	return serve(engine, o, p, l, mode == Hang, stdout, stderr)
+}
+
+func usageError(engine string, err error, stderr io.Writer) int {
+	if engine == "trtllm" {
+		fmt.Fprintf(stderr, "Usage: trtllm-serve serve [OPTIONS] MODEL\nTry 'trtllm-serve serve --help' for help.\n\nError: No such option: %v\n", err)
+		return 2
+	}
+	prog := map[string]string{"vllm": "vllm serve", "sglang": "launch_server.py"}[engine]
+	fmt.Fprintf(stderr, "usage: %s [-h] ...\n%s: error: %v\n", prog, prog, err)
+	return 2
+}
+
+func serve(engine string, o Options, p engines.Parsed, l engineLines, hang bool, stdout, stderr io.Writer) int {
+	ln, err := net.Listen("tcp", net.JoinHostPort(p.Host, strconv.Itoa(p.Port)))
+	if err != nil {
+		fmt.Fprintf(stderr, "OSError: [Errno 98] Address already in use: %v\n", err)
+		return 1
+	}
+	flavor := map[string]benchtest.Flavor{"vllm": benchtest.VLLM, "sglang": benchtest.SGLang, "trtllm": benchtest.TRTLLM}[engine]
+	stream := benchtest.NewServer(benchtest.Config{Flavor: flavor, TTFT: o.TTFT, ITL: o.ITL})
+	var ready atomic.Bool
+	var requests atomic.Int64
+	name := p.ServedName
+	if name == "" {
+		name = p.Model
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	})
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model"}]}`, name)
+	})
+	mux.HandleFunc("POST /v1/", func(w http.ResponseWriter, r *http.Request) {
+		if o.DieAfter > 0 && requests.Add(1) >= int64(o.DieAfter) {
+			fmt.Fprintln(stderr, strings.Join(l.crash, "\n"))
+			os.Exit(1)
+		}
+		stream.Config.Handler.ServeHTTP(w, r)
+	})
+	go func() { _ = http.Serve(ln, mux) }()
+	if !hang {
+		time.Sleep(o.StartupDelay) // the fake's model load, not test timing
+		ready.Store(true)
+		fmt.Fprintln(stdout, l.ready)
+	}
+	<-make(chan struct{}) // serve until signalled
+	return 0
+}

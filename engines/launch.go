@@ -1,0 +1,309 @@
+package engines
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/space"
+)
+
+// Defaults for a Launcher's zero fields.
+const (
+	DefaultStartupTimeout = 30 * time.Minute // big checkpoints load slowly
+	DefaultPollInterval   = time.Second
+	DefaultProbeTimeout   = 5 * time.Second
+	DefaultGPUFreeTimeout = 5 * time.Minute
+)
+
+// Launcher starts engines for trials. The zero value plus a logger works;
+// tests shorten the durations and replace GPUApps.
+type Launcher struct {
+	Log zerolog.Logger
+	// StudyDir receives a pidfile per running engine (see ReapStale).
+	StudyDir string
+	// Grace is SIGTERM → SIGKILL; default DefaultGrace.
+	Grace time.Duration
+	// LogLimit caps engine.log; default DefaultLogLimit.
+	LogLimit     int64
+	PollInterval time.Duration
+	ProbeTimeout time.Duration
+	// GPUFreeTimeout bounds the wait for the GPUs to be released after a
+	// teardown; default DefaultGPUFreeTimeout.
+	GPUFreeTimeout time.Duration
+	// GPUApps lists PIDs using GPU memory; ok=false means "cannot tell"
+	// and skips the wait. Nil uses nvidia-smi when it is on PATH.
+	GPUApps func(ctx context.Context) (pids []int, ok bool, err error)
+	// Environ is the engine's base environment; nil means os.Environ().
+	Environ []string
+}
+
+// Server is one running engine.
+type Server struct {
+	Engine string
+	// BaseURL is the server root, e.g. http://127.0.0.1:41234.
+	BaseURL string
+	// Model is the name clients must send.
+	Model   string
+	Port    int
+	PGID    int
+	LogPath string
+	// Argv is what was executed (prefix and program override included).
+	Argv []string
+
+	l       *Launcher
+	eng     Engine
+	cmd     *exec.Cmd
+	log     *cappedLog
+	done    chan struct{}
+	exit    Exit
+	pidfile string
+	gpuBase []int
+	stop    sync.Once
+	stopErr error
+}
+
+// Start renders cfg for the target, picks a free port on the target host
+// and starts the engine in dir (engine.log and generated files go there).
+// It returns once the process runs; call WaitReady next and Stop always.
+func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, error) {
+	name := EngineOf(cfg, t)
+	cmd, err := Render(cfg, t)
+	if err != nil {
+		return nil, err
+	}
+	eng, _ := Lookup(name)
+	model, _ := ModelPath(cfg, t)
+	host := t.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	port, err := freePort(host)
+	if err != nil {
+		return nil, err
+	}
+	listen, served := eng.Listen(host, port, model, t.ServedName())
+	argv, err := l.argv(cmd, t.Engines[name], t.Prefix, listen, dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Engine: name, Model: served, Port: port, Argv: argv, l: l, eng: eng, done: make(chan struct{}),
+		BaseURL: "http://" + net.JoinHostPort(dialHost(host), fmt.Sprint(port)), LogPath: filepath.Join(dir, "engine.log")}
+	if s.log, err = openCappedLog(s.LogPath, l.LogLimit); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(s.log, "[servetune: %s]\n", Command{Argv: argv, Env: cmd.Env}.Shell())
+	s.gpuBase, _, _ = l.gpuApps(ctx)
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Dir = dir
+	c.Env = l.env(t, name, cmd)
+	c.Stdout, c.Stderr = s.log, s.log
+	c.SysProcAttr = sysProcAttr()
+	// Workers that inherit stdout can outlive the leader; do not let them
+	// hold Wait (and so teardown) forever.
+	c.WaitDelay = 5 * time.Second
+	if err := c.Start(); err != nil {
+		s.log.Close()
+		return nil, &Failure{Class: InvalidConfig, Message: fmt.Sprintf("%s: cannot start %s: %v", name, argv[0], err)}
+	}
+	s.cmd, s.PGID = c, c.Process.Pid
+	start, _ := processStart(s.PGID)
+	s.pidfile, err = writePidfile(l.StudyDir, pidRecord{PID: s.PGID, PGID: s.PGID, Start: start, Argv: argv, Started: time.Now()})
+	if err != nil {
+		l.Log.Warn().Err(err).Msg("engine pidfile not written; a killed servetune may leave this engine running")
+	}
+	go s.wait()
+	l.Log.Info().Str("engine", name).Int("pid", s.PGID).Str("url", s.BaseURL).Str("log", s.LogPath).Msg("engine started")
+	return s, nil
+}
+
+func (s *Server) wait() {
+	err := s.cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		s.exit = Exit{Exited: true}
+	case errors.As(err, &ee):
+		s.exit = Exit{Exited: true, Code: ee.ExitCode()}
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			s.exit.Signal = ws.Signal().String()
+		}
+	default:
+		s.exit = Exit{Exited: true, Code: -1}
+	}
+	close(s.done)
+}
+
+// Done is closed when the engine process has exited.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// WaitReady blocks until every readiness probe answers 200. It returns a
+// *Failure when the engine exits first (classified from its log) or the
+// timeout passes (default DefaultStartupTimeout), and ctx.Err() when ctx
+// ends.
+func (s *Server) WaitReady(ctx context.Context, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = DefaultStartupTimeout
+	}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	probe := httpProbe(client, s.BaseURL, s.eng.Probes(), orDefault(s.l.ProbeTimeout, DefaultProbeTimeout))
+	r, err := waitReady(ctx, probe, s.done, orDefault(s.l.PollInterval, DefaultPollInterval), timeout)
+	switch {
+	case err != nil:
+		return err
+	case r == exited:
+		return s.Failure(Starting)
+	case r == timedOut:
+		return Classify(s.Engine, Starting, Exit{TimedOut: true}, s.log.Tail(200))
+	}
+	s.l.Log.Info().Str("engine", s.Engine).Str("url", s.BaseURL).Msg("engine ready")
+	return nil
+}
+
+// Failure classifies the engine's end from its exit and log tail.
+func (s *Server) Failure(stage Stage) *Failure {
+	exit := Exit{}
+	select {
+	case <-s.done:
+		exit = s.exit
+	default:
+	}
+	return Classify(s.Engine, stage, exit, s.log.Tail(200))
+}
+
+// Tail returns the last n lines of engine.log.
+func (s *Server) Tail(n int) []string { return s.log.Tail(n) }
+
+// Stop tears the engine down: SIGTERM to its process group, SIGKILL after
+// the grace period, then waits for the GPUs it used to be released. It is
+// safe to call more than once and keeps going when ctx is cancelled (an
+// interrupted servetune must still not leave engines behind).
+func (s *Server) Stop(ctx context.Context) error {
+	s.stop.Do(func() {
+		ctx := context.WithoutCancel(ctx)
+		err := stopGroup(ctx, s.PGID, s.done, orDefault(s.l.Grace, DefaultGrace))
+		if err == nil && s.pidfile != "" {
+			_ = os.Remove(s.pidfile)
+		}
+		s.log.Close()
+		s.stopErr = errors.Join(err, s.l.waitGPUsFree(ctx, s.gpuBase))
+		s.l.Log.Info().Str("engine", s.Engine).Int("pid", s.PGID).Msg("engine stopped")
+	})
+	return s.stopErr
+}
+
+// waitGPUsFree polls until no GPU process remains that was not there
+// before the launch, so a slowly dying engine cannot make the next trial
+// run out of memory.
+func (l *Launcher) waitGPUsFree(ctx context.Context, before []int) error {
+	limit := orDefault(l.GPUFreeTimeout, DefaultGPUFreeTimeout)
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(orDefault(l.PollInterval, DefaultPollInterval))
+	defer tick.Stop()
+	for {
+		now, ok, err := l.gpuApps(ctx)
+		if !ok || err != nil {
+			return nil // cannot tell: nothing to wait for
+		}
+		left := newPIDs(before, now)
+		if len(left) == 0 {
+			return nil
+		}
+		select {
+		case <-deadline.C:
+			return fmt.Errorf("GPU processes %v still running %s after teardown", left, limit)
+		case <-tick.C:
+		}
+	}
+}
+
+func (l *Launcher) gpuApps(ctx context.Context) ([]int, bool, error) {
+	if l.GPUApps != nil {
+		return l.GPUApps(ctx)
+	}
+	return nvidiaSMIApps(ctx)
+}
+
+// argv assembles prefix + program (or the target's override) + knob flags
+// + listen flags, writing the command's files into dir.
+func (l *Launcher) argv(c Command, et space.EngineTarget, prefix, listen []string, dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	program := c.Argv[:c.Program]
+	if len(et.Command) > 0 {
+		program = et.Command
+	}
+	args := append([]string(nil), c.Argv[c.Program:]...)
+	for name, content := range c.Files {
+		p, err := filepath.Abs(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return nil, err
+		}
+		for i, a := range args {
+			if strings.HasSuffix(a, "="+name) {
+				args[i] = strings.TrimSuffix(a, name) + p
+			}
+		}
+	}
+	argv := append(append(append(append([]string(nil), prefix...), program...), args...), listen...)
+	return argv, nil
+}
+
+// env layers: servetune's environment, the target's, the engine's, then
+// what the config needs (later wins).
+func (l *Launcher) env(t space.Target, engine string, c Command) []string {
+	base := l.Environ
+	if base == nil {
+		base = os.Environ()
+	}
+	env := append([]string(nil), base...)
+	for _, m := range []map[string]string{t.Env, t.Engines[engine].Env, c.Env} {
+		for _, k := range sortedKeys(m) {
+			env = append(env, k+"="+m[k])
+		}
+	}
+	return env
+}
+
+// freePort asks the kernel for a free port on host. Another process can
+// take it before the engine binds; that shows up as a port_conflict
+// failure, which the runner retries on a new port.
+func freePort(host string) (int, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("no free port on %s: %w", host, err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// dialHost turns a wildcard bind address into one a client can dial.
+func dialHost(host string) string {
+	switch host {
+	case "0.0.0.0", "", "::":
+		return "127.0.0.1"
+	}
+	return host
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}

@@ -1,0 +1,232 @@
+package engines_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/enginetest"
+	"github.com/servetune/servetune/space"
+)
+
+func TestMain(m *testing.M) {
+	enginetest.Main()
+	os.Exit(m.Run())
+}
+
+func launcher(t *testing.T) *engines.Launcher {
+	return &engines.Launcher{
+		Log: zerolog.New(zerolog.NewTestWriter(t)), StudyDir: t.TempDir(),
+		Grace: 2 * time.Second, PollInterval: 20 * time.Millisecond, ProbeTimeout: time.Second,
+		GPUApps: func(context.Context) ([]int, bool, error) { return nil, false, nil },
+	}
+}
+
+func start(t *testing.T, l *engines.Launcher, engine string, o enginetest.Options, cfg space.Config) *engines.Server {
+	t.Helper()
+	tgt := enginetest.Target(engine, "org/model", o)
+	tgt.ServedModelName = "served"
+	s, err := l.Start(context.Background(), cfg, tgt, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Stop(context.Background()) })
+	return s
+}
+
+func groupGone(t *testing.T, pgid int) {
+	t.Helper()
+	if err := syscall.Kill(-pgid, 0); err == nil {
+		// Members may be unreaped zombies (no init in containers); the
+		// launcher's check skips those, so look at /proc the same way.
+		out, _ := filepath.Glob("/proc/[0-9]*/stat")
+		for _, p := range out {
+			b, _ := os.ReadFile(p)
+			s := string(b)
+			i := strings.LastIndexByte(s, ')')
+			f := strings.Fields(s[i+1:])
+			if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+				t.Fatalf("process group %d still has live member %s", pgid, p)
+			}
+		}
+	}
+}
+
+// TestLifecycleConformance: every adapter's fake goes launch → ready →
+// serve → teardown, with no process left and no pidfile.
+func TestLifecycleConformance(t *testing.T) {
+	for _, engine := range engines.Names() {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			l := launcher(t)
+			s := start(t, l, engine, enginetest.Options{Worker: true, StartupDelay: 50 * time.Millisecond}, space.Config{engines.KnobTP: int64(1)})
+			if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
+				t.Fatalf("WaitReady: %v\n%s", err, strings.Join(s.Tail(20), "\n"))
+			}
+			resp, err := http.Get(s.BaseURL + "/v1/models")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(body), `"`+s.Model+`"`) {
+				t.Errorf("/v1/models = %s; want the served name %q", body, s.Model)
+			}
+			req := `{"model":"` + s.Model + `","prompt":[1,2,3],"max_tokens":4,"stream":true,"ignore_eos":true}`
+			resp, err = http.Post(s.BaseURL+"/v1/completions", "application/json", strings.NewReader(req))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stream, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(stream), "[DONE]") {
+				t.Errorf("completion stream = %s", stream)
+			}
+			pids, _ := filepath.Glob(filepath.Join(l.StudyDir, "engines", "*.json"))
+			if len(pids) != 1 {
+				t.Errorf("pidfiles while running = %v", pids)
+			}
+			if err := s.Stop(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			groupGone(t, s.PGID)
+			if pids, _ := filepath.Glob(filepath.Join(l.StudyDir, "engines", "*.json")); len(pids) != 0 {
+				t.Errorf("pidfiles after Stop = %v", pids)
+			}
+			log, _ := os.ReadFile(s.LogPath)
+			if !strings.Contains(string(log), "--port=") || !strings.Contains(string(log), "[servetune:") {
+				t.Errorf("engine.log lacks the command line:\n%s", log)
+			}
+		})
+	}
+}
+
+// TestFailureClassesFromFakes: each failure class is produced by a fake
+// engine printing its real messages, and classified right.
+func TestFailureClassesFromFakes(t *testing.T) {
+	cases := []struct {
+		name  string
+		o     enginetest.Options
+		cfg   space.Config
+		extra []string
+		want  engines.Class
+	}{
+		{"oom", enginetest.Options{Mode: enginetest.OOM}, nil, nil, engines.OOM},
+		{"oom-from-config", enginetest.Options{OOMAbove: 0.9}, space.Config{engines.KnobMemFraction: 0.95}, nil, engines.OOM},
+		{"invalid", enginetest.Options{Mode: enginetest.Invalid}, nil, nil, engines.InvalidConfig},
+		{"argparse", enginetest.Options{}, nil, []string{"--no-such-flag"}, engines.InvalidConfig},
+		{"port", enginetest.Options{Mode: enginetest.PortConflict}, nil, nil, engines.PortConflict},
+		{"crash", enginetest.Options{Mode: enginetest.Crash}, nil, nil, engines.Unknown},
+		{"hang", enginetest.Options{Mode: enginetest.Hang}, nil, nil, engines.StartupTimeout},
+	}
+	for _, engine := range engines.Names() {
+		for _, c := range cases {
+			t.Run(engine+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				l := launcher(t)
+				tgt := enginetest.Target(engine, "org/model", c.o)
+				et := tgt.Engines[engine]
+				et.ExtraArgs = c.extra
+				tgt.Engines[engine] = et
+				s, err := l.Start(context.Background(), c.cfg, tgt, t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Stop(context.Background())
+				err = s.WaitReady(context.Background(), 500*time.Millisecond)
+				f, ok := engines.AsFailure(err)
+				if !ok || f.Class != c.want {
+					t.Fatalf("WaitReady = %v; want class %s\nlog:\n%s", err, c.want, strings.Join(s.Tail(20), "\n"))
+				}
+				if c.want != engines.StartupTimeout && len(f.Lines) == 0 {
+					t.Errorf("failure %v keeps no deciding log lines", f)
+				}
+			})
+		}
+	}
+}
+
+func TestCrashDuringBenchmark(t *testing.T) {
+	l := launcher(t)
+	s := start(t, l, "sglang", enginetest.Options{DieAfter: 1}, nil)
+	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(s.BaseURL+"/v1/completions", "application/json", strings.NewReader(`{"prompt":"hi","max_tokens":2,"stream":true}`))
+	if err == nil {
+		resp.Body.Close()
+	}
+	<-s.Done()
+	if f := s.Failure(engines.Serving); f.Class != engines.CrashedDuringBenchmark {
+		t.Fatalf("Failure(Serving) = %v; want crashed_during_benchmark", f)
+	}
+}
+
+// TestStopKillsAGroupIgnoringSIGTERM: an engine and its worker that ignore
+// SIGTERM are SIGKILLed after the grace period.
+func TestStopKillsAGroupIgnoringSIGTERM(t *testing.T) {
+	l := launcher(t)
+	l.Grace = 200 * time.Millisecond
+	s := start(t, l, "vllm", enginetest.Options{IgnoreTerm: true, Worker: true}, nil)
+	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	groupGone(t, s.PGID)
+}
+
+// TestReapStale: an engine whose servetune vanished without Stop is found
+// through its pidfile and stopped, worker included.
+func TestReapStale(t *testing.T) {
+	l := launcher(t)
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	s := start(t, l, "sglang", enginetest.Options{Worker: true, PIDFile: pidFile}, nil)
+	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := engines.ReapStale(context.Background(), l.StudyDir, zerolog.Nop()); err != nil {
+		t.Fatal(err)
+	}
+	<-s.Done()
+	groupGone(t, s.PGID)
+	if left, _ := filepath.Glob(filepath.Join(l.StudyDir, "engines", "*")); len(left) != 0 {
+		t.Errorf("pidfiles left: %v", left)
+	}
+	b, _ := os.ReadFile(pidFile)
+	if n := strings.Count(string(b), "\n"); n != 2 {
+		t.Errorf("fake recorded %d processes, want engine and worker:\n%s", n, b)
+	}
+}
+
+func TestStopWaitsForGPUs(t *testing.T) {
+	l := launcher(t)
+	calls := 0
+	l.GPUApps = func(context.Context) ([]int, bool, error) {
+		calls++
+		if calls == 1 {
+			return []int{1}, true, nil // baseline: someone else's process
+		}
+		if calls < 4 {
+			return []int{1, 4242}, true, nil // our engine's memory is not freed yet
+		}
+		return []int{1}, true, nil
+	}
+	s := start(t, l, "vllm", enginetest.Options{}, nil)
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 4 {
+		t.Errorf("GPU apps polled %d times; want 4 (baseline, two busy, free)", calls)
+	}
+}
