@@ -17,8 +17,8 @@ import (
 // pidRecord is what a study directory remembers of a running engine, so a
 // later servetune can stop it if this one is killed with -9.
 type pidRecord struct {
-	PID  int      `json:"pid"`
-	PGID int      `json:"pgid"`
+	PID  int `json:"pid"`
+	PGID int `json:"pgid"`
 	// Start is the kernel start time of PID (Linux), to refuse to signal a
 	// process that merely reuses the PID.
 	Start   uint64    `json:"start,omitempty"`
