@@ -45,6 +45,7 @@ type ModelCard struct {
 	Heads           int     `toml:"heads"`
 	KVHeads         int     `toml:"kv_heads"`
 	HeadDim         int     `toml:"head_dim"`
+	VHeadDim        int     `toml:"v_head_dim"` // MLA value head dim; default head_dim
 	KVLoraRank      int     `toml:"kv_lora_rank"`
 	RopeDim         int     `toml:"rope_dim"`
 	Experts         int     `toml:"experts"`

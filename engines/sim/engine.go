@@ -25,26 +25,29 @@ type engineModel struct {
 	reserve            float64
 	graphs             bool
 	prefixCacheDefault bool
+	// mlaPrefill slows MLA prefill attention (chunked-context up-projection
+	// and kernel quality); fitted on seed 002's long-context runs.
+	mlaPrefill float64
 	// loadGBs is checkpoint load bandwidth for the startup-time estimate.
 	loadGBs float64
 }
 
 var engineModels = map[string]engineModel{
 	"vllm": {
-		memEff: 0.66, computeEff: 0.52, stepOverhead: 2.4e-3, perSeq: 6e-6, eagerPerLayer: 90e-6,
-		requestOverhead: 45e-3, mixed: true, reserve: 0, graphs: true, prefixCacheDefault: true, loadGBs: 2.0,
+		memEff: 0.86, computeEff: 0.30, stepOverhead: 2.4e-3, perSeq: 6e-6, eagerPerLayer: 90e-6,
+		requestOverhead: 45e-3, mlaPrefill: 6, mixed: true, reserve: 0, graphs: true, prefixCacheDefault: true, loadGBs: 2.0,
 	},
 	"sglang": {
-		memEff: 0.70, computeEff: 0.55, stepOverhead: 1.6e-3, perSeq: 5e-6, eagerPerLayer: 80e-6,
-		requestOverhead: 12e-3, mixed: false, reserve: 0.3, graphs: true, prefixCacheDefault: true, loadGBs: 2.0,
+		memEff: 0.89, computeEff: 0.36, stepOverhead: 1.6e-3, perSeq: 5e-6, eagerPerLayer: 80e-6,
+		requestOverhead: 12e-3, mlaPrefill: 1, mixed: false, reserve: 0.3, graphs: true, prefixCacheDefault: true, loadGBs: 2.0,
 	},
 	"trtllm": {
-		memEff: 0.67, computeEff: 0.58, stepOverhead: 2.2e-3, perSeq: 5e-6, eagerPerLayer: 70e-6,
-		requestOverhead: 35e-3, mixed: true, reserve: 1.0, graphs: true, prefixCacheDefault: false, loadGBs: 1.5,
+		memEff: 0.84, computeEff: 0.36, stepOverhead: 2.2e-3, perSeq: 5e-6, eagerPerLayer: 70e-6,
+		requestOverhead: 35e-3, mlaPrefill: 2, mixed: true, reserve: 1.0, graphs: true, prefixCacheDefault: false, loadGBs: 1.5,
 	},
 	"ollama": {
 		memEff: 0.55, computeEff: 0.35, stepOverhead: 3e-3, perSeq: 20e-6, eagerPerLayer: 30e-6,
-		requestOverhead: 20e-3, mixed: false, reserve: 1.0, graphs: false, prefixCacheDefault: true, loadGBs: 1.0,
+		requestOverhead: 20e-3, mlaPrefill: 2, mixed: false, reserve: 1.0, graphs: false, prefixCacheDefault: true, loadGBs: 1.0,
 	},
 }
 

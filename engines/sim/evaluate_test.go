@@ -168,3 +168,37 @@ func BenchmarkEvaluateBalanced(b *testing.B) {
 		})
 	}
 }
+
+// Every engine and knob of the vocabulary must simulate or fail with a
+// classified failure — never hang, panic or return an unclassified error.
+func TestKnobVocabularyAlwaysEndsClassified(t *testing.T) {
+	cfgs := []space.Config{
+		{"engine": "vllm", "speculative_algorithm": "EAGLE3", "speculative_draft_model": "Tengyunw/qwen3_8b_eagle3", "speculative_num_tokens": int64(3)},
+		{"engine": "vllm", "prefix_caching": false, "kv_cache_dtype": "fp8", "max_running": int64(8), "chunked_prefill": int64(2048)},
+		{"engine": "trtllm", "mem_fraction": 0.7, "cuda_graph_max_bs": int64(16)},
+		{"engine": "ollama"},
+		{"engine": "sglang", "disable_cuda_graph": true, "torch_compile": true, "attention_backend": "triton"},
+		{"engine": "sglang", "speculative_algorithm": "NGRAM"},
+		{"engine": "sglang", "speculative_algorithm": "MTP"},
+		{"engine": "sglang", "chunked_prefill": "default", "max_running": "default", "model_variant": "FP8"},
+	}
+	for _, cfg := range cfgs {
+		_, _, err := Evaluate(context.Background(), cfg, qwenTarget, small(8), 0)
+		if err == nil {
+			continue
+		}
+		if _, ok := engines.AsFailure(err); !ok {
+			t.Errorf("%s: unclassified error %v", cfg.Summary(), err)
+		}
+	}
+}
+
+func TestPrefixCachingSpeedsUpSharedPrefixes(t *testing.T) {
+	p := small(8)
+	p.PrefixLen = 3000
+	_, on := eval(t, space.Config{"engine": "sglang", "prefix_caching": true}, qwenTarget, p, 0)
+	_, off := eval(t, space.Config{"engine": "sglang", "prefix_caching": false}, qwenTarget, p, 0)
+	if on.TTFT.Mean >= off.TTFT.Mean {
+		t.Errorf("prefix caching on: mean TTFT %.1f ms, off: %.1f ms; want on < off", on.TTFT.Mean, off.TTFT.Mean)
+	}
+}

@@ -2,6 +2,11 @@ package sim
 
 import "math"
 
+const (
+	fp8StreamPenalty = 1.43
+	moeStreamPenalty = 1.8
+)
+
 // rankLoad is what one rank computes in one step.
 type rankLoad struct {
 	decodeSeqs int     // sequences producing tokens this step
@@ -22,6 +27,7 @@ type perf struct {
 	denseFlop  float64 // FLOPs per token per GPU for non-expert layers
 	expertFlop float64 // FLOPs per token for routed experts, whole model
 	attnFlop   float64 // attention FLOPs per (token × context token) per GPU
+	attnPeak   float64 // effective attention FLOP/s
 	kvTok      float64
 	backend    attentionBackend
 	// q is the tokens each decoding sequence feeds the target per step
@@ -51,15 +57,27 @@ func newPerf(s *setup, p memPlan) *perf {
 		expertActive = m.ExpertParamsB * float64(m.TopK) / float64(m.Experts)
 	}
 	nonExpert := m.TotalParamsB - m.ExpertParamsB
-	pf.denseBytes = (m.AttnParamsB/float64(s.attnTP) + (nonExpert-m.AttnParamsB)/float64(s.tp)) * 1e9 * s.weightBytes
-	pf.expertGPU = m.ExpertParamsB / float64(s.tp) * 1e9 * s.weightBytes
+	// FP8 weight-only GEMVs pay for scales and activation quantisation,
+	// and grouped MoE GEMMs stream weights less efficiently than dense
+	// ones; both show up as extra effective bytes.
+	fp8 := 1.0
+	if s.weightBytes == 1 {
+		fp8 = fp8StreamPenalty
+	}
+	pf.denseBytes = (m.AttnParamsB/float64(s.attnTP) + (nonExpert-m.AttnParamsB)/float64(s.tp)) * 1e9 * s.weightBytes * fp8
+	pf.expertGPU = m.ExpertParamsB / float64(s.tp) * 1e9 * s.weightBytes * fp8 * moeStreamPenalty
 	pf.denseFlop = 2 * (m.ActiveParamsB - expertActive) * 1e9 / float64(s.attnTP)
 	pf.expertFlop = 2 * expertActive * 1e9
-	hd := m.HeadDim
-	if m.Attention == "MLA" {
-		hd = m.KVLoraRank + m.RopeDim // absorbed MLA attends over the latent
+	// Prefill attention: QK^T and PV per head, in BF16 whatever the weights.
+	vhd := m.VHeadDim
+	if vhd == 0 {
+		vhd = m.HeadDim
 	}
-	pf.attnFlop = 4 * float64(m.Layers*m.Heads*hd) / float64(s.attnTP)
+	pf.attnFlop = 2 * float64(m.Layers*m.Heads*(m.HeadDim+vhd)) / float64(s.attnTP)
+	pf.attnPeak = s.gpu.BF16TFLOPs * 1e12 * e.computeEff
+	if m.Attention == "MLA" {
+		pf.attnPeak /= e.mlaPrefill
+	}
 	if s.spec.on {
 		pf.q, pf.accept, pf.draftCost = s.spec.plan(s, pf)
 	}
@@ -115,7 +133,7 @@ func (pf *perf) rankTime(l rankLoad, groupTokens int, graphed bool) float64 {
 	decodeAttn := l.ctx * float64(pf.q) * pf.kvTok / pf.bw * pf.backend.decode
 	prefillAttn := 0.0
 	if l.prefill > 0 {
-		prefillAttn = l.prefillCtx*pf.attnFlop/pf.flops*pf.backend.prefill + pf.backend.prefillOverhead
+		prefillAttn = l.prefillCtx*pf.attnFlop/pf.attnPeak*pf.backend.prefill + pf.backend.prefillOverhead
 	}
 	return linear + decodeAttn + prefillAttn + pf.allReduce(tok, graphed)
 }
@@ -189,7 +207,9 @@ func (pf *perf) moeComm(groupTokens int, decodeOnly, graphed bool) float64 {
 		// bandwidth once the batch grows.
 		return layers * 2 * (9e-6 + bytes/(pf.link*0.45))
 	}
-	return layers * 2 * (120e-6 + bytes/pf.link)
+	// Normal mode syncs with the host to size its receive buffers, once
+	// per dispatch.
+	return layers * 2 * (1.2e-3 + bytes/pf.link)
 }
 
 // overhead is per-step CPU and launch time.

@@ -29,6 +29,6 @@ func (sp specSetup) plan(s *setup, pf *perf) (q int, accept, draftCost float64) 
 	}
 	perDraft := sp.draftParamsB*1e9*2/float64(s.attnTP)/pf.bw + 0.35e-3
 	// Tree verification builds masks and extra kernels per draft token.
-	tree := 0.05e-3 * float64(q)
+	tree := 0.02e-3 * float64(q)
 	return q, accept, float64(sp.steps)*perDraft + tree
 }
