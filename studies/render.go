@@ -17,14 +17,14 @@ import (
 func (r Report) JSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // SLOs read "p99_ttft_ms <= 2000"
 	return enc.Encode(sanitize(r))
 }
 
 // sanitize replaces NaN and Inf, which JSON cannot carry, with nil.
 func sanitize(r Report) any {
-	b, err := json.Marshal(r)
-	if err == nil {
-		return json.RawMessage(b)
+	if _, err := json.Marshal(r); err == nil {
+		return r
 	}
 	fix := func(xs []float64) []any {
 		out := make([]any, len(xs))
@@ -182,21 +182,31 @@ func (c Counts) String() string {
 	return s + ")"
 }
 
-// Columns are the objective (profile, metric) pairs a trials table shows.
-type Column struct{ Profile, Metric string }
-
-// TrialsText writes a trials table.
-func TrialsText(w io.Writer, ts []Trial, cols []Column) error {
+// TrialsText writes a trials table with the objective and SLO metrics as
+// columns; a trial that ran but missed an SLO says so in its state.
+func TrialsText(w io.Writer, sp *space.Space, ts []Trial) error {
+	type column struct{ profile, metric string }
+	var cols []column
+	for _, o := range sp.Objectives {
+		cols = append(cols, column{sp.ObjectiveProfile(o.Profile), o.Metric})
+	}
+	for _, c := range sp.Constraints {
+		cols = append(cols, column{sp.ObjectiveProfile(c.Profile), c.Metric})
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "trial\tstate\torigin")
 	for _, c := range cols {
-		fmt.Fprintf(tw, "\t%s", c.Metric)
+		fmt.Fprintf(tw, "\t%s", c.metric)
 	}
 	fmt.Fprint(tw, "\tgpu_s\tconfig\tfailure\n")
 	for _, t := range ts {
-		fmt.Fprintf(tw, "%d\t%s\t%s", t.Number, t.State, t.Origin)
+		state := string(t.State)
+		if t.State == Complete && Violation(sp, t) > 0 {
+			state += " (SLO missed)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s", t.Number, state, t.Origin)
 		for _, c := range cols {
-			fmt.Fprintf(tw, "\t%s", fmtNum(metric(t, c.Profile, c.Metric)))
+			fmt.Fprintf(tw, "\t%s", fmtNum(metric(t, c.profile, c.metric)))
 		}
 		fmt.Fprintf(tw, "\t%.0f\t%s\t%s\n", t.GPUSeconds, t.Config.Summary(), failureText(t))
 	}
@@ -263,6 +273,7 @@ func TrialsCSV(w io.Writer, ts []Trial) error {
 func TrialsJSON(w io.Writer, ts []Trial) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	if ts == nil {
 		ts = []Trial{}
 	}

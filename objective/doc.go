@@ -1,0 +1,9 @@
+// Package objective owns one trial: given a config, the target and the
+// benchmark profiles, measure it — on the built-in simulator in-process,
+// or by launching the real engine, waiting until it is ready, benchmarking
+// every profile and tearing it down — and return the metrics per profile
+// and the GPU-seconds spent, or a classified failure.
+//
+// Runner is the seam between the study loop and the two ways of
+// measuring; the loop never knows which one it drives.
+package objective
