@@ -172,9 +172,10 @@ func deadline(a, b time.Duration) time.Duration {
 // runRequests starts each request at its arrival offset from start, with at
 // most limit in flight (0: no limit), and hands every record to done from
 // the calling goroutine. As in vllm bench, a request becomes due on the
-// schedule and then waits for a free slot; Record.Start is when it is sent.
-// Requests not yet sent when ctx ends are dropped; runRequests returns when
-// every sent request has finished.
+// schedule and then waits for a free slot; slots go to requests in plan
+// order (vllm's asyncio semaphore is FIFO too), and Record.Start is when the
+// request is actually sent. Requests not yet sent when ctx ends are
+// dropped; runRequests returns when every sent request has finished.
 func runRequests(ctx context.Context, reqs []PlannedRequest, limit int, start time.Time,
 	send func(context.Context, *PlannedRequest) Record, done func(Record)) {
 	results := make(chan Record, 256)
@@ -197,23 +198,24 @@ func runRequests(ctx context.Context, reqs []PlannedRequest, limit int, start ti
 				case <-timer.C:
 				}
 			}
+			if sem != nil {
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+			}
 			if ctx.Err() != nil {
 				return
 			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				rec := send(ctx, r)
 				if sem != nil {
-					select {
-					case sem <- struct{}{}:
-						defer func() { <-sem }()
-					case <-ctx.Done():
-						return
-					}
+					<-sem
 				}
-				if ctx.Err() == nil {
-					results <- send(ctx, r)
-				}
+				results <- rec
 			}()
 		}
 	}()
