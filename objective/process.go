@@ -1,0 +1,240 @@
+package objective
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines"
+)
+
+// ProcessRunner measures trials on real engines: it launches the engine
+// the config renders to, waits until it is ready, runs every profile with
+// the load generator, and always tears the engine down (also when ctx is
+// cancelled), so no engine outlives its trial or holds the GPUs the next
+// one needs.
+type ProcessRunner struct {
+	log      zerolog.Logger
+	studyDir string
+	launcher *engines.Launcher
+	bench    bench.RunOptions
+	reuse    bool
+
+	mu      sync.Mutex
+	reaped  sync.Once
+	reapErr error
+	warm    *engines.Server
+	warmKey string
+}
+
+// ProcessOption configures a ProcessRunner.
+type ProcessOption func(*ProcessRunner)
+
+// WithLauncher adjusts the engine launcher (timeouts, grace, GPU polling).
+func WithLauncher(f func(*engines.Launcher)) ProcessOption {
+	return func(r *ProcessRunner) { f(r.launcher) }
+}
+
+// WithBenchOptions sets how each profile is run and summarised.
+func WithBenchOptions(o bench.RunOptions) ProcessOption {
+	return func(r *ProcessRunner) { r.bench = o }
+}
+
+// WithReuse keeps a healthy engine running after a trial, so the next
+// trial whose rendered command is identical (it differs only in
+// benchmark-side settings) skips the launch. Call Close at the end.
+func WithReuse() ProcessOption { return func(r *ProcessRunner) { r.reuse = true } }
+
+// NewProcessRunner returns a Runner that launches engines; studyDir holds
+// the engine pidfiles and, for trials without a Dir, trial-N directories.
+func NewProcessRunner(log zerolog.Logger, studyDir string, opts ...ProcessOption) *ProcessRunner {
+	r := &ProcessRunner{log: log, studyDir: studyDir, launcher: &engines.Launcher{Log: log, StudyDir: studyDir}}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+var _ Runner = (*ProcessRunner)(nil)
+
+// Run measures one trial. GPUSeconds is the trial's wall time (launch to
+// the end of teardown) times the GPUs the config occupies, failures
+// included. Errors wrap an *engines.Failure; an interrupted trial's error
+// is also context.Canceled.
+func (r *ProcessRunner) Run(ctx context.Context, t Trial) (Result, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reaped.Do(func() { r.reapErr = engines.ReapStale(ctx, r.studyDir, r.log) })
+	if r.reapErr != nil {
+		return Result{}, fmt.Errorf("stopping engines left by an earlier run: %w", r.reapErr)
+	}
+	began := time.Now()
+	gpus := engines.GPUs(t.Config, t.Target)
+	dir := t.Dir
+	if dir == "" {
+		dir = filepath.Join(r.studyDir, fmt.Sprintf("trial-%d", t.Number))
+	}
+	res := Result{Metrics: map[string]map[string]float64{}, LogPath: filepath.Join(dir, "engine.log")}
+	phase := func(p Phase) {
+		if t.OnPhase != nil {
+			t.OnPhase(p)
+		}
+	}
+	cmd, err := engines.Render(t.Config, t.Target)
+	if err != nil {
+		return res, err
+	}
+	key := cmd.Shell() + "\x00" + t.Target.ServedName() + "\x00" + strings.Join(t.Target.Prefix, " ")
+	srv, err := r.server(ctx, t, dir, key, phase)
+	if err == nil {
+		err = r.measure(ctx, srv, t, &res, phase)
+	}
+	if srv != nil {
+		res.LogPath = srv.LogPath
+		if err == nil && r.reuse {
+			r.warm, r.warmKey = srv, key
+		} else {
+			phase(TearingDown)
+			if stopErr := srv.Stop(ctx); stopErr != nil {
+				r.log.Error().Err(stopErr).Msg("engine teardown")
+				err = errors.Join(err, stopErr)
+			}
+		}
+	}
+	res.Duration = time.Since(began)
+	res.GPUSeconds = res.Duration.Seconds() * float64(gpus)
+	return res, err
+}
+
+// server returns a ready engine for the trial: the warm one when its
+// command matches, else a fresh launch (retried once on a port conflict,
+// since the free port can be taken between choosing and binding it).
+func (r *ProcessRunner) server(ctx context.Context, t Trial, dir, key string, phase func(Phase)) (*engines.Server, error) {
+	if r.warm != nil {
+		select {
+		case <-r.warm.Done():
+		default:
+			if r.warmKey == key {
+				return r.warm, nil
+			}
+		}
+		phase(TearingDown)
+		if err := r.warm.Stop(ctx); err != nil {
+			r.log.Error().Err(err).Msg("engine teardown")
+		}
+		r.warm = nil
+	}
+	for attempt := 0; ; attempt++ {
+		phase(Launching)
+		srv, err := r.launcher.Start(ctx, t.Config, t.Target, dir)
+		if err != nil {
+			return nil, err
+		}
+		err = srv.WaitReady(ctx, t.Target.StartupTimeout)
+		if err == nil {
+			return srv, nil
+		}
+		if f, ok := engines.AsFailure(err); ok && f.Class == engines.PortConflict && attempt == 0 {
+			_ = srv.Stop(ctx)
+			continue
+		}
+		return srv, interrupted(ctx, err)
+	}
+}
+
+// measure runs every profile against a ready engine. The benchmark is
+// cancelled the moment the engine exits, so a crash is reported as one
+// instead of as a run of failed requests.
+func (r *ProcessRunner) measure(ctx context.Context, srv *engines.Server, t Trial, res *Result, phase func(Phase)) error {
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-srv.Done():
+			cancel()
+		case <-bctx.Done():
+		}
+	}()
+	client := bench.Client{BaseURL: srv.BaseURL, Model: srv.Model}
+	for _, p := range t.Profiles {
+		opts := r.bench
+		started := false
+		user := opts.Progress
+		opts.Progress = func(pr bench.Progress) {
+			if !started {
+				started = true
+				phase(Benchmarking)
+			}
+			if user != nil {
+				user(pr)
+			}
+		}
+		if p.Warmup > 0 {
+			phase(WarmingUp)
+		} else {
+			phase(Benchmarking)
+			started = true
+		}
+		out, err := bench.Run(bctx, client, p, opts)
+		if engineDied(srv, ctx.Err() == nil && (err != nil || out.Metrics.Failed > 0)) {
+			return srv.Failure(engines.Serving)
+		}
+		if err != nil {
+			return interrupted(ctx, fmt.Errorf("profile %q: %w", p.Name, err))
+		}
+		res.Metrics[p.Name] = out.Metrics.Values()
+	}
+	return nil
+}
+
+// crashSettle is how long failed requests make the runner wait for the
+// engine's exit to be observed: a dead engine fails requests (connection
+// refused) a moment before its process is reaped.
+const crashSettle = 3 * time.Second
+
+func engineDied(srv *engines.Server, suspicious bool) bool {
+	if !suspicious {
+		select {
+		case <-srv.Done():
+			return true
+		default:
+			return false
+		}
+	}
+	t := time.NewTimer(crashSettle)
+	defer t.Stop()
+	select {
+	case <-srv.Done():
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// interrupted marks an error caused by ctx ending as an Interrupted
+// failure that still matches context.Canceled.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	f := &engines.Failure{Class: engines.Interrupted, Message: "trial interrupted"}
+	return fmt.Errorf("%w: %w", f, ctx.Err())
+}
+
+// Close stops a warm engine kept by WithReuse.
+func (r *ProcessRunner) Close(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.warm == nil {
+		return nil
+	}
+	err := r.warm.Stop(ctx)
+	r.warm = nil
+	return err
+}
