@@ -226,7 +226,7 @@ func (l *loop) measure(ctx context.Context, t *Trial) {
 		Dir:      dir,
 		Seed:     l.Space.Study.Seed + int64(t.Number),
 		OnPhase: func(p objective.Phase) {
-			l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: p, Total: l.Space.Study.NTrials})
+			l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: p, Done: countDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
 		},
 	})
 	t.Metrics, t.GPUSeconds, t.LogPath = res.Metrics, res.GPUSeconds, res.LogPath
