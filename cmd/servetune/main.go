@@ -72,7 +72,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // commands lists every subcommand; each lives in its own file.
 func commands(e *env) []*cli.Command {
-	return []*cli.Command{}
+	return []*cli.Command{
+		runCommand(e),
+		studiesCommand(e),
+		showCommand(e),
+		bestCommand(e),
+	}
 }
 
 func (e *env) configureLog(c *cli.Context) error {

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs servetune in-process in a fresh working directory.
+func runCLI(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	code = run(context.Background(), append([]string{"servetune"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestBrokenSpaceExitsTwoAndWritesNothing(t *testing.T) {
+	files, err := filepath.Glob("../../space/testdata/bad/*.toml")
+	if err != nil || len(files) < 12 {
+		t.Fatalf("broken space files: %v %d", err, len(files))
+	}
+	for _, f := range files {
+		abs, _ := filepath.Abs(f)
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			dir := t.TempDir()
+			code, out, errText := runCLI(t, dir, "run", abs)
+			if code != 2 {
+				t.Fatalf("exit code %d, want 2; stderr:\n%s", code, errText)
+			}
+			if !strings.Contains(errText, abs) || !strings.Contains(errText, "invalid search space") {
+				t.Errorf("stderr does not name the file:\n%s", errText)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty: %q", out)
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != 0 {
+				t.Errorf("files were written: %v", entries)
+			}
+		})
+	}
+}
+
+func TestUnsupportedKnobNamesEngineAndKnob(t *testing.T) {
+	dir := t.TempDir()
+	src := `
+[study]
+name = "x"
+[target]
+model = "m"
+gpu = "H100"
+[[objectives]]
+metric = "total_tps"
+direction = "maximize"
+[params.engine]
+values = ["vllm", "sglang"]
+[params.deepep_mode]
+values = ["auto", "normal"]
+[params.enable_dp_attention]
+values = [true]
+`
+	path := filepath.Join(dir, "space.toml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errText := runCLI(t, dir, "run", path)
+	if code != 2 || !strings.Contains(errText, `engine vllm does not support knob "enable_dp_attention"`) {
+		t.Fatalf("exit %d, stderr:\n%s", code, errText)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("files were written: %v", entries)
+	}
+}
+
+func TestQuickstartPrintsFrontWithServingCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 60-trial study")
+	}
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	dir := t.TempDir()
+	code, out, errText := runCLI(t, dir, "--log-level", "warn", "run", abs)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errText)
+	}
+	for _, want := range []string{"Pareto front (", "Baseline (trial 1)", "Serving commands:", "python3 -m sglang.launch_server --model-path zai-org/GLM-5.2-FP8"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The study is listed, shown and its best reported from the database alone.
+	code, out, _ = runCLI(t, dir, "studies")
+	if code != 0 || !strings.Contains(out, "quickstart") || !strings.Contains(out, "front of") {
+		t.Errorf("studies: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, dir, "show", "--sort", "total_tps", "--csv", "quickstart")
+	if code != 0 || !strings.HasPrefix(out, "trial,state,origin,gpu_seconds") {
+		t.Errorf("show --csv: exit %d\n%.300s", code, out)
+	}
+	code, out, _ = runCLI(t, dir, "best", "--json", "quickstart")
+	if code != 0 || !strings.Contains(out, `"winners"`) || !strings.Contains(out, `"command": "`) {
+		t.Errorf("best --json: exit %d\n%.500s", code, out)
+	}
+	code, _, errText = runCLI(t, dir, "show", "quickstart", "--json")
+	if code != 2 || !strings.Contains(errText, "servetune show --json quickstart") {
+		t.Errorf("flags after the name: exit %d %s", code, errText)
+	}
+	code, _, errText = runCLI(t, dir, "show", "nosuch")
+	if code != 2 || !strings.Contains(errText, "no study") {
+		t.Errorf("show nosuch: exit %d %s", code, errText)
+	}
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
+)
+
+var dirFlag = &cli.StringFlag{Name: "dir", Value: "studies", Usage: "directory holding studies/<name>/study.db"}
+
+func studiesCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "studies",
+		Usage: "list studies with their trial counts and best result",
+		Flags: []cli.Flag{dirFlag},
+		Action: func(c *cli.Context) error {
+			paths, _ := filepath.Glob(filepath.Join(c.String("dir"), "*", "study.db"))
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "study\ttrials\tcomplete\tbest\tpath")
+			for _, p := range paths {
+				sp, trials, err := openStudy(c.Context, p)
+				if err != nil {
+					fmt.Fprintf(tw, "%s\t-\t-\t%v\t%s\n", filepath.Base(filepath.Dir(p)), err, p)
+					continue
+				}
+				r := studies.BuildReport(sp, trials, nil)
+				best := "-"
+				if len(r.Winners) > 0 {
+					o := sp.Objectives[0]
+					best = fmt.Sprintf("%s %.2f", o.Metric, r.Winners[0].Values[0])
+					if r.MultiObjective {
+						best = fmt.Sprintf("front of %d", len(r.Winners))
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", sp.Study.Name, r.Counts.Total, r.Counts.Complete, best, p)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func showCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show every trial of a study",
+		ArgsUsage: "STUDY (a name under --dir, or a study.db path)",
+		Flags: []cli.Flag{dirFlag,
+			&cli.StringFlag{Name: "sort", Usage: "sort by a metric, e.g. total_tps or balanced/mean_tpot_ms (default: trial number)"},
+			&cli.BoolFlag{Name: "asc", Usage: "sort ascending (default: best first for objectives, descending otherwise)"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.BoolFlag{Name: "csv", Usage: "print CSV"},
+		},
+		Action: func(c *cli.Context) error {
+			sp, trials, err := studyArg(c)
+			if err != nil {
+				return err
+			}
+			if s := c.String("sort"); s != "" {
+				profile, name, ok := strings.Cut(s, "/")
+				if !ok {
+					profile, name = sp.ObjectiveProfile(""), s
+				}
+				dir := space.Maximize
+				for _, o := range sp.Objectives {
+					if o.Metric == name {
+						dir = o.Direction
+					}
+				}
+				if c.Bool("asc") {
+					dir = space.Minimize
+				}
+				studies.SortTrials(trials, profile, name, dir)
+			}
+			switch {
+			case c.Bool("json"):
+				return studies.TrialsJSON(e.stdout, trials)
+			case c.Bool("csv"):
+				return studies.TrialsCSV(e.stdout, trials)
+			}
+			return studies.TrialsText(e.stdout, sp, trials)
+		},
+	}
+}
+
+func bestCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "best",
+		Usage:     "show the best trial (or Pareto front) of a study with its serving command",
+		ArgsUsage: "STUDY (a name under --dir, or a study.db path)",
+		Flags: []cli.Flag{dirFlag,
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.BoolFlag{Name: "markdown", Usage: "print Markdown"},
+		},
+		Action: func(c *cli.Context) error {
+			sp, trials, err := studyArg(c)
+			if err != nil {
+				return err
+			}
+			r := studies.BuildReport(sp, trials, renderCommand(sp))
+			switch {
+			case c.Bool("json"):
+				return r.JSON(e.stdout)
+			case c.Bool("markdown"):
+				return r.Markdown(e.stdout)
+			}
+			return r.Text(e.stdout)
+		},
+	}
+}
+
+// studyArg opens the study named by the first argument.
+func studyArg(c *cli.Context) (*space.Space, []studies.Trial, error) {
+	if c.NArg() != 1 {
+		if c.NArg() > 1 && strings.HasPrefix(c.Args().Get(1), "-") {
+			return nil, nil, usagef("%s: flags go before the study name: servetune %s %s %s", c.Command.Name, c.Command.Name, strings.Join(c.Args().Slice()[1:], " "), c.Args().First())
+		}
+		return nil, nil, usagef("%s takes one study name or path, got %d arguments", c.Command.Name, c.NArg())
+	}
+	arg := c.Args().First()
+	path := arg
+	if !strings.HasSuffix(arg, ".db") {
+		path = filepath.Join(c.String("dir"), arg, "study.db")
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil, usagef("no study %q (looked for %s); `servetune studies` lists them", arg, path)
+	}
+	return openStudy(c.Context, path)
+}
+
+func openStudy(ctx context.Context, path string) (*space.Space, []studies.Trial, error) {
+	store, err := studies.Open(ctx, path, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer store.Close()
+	src, err := store.Meta(ctx, "space")
+	if err != nil {
+		return nil, nil, err
+	}
+	file, _ := store.Meta(ctx, "space_file")
+	sp, err := parseStoredSpace(file, src)
+	if err != nil {
+		return nil, nil, fmt.Errorf("study %s: stored space: %w", path, err)
+	}
+	trials, err := store.Trials(ctx)
+	return sp, trials, err
+}
