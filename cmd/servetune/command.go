@@ -1,0 +1,182 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/space"
+)
+
+func commandCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "command",
+		Usage:     "print the exact serving command (argv, env, generated files) of one config",
+		ArgsUsage: "SPACE.toml",
+		Description: `Starts from the space's baseline, applies each --set knob=value, checks
+the space's rules and prints the engine command a trial would run (without
+the target's launch prefix, program override and environment, which are
+the machine's, not the config's). Reports and 'servetune best' use the same
+renderer.
+
+  servetune command space.toml --set engine=sglang --set tp=8 --set dp=8 \
+      --set enable_dp_attention=true --set mem_fraction=0.85`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "set", Usage: "knob=value (repeatable)"},
+			&cli.BoolFlag{Name: "pretty", Usage: "one flag per line, backslash-continued"},
+			&cli.BoolFlag{Name: "json", Usage: "print the command as JSON (argv, env, files)"},
+		},
+		Action: func(c *cli.Context) error {
+			o := commandOptions{sets: c.StringSlice("set"), pretty: c.Bool("pretty"), json: c.Bool("json")}
+			if err := o.trailing(c.Args().Slice()); err != nil {
+				return err
+			}
+			sp, err := loadSpace(o.file)
+			if err != nil {
+				return err
+			}
+			cfg, err := commandConfig(sp, o.sets)
+			if err != nil {
+				return err
+			}
+			cmd, err := engines.Render(cfg, sp.Target)
+			if err != nil {
+				return usageError{err}
+			}
+			return printCommand(e.stdout, cmd, o.pretty, o.json)
+		},
+	}
+}
+
+type commandOptions struct {
+	file         string
+	sets         []string
+	pretty, json bool
+}
+
+// trailing reads flags written after the space file (`command SPACE.toml
+// --set k=v`), which urfave/cli leaves as arguments.
+func (o *commandOptions) trailing(args []string) error {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--set" || a == "-set":
+			if i+1 >= len(args) {
+				return usagef("--set needs knob=value")
+			}
+			i++
+			o.sets = append(o.sets, args[i])
+		case strings.HasPrefix(a, "--set="):
+			o.sets = append(o.sets, strings.TrimPrefix(a, "--set="))
+		case a == "--pretty":
+			o.pretty = true
+		case a == "--json":
+			o.json = true
+		case strings.HasPrefix(a, "-"):
+			return usagef("command: unknown flag %s", a)
+		case o.file != "":
+			return usagef("command takes one search-space file, got %s and %s", o.file, a)
+		default:
+			o.file = a
+		}
+	}
+	if o.file == "" {
+		return usagef("command needs a search-space file")
+	}
+	return nil
+}
+
+// commandConfig is the space's baseline with the --set overrides, typed by
+// the knob's declared domain (or by the look of the value for knobs the
+// space does not declare).
+func commandConfig(sp *space.Space, sets []string) (space.Config, error) {
+	cfg := space.Config{}
+	for k, v := range sp.Baseline {
+		cfg[k] = v
+	}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return nil, usagef("--set %q: want knob=value", s)
+		}
+		val, err := knobValue(sp, k, v)
+		if err != nil {
+			return nil, usagef("--set %s: %v", k, err)
+		}
+		cfg[k] = val
+	}
+	cfg = sp.WithTargetEngine(cfg)
+	if r := sp.Check(cfg); r != nil {
+		msg := r.Message
+		if msg == "" {
+			msg = r.Expr.String()
+		}
+		return nil, usagef("config breaks a rule of %s: %s", sp.File, msg)
+	}
+	return cfg, nil
+}
+
+func knobValue(sp *space.Space, k, v string) (any, error) {
+	if v == space.Default {
+		return v, nil
+	}
+	p, declared := sp.Param(k)
+	switch {
+	case declared && p.Kind == space.Int:
+		return strconv.ParseInt(v, 10, 64)
+	case declared && p.Kind == space.Float:
+		return strconv.ParseFloat(v, 64)
+	case declared:
+		for _, c := range p.Values {
+			if space.FormatValue(c) == v {
+				return c, nil // keeps the declared type (bool, int64, ...)
+			}
+		}
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return n, nil
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		return f, nil
+	}
+	if b, err := strconv.ParseBool(v); err == nil && (v == "true" || v == "false") {
+		return b, nil
+	}
+	return v, nil
+}
+
+func printCommand(w io.Writer, cmd engines.Command, pretty, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(cmd)
+	}
+	if pretty {
+		fmt.Fprintln(w, cmd.Pretty())
+	} else {
+		fmt.Fprintln(w, cmd.Shell())
+	}
+	for _, name := range sortedNames(cmd.Files) {
+		fmt.Fprintf(w, "\n# %s\n%s", name, cmd.Files[name])
+	}
+	return nil
+}
+
+func sortedNames(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
