@@ -326,3 +326,23 @@ func TestEstimateTokens(t *testing.T) {
 		}
 	}
 }
+
+func TestProfileJSONRoundTrip(t *testing.T) {
+	for _, p := range Builtin() {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		var back Profile
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		if back != p {
+			t.Errorf("%s: round trip gave %+v", p.Name, back)
+		}
+	}
+	var p Profile
+	if err := json.Unmarshal([]byte(`{"request_rate":"fast"}`), &p); err == nil {
+		t.Error(`request_rate "fast" accepted`)
+	}
+}

@@ -144,56 +144,78 @@ func WriteJSON(w io.Writer, res Result, recordsFile string) error {
 type recordsHeader struct {
 	Schema   string        `json:"schema"`
 	Version  int           `json:"version"`
+	Profile  Profile       `json:"profile"`
 	Duration time.Duration `json:"duration_ns"`
 }
 
 const recordsSchema = "servetune.bench.records"
 
-// WriteRecords writes a header line (schema, version, benchmark duration)
+// Saved is a run's records with what recomputing its metrics needs.
+type Saved struct {
+	Profile  Profile
+	Duration time.Duration
+	Records  []Record
+}
+
+// Saved returns the result's records for WriteRecords.
+func (r Result) Saved() Saved {
+	return Saved{Profile: r.Profile, Duration: r.Duration, Records: r.Records}
+}
+
+// Metrics summarises the records as Run does.
+func (s Saved) Metrics(opt SummaryOptions) Metrics {
+	m := Summarize(s.Records, s.Duration, opt)
+	m.MaxConcurrency = s.Profile.MaxConcurrency
+	if !s.Profile.Unlimited() {
+		m.RequestRate = s.Profile.RequestRate
+	}
+	return m
+}
+
+// WriteRecords writes a header line (schema, version, profile, duration)
 // and then one record per line; ReadRecords reads it back, so metrics can be
-// recomputed with Summarize without re-running.
-func WriteRecords(w io.Writer, duration time.Duration, recs []Record) error {
+// recomputed without re-running.
+func WriteRecords(w io.Writer, s Saved) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
-	if err := enc.Encode(recordsHeader{Schema: recordsSchema, Version: SchemaVersion, Duration: duration}); err != nil {
+	if err := enc.Encode(recordsHeader{Schema: recordsSchema, Version: SchemaVersion, Profile: s.Profile, Duration: s.Duration}); err != nil {
 		return err
 	}
-	for i := range recs {
-		if err := enc.Encode(&recs[i]); err != nil {
+	for i := range s.Records {
+		if err := enc.Encode(&s.Records[i]); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
 }
 
-// ReadRecords reads what WriteRecords wrote and returns the records and the
-// benchmark duration.
-func ReadRecords(r io.Reader) ([]Record, time.Duration, error) {
+// ReadRecords reads what WriteRecords wrote.
+func ReadRecords(r io.Reader) (Saved, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
 	if !sc.Scan() {
 		if err := sc.Err(); err != nil {
-			return nil, 0, fmt.Errorf("records: %w", err)
+			return Saved{}, fmt.Errorf("records: %w", err)
 		}
-		return nil, 0, errors.New("records: empty file")
+		return Saved{}, errors.New("records: empty file")
 	}
 	var h recordsHeader
 	if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Schema != recordsSchema {
-		return nil, 0, fmt.Errorf("records: line 1: not a %s header", recordsSchema)
+		return Saved{}, fmt.Errorf("records: line 1: not a %s header", recordsSchema)
 	}
 	if h.Version != SchemaVersion {
-		return nil, 0, fmt.Errorf("records: version %d, this servetune reads version %d", h.Version, SchemaVersion)
+		return Saved{}, fmt.Errorf("records: version %d, this servetune reads version %d", h.Version, SchemaVersion)
 	}
-	var recs []Record
+	s := Saved{Profile: h.Profile, Duration: h.Duration}
 	for line := 2; sc.Scan(); line++ {
 		var rec Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, 0, fmt.Errorf("records: line %d: %w", line, err)
+			return Saved{}, fmt.Errorf("records: line %d: %w", line, err)
 		}
-		recs = append(recs, rec)
+		s.Records = append(s.Records, rec)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, 0, fmt.Errorf("records: %w", err)
+		return Saved{}, fmt.Errorf("records: %w", err)
 	}
-	return recs, h.Duration, nil
+	return s, nil
 }

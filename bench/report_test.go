@@ -154,20 +154,21 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestRecordsRoundTrip(t *testing.T) {
-	recs := goldenRecords()
+	p, _ := Lookup("sharegpt-bs-4")
+	saved := Saved{Profile: p, Duration: 2 * time.Second, Records: goldenRecords()}
 	var buf bytes.Buffer
-	if err := WriteRecords(&buf, 2*time.Second, recs); err != nil {
+	if err := WriteRecords(&buf, saved); err != nil {
 		t.Fatal(err)
 	}
-	back, dur, err := ReadRecords(&buf)
+	back, err := ReadRecords(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dur != 2*time.Second || !reflect.DeepEqual(back, recs) {
-		t.Fatalf("round trip changed the records:\n%+v\n%+v", back, recs)
+	if !reflect.DeepEqual(back, saved) {
+		t.Fatalf("round trip changed the records:\n%+v\n%+v", back, saved)
 	}
 	opt := SummaryOptions{Percentiles: []float64{99.9}}
-	if a, b := Summarize(recs, dur, opt), Summarize(back, dur, opt); !reflect.DeepEqual(a, b) {
+	if a, b := saved.Metrics(opt), back.Metrics(opt); !reflect.DeepEqual(a, b) || a.MaxConcurrency != 4 {
 		t.Error("metrics recomputed from saved records differ")
 	}
 }
@@ -179,7 +180,7 @@ func TestReadRecordsErrors(t *testing.T) {
 		`{"schema":"servetune.bench.records","version":9}` + "\n":       "version 9",
 		`{"schema":"servetune.bench.records","version":1}` + "\n{bad\n": "line 2",
 	} {
-		_, _, err := ReadRecords(strings.NewReader(in))
+		_, err := ReadRecords(strings.NewReader(in))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ReadRecords(%q) err = %v, want %q", in, err, want)
 		}

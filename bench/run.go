@@ -123,11 +123,7 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 	res.Duration = time.Since(res.Start)
 	sort.Slice(res.Records, func(i, j int) bool { return res.Records[i].Index < res.Records[j].Index })
 	res.Records = append(warm, res.Records...)
-	res.Metrics = Summarize(res.Records, res.Duration, opts.Summary)
-	res.Metrics.MaxConcurrency = p.MaxConcurrency
-	if !p.Unlimited() {
-		res.Metrics.RequestRate = p.RequestRate
-	}
+	res.Metrics = res.Saved().Metrics(opts.Summary)
 	if err := ctx.Err(); err != nil {
 		return res, fmt.Errorf("benchmark %s: %w", p.Name, err)
 	}

@@ -77,6 +77,7 @@ func commands(e *env) []*cli.Command {
 		studiesCommand(e),
 		showCommand(e),
 		bestCommand(e),
+		benchCommand(e),
 		commandCommand(e),
 	}
 }
