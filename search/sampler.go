@@ -33,8 +33,15 @@ type Observation struct {
 	Config space.Config
 	State  State
 	// Value is the first objective's value; it guides single-objective
-	// samplers (a multi-objective sampler comes with its own issue).
+	// samplers.
 	Value float64
+	// Values are all objective values (space order) and Violation the
+	// summed relative SLO violation, for multi-objective samplers.
+	Values    []float64
+	Violation float64
+	// Class is the failure class of a failed or infeasible trial
+	// ("oom", "invalid_config", "infeasible", ...).
+	Class string
 }
 
 // ErrExhausted is returned by Ask when a finite space has no config left

@@ -358,9 +358,13 @@ func points(sp *space.Space, ts []Trial) ([]search.Point, []int) {
 
 func observation(sp *space.Space, t Trial) search.Observation {
 	o := search.Observation{Config: t.Config, Value: math.NaN()}
+	if t.Failure != nil {
+		o.Class = string(t.Failure.Class)
+	}
 	switch t.State {
 	case Complete:
-		o.State, o.Value = search.Complete, Values(sp, t)[0]
+		o.State, o.Values, o.Violation = search.Complete, Values(sp, t), Violation(sp, t)
+		o.Value = o.Values[0]
 	case Infeasible:
 		o.State = search.Infeasible
 	case Pruned:
