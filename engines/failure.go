@@ -18,7 +18,10 @@ const (
 	Interrupted            Class = "interrupted"
 	// Infeasible is a config that breaks a space rule; it is never launched.
 	Infeasible Class = "infeasible"
-	Unknown    Class = "unknown"
+	// Pruned is not a failure: the pruner stopped a trial that could not
+	// win; its message says why and when.
+	Pruned  Class = "pruned"
+	Unknown Class = "unknown"
 )
 
 // Failure is a classified trial failure: the class, a one-line message and

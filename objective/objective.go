@@ -2,6 +2,7 @@ package objective
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/servetune/servetune/bench"
@@ -29,7 +30,19 @@ type Trial struct {
 	Seed int64
 	// OnPhase, when set, is told each phase change.
 	OnPhase func(Phase)
+	// Prune, when set, is asked at each checkpoint of a profile's
+	// benchmark (step 1..Checkpoints-1: that many tenths of the requests
+	// have finished) with the metrics so far; true stops the trial, which
+	// then returns ErrPruned with the partial metrics.
+	Prune func(profile string, step int, metrics map[string]float64) bool
 }
+
+// Checkpoints is how many equal parts of a benchmark's requests separate
+// pruning checkpoints.
+const Checkpoints = 10
+
+// ErrPruned says the trial was stopped early because it could not win.
+var ErrPruned = errors.New("trial pruned")
 
 // Result is what a trial measured. Metrics maps profile name → metric
 // name → value (names as bench.Metrics.Values).

@@ -181,7 +181,21 @@ func (r *ProcessRunner) measure(ctx context.Context, srv *engines.Server, t Tria
 			phase(Benchmarking)
 			started = true
 		}
+		pruned := false
+		if t.Prune != nil {
+			step := 0
+			opts.Intermediate = func(m bench.Metrics) bool {
+				step++
+				pruned = t.Prune(p.Name, step, m.Values())
+				return pruned
+			}
+		}
 		out, err := bench.Run(bctx, client, p, opts)
+		if pruned && err == nil {
+			// Requests abandoned by the stop are not the engine's failure.
+			res.Metrics[p.Name] = out.Metrics.Values()
+			return ErrPruned
+		}
 		if engineDied(srv, ctx.Err() == nil && (err != nil || out.Metrics.Failed > 0)) {
 			return srv.Failure(engines.Serving)
 		}

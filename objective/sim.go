@@ -3,6 +3,8 @@ package objective
 import (
 	"context"
 	"fmt"
+	"sort"
+	"time"
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
@@ -71,10 +73,47 @@ func (r *SimRunner) Run(ctx context.Context, t Trial) (Result, error) {
 			}
 			return res, fmt.Errorf("simulate profile %q: %w", p.Name, err)
 		}
+		if step, at, partial := r.checkpoints(t, p.Name, recs); step > 0 {
+			simulated += at
+			res.Metrics[p.Name] = partial
+			charge()
+			return res, ErrPruned
+		}
 		simulated += dur
 		res.Metrics[p.Name] = bench.Summarize(recs, dur, r.Summary).Values()
 	}
 	phase(TearingDown)
 	charge()
 	return res, nil
+}
+
+// checkpoints replays the live client's intermediate reports on the
+// simulated records: at each tenth of the requests finished, the metrics
+// of the requests finished so far over the time so far. It returns the
+// step at which t.Prune stopped the trial (0 if it never did), the
+// simulated time of that step and the partial metrics.
+func (r *SimRunner) checkpoints(t Trial, profile string, recs []bench.Record) (int, time.Duration, map[string]float64) {
+	if t.Prune == nil {
+		return 0, 0, nil
+	}
+	var done []bench.Record
+	for _, rec := range recs {
+		if !rec.Warmup {
+			done = append(done, rec)
+		}
+	}
+	end := func(rec bench.Record) time.Duration { return rec.Start + rec.Latency }
+	sort.Slice(done, func(i, j int) bool { return end(done[i]) < end(done[j]) })
+	for step := 1; step < Checkpoints; step++ {
+		n := len(done) * step / Checkpoints
+		if n == 0 {
+			continue
+		}
+		at := end(done[n-1])
+		partial := bench.Summarize(done[:n], at, r.Summary).Values()
+		if t.Prune(profile, step, partial) {
+			return step, at, partial
+		}
+	}
+	return 0, 0, nil
 }

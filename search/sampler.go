@@ -228,10 +228,11 @@ func (s *Searcher) Tell(o Observation) error {
 	value, ok := o.Value, o.State == Complete && !math.IsNaN(o.Value)
 	if ok {
 		s.observe(value)
-	} else if o.State == Infeasible && s.hasWorst {
-		// goptuna's TPE ignores failed trials, so an infeasible config is
-		// told as worse than anything measured: the model moves away from
-		// the region instead of proposing it again and again.
+	} else if (o.State == Infeasible || o.State == Pruned) && s.hasWorst {
+		// goptuna's TPE ignores failed trials, so an infeasible config (or
+		// one pruned because it could not win) is told as worse than
+		// anything measured: the model moves away from the region instead
+		// of proposing it again and again.
 		value, ok = s.penalty(), true
 	}
 	if !ok {

@@ -49,7 +49,18 @@ type RunOptions struct {
 	Now     func() time.Time
 	Log     zerolog.Logger
 	OnEvent func(Event)
+	// Prune stops trials that cannot win (nil: never prune).
+	Prune *search.PruneRule
+	// Budget stops the study once its trials have spent this much GPU
+	// time, failures included (0: no budget).
+	Budget time.Duration
+	// Enqueue are configs to run first, after the baseline (warm start);
+	// those already measured are skipped.
+	Enqueue []space.Config
 }
+
+// ErrBudget says the GPU-time budget ended the run before n_trials.
+var ErrBudget = errors.New("GPU-time budget spent")
 
 // ErrTimeout says the study's timeout ended the run before n_trials.
 var ErrTimeout = errors.New("study timeout reached")
@@ -117,6 +128,9 @@ func (l *loop) run(ctx context.Context) error {
 		if t := l.Space.Study.Timeout; t > 0 && l.Now().Sub(l.started) >= t {
 			return ErrTimeout
 		}
+		if l.Budget > 0 && gpuTime(l.trials) >= l.Budget {
+			return ErrBudget
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -153,6 +167,12 @@ func (l *loop) pick() (next, error) {
 				origin = "baseline"
 			}
 			return next{cfg: t.Config, origin: origin, retryOf: t.Number}, nil
+		}
+	}
+	for _, c := range l.Enqueue {
+		c = l.Space.WithTargetEngine(c)
+		if !l.has(func(t Trial) bool { return t.Config.Key() == c.Key() && !isInterrupted(t) }) {
+			return next{cfg: c, origin: "enqueued"}, nil
 		}
 	}
 	for _, t := range l.trials {
@@ -228,11 +248,17 @@ func (l *loop) measure(ctx context.Context, t *Trial) {
 		OnPhase: func(p objective.Phase) {
 			l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: p, Done: countDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
 		},
+		Prune: l.pruner(t),
 	})
 	t.Metrics, t.GPUSeconds, t.LogPath = res.Metrics, res.GPUSeconds, res.LogPath
 	switch f, isFailure := engines.AsFailure(err); {
 	case err == nil:
 		t.State = Complete
+	case errors.Is(err, objective.ErrPruned):
+		t.State = Pruned
+		if t.Failure == nil {
+			t.Failure = &engines.Failure{Class: engines.Pruned, Message: "stopped early"}
+		}
 	case ctx.Err() != nil:
 		t.State, t.Failure = Failed, &engines.Failure{Class: engines.Interrupted, Message: "servetune was interrupted during this trial"}
 	case isFailure && engines.InfeasibleClass(f.Class):
@@ -242,6 +268,71 @@ func (l *loop) measure(ctx context.Context, t *Trial) {
 	default:
 		t.State, t.Failure = Failed, &engines.Failure{Class: engines.Unknown, Message: err.Error()}
 	}
+}
+
+// pruner returns the trial's checkpoint hook: it records every checkpoint
+// in t.Intermediate and asks the prune rule against the incumbents' own
+// checkpoints at the same profile and step.
+func (l *loop) pruner(t *Trial) func(string, int, map[string]float64) bool {
+	incumbents := l.incumbents()
+	return func(profile string, step int, m map[string]float64) bool {
+		cp := search.Checkpoint{Profile: profile, Step: step, Values: make([]float64, len(l.Space.Objectives))}
+		for i, o := range l.Space.Objectives {
+			cp.Values[i] = math.NaN()
+			if l.Space.ObjectiveProfile(o.Profile) == profile {
+				if v, ok := m[o.Metric]; ok {
+					cp.Values[i] = v
+				}
+			}
+		}
+		for _, c := range l.Space.Constraints {
+			if v, ok := m[c.Metric]; ok && l.Space.ObjectiveProfile(c.Profile) == profile {
+				cp.Violation += c.Violation(v)
+			}
+		}
+		t.Intermediate = append(t.Intermediate, cp)
+		if l.Prune == nil {
+			return false
+		}
+		var at []search.Checkpoint
+		for _, inc := range incumbents {
+			for _, c := range inc.Intermediate {
+				if c.Profile == profile && c.Step == step {
+					at = append(at, c)
+				}
+			}
+		}
+		prune, why := l.Prune.ShouldPrune(cp, at, l.Space.Objectives)
+		if prune {
+			t.Failure = &engines.Failure{Class: engines.Pruned, Message: why}
+		}
+		return prune
+	}
+}
+
+// incumbents are the trials a new trial must beat: the best one, or the
+// Pareto front.
+func (l *loop) incumbents() []Trial {
+	pts, idx := points(l.Space, l.trials)
+	var win []int
+	if len(l.Space.Objectives) > 1 {
+		win = search.Front(pts, l.Space.Objectives)
+	} else if b := search.Best(pts, l.Space.Objectives); b >= 0 {
+		win = []int{b}
+	}
+	out := make([]Trial, 0, len(win))
+	for _, w := range win {
+		out = append(out, l.trials[idx[w]])
+	}
+	return out
+}
+
+func gpuTime(ts []Trial) time.Duration {
+	s := 0.0
+	for _, t := range ts {
+		s += t.GPUSeconds
+	}
+	return time.Duration(s * float64(time.Second))
 }
 
 // count is how many times a config was measured (not reused).

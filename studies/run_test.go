@@ -279,3 +279,100 @@ type runnerFunc func(context.Context, objective.Trial) (objective.Result, error)
 func (f runnerFunc) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
 	return f(ctx, t)
 }
+
+// checkpointRunner reports checkpoints whose values ramp up (the bias of
+// partial figures) towards the fake landscape's final values, and stops
+// when told to, charging only the time spent.
+type checkpointRunner struct{ fakeRunner }
+
+func (c *checkpointRunner) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
+	res, err := c.fakeRunner.Run(ctx, t)
+	if err != nil || t.Prune == nil {
+		return res, err
+	}
+	final := res.Metrics[t.Profiles[0].Name]
+	for step := 1; step < objective.Checkpoints; step++ {
+		part := map[string]float64{}
+		for k, v := range final {
+			part[k] = v * float64(step) / 10
+		}
+		if t.Prune(t.Profiles[0].Name, step, part) {
+			res.Metrics[t.Profiles[0].Name] = part
+			res.GPUSeconds *= float64(step) / 10
+			return res, objective.ErrPruned
+		}
+	}
+	return res, nil
+}
+
+func TestPruningStopsClearlyWorseTrials(t *testing.T) {
+	sp := studySpace(t, 12, "")
+	sp.Study.Sampler = "grid"
+	sp.Baseline = space.Config{"engine": "vllm", "max_running": int64(256), "mem_fraction": 0.8, "dp": int64(1)}
+	st, dir := openStore(t)
+	rule := search.DefaultPruneRule
+	if err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: &checkpointRunner{}, Dir: dir, Log: zerolog.Nop(), Prune: &rule}); err != nil {
+		t.Fatal(err)
+	}
+	trials, _ := st.Trials(context.Background())
+	if trials[0].State != Complete || len(trials[0].Intermediate) != objective.Checkpoints-1 {
+		t.Fatalf("baseline %+v: want complete with 9 checkpoints", trials[0])
+	}
+	pruned := 0
+	for _, tr := range trials[1:] {
+		mr, _ := tr.Config.Int("max_running")
+		switch {
+		case tr.State == Pruned:
+			pruned++
+			// The checkpoints keep the final ratio to the baseline (256):
+			// 128 is 50% behind at every step, beyond every margin; 256
+			// ties and must run to the end.
+			if mr >= 256 {
+				t.Errorf("trial %d (max_running %d) pruned, but it is within the margin", tr.Number, mr)
+			}
+			if tr.Failure == nil || tr.Failure.Class != engines.Pruned || tr.GPUSeconds >= 100 {
+				t.Errorf("pruned trial %d: failure %+v, gpu_s %v: want a reason and a partial charge", tr.Number, tr.Failure, tr.GPUSeconds)
+			}
+		case tr.State == Complete && mr < 256:
+			t.Errorf("trial %d (max_running %d) ran to the end although it could not win", tr.Number, mr)
+		}
+	}
+	if pruned == 0 {
+		t.Fatal("nothing was pruned")
+	}
+}
+
+func TestBudgetStopsTheStudy(t *testing.T) {
+	sp := studySpace(t, 50, "")
+	st, dir := openStore(t)
+	err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: &fakeRunner{}, Dir: dir, Log: zerolog.Nop(), Budget: 450 * time.Second})
+	if !errors.Is(err, ErrBudget) {
+		t.Fatalf("Run = %v, want ErrBudget", err)
+	}
+	trials, _ := st.Trials(context.Background())
+	spent := gpuTime(trials)
+	// Each launched trial costs 60–100 GPU-s: the study stops at the first
+	// check after the budget is spent, so it overshoots by one trial at most.
+	if spent < 450*time.Second || spent > 550*time.Second {
+		t.Errorf("spent %v of a 450s budget", spent)
+	}
+}
+
+func TestEnqueuedConfigsRunFirstAfterTheBaseline(t *testing.T) {
+	sp := studySpace(t, 4, "")
+	st, dir := openStore(t)
+	warm := []space.Config{
+		{"max_running": int64(128), "mem_fraction": 0.8, "dp": int64(2)},
+		{"max_running": int64(64), "mem_fraction": 0.9, "dp": int64(1)},
+	}
+	if err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: &fakeRunner{}, Dir: dir, Log: zerolog.Nop(), Enqueue: warm}); err != nil {
+		t.Fatal(err)
+	}
+	trials, _ := st.Trials(context.Background())
+	for i, w := range warm {
+		got := trials[i+1]
+		if got.Origin != "enqueued" || got.Config.Key() != sp.WithTargetEngine(w).Key() {
+			t.Errorf("trial %d = %s %v, want enqueued %v", got.Number, got.Origin, got.Config, w)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	_ "modernc.org/sqlite" // pure-Go SQLite: keeps the binary cgo-free
 
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 )
 
@@ -44,6 +45,9 @@ type Trial struct {
 	// trial whose measurement this one reuses.
 	RetryOf    int `json:"retry_of,omitempty"`
 	ReusedFrom int `json:"reused_from,omitempty"`
+	// Intermediate holds the objective values at each benchmark
+	// checkpoint, so later trials can be pruned against this one.
+	Intermediate []search.Checkpoint `json:"intermediate,omitempty"`
 }
 
 // Store is a study's SQLite file.
@@ -67,7 +71,8 @@ CREATE TABLE IF NOT EXISTS trials (
 	ended_at    TEXT,
 	gpu_seconds REAL NOT NULL DEFAULT 0,
 	retry_of    INTEGER,
-	reused_from INTEGER
+	reused_from INTEGER,
+	intermediate TEXT
 );
 CREATE INDEX IF NOT EXISTS trials_config_key ON trials(config_key);
 `
@@ -148,8 +153,14 @@ func (s *Store) Finish(ctx context.Context, t *Trial) error {
 			return err
 		}
 	}
-	_, err = s.db.ExecContext(ctx, `UPDATE trials SET state=?, metrics=?, failure=?, log_path=?, ended_at=?, gpu_seconds=? WHERE number=?`,
-		t.State, string(metrics), nullStr(string(failure)), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, t.Number)
+	var inter []byte
+	if len(t.Intermediate) > 0 {
+		if inter, err = json.Marshal(t.Intermediate); err != nil {
+			return err
+		}
+	}
+	_, err = s.db.ExecContext(ctx, `UPDATE trials SET state=?, metrics=?, failure=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=? WHERE number=?`,
+		t.State, string(metrics), nullStr(string(failure)), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, nullStr(string(inter)), t.Number)
 	if err != nil {
 		return fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
@@ -158,7 +169,7 @@ func (s *Store) Finish(ctx context.Context, t *Trial) error {
 
 // Trials returns every trial in number order.
 func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from FROM trials ORDER BY number`)
+	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate FROM trials ORDER BY number`)
 	if err != nil {
 		return nil, err
 	}
@@ -167,10 +178,10 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 	for rows.Next() {
 		var t Trial
 		var cfg string
-		var metrics, failure, logPath, ended sql.NullString
+		var metrics, failure, logPath, ended, inter sql.NullString
 		var started string
 		var retryOf, reusedFrom sql.NullInt64
-		if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom); err != nil {
+		if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(cfg), &t.Config); err != nil {
@@ -185,6 +196,11 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 			t.Failure = &engines.Failure{}
 			if err := json.Unmarshal([]byte(failure.String), t.Failure); err != nil {
 				return nil, fmt.Errorf("trial %d failure: %w", t.Number, err)
+			}
+		}
+		if inter.Valid {
+			if err := json.Unmarshal([]byte(inter.String), &t.Intermediate); err != nil {
+				return nil, fmt.Errorf("trial %d checkpoints: %w", t.Number, err)
 			}
 		}
 		t.LogPath = logPath.String

@@ -1,0 +1,87 @@
+package search
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/servetune/servetune/space"
+)
+
+// Checkpoint is a trial's objective values and SLO violation partway
+// through one profile's benchmark: at Step tenths of its requests.
+type Checkpoint struct {
+	Profile   string    `json:"profile"`
+	Step      int       `json:"step"`
+	Values    []float64 `json:"values"`
+	Violation float64   `json:"violation"`
+}
+
+// PruneRule decides whether a running trial can still win. It compares a
+// trial with the incumbents at the same checkpoint of the same profile —
+// never with their final values — because a benchmark's partial figures
+// are biased (throughput ramps up, queues build), and the bias is the
+// same for every trial at the same step. A trial is pruned when, with a
+// margin for noise that shrinks as more requests finish,
+//
+//   - single objective: it is worse than the best trial was at this step;
+//   - several objectives: some front member was better at this step on
+//     every objective;
+//   - any: it already violates an SLO by more than the margin.
+//
+// The margin at step s of n is Margin·√((n−s)/s): at 30% of the requests
+// it is 1.53·Margin, at 50% Margin, at 90% 0.33·Margin.
+type PruneRule struct {
+	// MinStep is the first step at which a trial may be pruned.
+	MinStep int
+	// Margin is the relative margin at half the requests.
+	Margin float64
+	// Steps is how many parts a benchmark is cut into (objective.Checkpoints).
+	Steps int
+}
+
+// DefaultPruneRule is the rule studies use unless told otherwise; its
+// false-prune rate is measured by `servetune lab` (docs/benchmarks.md).
+var DefaultPruneRule = PruneRule{MinStep: 3, Margin: 0.10, Steps: 10}
+
+// margin is the relative noise margin at a step.
+func (r PruneRule) margin(step int) float64 {
+	return r.Margin * math.Sqrt(float64(r.Steps-step)/float64(step))
+}
+
+// ShouldPrune reports whether cur should stop, and why. incumbents are the
+// leading trials' checkpoints at the same profile and step (the best trial,
+// or the Pareto front); infeasible incumbents are ignored.
+func (r PruneRule) ShouldPrune(cur Checkpoint, incumbents []Checkpoint, objs []space.Objective) (bool, string) {
+	if cur.Step < r.MinStep || cur.Step >= r.Steps || len(cur.Values) != len(objs) || hasNaN(cur.Values) {
+		return false, ""
+	}
+	m := r.margin(cur.Step)
+	if cur.Violation > m {
+		return true, fmt.Sprintf("violates an SLO by %.0f%% at %d0%% of the requests", cur.Violation*100, cur.Step)
+	}
+	for _, inc := range incumbents {
+		if inc.Violation > 0 || len(inc.Values) != len(objs) || hasNaN(inc.Values) {
+			continue
+		}
+		if clearlyWorse(cur.Values, inc.Values, objs, m) {
+			return true, fmt.Sprintf("worse than an incumbent by more than %.0f%% on every objective at %d0%% of the requests", m*100, cur.Step)
+		}
+	}
+	return false, ""
+}
+
+// clearlyWorse reports whether a is worse than b by more than the relative
+// margin m on every objective.
+func clearlyWorse(a, b []float64, objs []space.Objective, m float64) bool {
+	for i, o := range objs {
+		scale := math.Max(math.Abs(b[i]), 1e-12)
+		gap := (b[i] - a[i]) / scale // > 0 when a is worse, for maximise
+		if o.Direction == space.Minimize {
+			gap = -gap
+		}
+		if gap <= m {
+			return false
+		}
+	}
+	return true
+}
