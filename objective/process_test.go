@@ -252,3 +252,33 @@ func groupHasLive(pgid int) bool {
 	}
 	return false
 }
+
+// TestProcessRunnerPrunesAtACheckpoint: the bench's intermediate reports
+// reach Trial.Prune once per tenth of the requests, with metrics so far;
+// a stop returns ErrPruned with the partial metrics, and the engine is
+// still torn down.
+func TestProcessRunnerPrunesAtACheckpoint(t *testing.T) {
+	r := fastRunner(t)
+	tgt := enginetest.Target("vllm", "org/model", enginetest.Options{ITL: 2 * time.Millisecond})
+	var steps []int
+	var completed []float64
+	res, err := r.Run(context.Background(), Trial{Number: 1, Config: space.Config{}, Target: tgt,
+		Profiles: []bench.Profile{tinyProfile("p", 40, 0)},
+		Prune: func(profile string, step int, m map[string]float64) bool {
+			steps = append(steps, step)
+			completed = append(completed, m["completed"])
+			return step == 3
+		}})
+	if !errors.Is(err, ErrPruned) {
+		t.Fatalf("Run = %v, want ErrPruned", err)
+	}
+	if len(steps) != 3 || steps[0] != 1 || steps[2] != 3 {
+		t.Fatalf("checkpoints %v, want 1, 2, 3", steps)
+	}
+	if completed[0] != 4 || completed[2] != 12 {
+		t.Errorf("completed at checkpoints %v, want 4 and 12 of 40", completed)
+	}
+	if got := res.Metrics["p"]["completed"]; got < 12 || got >= 40 {
+		t.Errorf("partial metrics report %v completed requests", got)
+	}
+}
