@@ -16,7 +16,7 @@ import (
 var Samplers = []string{"tpe", "random", "grid", "cmaes"}
 
 func (d *decoder) space(raw map[string]any) *Space {
-	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline")
+	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue")
 	s := &Space{File: d.file}
 	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed"))
 	s.Target = d.target(d.table(raw, "target", "target", "runner", "model", "served_model_name", "gpu", "gpus", "engine", "host", "prefix", "env", "startup_timeout", "engines", "sim"))
@@ -25,7 +25,12 @@ func (d *decoder) space(raw map[string]any) *Space {
 	s.Constraints = d.constraints(d.tables(raw, "constraints"))
 	s.Params = d.params(d.table(raw, "params", "params"))
 	s.Rules = d.rules(d.tables(raw, "rules"))
-	s.Baseline = d.baseline(d.table(raw, "baseline", "baseline"))
+	s.Baseline = d.baseline(d.table(raw, "baseline", "baseline"), "baseline")
+	for i, m := range d.tables(raw, "enqueue") {
+		if c := d.baseline(m, fmt.Sprintf("enqueue[%d]", i)); c != nil {
+			s.Enqueue = append(s.Enqueue, c)
+		}
+	}
 	return s
 }
 
@@ -421,7 +426,8 @@ func (d *decoder) rules(ts []map[string]any) []Rule {
 	return out
 }
 
-func (d *decoder) baseline(m map[string]any) Config {
+// baseline reads a table of knob = value (the baseline, an enqueued config).
+func (d *decoder) baseline(m map[string]any, path string) Config {
 	if len(m) == 0 {
 		return nil
 	}
@@ -431,7 +437,7 @@ func (d *decoder) baseline(m map[string]any) Config {
 		case string, int64, float64, bool:
 			c[k] = v
 		default:
-			d.fail("baseline."+k, "must be a string, number or bool, got %s", typeName(v))
+			d.fail(path+"."+k, "must be a string, number or bool, got %s", typeName(v))
 		}
 	}
 	return c

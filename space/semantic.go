@@ -54,6 +54,13 @@ func (d *decoder) semantic(s *Space) {
 			d.fail("baseline."+k, "is not a knob of this space")
 		}
 	}
+	for i, c := range s.Enqueue {
+		for _, k := range c.Keys() {
+			if !known[k] && !(k == "engine" && s.Target.Engine != "") {
+				d.fail(fmt.Sprintf("enqueue[%d].%s", i, k), "is not a knob of this space")
+			}
+		}
+	}
 	if len(d.problems) == 0 {
 		d.satisfiable(s)
 	}

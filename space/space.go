@@ -22,6 +22,8 @@ type Space struct {
 	Params   []Param
 	Rules    []Rule
 	Baseline Config
+	// Enqueue are configs to try first, after the baseline (warm start).
+	Enqueue []Config
 }
 
 // Study holds the [study] table.

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
@@ -24,6 +27,9 @@ func runCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "fresh", Usage: "delete the study of the same name and start over"},
 			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each config N times (noise estimates)"},
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
+			&cli.DurationFlag{Name: "budget", Usage: "stop after this much GPU time (engine start + benchmark × GPUs, failures included), e.g. 8h"},
+			&cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"},
+			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -39,7 +45,18 @@ func runCommand(e *env) *cli.Command {
 			if c.Int("repeat") < 1 {
 				return usagef("--repeat must be at least 1")
 			}
-			return e.runStudy(c.Context, sp, c.Args().First(), c.Bool("fresh"), c.Int("repeat"))
+			if c.Duration("budget") < 0 {
+				return usagef("--budget must be positive")
+			}
+			opts := runOptions{fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune")}
+			for _, name := range c.StringSlice("warm-start") {
+				cfgs, err := warmStart(c.Context, "studies", name, sp)
+				if err != nil {
+					return err
+				}
+				opts.enqueue = append(opts.enqueue, cfgs...)
+			}
+			return e.runStudy(c.Context, sp, c.Args().First(), opts)
 		},
 	}
 }
@@ -52,10 +69,19 @@ func studyPath(sp *space.Space) string {
 	return filepath.Join("studies", sp.Study.Name, "study.db")
 }
 
-func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, fresh bool, repeat int) error {
+// runOptions are the run command's flags.
+type runOptions struct {
+	fresh   bool
+	repeat  int
+	budget  time.Duration
+	prune   bool
+	enqueue []space.Config
+}
+
+func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runOptions) error {
 	path := studyPath(sp)
 	dir := filepath.Dir(path)
-	if fresh {
+	if o.fresh {
 		if err := removeStudy(path); err != nil {
 			return err
 		}
@@ -87,16 +113,24 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, fresh 
 		defer c.Close(context.WithoutCancel(ctx))
 	}
 	view := newProgress(e, sp)
-	err = studies.Run(ctx, studies.RunOptions{
-		Space: sp, Store: store, Runner: runner, Dir: dir, Repeat: repeat,
-		Log: e.log, OnEvent: view.event,
-	})
-	view.close()
-	if err != nil && !errors.Is(err, studies.ErrTimeout) {
-		return err
+	ro := studies.RunOptions{
+		Space: sp, Store: store, Runner: runner, Dir: dir, Repeat: o.repeat, Budget: o.budget,
+		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
+		Log:     e.log, OnEvent: view.event,
 	}
-	if errors.Is(err, studies.ErrTimeout) {
+	if o.prune {
+		rule := search.DefaultPruneRule
+		ro.Prune = &rule
+	}
+	err = studies.Run(ctx, ro)
+	view.close()
+	switch {
+	case errors.Is(err, studies.ErrTimeout):
 		e.log.Info().Dur("timeout", sp.Study.Timeout).Msg("study timeout reached")
+	case errors.Is(err, studies.ErrBudget):
+		e.log.Info().Dur("budget", o.budget).Msg("GPU-time budget spent")
+	case err != nil:
+		return err
 	}
 	trials, terr := store.Trials(context.WithoutCancel(ctx))
 	if terr != nil {
@@ -108,6 +142,33 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, fresh 
 	}
 	fmt.Fprintf(e.stdout, "\nStudy stored in %s (servetune show %s, servetune best %s).\n", path, sp.Study.Name, sp.Study.Name)
 	return nil
+}
+
+// warmStart returns the winners of an earlier study, cut down to the knobs
+// of this space.
+func warmStart(ctx context.Context, dir, name string, sp *space.Space) ([]space.Config, error) {
+	path := name
+	if !strings.HasSuffix(name, ".db") {
+		path = filepath.Join(dir, name, "study.db")
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, usagef("--warm-start: no study %q (looked for %s)", name, path)
+	}
+	old, trials, err := openStudy(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	var out []space.Config
+	for _, w := range studies.BuildReport(old, trials, nil).Winners {
+		c := space.Config{}
+		for k, v := range w.Config {
+			if _, ok := sp.Param(k); ok || (k == "engine" && sp.Target.Engine != "") {
+				c[k] = v
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // checkSameSpace stores the space with a new study and refuses to resume
