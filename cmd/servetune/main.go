@@ -78,7 +78,10 @@ func commands(e *env) []*cli.Command {
 		showCommand(e),
 		bestCommand(e),
 		benchCommand(e),
+		simCommand(e),
 		commandCommand(e),
+		labCommand(e),
+		testmodelCommand(e),
 	}
 }
 

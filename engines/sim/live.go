@@ -308,3 +308,19 @@ func (st *Stream) Close() {
 	case <-st.l.done:
 	}
 }
+
+// Memory is the engine's memory plan per GPU, for its startup log.
+type Memory struct {
+	TotalGiB, WeightsGiB, KVGiB float64
+	// MemFraction is the effective fraction (the engine's default when
+	// unset).
+	MemFraction float64
+}
+
+// Memory reports the plan NewLive laid out.
+func (l *Live) Memory() Memory {
+	return Memory{TotalGiB: l.plan.total / gib, WeightsGiB: l.plan.weights / gib, KVGiB: l.plan.kv / gib, MemFraction: l.s.memFrac}
+}
+
+// ChunkedPrefill is the prefill token budget per step; 0 is unchunked.
+func (l *Live) ChunkedPrefill() int { return l.s.chunk }

@@ -1,0 +1,129 @@
+package simserve
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/space"
+)
+
+// syncBuffer is a log both the server and the test touch.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+type running struct {
+	base string
+	log  *syncBuffer
+	err  chan error
+	stop context.CancelFunc
+}
+
+// serve starts Serve in-process and waits until /health answers 200.
+func serve(t *testing.T, o Options) *running {
+	t.Helper()
+	port := freePort(t)
+	log := &syncBuffer{}
+	o.Log = log
+	o.Args = append(o.Args, "--host", "127.0.0.1", "--port", strconv.Itoa(port))
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{base: "http://127.0.0.1:" + strconv.Itoa(port), log: log, err: make(chan error, 1), stop: cancel}
+	go func() { r.err <- Serve(ctx, o) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-r.err; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	sawStarting := false
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		resp, err := http.Get(r.base + "/health")
+		if err != nil {
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			sawStarting = true
+		}
+		if resp.StatusCode == http.StatusOK {
+			if !sawStarting {
+				t.Error("/health was never 503 during the simulated startup")
+			}
+			return r
+		}
+	}
+	t.Fatalf("not ready:\n%s", log.String())
+	return nil
+}
+
+// The streamed schedule is the offline one: bench's measured TTFT and
+// TPOT against the server match Evaluate's records for the same profile,
+// scaled by the speed.
+func TestServeStreamsTheSimulatedSchedule(t *testing.T) {
+	const speed = 5
+	tgt := space.Target{Engine: "sglang", Model: "Qwen/Qwen3-8B", GPU: "H100", GPUs: 1}
+	cfg := space.Config{"engine": "sglang", "tp": int64(1)}
+	p := bench.Profile{Name: "t", InputLen: 1000, OutputLen: 40, NumPrompts: 4, MaxConcurrency: 2, RequestRate: math.Inf(1), Seed: 3}
+	recs, dur, err := sim.New().Evaluate(context.Background(), cfg, tgt, p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bench.Summarize(recs, dur, bench.SummaryOptions{})
+
+	r := serve(t, Options{Engine: "sglang", GPU: "H100", GPUs: 1, Speed: speed, Startup: 100 * time.Millisecond, Args: []string{"--model-path", "Qwen/Qwen3-8B", "--tp-size=1"}})
+	res, err := bench.Run(context.Background(), bench.Client{BaseURL: r.base, Model: "Qwen/Qwen3-8B"}, p, bench.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Metrics
+	if got.Completed != p.NumPrompts || got.TotalOutput != p.NumPrompts*p.OutputLen {
+		t.Fatalf("completed %d with %d output tokens; want %d and %d", got.Completed, got.TotalOutput, p.NumPrompts, p.NumPrompts*p.OutputLen)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"mean TTFT ms", got.TTFT.Mean, want.TTFT.Mean / speed},
+		{"mean TPOT ms", got.TPOT.Mean, want.TPOT.Mean / speed},
+		{"mean E2E ms", got.E2EL.Mean, want.E2EL.Mean / speed},
+	} {
+		// Real HTTP and scheduling add a little; 25% + 1 ms covers a loaded
+		// 2-core machine while telling speed 5 from 4 or 6 apart.
+		t.Logf("%s = %.3f, offline ÷ speed %.3f", c.name, c.got, c.want)
+		if math.Abs(c.got-c.want) > 0.25*c.want+1 {
+			t.Errorf("%s = %.2f, want %.2f (offline ÷ %d)", c.name, c.got, c.want, speed)
+		}
+	}
+}
