@@ -80,8 +80,6 @@ func commands(e *env) []*cli.Command {
 		benchCommand(e),
 		simCommand(e),
 		commandCommand(e),
-		labCommand(e),
-		testmodelCommand(e),
 	}
 }
 
