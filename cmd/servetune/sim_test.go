@@ -66,6 +66,10 @@ func TestSimServeLaunchedByTheEngineAdapters(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			cfg := space.Config{engines.KnobEngine: engine, engines.KnobTP: int64(1), engines.KnobMaxRunning: int64(64)}
+			if engine == "trtllm" {
+				// Goes into the extra options YAML, which sim serve must read.
+				cfg[engines.KnobKVCacheDType] = "fp8"
+			}
 			tgt := simTarget(bin, engine)
 			l := simLauncher(t)
 			s, err := l.Start(ctx, cfg, tgt, t.TempDir())
@@ -111,6 +115,9 @@ func TestSimServeLaunchedByTheEngineAdapters(t *testing.T) {
 				t.Errorf("process group %d still alive after Stop", s.PGID)
 			}
 			log, _ := os.ReadFile(s.LogPath)
+			if engine == "trtllm" && !strings.Contains(string(log), `"kv_cache_dtype":"fp8"`) {
+				t.Errorf("the extra options YAML was not read; engine.log:\n%s", log)
+			}
 			if !strings.Contains(string(log), "Shutting down") {
 				t.Errorf("SIGTERM did not shut the server down cleanly; engine.log:\n%s", log)
 			}

@@ -215,6 +215,7 @@ func (l *engineLog) banner(o Options, cfg space.Config, served string) {
 		l.infof("server_args=ServerArgs(model_path=%q, served_model_name=%q, %s) [servetune sim, speed ×%g]", served, served, cfg.Key(), o.Speed)
 	default:
 		l.infof("TensorRT-LLM version: sim (servetune, speed ×%g); args: %s", o.Speed, args)
+		l.infof("knobs with the extra options YAML applied: %s", cfg.Key())
 	}
 }
 

@@ -3,10 +3,13 @@ package simserve
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"math"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,6 +127,102 @@ func TestServeStreamsTheSimulatedSchedule(t *testing.T) {
 		t.Logf("%s = %.3f, offline ÷ speed %.3f", c.name, c.got, c.want)
 		if math.Abs(c.got-c.want) > 0.25*c.want+1 {
 			t.Errorf("%s = %.2f, want %.2f (offline ÷ %d)", c.name, c.got, c.want, speed)
+		}
+	}
+}
+
+func post(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// dataLines are the SSE payloads of a stream, in order.
+func dataLines(stream string) []string {
+	var out []string
+	for _, l := range strings.Split(stream, "\n") {
+		if d, ok := strings.CutPrefix(l, "data: "); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestServeFrontEnd(t *testing.T) {
+	for _, engine := range []string{"vllm", "sglang", "trtllm"} {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"Qwen/Qwen3-8B", "--served-model-name", "qwen"}
+			served := "qwen"
+			switch engine {
+			case "sglang":
+				args[0] = "--model-path=Qwen/Qwen3-8B"
+			case "trtllm":
+				args, served = args[:1], "Qwen/Qwen3-8B" // no served-model-name flag
+			}
+			r := serve(t, Options{Engine: engine, GPU: "H100", Speed: 50, Startup: time.Second, Args: args})
+			resp, err := http.Get(r.base + "/v1/models")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var models struct{ Data []struct{ ID string } }
+			if json.Unmarshal(b, &models) != nil || len(models.Data) != 1 || models.Data[0].ID != served {
+				t.Errorf("/v1/models = %s; want the served name %q", b, served)
+			}
+
+			code, body := post(t, r.base+"/v1/chat/completions", `{"model":"`+served+`","messages":[{"role":"user","content":"one two three"}],"max_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`)
+			events := dataLines(body)
+			if code != 200 || len(events) < 4 || events[len(events)-1] != "[DONE]" {
+				t.Fatalf("chat stream %d:\n%s", code, body)
+			}
+			if !strings.Contains(events[0], `"role":"assistant"`) {
+				t.Errorf("first chat chunk %s is not the role chunk", events[0])
+			}
+			var usage struct {
+				Choices []any
+				Usage   struct{ PromptTokens, CompletionTokens int } `json:"usage"`
+			}
+			last := events[len(events)-2]
+			if err := json.Unmarshal([]byte(strings.NewReplacer("prompt_tokens", "PromptTokens", "completion_tokens", "CompletionTokens").Replace(last)), &usage); err != nil ||
+				len(usage.Choices) != 0 || usage.Usage.PromptTokens != 3 || usage.Usage.CompletionTokens != 5 {
+				t.Errorf("usage chunk %s; want 3 prompt and 5 completion tokens, no choices", last)
+			}
+			if got := strings.Count(body, " hi"); got != 5 {
+				t.Errorf("%d tokens of text streamed, want 5", got)
+			}
+
+			code, body = post(t, r.base+"/v1/completions", `{"prompt":[1,2,3],"max_tokens":3}`)
+			if code != 200 || !strings.Contains(body, `"completion_tokens":3`) {
+				t.Errorf("non-streamed completion %d: %s", code, body)
+			}
+			if code, body = post(t, r.base+"/v1/completions", `{"model":"nope","prompt":"x","max_tokens":1}`); code != 404 {
+				t.Errorf("wrong model: %d %s", code, body)
+			}
+			if code, body = post(t, r.base+"/v1/completions", `{"prompt":"x","max_tokens":100000000,"stream":true}`); code != 400 || !strings.Contains(body, "maximum context length") {
+				t.Errorf("too long: %d %s", code, body)
+			}
+		})
+	}
+}
+
+// TRT-LLM includes usage whenever stream_options is present; vLLM only
+// when include_usage is true.
+func TestServeUsageDefaults(t *testing.T) {
+	for engine, want := range map[string]bool{"trtllm": true, "vllm": false} {
+		r := serve(t, Options{Engine: engine, GPU: "H100", Speed: 50, Startup: time.Second, Args: []string{"Qwen/Qwen3-8B"}})
+		_, body := post(t, r.base+"/v1/completions", `{"prompt":[1,2],"max_tokens":2,"stream":true,"stream_options":{}}`)
+		if got := strings.Contains(body, `"usage":{`); got != want {
+			t.Errorf("%s: usage sent = %v, want %v:\n%s", engine, got, want, body)
+		}
+		if engine == "trtllm" && !strings.Contains(body, `"object":"chat.completion.chunk","created"`) {
+			t.Errorf("trtllm usage chunk should be a chat.completion.chunk:\n%s", body)
 		}
 	}
 }
