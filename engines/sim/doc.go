@@ -6,6 +6,8 @@
 // by a roofline with per-engine efficiency factors. Evaluate turns a
 // config and a bench.Profile into bench.Records on a simulated clock, so
 // the caller computes metrics with bench.Summarize exactly as for a real
-// run. docs/sim.md describes the model, its calibration on the seeds and
+// run. Live runs the same scheduler online, requests joining as they
+// arrive and steps completing on the wall clock at simulated time ÷ speed;
+// package simserve serves it over HTTP as a fake engine. docs/sim.md describes the model, its calibration on the seeds and
 // its fidelity.
 package sim
