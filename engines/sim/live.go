@@ -220,7 +220,9 @@ func (l *Live) finish(g *group) {
 
 func (l *Live) admit(st *Stream) {
 	sc := l.sc
-	r := &simReq{request: request{in: st.req.Input, out: st.req.Output, prefix: st.req.Prefix}, prompt: st.req.Input}
+	// An empty prompt still has the BOS token to prefill.
+	in := max(st.req.Input, 1)
+	r := &simReq{request: request{in: in, out: st.req.Output, prefix: min(st.req.Prefix, in)}, prompt: in}
 	r.sent = sc.now
 	// The whole request overhead on the way in: tokens are delivered the
 	// moment their step ends, so TTFT matches Evaluate's half + half.
