@@ -1,0 +1,216 @@
+package search
+
+import (
+	"math"
+
+	"github.com/servetune/servetune/space"
+)
+
+// Greedy is coordinate search as the seeds tune by hand, offered to users
+// and used as the baseline the other samplers must beat.
+//
+// It first measures each engine at its defaults: every active knob at
+// "default" when that is in its domain, else the domain's first value (a
+// space without an engine knob measures that one default config). The
+// best becomes the incumbent. Then each remaining knob, in declared order
+// (Space.Params), is swept over its domain (Param.Grid; continuous floats
+// at 5 evenly spaced points) with every other knob fixed at the
+// incumbent, and the best value is kept before moving on. A knob inactive
+// under the incumbent is skipped; knobs that a new value activates start
+// at their defaults. Configs that break a rule are skipped without being
+// proposed, as are values whose trial failed or was infeasible: ranking is
+// feasibility-first (Dominates on the first objective and the SLO
+// violation). Like the seeds, it stops at a coordinate-wise optimum, which
+// may be a local one.
+//
+// Propose assumes that the previous proposal has been told or abandoned:
+// when a knob's values are all proposed it decides the knob from what was
+// told. Observations of configs it did not propose (a resumed study's
+// history) are remembered, so the sweep replays without re-measuring them.
+type Greedy struct {
+	sp    *space.Space
+	order []space.Param
+	// results holds every told observation by config key.
+	results map[string]Observation
+	// best is the incumbent; bestKey is "" before the engine phase ends.
+	best    space.Config
+	bestKey string
+	// next indexes sp.Params for the knob to sweep after the current one;
+	// -1 while the engine phase runs.
+	next int
+	// queue is the current knob's configs not yet proposed; batch is all of
+	// them (including those known from history).
+	queue, batch []space.Config
+	started      bool
+	done         bool
+}
+
+// NewGreedy returns a coordinate search over the space.
+func NewGreedy(sp *space.Space) *Greedy {
+	order, err := sp.Order()
+	if err != nil {
+		order = sp.Params
+	}
+	return &Greedy{sp: sp, order: order, results: map[string]Observation{}, next: -1}
+}
+
+// Tell records a finished trial.
+func (g *Greedy) Tell(o Observation) {
+	g.results[o.Config.Key()] = o
+}
+
+// Propose returns the next config to measure, or false when the sweep is over.
+func (g *Greedy) Propose() (space.Config, bool) {
+	if !g.started {
+		g.started = true
+		g.batch = g.engineBatch()
+		g.queue = append([]space.Config(nil), g.batch...)
+	}
+	for !g.done {
+		for len(g.queue) > 0 {
+			c := g.queue[0]
+			g.queue = g.queue[1:]
+			if _, known := g.results[c.Key()]; !known {
+				return c, true
+			}
+		}
+		g.decide()
+		g.advance()
+	}
+	return nil, false
+}
+
+// Best is the incumbent config and its observation; ok is false until
+// some trial of the sweep completed feasibly or otherwise.
+func (g *Greedy) Best() (space.Config, Observation, bool) {
+	if g.bestKey == "" {
+		return nil, Observation{}, false
+	}
+	o, ok := g.results[g.bestKey]
+	return g.best, o, ok
+}
+
+// engineBatch is each engine's default config (one config without an
+// engine knob).
+func (g *Greedy) engineBatch() []space.Config {
+	p, ok := g.sp.Param("engine")
+	if !ok {
+		return g.usable([]space.Config{g.complete(space.Config{})})
+	}
+	var out []space.Config
+	for _, v := range p.Values {
+		out = append(out, g.complete(space.Config{"engine": v}))
+	}
+	return g.usable(out)
+}
+
+// complete fills c's missing active knobs with their defaults and drops
+// knobs that c's values make inactive, walking the `when` order.
+func (g *Greedy) complete(c space.Config) space.Config {
+	out := space.Config{}
+	for _, p := range g.order {
+		if !g.sp.Active(p, out) {
+			continue
+		}
+		if v, ok := c[p.Name]; ok {
+			out[p.Name] = v
+		} else {
+			out[p.Name] = defaultValue(p)
+		}
+	}
+	return out
+}
+
+// defaultValue is "default" when the domain offers it, else the first value.
+func defaultValue(p space.Param) any {
+	if p.Contains(space.Default) {
+		return space.Default
+	}
+	vals := sweepValues(p)
+	return vals[0]
+}
+
+// sweepValues is the knob's finite domain, continuous floats at
+// gridFloatPoints evenly spaced values.
+func sweepValues(p space.Param) []any {
+	if vals, ok := p.Grid(); ok {
+		return vals
+	}
+	vals := make([]any, gridFloatPoints)
+	for i := range vals {
+		vals[i] = p.Low + (p.High-p.Low)*float64(i)/float64(gridFloatPoints-1)
+	}
+	return vals
+}
+
+// usable drops configs that break a rule and duplicates.
+func (g *Greedy) usable(cs []space.Config) []space.Config {
+	var out []space.Config
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if k := c.Key(); !seen[k] && g.sp.Check(c) == nil {
+			seen[k] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// decide makes the best of the incumbent and the batch the new incumbent.
+func (g *Greedy) decide() {
+	objs := g.sp.Objectives[:1]
+	cur, has := g.results[g.bestKey]
+	has = has && greedyEligible(cur)
+	for _, c := range g.batch {
+		o, ok := g.results[c.Key()]
+		if !ok || !greedyEligible(o) {
+			continue
+		}
+		if !has || Dominates(greedyPoint(o), greedyPoint(cur), objs) {
+			g.best, g.bestKey, cur, has = c, c.Key(), o, true
+		}
+	}
+	if g.bestKey == "" && len(g.batch) > 0 {
+		// Nothing ran: sweep on from the first config rather than stop, so
+		// a knob that fixes the defaults (a memory setting) is still found.
+		g.best, g.bestKey = g.batch[0], g.batch[0].Key()
+	}
+}
+
+func greedyEligible(o Observation) bool {
+	return o.State == Complete && !math.IsNaN(o.Value)
+}
+
+func greedyPoint(o Observation) Point {
+	return Point{Values: []float64{o.Value}, Violation: o.Violation}
+}
+
+// advance moves to the next knob active under the incumbent with at least
+// one config to try, or ends the sweep.
+func (g *Greedy) advance() {
+	g.batch, g.queue = nil, nil
+	if g.best == nil {
+		g.done = true
+		return
+	}
+	for g.next++; g.next < len(g.sp.Params); g.next++ {
+		p := g.sp.Params[g.next]
+		if p.Name == "engine" || !g.sp.Active(p, g.best) {
+			continue
+		}
+		var cs []space.Config
+		for _, v := range sweepValues(p) {
+			c := g.best.Clone()
+			c[p.Name] = v
+			if c = g.complete(c); c.Key() != g.bestKey {
+				cs = append(cs, c)
+			}
+		}
+		if cs = g.usable(cs); len(cs) > 0 {
+			g.batch = cs
+			g.queue = append([]space.Config(nil), cs...)
+			return
+		}
+	}
+	g.done = true
+}
