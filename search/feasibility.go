@@ -1,0 +1,212 @@
+package search
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/servetune/servetune/space"
+)
+
+// Feasibility learns infeasible regions from the study's own failures, so
+// that a sampler stops proposing configs known to run out of memory or to
+// be rejected by the engine, without the user writing a rule.
+//
+// Out of memory: a monotone memory-pressure model. Pressure knobs are
+// those whose increase can only raise memory use: mem_fraction,
+// chunked_prefill, max_running, cuda_graph_max_bs,
+// speculative_num_draft_tokens, kv_cache_dtype (auto/bf16/fp16 above any
+// fp8), model_variant (BF16 above FP8 above FP4/INT4) and tp reversed
+// (fewer GPUs per replica hold more of the model each). A config is
+// predicted to OOM when some OOM trial agrees with it on every other knob
+// and it is at least as high on every pressure knob. A config at most as
+// high as a trial that completed, with the same other knobs, is predicted
+// safe, and that overrides any OOM evidence (measurements are noisy, and a
+// run that worked is the stronger fact). "default", or a knob present in
+// one config and absent from the other, cannot be ranked: the engine
+// chooses the value, so no prediction is made from that trial.
+//
+// Invalid config: predicted when the config matches an invalid_config
+// trial on every categorical, boolean and integer knob (floats are
+// ignored: engines reject combinations of features, not fractions), unless
+// a completed trial also matches it on all of them.
+//
+// The model never extrapolates beyond what was measured: it only ever
+// declares configs "at least as bad" as a failure, so a wrong prediction
+// needs a wrong or noisy observation. It is pure, deterministic and not
+// safe for concurrent use.
+type Feasibility struct {
+	sp                *space.Space
+	ok, oom, invalid []space.Config
+}
+
+// Failure classes the model learns from.
+const (
+	classOOM     = "oom"
+	classInvalid = "invalid_config"
+)
+
+// NewFeasibility returns a model with no evidence: it predicts nothing.
+func NewFeasibility(sp *space.Space) *Feasibility {
+	return &Feasibility{sp: sp}
+}
+
+// Tell adds a finished trial's evidence. Other failure classes (crashes,
+// timeouts, rule violations) say nothing about memory or validity.
+func (f *Feasibility) Tell(o Observation) {
+	c := f.sp.WithTargetEngine(o.Config)
+	switch {
+	case o.Class == classOOM:
+		f.oom = append(f.oom, c)
+	case o.Class == classInvalid:
+		f.invalid = append(f.invalid, c)
+	case o.State == Complete:
+		f.ok = append(f.ok, c)
+	}
+}
+
+// Predict reports whether c is predicted infeasible, and why.
+func (f *Feasibility) Predict(c space.Config) (infeasible bool, reason string) {
+	c = f.sp.WithTargetEngine(c)
+	for _, o := range f.ok {
+		if pressureAtMost(c, o) {
+			return false, ""
+		}
+	}
+	for _, o := range f.oom {
+		if pressureAtMost(o, c) {
+			return true, fmt.Sprintf("predicted oom: at least the memory pressure of a trial that ran out of memory (%s)", o.Summary())
+		}
+	}
+	for _, o := range f.invalid {
+		if !f.discreteMatch(c, o) {
+			continue
+		}
+		for _, ok := range f.ok {
+			if f.discreteMatch(c, ok) {
+				return false, ""
+			}
+		}
+		return true, fmt.Sprintf("predicted invalid_config: the same engine settings as a trial the engine rejected (%s)", o.Summary())
+	}
+	return false, ""
+}
+
+// pressureAtMost reports whether a and b agree on every knob that is not a
+// pressure knob and a is at most as high as b on every pressure knob.
+func pressureAtMost(a, b space.Config) bool {
+	for _, k := range unionKeys(a, b) {
+		va, inA := a[k]
+		vb, inB := b[k]
+		if inA != inB {
+			return false
+		}
+		if sameValue(va, vb) {
+			continue
+		}
+		ra, okA := pressureRank(k, va)
+		rb, okB := pressureRank(k, vb)
+		if !okA || !okB || ra > rb {
+			return false
+		}
+	}
+	return true
+}
+
+// pressureRank orders a pressure knob's values by memory use, higher is
+// more; ok is false for a knob that is not a pressure knob or a value
+// that cannot be ranked ("default", an unknown dtype).
+func pressureRank(knob string, v any) (rank float64, ok bool) {
+	switch knob {
+	case "mem_fraction", "chunked_prefill", "max_running", "cuda_graph_max_bs", "speculative_num_draft_tokens":
+		return number(v)
+	case "tp":
+		n, ok := number(v)
+		return -n, ok
+	case "kv_cache_dtype":
+		s := strings.ToLower(space.FormatValue(v))
+		switch {
+		case strings.HasPrefix(s, "fp8"):
+			return 0, true
+		case s == "auto" || s == "bf16" || s == "bfloat16" || s == "fp16" || s == "float16" || s == "half":
+			return 1, true
+		}
+	case "model_variant":
+		s := strings.ToLower(space.FormatValue(v))
+		switch {
+		case strings.Contains(s, "fp4") || strings.Contains(s, "int4") || strings.Contains(s, "awq") || strings.Contains(s, "gptq"):
+			return 0, true
+		case strings.Contains(s, "fp8") || strings.Contains(s, "int8"):
+			return 1, true
+		case strings.Contains(s, "bf16") || strings.Contains(s, "fp16"):
+			return 2, true
+		}
+	}
+	return 0, false
+}
+
+func number(v any) (float64, bool) {
+	if s, isStr := v.(string); isStr && s == space.Default {
+		return 0, false
+	}
+	x, ok := space.Config{"x": v}.Float("x")
+	return x, ok && !math.IsNaN(x)
+}
+
+// discreteMatch reports whether a and b agree on every knob that is not a
+// float.
+func (f *Feasibility) discreteMatch(a, b space.Config) bool {
+	for _, k := range unionKeys(a, b) {
+		va, inA := a[k]
+		vb, inB := b[k]
+		if f.isFloat(k, va) && f.isFloat(k, vb) {
+			continue
+		}
+		if inA != inB || !sameValue(va, vb) {
+			return false
+		}
+	}
+	return true
+}
+
+// isFloat reports whether knob k is a float knob (by its declared kind, or
+// by the value when the space does not declare it). An absent value takes
+// the declared kind.
+func (f *Feasibility) isFloat(k string, v any) bool {
+	if p, ok := f.sp.Param(k); ok {
+		return p.Kind == space.Float
+	}
+	_, isFloat := v.(float64)
+	return isFloat
+}
+
+func sameValue(a, b any) bool {
+	fa, numA := numeric(a)
+	fb, numB := numeric(b)
+	if numA && numB {
+		return math.Abs(fa-fb) <= 1e-9*math.Max(1, math.Abs(fa))
+	}
+	return numA == numB && space.FormatValue(a) == space.FormatValue(b)
+}
+
+// numeric is a number-typed value (not a numeric string) as float64: a
+// float knob stored as 1 and read back as int64 1 is the same value.
+func numeric(v any) (float64, bool) {
+	switch x := space.Normalize(v).(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+func unionKeys(a, b space.Config) []string {
+	keys := a.Keys()
+	for _, k := range b.Keys() {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
