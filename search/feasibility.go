@@ -36,7 +36,7 @@ import (
 // needs a wrong or noisy observation. It is pure, deterministic and not
 // safe for concurrent use.
 type Feasibility struct {
-	sp                *space.Space
+	sp               *space.Space
 	ok, oom, invalid []space.Config
 }
 

@@ -33,7 +33,9 @@ func TestFeasibilityPredictions(t *testing.T) {
 		return d
 	}
 	oom := func(c space.Config) Observation { return Observation{Config: c, State: Infeasible, Class: "oom"} }
-	ran := func(c space.Config) Observation { return Observation{Config: c, State: Complete, Value: 1, Values: []float64{1}} }
+	ran := func(c space.Config) Observation {
+		return Observation{Config: c, State: Complete, Value: 1, Values: []float64{1}}
+	}
 	invalid := func(c space.Config) Observation {
 		return Observation{Config: c, State: Infeasible, Class: "invalid_config"}
 	}
