@@ -21,6 +21,26 @@ type Command struct {
 	// Program is how many leading Argv elements name the program; a
 	// target's per-engine Command replaces exactly those.
 	Program int `json:"program"`
+	// Setup holds commands to run, in order, in the trial directory with
+	// the server's environment once it answers its probes: Ollama starts
+	// with no model and registers one with `ollama create`. A step's first
+	// word is replaced like Argv's program.
+	Setup [][]string `json:"setup,omitempty"`
+}
+
+// Key identifies everything that decides what the engine serves: argv,
+// env, generated files and setup steps. Two configs with the same Key run
+// the same server, so a warm one may be reused.
+func (c Command) Key() string {
+	var b strings.Builder
+	b.WriteString(c.Shell())
+	for _, name := range sortedKeys(c.Files) {
+		b.WriteString("\x00" + name + "\x00" + c.Files[name])
+	}
+	for _, step := range c.Setup {
+		b.WriteString("\x00" + Command{Argv: step}.Shell())
+	}
+	return b.String()
 }
 
 // Shell renders the command as one shell line, env first, each word quoted

@@ -1,8 +1,11 @@
 package engines
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"sort"
 	"strings"
 
@@ -35,6 +38,21 @@ type Engine interface {
 	Patterns() []Pattern
 }
 
+// liveSetup is implemented by engines that bind from their environment and
+// start without a model (Ollama). The launcher checks the model before
+// launch, adds serveEnv to the engine's environment, runs the command's
+// Setup steps once the probes answer, then calls ready; Stop removes
+// scratch.
+type liveSetup interface {
+	check(model string) error
+	serveEnv(host string, port int, dir string) map[string]string
+	// ready returns nil once the engine serves name; its evidence of a
+	// failure goes to log, for the classifier.
+	ready(ctx context.Context, client *http.Client, base, name string, log io.Writer) error
+	// scratch lists per-trial state (model copies) removed at teardown.
+	scratch(dir string) []string
+}
+
 // Parsed is what Parse recovers from an engine's arguments.
 type Parsed struct {
 	Config space.Config
@@ -51,7 +69,7 @@ type Parsed struct {
 
 // all builds the registry explicitly, newest engines last, so adding one is
 // one line and no init() order matters.
-func all() []Engine { return []Engine{vllm{}, sglang{}, trtllm{}} }
+func all() []Engine { return []Engine{vllm{}, sglang{}, trtllm{}, ollama{}} }
 
 // Names lists the engines servetune can launch, in a stable order.
 func Names() []string {

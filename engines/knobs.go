@@ -27,6 +27,22 @@ const (
 	KnobTorchCompile              = "torch_compile"
 	KnobPrefixCaching             = "prefix_caching"
 	KnobDisableCUDAGraph          = "disable_cuda_graph"
+
+	// Knobs only Ollama (llama.cpp) has; see docs/engines.md.
+
+	// KnobFlashAttention is OLLAMA_FLASH_ATTENTION. Ollama v0.5.7 applies
+	// it only on Metal, CUDA (driver ≥ 7) and ROCm GPUs; on a CPU it logs
+	// "flash attention enabled but not supported by gpu" and runs without.
+	KnobFlashAttention = "flash_attention"
+	// KnobMaxQueue is OLLAMA_MAX_QUEUE: requests waiting beyond it get 503.
+	KnobMaxQueue = "max_queue"
+	// KnobNumCtx is PARAMETER num_ctx: the context of each parallel slot
+	// (the KV cache holds num_ctx × num_parallel tokens).
+	KnobNumCtx = "num_ctx"
+	// KnobNumBatch is PARAMETER num_batch: prompt tokens per forward pass.
+	KnobNumBatch = "num_batch"
+	// KnobNumThread is PARAMETER num_thread: CPU threads of the runner.
+	KnobNumThread = "num_thread"
 )
 
 // commonKnob reports whether every engine understands k: these choose the

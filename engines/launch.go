@@ -63,6 +63,10 @@ type Server struct {
 
 	l       *Launcher
 	eng     Engine
+	live    liveSetup // nil unless the engine needs setup against the live server
+	dir     string
+	env     []string
+	setup   [][]string
 	cmd     *exec.Cmd
 	log     *cappedLog
 	done    chan struct{}
@@ -84,6 +88,12 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	}
 	eng, _ := Lookup(name)
 	model, _ := ModelPath(cfg, t)
+	live, _ := eng.(liveSetup)
+	if live != nil {
+		if err := live.check(model); err != nil {
+			return nil, err
+		}
+	}
 	host := t.Host
 	if host == "" {
 		host = "127.0.0.1"
@@ -98,15 +108,27 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 		return nil, err
 	}
 	s := &Server{Engine: name, Model: served, Port: port, Argv: argv, l: l, eng: eng, done: make(chan struct{}),
-		BaseURL: "http://" + net.JoinHostPort(dialHost(host), fmt.Sprint(port)), LogPath: filepath.Join(dir, "engine.log")}
+		BaseURL: "http://" + net.JoinHostPort(dialHost(host), fmt.Sprint(port)), LogPath: filepath.Join(dir, "engine.log"),
+		live: live, dir: dir, env: l.env(t, name, cmd), setup: setupArgv(cmd, t.Engines[name], t.Prefix)}
+	shown := cmd.Env
+	if live != nil {
+		shown = map[string]string{}
+		for k, v := range cmd.Env {
+			shown[k] = v
+		}
+		for k, v := range live.serveEnv(host, port, dir) {
+			s.env = append(s.env, k+"="+v) // last wins: the trial's port, not the user's OLLAMA_HOST
+			shown[k] = v
+		}
+	}
 	if s.log, err = openCappedLog(s.LogPath, l.LogLimit); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(s.log, "[servetune: %s]\n", Command{Argv: argv, Env: cmd.Env}.Shell())
+	fmt.Fprintf(s.log, "[servetune: %s]\n", Command{Argv: argv, Env: shown}.Shell())
 	s.gpuBase, _, _ = l.gpuApps(ctx)
 	c := exec.Command(argv[0], argv[1:]...)
 	c.Dir = dir
-	c.Env = l.env(t, name, cmd)
+	c.Env = s.env
 	c.Stdout, c.Stderr = s.log, s.log
 	c.SysProcAttr = sysProcAttr()
 	// Workers that inherit stdout can outlive the leader; do not let them
@@ -166,6 +188,11 @@ func (s *Server) WaitReady(ctx context.Context, timeout time.Duration) error {
 	case r == timedOut:
 		return Classify(s.Engine, Starting, Exit{TimedOut: true}, s.log.Tail(200))
 	}
+	if s.live != nil {
+		if err := s.setUp(ctx, client, timeout); err != nil {
+			return err
+		}
+	}
 	s.l.Log.Info().Str("engine", s.Engine).Str("url", s.BaseURL).Msg("engine ready")
 	return nil
 }
@@ -194,6 +221,11 @@ func (s *Server) Stop(ctx context.Context) error {
 		err := stopGroup(ctx, s.PGID, s.done, orDefault(s.l.Grace, DefaultGrace))
 		if err == nil && s.pidfile != "" {
 			_ = os.Remove(s.pidfile)
+		}
+		if err == nil && s.live != nil {
+			for _, p := range s.live.scratch(s.dir) {
+				_ = os.RemoveAll(p)
+			}
 		}
 		s.log.Close()
 		s.stopErr = errors.Join(err, s.l.waitGPUsFree(ctx, s.gpuBase))

@@ -219,7 +219,7 @@ func TestRenderErrors(t *testing.T) {
 		cfg  space.Config
 		want string
 	}{
-		{space.Config{KnobEngine: "ollama"}, `unknown engine "ollama"`},
+		{space.Config{KnobEngine: "llamacpp"}, `unknown engine "llamacpp"`},
 		{space.Config{KnobEnableDPAttention: true}, `vllm does not support knob "enable_dp_attention"`},
 		{space.Config{KnobTP: int64(4), KnobEP: int64(2)}, "ep must be 1 or 4, not 2"},
 		{space.Config{KnobMemFraction: 1.5}, "want a fraction in (0, 1]"},
@@ -272,7 +272,7 @@ func TestModelPath(t *testing.T) {
 }
 
 func TestNamesAndSupports(t *testing.T) {
-	if got := Names(); !reflect.DeepEqual(got, []string{"vllm", "sglang", "trtllm"}) {
+	if got := Names(); !reflect.DeepEqual(got, []string{"vllm", "sglang", "trtllm", "ollama"}) {
 		t.Fatalf("Names() = %v", got)
 	}
 	for _, e := range []string{"vllm", "sglang", "trtllm"} {

@@ -90,7 +90,7 @@ func (r *ProcessRunner) Run(ctx context.Context, t Trial) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	key := cmd.Shell() + "\x00" + t.Target.ServedName() + "\x00" + strings.Join(t.Target.Prefix, " ")
+	key := cmd.Key() + "\x00" + t.Target.ServedName() + "\x00" + strings.Join(t.Target.Prefix, " ")
 	srv, err := r.server(ctx, t, dir, key, phase)
 	if err == nil {
 		err = r.measure(ctx, srv, t, &res, phase)
