@@ -15,7 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/gguf"
+	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
 
@@ -222,5 +226,78 @@ func TestOllamaEndToEnd(t *testing.T) {
 	t.Logf("total_tps %.1f–%.1f, mean_tpot_ms %.2f–%.2f", minTPS, maxTPS, minTPOT, maxTPOT)
 	if _, err := os.Stat(filepath.Join(dir, "studies", "ollama-e2e", "trial-1", "ollama-models")); !os.IsNotExist(err) {
 		t.Errorf("trial-1/ollama-models not removed at teardown (%v)", err)
+	}
+}
+
+// TestOllamaFailureClasses provokes real Ollama failures through the
+// launcher: a context too large for the machine's memory, and a GGUF that
+// parses but that llama.cpp cannot load. Both must be classified from
+// Ollama's own messages, at startup, and leave no process behind.
+func TestOllamaFailureClasses(t *testing.T) {
+	if testing.Short() && os.Getenv("CI") == "" {
+		t.Skip("starts real engines")
+	}
+	ollama := findOllama(t)
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		if left := liveOllamas(dir); len(left) > 0 {
+			t.Errorf("ollama processes left behind:\n%s", strings.Join(left, "\n"))
+		}
+	})
+	small := gguf.LlamaConfig{Dim: 32, Layers: 1, FFN: 32, Heads: 2, Context: 1 << 28, Seed: 1}
+	writeModel := func(name string, drop string) string {
+		kvs, tensors, err := gguf.TinyLlama(small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []gguf.Tensor
+		for _, tt := range tensors {
+			if tt.Name != drop {
+				kept = append(kept, tt)
+			}
+		}
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := gguf.Write(f, kvs, kept); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name  string
+		model string
+		cfg   space.Config
+		want  engines.Class
+		line  string
+	}{
+		// 2^27 tokens of f16 K and V at 512 bytes a token: Ollama
+		// estimates 64 GiB and refuses before llama.cpp allocates.
+		{"oom", writeModel("huge-ctx.gguf", ""), space.Config{engines.KnobNumCtx: int64(1 << 27)}, engines.OOM, "model requires more system memory"},
+		{"load", writeModel("no-norm.gguf", "output_norm.weight"), space.Config{}, engines.InvalidConfig, "error loading model"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := &engines.Launcher{Log: zerolog.New(zerolog.NewTestWriter(t)), StudyDir: filepath.Join(dir, "study-"+c.name),
+				Grace: 5 * time.Second, PollInterval: 100 * time.Millisecond}
+			tgt := space.Target{Runner: "process", Model: c.model, Engine: "ollama", GPUs: 1,
+				Engines: map[string]space.EngineTarget{"ollama": {Command: []string{ollama, "serve"}, Version: "0.5.7"}}}
+			s, err := l.Start(context.Background(), c.cfg, tgt, filepath.Join(dir, "trial-"+c.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.WaitReady(context.Background(), 2*time.Minute)
+			if stopErr := s.Stop(context.Background()); stopErr != nil {
+				t.Errorf("Stop: %v", stopErr)
+			}
+			f, ok := engines.AsFailure(err)
+			if !ok || f.Class != c.want || !strings.Contains(strings.Join(f.Lines, "\n"), c.line) {
+				t.Fatalf("WaitReady = %v (lines %q); want %s from %q\n%s", err, f.Lines, c.want, c.line, strings.Join(s.Tail(30), "\n"))
+			}
+			t.Logf("%s: %s\n%s", f.Class, f.Message, strings.Join(f.Lines, "\n"))
+		})
 	}
 }
