@@ -57,9 +57,14 @@ type Searcher struct {
 	startup int
 	// asked maps a config key to the goptuna trial that proposed it.
 	asked map[string]int
-	// seen holds every config told so far.
-	seen map[string]bool
-	grid []space.Config
+	// seen holds every config told so far, told its observation.
+	seen   map[string]bool
+	told   map[string]Observation
+	feas   *Feasibility
+	mo     *MOSampler
+	greedy *Greedy
+	grid   []space.Config
+	opt    Options
 	// lo and hi bound the measured values, for the infeasible penalty.
 	lo, hi   float64
 	hasWorst bool
@@ -70,10 +75,31 @@ type Searcher struct {
 // which would make studies irreproducible for a seed.
 const startupTrials = 10
 
+// Options tune a Searcher.
+type Options struct {
+	// NoFeasibility turns off learning infeasible regions from OOM and
+	// invalid-config trials (the lab measures what it saves).
+	NoFeasibility bool
+}
+
 // New builds a searcher for the space's sampler and feeds it the history.
-func New(sp *space.Space, seed int64, history []Observation, log zerolog.Logger) (*Searcher, error) {
+func New(sp *space.Space, seed int64, history []Observation, log zerolog.Logger, opt Options) (*Searcher, error) {
 	s := &Searcher{sp: sp, kind: sp.Study.Sampler, rng: rand.New(rand.NewSource(seed)), startup: startupTrials,
-		asked: map[string]int{}, seen: map[string]bool{}}
+		asked: map[string]int{}, seen: map[string]bool{}, told: map[string]Observation{}, opt: opt}
+	if !opt.NoFeasibility {
+		s.feas = NewFeasibility(sp)
+	}
+	switch {
+	case s.kind == "greedy":
+		s.greedy = NewGreedy(sp)
+	case s.kind == "mo" || (s.kind == "tpe" && len(sp.Objectives) > 1):
+		// Two or more objectives: MOTPE instead of goptuna's single-
+		// objective TPE, chosen automatically.
+		s.mo = NewMOSampler(sp, seed)
+		if s.feas != nil {
+			s.mo.Avoid = func(c space.Config) bool { bad, _ := s.feas.Predict(s.sp.WithTargetEngine(c)); return bad }
+		}
+	}
 	dir := goptuna.StudyDirectionMaximize
 	if sp.Objectives[0].Direction == space.Minimize {
 		dir = goptuna.StudyDirectionMinimize
@@ -110,7 +136,8 @@ func (s *Searcher) Seen(c space.Config) bool { return s.seen[c.Key()] }
 // that breaks a rule unless the sampler cannot find another (the caller
 // records that as infeasible, and Tell teaches the sampler).
 func (s *Searcher) Ask() (space.Config, error) {
-	if s.kind == "grid" {
+	switch s.kind {
+	case "grid":
 		for len(s.grid) > 0 {
 			c := s.grid[0]
 			s.grid = s.grid[1:]
@@ -119,10 +146,12 @@ func (s *Searcher) Ask() (space.Config, error) {
 			}
 		}
 		return nil, ErrExhausted
+	case "greedy":
+		return s.askGreedy()
 	}
-	// The model may keep proposing measured configs once it is confident;
-	// then random draws, and for a finite space an unmeasured grid point,
-	// keep the study moving.
+	// The model may keep proposing measured configs once it is confident,
+	// or configs the feasibility model expects to fail; then random draws,
+	// and for a finite space an unmeasured grid point, keep the study moving.
 	const modelAttempts, randomAttempts = 20, 100
 	var last space.Config
 	for i := 0; i < modelAttempts+randomAttempts; i++ {
@@ -136,10 +165,15 @@ func (s *Searcher) Ask() (space.Config, error) {
 			c = s.sp.Sample(s.rng)
 		}
 		last = c
-		if !s.seen[c.Key()] {
-			return c, nil
+		if s.seen[c.Key()] {
+			s.abandon(c, false)
+			continue
 		}
-		s.abandon(c)
+		if bad, _ := s.predictInfeasible(c); bad {
+			s.abandon(c, true)
+			continue
+		}
+		return c, nil
 	}
 	if s.finite() {
 		var unseen []space.Config
@@ -156,6 +190,30 @@ func (s *Searcher) Ask() (space.Config, error) {
 	return last, nil
 }
 
+// askGreedy follows the coordinate sweep; a config it proposes that was
+// measured already (a resumed study) is answered from memory.
+func (s *Searcher) askGreedy() (space.Config, error) {
+	for {
+		c, ok := s.greedy.Propose()
+		if !ok {
+			return nil, ErrExhausted
+		}
+		o, seen := s.told[c.Key()]
+		if !seen {
+			return c, nil
+		}
+		s.greedy.Tell(o)
+	}
+}
+
+// predictInfeasible asks the feasibility model, when it is on.
+func (s *Searcher) predictInfeasible(c space.Config) (bool, string) {
+	if s.feas == nil {
+		return false, ""
+	}
+	return s.feas.Predict(c)
+}
+
 func (s *Searcher) finite() bool {
 	for _, p := range s.sp.Params {
 		if _, ok := p.Grid(); !ok {
@@ -166,6 +224,9 @@ func (s *Searcher) finite() bool {
 }
 
 func (s *Searcher) propose() (space.Config, error) {
+	if s.mo != nil {
+		return s.mo.Propose(), nil
+	}
 	if s.kind == "random" || len(s.seen) < s.startup {
 		return s.sp.Sample(s.rng), nil
 	}
@@ -196,18 +257,36 @@ func (s *Searcher) propose() (space.Config, error) {
 	return c, nil
 }
 
-// abandon closes a proposed-but-duplicate goptuna trial as failed.
-func (s *Searcher) abandon(c space.Config) {
-	if id, ok := s.asked[c.Key()]; ok {
-		_ = s.study.Storage.SetTrialState(id, goptuna.TrialStateFail)
-		delete(s.asked, c.Key())
+// abandon closes a goptuna trial that will not run: as failed for a
+// duplicate, as the infeasible penalty for a predicted failure, so the
+// model learns the region without a launch.
+func (s *Searcher) abandon(c space.Config, infeasible bool) {
+	id, ok := s.asked[c.Key()]
+	if !ok {
+		return
 	}
+	delete(s.asked, c.Key())
+	if infeasible && s.hasWorst && s.study.Storage.SetTrialValue(id, s.penalty()) == nil {
+		_ = s.study.Storage.SetTrialState(id, goptuna.TrialStateComplete)
+		return
+	}
+	_ = s.study.Storage.SetTrialState(id, goptuna.TrialStateFail)
 }
 
 // Tell records a finished trial.
 func (s *Searcher) Tell(o Observation) error {
 	key := o.Config.Key()
 	s.seen[key] = true
+	s.told[key] = o
+	if s.feas != nil {
+		s.feas.Tell(o)
+	}
+	if s.mo != nil {
+		s.mo.Tell(o)
+	}
+	if s.greedy != nil {
+		s.greedy.Tell(o)
+	}
 	id, ok := s.asked[key]
 	delete(s.asked, key)
 	if !ok {

@@ -83,7 +83,7 @@ func TestGridEnumeratesConditionalSpaceOnce(t *testing.T) {
 	if len(g) != 12 {
 		t.Fatalf("grid has %d configs, want 12: %v", len(g), g)
 	}
-	s, err := New(sp, 1, nil, zerolog.Nop())
+	s, err := New(sp, 1, nil, zerolog.Nop(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestAskNeverRepeatsAToldConfig(t *testing.T) {
 		for _, c := range Grid(sp)[:10] {
 			history = append(history, Observation{Config: c, State: Complete, Value: 1})
 		}
-		s, err := New(sp, 7, history, zerolog.Nop())
+		s, err := New(sp, 7, history, zerolog.Nop(), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func TestRandomSamplerIsDeterministicForASeed(t *testing.T) {
 	draw := func(seed int64) []string {
 		sp := testSpace("random")
 		sp.Params[2].Step = 0 // continuous, so the space is not exhausted
-		s, err := New(sp, seed, nil, zerolog.Nop())
+		s, err := New(sp, seed, nil, zerolog.Nop(), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func TestTPEConvergesOnAQuadratic(t *testing.T) {
 		Objectives: []space.Objective{maxObj("y")},
 		Params:     []space.Param{{Name: "x", Kind: space.Float, Low: 0, High: 1}},
 	}
-	s, err := New(sp, 11, nil, zerolog.Nop())
+	s, err := New(sp, 11, nil, zerolog.Nop(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // Samplers are the sampler names a [study] may name.
-var Samplers = []string{"tpe", "random", "grid", "cmaes"}
+var Samplers = []string{"tpe", "random", "grid", "cmaes", "greedy", "mo"}
 
 func (d *decoder) space(raw map[string]any) *Space {
 	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue")

@@ -57,6 +57,8 @@ type RunOptions struct {
 	// Enqueue are configs to run first, after the baseline (warm start);
 	// those already measured are skipped.
 	Enqueue []space.Config
+	// Search tunes the sampler.
+	Search search.Options
 }
 
 // ErrBudget says the GPU-time budget ended the run before n_trials.
@@ -92,7 +94,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		return err
 	}
 	seed := sp.Study.Seed + int64(len(trials)) // a resumed run must not replay the same random draws
-	searcher, err := search.New(sp, seed, observations(sp, trials), o.Log)
+	searcher, err := search.New(sp, seed, observations(sp, trials), o.Log, o.Search)
 	if err != nil {
 		return err
 	}

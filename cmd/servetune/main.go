@@ -80,6 +80,7 @@ func commands(e *env) []*cli.Command {
 		benchCommand(e),
 		simCommand(e),
 		commandCommand(e),
+		labCommand(e),
 		testmodelCommand(e),
 	}
 }

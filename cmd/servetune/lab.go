@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/servetune/servetune/studies/lab"
+)
+
+func labCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "lab",
+		Usage: "measure the samplers against each other and against greedy search on simulator landscapes (long: minutes)",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "landscape", Value: cli.NewStringSlice(lab.Landscapes()...), Usage: "glm52, qwen3"},
+			&cli.StringFlag{Name: "samplers", Value: "tpe,random,greedy,cmaes", Usage: "comma-separated samplers for the single-objective runs"},
+			&cli.StringFlag{Name: "mo-samplers", Value: "mo,tpe,random", Usage: "comma-separated samplers for the two-objective runs (empty: skip)"},
+			&cli.IntFlag{Name: "seeds", Value: 20},
+			&cli.IntFlag{Name: "trials", Value: 60},
+			&cli.Float64Flag{Name: "noise", Value: 0.05, Usage: "measurement noise, coefficient of variation"},
+			&cli.BoolFlag{Name: "pruning", Value: true, Usage: "also measure pruning + infeasibility learning against plain TPE"},
+			&cli.StringFlag{Name: "json", Usage: "write every run's curves to this file"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Int("seeds") < 1 || c.Int("trials") < 1 {
+				return usagef("--seeds and --trials must be positive")
+			}
+			dir, err := os.MkdirTemp("", "servetune-lab-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			var all []*lab.Result
+			for _, name := range c.StringSlice("landscape") {
+				sp, err := lab.Load(name)
+				if err != nil {
+					return usagef("%v", err)
+				}
+				o := lab.NewOracle(sp)
+				e.log.Info().Str("landscape", name).Msg("simulating every point of the space (cached for all runs)")
+				grid, err := o.Exhaust(c.Context)
+				if err != nil {
+					return err
+				}
+				base := lab.Options{Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Dir: dir, Log: e.log}
+				runs := []lab.Options{with(base, func(o *lab.Options) { o.Samplers = split(c.String("samplers")); o.NoFeasibility = true })}
+				if c.Bool("pruning") {
+					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = []string{"tpe"}; o.Prune = true }))
+				}
+				if s := split(c.String("mo-samplers")); len(s) > 0 {
+					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = s; o.Multi = true; o.NoFeasibility = true }))
+				}
+				for _, opt := range runs {
+					objSp := *sp
+					if !opt.Multi {
+						objSp.Objectives = sp.Objectives[:1]
+					}
+					truth, err := lab.TruthOf(grid, &objSp)
+					if err != nil {
+						return err
+					}
+					e.log.Info().Str("landscape", name).Strs("samplers", opt.Samplers).Bool("multi", opt.Multi).Bool("prune", opt.Prune).Msg("running studies")
+					res, err := lab.Evaluate(c.Context, o, truth, sp, opt)
+					if err != nil {
+						return err
+					}
+					res.Markdown(e.stdout)
+					e.stdout.Write([]byte("\n"))
+					all = append(all, res)
+				}
+			}
+			if p := c.String("json"); p != "" {
+				b, err := json.MarshalIndent(all, "", " ")
+				if err != nil {
+					return err
+				}
+				return os.WriteFile(p, b, 0o644)
+			}
+			return nil
+		},
+	}
+}
+
+func with(o lab.Options, f func(*lab.Options)) lab.Options { f(&o); return o }
+
+func split(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}

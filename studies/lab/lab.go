@@ -1,0 +1,281 @@
+package lab
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+
+	"github.com/rs/zerolog"
+
+	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
+)
+
+//go:embed landscapes/*.toml
+var landscapes embed.FS
+
+// Landscapes lists the built-in landscape names.
+func Landscapes() []string { return []string{"glm52", "qwen3"} }
+
+// Load parses a built-in landscape.
+func Load(name string) (*space.Space, error) {
+	src, err := landscapes.ReadFile("landscapes/" + name + ".toml")
+	if err != nil {
+		return nil, fmt.Errorf("unknown landscape %q (known: glm52, qwen3)", name)
+	}
+	return space.Parse(name+".toml", string(src), space.Options{
+		Supports: engines.Supports, Engines: engines.Names(), Profile: bench.Lookup, Metric: bench.KnownMetric,
+	})
+}
+
+// Options configure an evaluation.
+type Options struct {
+	Landscape string
+	Samplers  []string
+	Seeds     int
+	Trials    int
+	NoiseCV   float64
+	// Multi evaluates on both objectives (hypervolume); otherwise on the
+	// first only.
+	Multi bool
+	// Prune turns on in-trial pruning (search.DefaultPruneRule).
+	Prune bool
+	// NoFeasibility turns off learning infeasible regions.
+	NoFeasibility bool
+	// Dir holds the temporary study databases.
+	Dir string
+	Log zerolog.Logger
+}
+
+// Run is one study of one sampler and seed, as the lab scores it.
+type Run struct {
+	Sampler string `json:"sampler"`
+	Seed    int    `json:"seed"`
+	// Best[k] is the true (noiseless) value of the config the study would
+	// report after k+1 counted trials: the best by its noisy measurement.
+	Best []float64 `json:"best"`
+	// GPUHours[k] is the GPU time spent by then, failures included.
+	GPUHours []float64 `json:"gpu_hours"`
+	// HV[k] is the hypervolume of the true values of the measured
+	// feasible configs, relative to the true front's (multi-objective).
+	HV          []float64 `json:"hv,omitempty"`
+	Pruned      int       `json:"pruned"`
+	FalsePrunes int       `json:"false_prunes"`
+	Infeasible  int       `json:"infeasible"`
+}
+
+// MarshalJSON writes NaN (no feasible trial yet) as null.
+func (r Run) MarshalJSON() ([]byte, error) {
+	type plain Run
+	type out struct {
+		plain
+		Best     []any `json:"best"`
+		GPUHours []any `json:"gpu_hours"`
+		HV       []any `json:"hv,omitempty"`
+	}
+	return json.Marshal(out{plain(r), nullNaN(r.Best), nullNaN(r.GPUHours), nullNaN(r.HV)})
+}
+
+func nullNaN(xs []float64) []any {
+	if xs == nil {
+		return nil
+	}
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			out[i] = x
+		}
+	}
+	return out
+}
+
+// Truth summarises the exhaustive grid.
+type Truth struct {
+	Points  int       `json:"points"`
+	Optimum float64   `json:"optimum"`
+	FrontHV float64   `json:"front_hv,omitempty"`
+	Ref     []float64 `json:"reference_point,omitempty"`
+}
+
+// Result is an evaluation's raw data; Summary reduces it.
+type Result struct {
+	Options    Options           `json:"-"`
+	Landscape  string            `json:"landscape"`
+	Objectives []space.Objective `json:"objectives"`
+	Truth      Truth             `json:"truth"`
+	Runs       []Run             `json:"runs"`
+}
+
+// Evaluate runs every sampler on every seed.
+func Evaluate(ctx context.Context, o *Oracle, truth *Truth, sp *space.Space, opt Options) (*Result, error) {
+	objs := sp.Objectives[:1]
+	if opt.Multi {
+		objs = sp.Objectives
+	}
+	res := &Result{Options: opt, Landscape: opt.Landscape, Objectives: objs, Truth: *truth}
+	for _, sampler := range opt.Samplers {
+		for seed := 1; seed <= opt.Seeds; seed++ {
+			r, err := runOne(ctx, o, sp, objs, truth, sampler, seed, opt)
+			if err != nil {
+				return nil, fmt.Errorf("%s seed %d: %w", sampler, seed, err)
+			}
+			res.Runs = append(res.Runs, r)
+			opt.Log.Debug().Str("sampler", sampler).Int("seed", seed).Float64("best", last(r.Best)).Msg("lab run")
+		}
+	}
+	return res, nil
+}
+
+func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Objective, truth *Truth, sampler string, seed int, opt Options) (Run, error) {
+	sp := *base
+	sp.Objectives = objs
+	sp.Study.Sampler, sp.Study.Seed, sp.Study.NTrials = sampler, int64(seed), opt.Trials
+	sp.Study.Name = fmt.Sprintf("%s-%s-%d", opt.Landscape, sampler, seed)
+	dir := filepath.Join(opt.Dir, sp.Study.Name)
+	st, err := studies.Open(ctx, filepath.Join(dir, "study.db"), true)
+	if err != nil {
+		return Run{}, err
+	}
+	defer st.Close()
+	ro := studies.RunOptions{Space: &sp, Store: st, Runner: &noisyRunner{o: o, cv: opt.NoiseCV, seed: int64(seed)}, Dir: dir,
+		Log: zerolog.Nop(), Search: search.Options{NoFeasibility: opt.NoFeasibility}}
+	if opt.Prune {
+		rule := search.DefaultPruneRule
+		ro.Prune = &rule
+	}
+	if err := studies.Run(ctx, ro); err != nil {
+		return Run{}, err
+	}
+	trials, err := st.Trials(ctx)
+	if err != nil {
+		return Run{}, err
+	}
+	return score(ctx, o, &sp, truth, sampler, seed, trials), nil
+}
+
+// score replays a study's trials in order.
+func score(ctx context.Context, o *Oracle, sp *space.Space, truth *Truth, sampler string, seed int, trials []studies.Trial) Run {
+	r := Run{Sampler: sampler, Seed: seed}
+	obj := sp.Objectives[0]
+	var incumbent *studies.Trial
+	gpu := 0.0
+	var measured [][]float64
+	for i := range trials {
+		t := &trials[i]
+		gpu += t.GPUSeconds
+		if t.Failure != nil && t.Failure.Class == engines.Infeasible {
+			continue // never launched: not a trial that counts
+		}
+		switch t.State {
+		case studies.Infeasible:
+			r.Infeasible++
+		case studies.Pruned:
+			r.Pruned++
+			if incumbent != nil && obj.Better(trueValue(ctx, o, t.Config, obj), trueValue(ctx, o, incumbent.Config, obj)) {
+				r.FalsePrunes++
+			}
+		case studies.Complete:
+			if v := studies.Values(sp, *t)[0]; incumbent == nil || obj.Better(v, studies.Values(sp, *incumbent)[0]) {
+				incumbent = t
+			}
+			if len(sp.Objectives) > 1 {
+				measured = append(measured, trueValues(ctx, o, t.Config, sp.Objectives))
+			}
+		}
+		best := math.NaN()
+		if incumbent != nil {
+			best = trueValue(ctx, o, incumbent.Config, obj)
+		}
+		r.Best = append(r.Best, best)
+		r.GPUHours = append(r.GPUHours, gpu/3600)
+		if len(sp.Objectives) > 1 {
+			r.HV = append(r.HV, search.Hypervolume(measured, sp.Objectives, truth.Ref)/truth.FrontHV)
+		}
+	}
+	return r
+}
+
+func trueValue(ctx context.Context, o *Oracle, c space.Config, obj space.Objective) float64 {
+	out := o.Eval(ctx, c)
+	if out.err != nil {
+		return math.NaN()
+	}
+	return out.metrics[obj.Metric]
+}
+
+func trueValues(ctx context.Context, o *Oracle, c space.Config, objs []space.Objective) []float64 {
+	v := make([]float64, len(objs))
+	for i, obj := range objs {
+		v[i] = trueValue(ctx, o, c, obj)
+	}
+	return v
+}
+
+// TruthOf reduces the exhaustive grid to the optimum of the first
+// objective and the true front's hypervolume.
+func TruthOf(t *Truth0, sp *space.Space) (*Truth, error) {
+	out := &Truth{Points: len(t.Configs), Optimum: math.NaN()}
+	obj := sp.Objectives[0]
+	var pts [][]float64
+	for _, oc := range t.Outcomes {
+		if oc.err != nil {
+			continue
+		}
+		v := oc.metrics[obj.Metric]
+		if math.IsNaN(out.Optimum) || obj.Better(v, out.Optimum) {
+			out.Optimum = v
+		}
+		p := make([]float64, len(sp.Objectives))
+		for i, o := range sp.Objectives {
+			p[i] = oc.metrics[o.Metric]
+		}
+		pts = append(pts, p)
+	}
+	if math.IsNaN(out.Optimum) {
+		return nil, errNoTruth
+	}
+	if len(sp.Objectives) > 1 {
+		var sp2 []search.Point
+		for _, p := range pts {
+			sp2 = append(sp2, search.Point{Values: p})
+		}
+		var front [][]float64
+		for _, i := range search.Front(sp2, sp.Objectives) {
+			front = append(front, pts[i])
+		}
+		out.Ref = search.ReferencePoint(front, sp.Objectives)
+		out.FrontHV = search.Hypervolume(front, sp.Objectives, out.Ref)
+	}
+	return out, nil
+}
+
+func last(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return xs[len(xs)-1]
+}
+
+func median(xs []float64) float64 {
+	var v []float64
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	sort.Float64s(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}

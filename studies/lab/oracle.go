@@ -1,0 +1,163 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+)
+
+// outcome is one config's noiseless measurement on the landscape's first
+// profile.
+type outcome struct {
+	metrics map[string]float64
+	// checkpoints are the metrics after each tenth of the requests.
+	checkpoints []map[string]float64
+	gpuSeconds  float64
+	err         error
+}
+
+// Oracle simulates each config once and remembers it.
+type Oracle struct {
+	sp     *space.Space
+	runner *objective.SimRunner
+	mu     sync.Mutex
+	cache  map[string]*outcome
+}
+
+// NewOracle returns an oracle for a landscape.
+func NewOracle(sp *space.Space) *Oracle {
+	return &Oracle{sp: sp, runner: objective.NewSimRunner(), cache: map[string]*outcome{}}
+}
+
+// Eval returns the config's noiseless outcome.
+func (o *Oracle) Eval(ctx context.Context, c space.Config) *outcome {
+	key := c.Key()
+	o.mu.Lock()
+	out, ok := o.cache[key]
+	o.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = &outcome{}
+	p := o.sp.Profiles[0]
+	res, err := o.runner.Run(ctx, objective.Trial{Config: c, Target: o.sp.Target, Profiles: o.sp.Profiles, Seed: 1,
+		Prune: func(_ string, step int, m map[string]float64) bool {
+			out.checkpoints = append(out.checkpoints, m)
+			return false
+		}})
+	out.gpuSeconds, out.err = res.GPUSeconds, err
+	if err == nil {
+		out.metrics = res.Metrics[p.Name]
+	}
+	o.mu.Lock()
+	o.cache[key] = out
+	o.mu.Unlock()
+	return out
+}
+
+// Truth0 is the exhaustive grid, simulated.
+type Truth0 struct {
+	Configs  []space.Config
+	Outcomes []*outcome
+}
+
+// Exhaust simulates every point of the space that satisfies its rules,
+// on all cores.
+func (o *Oracle) Exhaust(ctx context.Context) (*Truth0, error) {
+	var cfgs []space.Config
+	for _, c := range search.Grid(o.sp) {
+		c = o.sp.WithTargetEngine(c)
+		if o.sp.Check(c) == nil {
+			cfgs = append(cfgs, c)
+		}
+	}
+	outs := make([]*outcome, len(cfgs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				outs[i] = o.Eval(ctx, cfgs[i])
+			}
+		}()
+	}
+	for i := range cfgs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return &Truth0{Configs: cfgs, Outcomes: outs}, ctx.Err()
+}
+
+// noisyRunner serves trials from the oracle with the simulator's noise
+// model: one log-normal factor on step times per measurement, so
+// throughputs are divided and latencies multiplied by it.
+type noisyRunner struct {
+	o    *Oracle
+	cv   float64
+	seed int64
+}
+
+func (r *noisyRunner) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
+	out := r.o.Eval(ctx, t.Config)
+	res := objective.Result{GPUSeconds: out.gpuSeconds}
+	if out.err != nil {
+		if _, ok := engines.AsFailure(out.err); ok {
+			return res, out.err
+		}
+		return res, out.err
+	}
+	f := noiseFactor(r.seed*1_000_003+int64(t.Number), r.cv)
+	name := t.Profiles[0].Name
+	for step, cp := range out.checkpoints {
+		if t.Prune != nil && t.Prune(name, step+1, noisy(cp, f)) {
+			// Requests finish at a roughly even pace: a trial stopped at
+			// step s of 10 has spent that share of its benchmark.
+			res.Metrics = map[string]map[string]float64{name: noisy(cp, f)}
+			res.GPUSeconds = out.gpuSeconds * float64(step+1) / objective.Checkpoints
+			return res, objective.ErrPruned
+		}
+	}
+	res.Metrics = map[string]map[string]float64{name: noisy(out.metrics, f)}
+	return res, nil
+}
+
+func noiseFactor(seed int64, cv float64) float64 {
+	if cv <= 0 {
+		return 1
+	}
+	sigma := math.Sqrt(math.Log1p(cv * cv))
+	return math.Exp(rand.New(rand.NewSource(seed)).NormFloat64()*sigma - sigma*sigma/2)
+}
+
+// noisy scales a metrics map by the step-time factor f.
+func noisy(m map[string]float64, f float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		switch {
+		case strings.HasSuffix(k, "_tps") || k == "goodput_rps":
+			out[k] = v / f
+		case strings.HasSuffix(k, "_ms") || strings.HasSuffix(k, "_s"):
+			out[k] = v * f
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+var errNoTruth = errors.New("no feasible config in the landscape")

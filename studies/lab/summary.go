@@ -1,0 +1,177 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// Checkpoints are the trial counts the summary reports.
+var Checkpoints = []int{10, 20, 30, 40, 60}
+
+// Row is one sampler's medians over seeds.
+type Row struct {
+	Sampler string `json:"sampler"`
+	// Best[i] is the median true best after Checkpoints[i] trials.
+	Best []float64 `json:"best"`
+	// Gap30 is the median relative gap to the optimum at 30 trials.
+	Gap30 float64 `json:"gap_at_30"`
+	// Trials is the median number of counted trials a study ran.
+	Trials float64 `json:"trials"`
+	// GPUHours is the median GPU time of a whole study.
+	GPUHours float64 `json:"gpu_hours"`
+	// ToGreedy is the median number of trials needed to reach the greedy
+	// baseline's final best of the same seed (NaN when never).
+	ToGreedy float64 `json:"trials_to_greedy,omitempty"`
+	// HV40 is the median hypervolume ratio to the true front at 40 trials.
+	HV40 float64 `json:"hv_at_40,omitempty"`
+	// Pruned and FalsePrunes are totals over seeds.
+	Pruned      int `json:"pruned"`
+	FalsePrunes int `json:"false_prunes"`
+}
+
+// Summarize reduces the runs to one row per sampler.
+func (r *Result) Summarize() []Row {
+	obj := r.Objectives[0]
+	greedy := map[int]Run{}
+	for _, run := range r.Runs {
+		if run.Sampler == "greedy" {
+			greedy[run.Seed] = run
+		}
+	}
+	var rows []Row
+	for _, s := range r.samplers() {
+		row := Row{Sampler: s}
+		var gaps, trials, gpu, toGreedy, hv []float64
+		best := make([][]float64, len(Checkpoints))
+		for _, run := range r.Runs {
+			if run.Sampler != s {
+				continue
+			}
+			for i, k := range Checkpoints {
+				best[i] = append(best[i], at(run.Best, k))
+			}
+			gaps = append(gaps, gap(at(run.Best, 30), r.Truth.Optimum, obj.Direction == "minimize"))
+			trials = append(trials, float64(len(run.Best)))
+			gpu = append(gpu, last(run.GPUHours))
+			if g, ok := greedy[run.Seed]; ok {
+				toGreedy = append(toGreedy, reach(run.Best, last(g.Best), obj.Direction == "minimize"))
+			}
+			if len(run.HV) > 0 {
+				hv = append(hv, at(run.HV, 40))
+			}
+			row.Pruned += run.Pruned
+			row.FalsePrunes += run.FalsePrunes
+		}
+		for i := range Checkpoints {
+			row.Best = append(row.Best, median(best[i]))
+		}
+		row.Gap30, row.Trials, row.GPUHours = median(gaps), median(trials), median(gpu)
+		row.ToGreedy, row.HV40 = medianInf(toGreedy), median(hv)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func (r *Result) samplers() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, run := range r.Runs {
+		if !seen[run.Sampler] {
+			seen[run.Sampler] = true
+			out = append(out, run.Sampler)
+		}
+	}
+	return out
+}
+
+// at is the value after k trials (the last one when the study was shorter).
+func at(xs []float64, k int) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	if k > len(xs) {
+		k = len(xs)
+	}
+	return xs[k-1]
+}
+
+func gap(v, opt float64, minimize bool) float64 {
+	if minimize {
+		return (v - opt) / math.Abs(opt)
+	}
+	return (opt - v) / math.Abs(opt)
+}
+
+// reach is the first trial count at which the curve is at least as good as
+// target, or +Inf.
+func reach(curve []float64, target float64, minimize bool) float64 {
+	for i, v := range curve {
+		if (minimize && v <= target) || (!minimize && v >= target) {
+			return float64(i + 1)
+		}
+	}
+	return math.Inf(1)
+}
+
+// medianInf is the median where +Inf (never reached) sorts last.
+func medianInf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return median(xs)
+}
+
+// Markdown writes the summary table.
+func (r *Result) Markdown(w io.Writer) {
+	obj := r.Objectives[0]
+	o := r.Options
+	fmt.Fprintf(w, "### %s: %s (%s)", r.Landscape, obj.Metric, obj.Direction)
+	if len(r.Objectives) > 1 {
+		fmt.Fprintf(w, " + %s (%s), hypervolume", r.Objectives[1].Metric, r.Objectives[1].Direction)
+	}
+	fmt.Fprintf(w, "\n\n%d seeds, noise CV %.2f, %d trials, prune=%v, feasibility learning=%v. True optimum %.4g over %d feasible grid points",
+		o.Seeds, o.NoiseCV, o.Trials, o.Prune, !o.NoFeasibility, r.Truth.Optimum, r.Truth.Points)
+	if r.Truth.FrontHV > 0 {
+		fmt.Fprintf(w, "; true front hypervolume %.4g (reference point %v)", r.Truth.FrontHV, fmtVec(r.Truth.Ref))
+	}
+	fmt.Fprint(w, ".\n\n| sampler |")
+	for _, k := range Checkpoints {
+		fmt.Fprintf(w, " best@%d |", k)
+	}
+	fmt.Fprint(w, " gap@30 | trials | GPU-h | trials to greedy's best | HV@40 | pruned (false) |\n|---|")
+	fmt.Fprint(w, strings.Repeat("---|", len(Checkpoints)+6), "\n")
+	for _, row := range r.Summarize() {
+		fmt.Fprintf(w, "| %s |", row.Sampler)
+		for _, b := range row.Best {
+			fmt.Fprintf(w, " %.4g |", b)
+		}
+		fmt.Fprintf(w, " %.1f%% | %.0f | %.1f | %s | %s | %d (%d) |\n", row.Gap30*100, row.Trials, row.GPUHours, fmtTrials(row.ToGreedy), fmtRatio(row.HV40), row.Pruned, row.FalsePrunes)
+	}
+}
+
+func fmtTrials(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "-"
+	case math.IsInf(x, 1):
+		return "never"
+	}
+	return fmt.Sprintf("%.0f", x)
+}
+
+func fmtRatio(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", x*100)
+}
+
+func fmtVec(v []float64) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprintf("%.4g", x)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
