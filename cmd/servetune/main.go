@@ -1,4 +1,3 @@
-// Command servetune tunes LLM serving engines. See README.md.
 package main
 
 import (
