@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"reflect"
 	"strings"
@@ -282,6 +283,18 @@ func TestLlamaConfigValidate(t *testing.T) {
 	for _, want := range []string{"divisible by heads", "layers must be", "vocab must be", "context must be"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v; want it to mention %q", err, want)
+		}
+	}
+}
+
+// BenchmarkWriteTinyLlama: the default test model (3.4M parameters,
+// 13.7 MB) built and written, as `servetune testmodel` does.
+func BenchmarkWriteTinyLlama(b *testing.B) {
+	c := DefaultLlama()
+	b.SetBytes(int64(4 * c.Parameters()))
+	for b.Loop() {
+		if err := WriteTinyLlama(io.Discard, c); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
