@@ -1,6 +1,8 @@
 // Package engines owns everything servetune knows about real serving
 // engines: the knob → flag tables of vLLM, SGLang and TensorRT-LLM
-// (Render and its inverse Parse, per engine version), launching an engine
+// (Render and its inverse Parse, per engine version), Ollama's knob →
+// environment and Modelfile mapping with its setup against the live server
+// (`ollama create`, model load), launching an engine
 // for a trial in its own process group with a size-capped log, waiting for
 // readiness, tearing it down until the GPUs are free, reaping engines left
 // behind by a killed servetune, and classifying failures from exit status
