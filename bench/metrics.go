@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"math"
-	"sort"
 	"time"
 )
 
@@ -60,6 +59,11 @@ type SummaryOptions struct {
 	Goodput     SLO
 	// MaxErrors is how many distinct failure messages to keep (default 5).
 	MaxErrors int
+	// NoITL skips the inter-token latency distribution — by far the
+	// costliest part, a million gaps for a 1000 × 1K-token benchmark — for
+	// summaries that do not need it (the simulator's pruning checkpoints).
+	// The ITL metrics are then absent from Values.
+	NoITL bool
 }
 
 // Summarize computes metrics from records over a benchmark of the given
@@ -73,7 +77,17 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 	}
 	var m Metrics
 	m.DurationS = duration.Seconds()
-	var ttfts, tpots, itls, e2els []float64
+	// A benchmark can hold a million inter-token gaps: size the slices once.
+	nITL := 0
+	for _, r := range recs {
+		if !opt.NoITL {
+			nITL += len(r.ITL)
+		}
+	}
+	ttfts := make([]float64, 0, len(recs))
+	tpots := make([]float64, 0, len(recs))
+	e2els := make([]float64, 0, len(recs))
+	itls := make([]float64, 0, nITL)
 	good := 0
 	for _, r := range recs {
 		if r.Warmup {
@@ -105,8 +119,10 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 		}
 		ttfts = append(ttfts, ttft)
 		e2els = append(e2els, ms(r.Latency))
-		for _, g := range r.ITL {
-			itls = append(itls, ms(g))
+		if !opt.NoITL {
+			for _, g := range r.ITL {
+				itls = append(itls, ms(g))
+			}
 		}
 		if meets(opt.Goodput, ttft, tpot, ms(r.Latency)) {
 			good++
@@ -125,7 +141,9 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 	m.PeakOutputThroughput, m.PeakConcurrent = peaks(recs)
 	m.TTFT = summarize(ttfts, pcts)
 	m.TPOT = summarize(tpots, pcts)
-	m.ITL = summarize(itls, pcts)
+	if !opt.NoITL {
+		m.ITL = summarize(itls, pcts)
+	}
 	m.E2EL = summarize(e2els, pcts)
 	return m
 }
@@ -150,6 +168,9 @@ func (m Metrics) Values() map[string]float64 {
 		v["goodput_rps"] = m.Goodput
 	}
 	for name, d := range map[string]Dist{"ttft": m.TTFT, "tpot": m.TPOT, "itl": m.ITL, "e2e": m.E2EL} {
+		if d.Percentiles == nil {
+			continue // not computed (SummaryOptions.NoITL)
+		}
 		v["mean_"+name+"_ms"] = d.Mean
 		v["median_"+name+"_ms"] = d.Median
 		v["std_"+name+"_ms"] = d.Std
@@ -186,8 +207,8 @@ func summarize(xs []float64, pcts []float64) Dist {
 		}
 		return d
 	}
-	sorted := append([]float64(nil), xs...)
-	sort.Float64s(sorted)
+	sorted := xs // Summarize owns these slices: sort in place
+	sortFloats(sorted)
 	sum := 0.0
 	for _, x := range sorted {
 		sum += x

@@ -103,6 +103,11 @@ func (r *SimRunner) checkpoints(t Trial, profile string, recs []bench.Record) (i
 		}
 	}
 	end := func(rec bench.Record) time.Duration { return rec.Start + rec.Latency }
+	// Nine summaries per profile: skip the ITL distribution, which costs
+	// more than the simulation itself; objectives on ITL are then judged
+	// only at the end.
+	opt := r.Summary
+	opt.NoITL = true
 	sort.Slice(done, func(i, j int) bool { return end(done[i]) < end(done[j]) })
 	for step := 1; step < Checkpoints; step++ {
 		n := len(done) * step / Checkpoints
@@ -110,7 +115,7 @@ func (r *SimRunner) checkpoints(t Trial, profile string, recs []bench.Record) (i
 			continue
 		}
 		at := end(done[n-1])
-		partial := bench.Summarize(done[:n], at, r.Summary).Values()
+		partial := bench.Summarize(done[:n], at, opt).Values()
 		if t.Prune(profile, step, partial) {
 			return step, at, partial
 		}
