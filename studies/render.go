@@ -83,7 +83,11 @@ func (r Report) Text(w io.Writer) error {
 	}
 	fmt.Fprint(tw, "\tconfig\n")
 	for _, rw := range r.Winners {
-		fmt.Fprintf(tw, "  %d", rw.Trial)
+		mark := " "
+		if rw.WithinNoise {
+			mark = "~"
+		}
+		fmt.Fprintf(tw, " %s%d", mark, rw.Trial)
 		for i := range r.Objectives {
 			fmt.Fprintf(tw, "\t%s", r.cell(rw, i))
 		}
@@ -91,6 +95,13 @@ func (r Report) Text(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if r.MultiObjective {
+		src := "assumed"
+		if r.NoiseMeasured {
+			src = "measured from repeated configs"
+		}
+		fmt.Fprintf(w, "  ~ within noise of a neighbour on every objective (noise %.1f%%, %s)\n", r.NoiseCV*100, src)
 	}
 	fmt.Fprintln(w, "\nServing commands:")
 	for _, rw := range r.Winners {

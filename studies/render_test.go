@@ -3,6 +3,7 @@ package studies
 import (
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -125,5 +126,37 @@ func TestReportJSONCarriesMissingValuesAsNull(t *testing.T) {
 	}
 	if !bytes.Contains(js.Bytes(), []byte("null")) {
 		t.Errorf("missing values not rendered as null:\n%s", js.String())
+	}
+}
+
+func TestFrontFlagsMembersWithinNoise(t *testing.T) {
+	sp, trials := reportFixture(t)
+	// Trial 8 trades 1% throughput for 1% TPOT against trial 2: both stay
+	// on the front, but the difference is noise.
+	m := map[string]map[string]float64{"balanced": {"total_tps": 17325, "mean_tpot_ms": 216, "p99_ttft_ms": 1000}}
+	trials = append(trials, Trial{Number: 8, State: Complete, Origin: "sampler", Config: space.Config{"engine": "sglang", "max_running": int64(200)}, Metrics: m})
+	r := BuildReport(sp, trials, nil)
+	if r.NoiseMeasured || r.NoiseCV != DefaultNoiseCV {
+		t.Errorf("noise = %v (measured %v), want the default", r.NoiseCV, r.NoiseMeasured)
+	}
+	tied := map[int]bool{}
+	for _, w := range r.Winners {
+		tied[w.Trial] = w.WithinNoise
+	}
+	if !tied[2] || !tied[8] || tied[3] {
+		t.Errorf("within-noise flags %v: want trials 2 and 8 flagged, 3 not", tied)
+	}
+}
+
+func TestNoiseMeasuredFromRepeats(t *testing.T) {
+	sp, trials := reportFixture(t)
+	rep := trials[1]
+	rep.Number = 9
+	rep.Metrics = map[string]map[string]float64{"balanced": {"total_tps": 17500 * 1.1, "mean_tpot_ms": 218, "p99_ttft_ms": 1900}}
+	trials = append(trials, rep)
+	cv, measured := noiseCV(sp, trials)
+	// Two measurements 17500 and 19250: mean 18375, sample std 1237.4.
+	if !measured || math.Abs(cv-1237.4/18375) > 1e-3 {
+		t.Errorf("cv = %v (measured %v), want ≈ %.4f", cv, measured, 1237.4/18375)
 	}
 }

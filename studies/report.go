@@ -24,7 +24,17 @@ type Report struct {
 	Baseline       *Row            `json:"baseline,omitempty"`
 	// Winners is the best trial (one objective) or the Pareto front.
 	Winners []Row `json:"winners"`
+	// NoiseCV is the run-to-run coefficient of variation used to flag front
+	// members within noise of a neighbour: measured from repeated configs
+	// when the study has any (NoiseMeasured), else DefaultNoiseCV.
+	NoiseCV       float64 `json:"noise_cv"`
+	NoiseMeasured bool    `json:"noise_measured"`
 }
+
+// DefaultNoiseCV is the noise assumed when a study repeated no config:
+// 5%, half the spread of the seeds' own repeated measurement (7011 vs 5882
+// total TPS for one GLM-5.2 configuration).
+const DefaultNoiseCV = 0.05
 
 // ObjectiveInfo describes one objective column.
 type ObjectiveInfo struct {
@@ -53,6 +63,9 @@ type Row struct {
 	// VsBaseline is the % change of each objective against the baseline.
 	VsBaseline []float64 `json:"vs_baseline_pct,omitempty"`
 	Feasible   bool      `json:"feasible"`
+	// WithinNoise marks a front member whose difference from a neighbour
+	// on the front is within measurement noise on every objective.
+	WithinNoise bool `json:"within_noise,omitempty"`
 	// Command is the ready-to-run serving command for the real engine.
 	Command      string `json:"command,omitempty"`
 	CommandError string `json:"command_error,omitempty"`
@@ -117,7 +130,49 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 	for _, w := range win {
 		r.Winners = append(r.Winners, row(trials[idx[w]]))
 	}
+	r.NoiseCV, r.NoiseMeasured = noiseCV(sp, trials)
+	if r.MultiObjective {
+		vals := make([][]float64, len(r.Winners))
+		for i, w := range r.Winners {
+			vals[i] = w.Values
+		}
+		for i, tied := range search.NoiseTies(vals, r.NoiseCV) {
+			r.Winners[i].WithinNoise = tied
+		}
+	}
 	return r
+}
+
+// noiseCV estimates the run-to-run coefficient of variation of the first
+// objective from configs measured more than once (--repeat), pooled.
+func noiseCV(sp *space.Space, trials []Trial) (float64, bool) {
+	groups := map[string][]float64{}
+	for _, t := range trials {
+		if t.State == Complete && t.ReusedFrom == 0 {
+			if v := Values(sp, t)[0]; !math.IsNaN(v) {
+				groups[t.Config.Key()] = append(groups[t.Config.Key()], v)
+			}
+		}
+	}
+	ss, n := 0.0, 0
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		mean := 0.0
+		for _, v := range g {
+			mean += v
+		}
+		mean /= float64(len(g))
+		for _, v := range g {
+			ss += (v - mean) * (v - mean) / (mean * mean)
+		}
+		n += len(g) - 1
+	}
+	if n == 0 {
+		return DefaultNoiseCV, false
+	}
+	return math.Sqrt(ss / float64(n)), true
 }
 
 // dedupeConfigs keeps one front member per config (repeats measure the
