@@ -109,7 +109,7 @@ func (r Report) Text(w io.Writer) error {
 			fmt.Fprintf(w, "  trial %d: cannot render: %s\n", rw.Trial, rw.CommandError)
 			continue
 		}
-		fmt.Fprintf(w, "  trial %d:\n    %s\n", rw.Trial, rw.Command)
+		fmt.Fprintf(w, "  trial %d:\n    %s\n", rw.Trial, strings.ReplaceAll(rw.Command, "\n", "\n    "))
 	}
 	return nil
 }

@@ -221,6 +221,13 @@ func renderCommand(sp *space.Space) studies.Renderer {
 		if err != nil {
 			return "", err
 		}
-		return cmd.Shell(), nil
+		// Generated files (TRT-LLM's options YAML, Ollama's Modelfile) are
+		// part of the command a user must reproduce.
+		var b strings.Builder
+		b.WriteString(cmd.Shell())
+		for _, name := range sortedNames(cmd.Files) {
+			fmt.Fprintf(&b, "\n# %s\n%s", name, strings.TrimRight(cmd.Files[name], "\n"))
+		}
+		return b.String(), nil
 	}
 }
