@@ -14,17 +14,6 @@ import (
 	"github.com/servetune/servetune/studies"
 )
 
-// buildBinary compiles servetune once for tests that need a real process.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "servetune")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func readTrials(t *testing.T, db string) []studies.Trial {
 	t.Helper()
 	st, err := studies.Open(context.Background(), db, false)

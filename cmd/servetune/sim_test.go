@@ -5,8 +5,6 @@ import (
 	"errors"
 	"math"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,17 +16,6 @@ import (
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/space"
 )
-
-// simBinary builds servetune for tests that launch `servetune sim serve`
-// as a real process.
-func simBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "servetune")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 const simSpeed = 10
 
@@ -59,7 +46,7 @@ func gone(pgid int) bool { return errors.Is(syscall.Kill(-pgid, 0), syscall.ESRC
 // and tear it down; the measurements are the simulator's schedule at the
 // speed factor, and no process is left.
 func TestSimServeLaunchedByTheEngineAdapters(t *testing.T) {
-	bin := simBinary(t)
+	bin := buildBinary(t)
 	p := bench.Profile{Name: "small", InputLen: 256, OutputLen: 24, NumPrompts: 8, MaxConcurrency: 4, RequestRate: math.Inf(1), Seed: 7}
 	for _, engine := range []string{"sglang", "vllm", "trtllm"} {
 		t.Run(engine, func(t *testing.T) {
@@ -128,7 +115,7 @@ func TestSimServeLaunchedByTheEngineAdapters(t *testing.T) {
 // Configs the imitated engine refuses fail at startup with its own log
 // lines, and the launcher classifies them from those lines alone.
 func TestSimServeStartupFailuresAreClassified(t *testing.T) {
-	bin := simBinary(t)
+	bin := buildBinary(t)
 	cases := []struct {
 		name, engine string
 		cfg          space.Config
