@@ -110,7 +110,17 @@ func New(sp *space.Space, seed int64, history []Observation, log zerolog.Logger,
 		goptuna.StudyOptionSampler(tpe.NewSampler(tpe.SamplerOptionSeed(seed), tpe.SamplerOptionNumberOfStartupTrials(0))),
 	}
 	if s.kind == "cmaes" {
-		opts = append(opts, goptuna.StudyOptionRelativeSampler(cmaes.NewSampler(cmaes.SamplerOptionSeed(seed))))
+		// CMA-ES takes the numeric knobs that always exist. The space is
+		// given explicitly: goptuna's own intersection of past trials'
+		// distributions compares them with != and panics on categoricals.
+		numeric := map[string]any{}
+		for _, p := range sp.Params {
+			if p.Kind != space.Categorical && p.When == nil {
+				numeric[p.Name] = distribution(p)
+			}
+		}
+		opts = append(opts, goptuna.StudyOptionRelativeSampler(cmaes.NewSampler(cmaes.SamplerOptionSeed(seed))),
+			goptuna.StudyOptionDefineSearchSpace(numeric))
 	}
 	st, err := goptuna.CreateStudy(sp.Study.Name, opts...)
 	if err != nil {

@@ -214,3 +214,25 @@ func TestTPEConvergesOnAQuadratic(t *testing.T) {
 		t.Errorf("TPE did not improve on its random start (%v vs %v)", best, bestStartup)
 	}
 }
+
+// CMA-ES on a space with categorical knobs: goptuna's default search-space
+// intersection panics on categorical distributions, so the numeric space
+// is given explicitly and categoricals go to TPE.
+func TestCMAESWithCategoricalKnobs(t *testing.T) {
+	sp := testSpace("cmaes")
+	sp.Params = append(sp.Params, space.Param{Name: "mem", Kind: space.Float, Low: 0.5, High: 0.9})
+	s, err := New(sp, 3, nil, zerolog.Nop(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 25; i++ {
+		c, err := s.Ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := c.Float("mem")
+		if err := s.Tell(Observation{Config: c, State: Complete, Value: -(m - 0.8) * (m - 0.8)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
