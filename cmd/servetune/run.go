@@ -147,10 +147,7 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 // warmStart returns the winners of an earlier study, cut down to the knobs
 // of this space.
 func warmStart(ctx context.Context, dir, name string, sp *space.Space) ([]space.Config, error) {
-	path := name
-	if !strings.HasSuffix(name, ".db") {
-		path = filepath.Join(dir, name, "study.db")
-	}
+	path := studyDB(dir, name)
 	if _, err := os.Stat(path); err != nil {
 		return nil, usagef("--warm-start: no study %q (looked for %s)", name, path)
 	}

@@ -127,14 +127,19 @@ func studyArg(c *cli.Context) (*space.Space, []studies.Trial, error) {
 		return nil, nil, usagef("%s takes one study name or path, got %d arguments", c.Command.Name, c.NArg())
 	}
 	arg := c.Args().First()
-	path := arg
-	if !strings.HasSuffix(arg, ".db") {
-		path = filepath.Join(c.String("dir"), arg, "study.db")
-	}
+	path := studyDB(c.String("dir"), arg)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, nil, usagef("no study %q (looked for %s); `servetune studies` lists them", arg, path)
 	}
 	return openStudy(c.Context, path)
+}
+
+// studyDB resolves a study argument: a study.db path, or a name under dir.
+func studyDB(dir, arg string) string {
+	if strings.HasSuffix(arg, ".db") {
+		return arg
+	}
+	return filepath.Join(dir, arg, "study.db")
 }
 
 func openStudy(ctx context.Context, path string) (*space.Space, []studies.Trial, error) {
