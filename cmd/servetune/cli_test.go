@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,6 +109,26 @@ func TestQuickstartPrintsFrontWithServingCommands(t *testing.T) {
 	code, _, errText = runCLI(t, dir, "show", "quickstart", "--json")
 	if code != 2 || !strings.Contains(errText, "servetune show --json quickstart") {
 		t.Errorf("flags after the name: exit %d %s", code, errText)
+	}
+	// A second study warm-starts from the first one's front.
+	src, _ := os.ReadFile(abs)
+	warm := strings.Replace(strings.Replace(string(src), `name = "quickstart"`, `name = "warm"`, 1), "n_trials = 60", "n_trials = 4", 1)
+	if err := os.WriteFile(filepath.Join(dir, "warm.toml"), []byte(warm), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errText = runCLI(t, dir, "--log-level", "warn", "run", "--warm-start", "quickstart", "warm.toml")
+	if code != 0 {
+		t.Fatalf("warm start: exit %d\n%s", code, errText)
+	}
+	code, out, _ = runCLI(t, dir, "show", "--json", "warm")
+	var warmTrials []struct {
+		Origin string `json:"origin"`
+	}
+	if err := json.Unmarshal([]byte(out), &warmTrials); err != nil || code != 0 {
+		t.Fatalf("show --json warm: %v", err)
+	}
+	if len(warmTrials) < 2 || warmTrials[0].Origin != "baseline" || warmTrials[1].Origin != "enqueued" {
+		t.Errorf("warm study trials %+v: want the baseline, then the first study's winners", warmTrials)
 	}
 	code, _, errText = runCLI(t, dir, "show", "nosuch")
 	if code != 2 || !strings.Contains(errText, "no study") {
