@@ -137,7 +137,9 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	sp := *base
 	sp.Objectives = objs
 	sp.Study.Sampler, sp.Study.Seed, sp.Study.NTrials = sampler, int64(seed), opt.Trials
-	sp.Study.Name = fmt.Sprintf("%s-%s-%d", opt.Landscape, sampler, seed)
+	// Every variant gets its own study: the same name would resume a
+	// finished study instead of running a new one.
+	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-feas%v", opt.Landscape, sampler, seed, len(objs), opt.Prune, !opt.NoFeasibility)
 	dir := filepath.Join(opt.Dir, sp.Study.Name)
 	st, err := studies.Open(ctx, filepath.Join(dir, "study.db"), true)
 	if err != nil {
