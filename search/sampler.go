@@ -92,9 +92,11 @@ func New(sp *space.Space, seed int64, history []Observation, log zerolog.Logger,
 	switch {
 	case s.kind == "greedy":
 		s.greedy = NewGreedy(sp)
-	case s.kind == "mo" || (s.kind == "tpe" && len(sp.Objectives) > 1):
-		// Two or more objectives: MOTPE instead of goptuna's single-
-		// objective TPE, chosen automatically.
+	case s.kind == "motpe" || (s.kind == "tpe" && len(sp.Objectives) > 1):
+		// servetune's own (MO)TPE: multivariate kernels over conditional
+		// knobs, a seeded rand, feasibility first. It is the default; with
+		// two or more objectives it also replaces goptuna's single-
+		// objective TPE when `tpe` is asked for.
 		s.mo = NewMOSampler(sp, seed)
 		if s.feas != nil {
 			s.mo.Avoid = func(c space.Config) bool { bad, _ := s.feas.Predict(s.sp.WithTargetEngine(c)); return bad }

@@ -13,7 +13,7 @@ import (
 )
 
 // Samplers are the sampler names a [study] may name.
-var Samplers = []string{"tpe", "random", "grid", "cmaes", "greedy", "mo"}
+var Samplers = []string{"motpe", "tpe", "random", "grid", "cmaes", "greedy"}
 
 func (d *decoder) space(raw map[string]any) *Space {
 	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue")
@@ -63,7 +63,7 @@ func (d *decoder) study(m map[string]any) Study {
 	st := Study{
 		Name:    d.str(m, "name", "study", ""),
 		Storage: d.str(m, "storage", "study", ""),
-		Sampler: d.str(m, "sampler", "study", "tpe"),
+		Sampler: d.str(m, "sampler", "study", "motpe"),
 		NTrials: int(d.integer(m, "n_trials", "study", 20)),
 		Timeout: d.duration(m, "timeout", "study"),
 		Seed:    d.integer(m, "seed", "study", 0),

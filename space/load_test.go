@@ -90,7 +90,7 @@ func TestMinimalSpaceDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sp.Study.Sampler != "tpe" || sp.Study.NTrials != 20 || sp.Target.Runner != "sim" || sp.Target.Host != "127.0.0.1" {
+	if sp.Study.Sampler != "motpe" || sp.Study.NTrials != 20 || sp.Target.Runner != "sim" || sp.Target.Host != "127.0.0.1" {
 		t.Errorf("defaults: %+v %+v", sp.Study, sp.Target)
 	}
 	if len(sp.Profiles) != 1 || sp.Profiles[0].Name != "balanced" {

@@ -16,8 +16,8 @@ func labCommand(e *env) *cli.Command {
 		Usage: "measure the samplers against each other and against greedy search on simulator landscapes (long: minutes)",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "landscape", Value: cli.NewStringSlice(lab.Landscapes()...), Usage: "glm52, qwen3"},
-			&cli.StringFlag{Name: "samplers", Value: "tpe,random,greedy,cmaes", Usage: "comma-separated samplers for the single-objective runs"},
-			&cli.StringFlag{Name: "mo-samplers", Value: "mo,tpe,random", Usage: "comma-separated samplers for the two-objective runs (empty: skip)"},
+			&cli.StringFlag{Name: "samplers", Value: "motpe,tpe,random,greedy,cmaes", Usage: "comma-separated samplers for the single-objective runs"},
+			&cli.StringFlag{Name: "mo-samplers", Value: "motpe,random", Usage: "comma-separated samplers for the two-objective runs (empty: skip)"},
 			&cli.IntFlag{Name: "seeds", Value: 20},
 			&cli.IntFlag{Name: "trials", Value: 60},
 			&cli.Float64Flag{Name: "noise", Value: 0.05, Usage: "measurement noise, coefficient of variation"},
@@ -48,7 +48,7 @@ func labCommand(e *env) *cli.Command {
 				base := lab.Options{Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Dir: dir, Log: e.log}
 				runs := []lab.Options{with(base, func(o *lab.Options) { o.Samplers = split(c.String("samplers")); o.NoFeasibility = true })}
 				if c.Bool("pruning") {
-					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = []string{"tpe"}; o.Prune = true }))
+					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = []string{"motpe"}; o.Prune = true }))
 				}
 				if s := split(c.String("mo-samplers")); len(s) > 0 {
 					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = s; o.Multi = true; o.NoFeasibility = true }))
