@@ -14,6 +14,25 @@ type Checkpoint struct {
 	Step      int       `json:"step"`
 	Values    []float64 `json:"values"`
 	Violation float64   `json:"violation"`
+	// Projected, on the checkpoint where a trial was pruned, estimates its
+	// final objective values: the incumbent's final values scaled by the
+	// ratio of the two trials at this checkpoint. The sampler learns from
+	// this estimate instead of from a penalty, so a false prune costs one
+	// trial, not a region.
+	Projected []float64 `json:"projected,omitempty"`
+}
+
+// Project estimates cur's final values from an incumbent's checkpoint at
+// the same step and its final values.
+func Project(cur, inc Checkpoint, incFinal []float64) []float64 {
+	out := make([]float64, len(cur.Values))
+	for i := range out {
+		out[i] = math.NaN()
+		if i < len(inc.Values) && i < len(incFinal) && inc.Values[i] != 0 {
+			out[i] = cur.Values[i] * incFinal[i] / inc.Values[i]
+		}
+	}
+	return out
 }
 
 // PruneRule decides whether a running trial can still win. It compares a

@@ -316,10 +316,10 @@ func (s *Searcher) Tell(o Observation) error {
 			}
 		}
 	}
-	value, ok := o.Value, o.State == Complete && !math.IsNaN(o.Value)
-	if ok {
+	value, ok := o.Value, (o.State == Complete || o.State == Pruned) && !math.IsNaN(o.Value)
+	if ok && o.State == Complete {
 		s.observe(value)
-	} else if (o.State == Infeasible || o.State == Pruned) && s.hasWorst {
+	} else if !ok && (o.State == Infeasible || o.State == Pruned) && s.hasWorst {
 		// goptuna's TPE ignores failed trials, so an infeasible config (or
 		// one pruned because it could not win) is told as worse than
 		// anything measured: the model moves away from the region instead

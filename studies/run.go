@@ -298,18 +298,32 @@ func (l *loop) pruner(t *Trial) func(string, int, map[string]float64) bool {
 		}
 		var at []search.Checkpoint
 		for _, inc := range incumbents {
-			for _, c := range inc.Intermediate {
-				if c.Profile == profile && c.Step == step {
-					at = append(at, c)
-				}
+			if c := atStep(inc, profile, step); c != nil {
+				at = append(at, *c)
 			}
 		}
 		prune, why := l.Prune.ShouldPrune(cp, at, l.Space.Objectives)
 		if prune {
 			t.Failure = &engines.Failure{Class: engines.Pruned, Message: why}
+			for i, inc := range incumbents {
+				if c := atStep(inc, profile, step); c != nil {
+					t.Intermediate[len(t.Intermediate)-1].Projected = search.Project(cp, *c, Values(l.Space, incumbents[i]))
+					break
+				}
+			}
 		}
 		return prune
 	}
+}
+
+// atStep is a trial's checkpoint at a profile and step, if it has one.
+func atStep(t Trial, profile string, step int) *search.Checkpoint {
+	for i := range t.Intermediate {
+		if c := &t.Intermediate[i]; c.Profile == profile && c.Step == step {
+			return c
+		}
+	}
+	return nil
 }
 
 // incumbents are the trials a new trial must beat: the best one, or the
@@ -461,7 +475,13 @@ func observation(sp *space.Space, t Trial) search.Observation {
 	case Infeasible:
 		o.State = search.Infeasible
 	case Pruned:
+		// The sampler learns the projected final values, when the pruner
+		// made one, rather than a penalty.
 		o.State = search.Pruned
+		if n := len(t.Intermediate); n > 0 && len(t.Intermediate[n-1].Projected) == len(sp.Objectives) {
+			o.Values = t.Intermediate[n-1].Projected
+			o.Value = o.Values[0]
+		}
 	default:
 		o.State = search.Failed
 	}

@@ -3,6 +3,7 @@ package studies
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -332,6 +333,11 @@ func TestPruningStopsClearlyWorseTrials(t *testing.T) {
 			}
 			if tr.Failure == nil || tr.Failure.Class != engines.Pruned || tr.GPUSeconds >= 100 {
 				t.Errorf("pruned trial %d: failure %+v, gpu_s %v: want a reason and a partial charge", tr.Number, tr.Failure, tr.GPUSeconds)
+			}
+			// The checkpoints keep the final ratio, so the projection from
+			// the incumbent is exact: 10 × max_running.
+			if o := observation(sp, tr); o.State != search.Pruned || math.Abs(o.Value-10*float64(mr)) > 1e-6 {
+				t.Errorf("pruned trial %d told as %+v, want the projected %d", tr.Number, o, 10*mr)
 			}
 		case tr.State == Complete && mr < 256:
 			t.Errorf("trial %d (max_running %d) ran to the end although it could not win", tr.Number, mr)

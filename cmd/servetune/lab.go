@@ -21,7 +21,8 @@ func labCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "seeds", Value: 20},
 			&cli.IntFlag{Name: "trials", Value: 60},
 			&cli.Float64Flag{Name: "noise", Value: 0.05, Usage: "measurement noise, coefficient of variation"},
-			&cli.BoolFlag{Name: "pruning", Value: true, Usage: "also measure pruning + infeasibility learning against plain TPE"},
+			&cli.BoolFlag{Name: "pruning", Value: true, Usage: "also measure pruning + infeasibility learning against the first sampler without them"},
+			&cli.Float64SliceFlag{Name: "prune-margin", Usage: "pruning margins to measure (default: the default rule's)"},
 			&cli.StringFlag{Name: "json", Usage: "write every run's curves to this file"},
 		},
 		Action: func(c *cli.Context) error {
@@ -48,7 +49,14 @@ func labCommand(e *env) *cli.Command {
 				base := lab.Options{Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Dir: dir, Log: e.log}
 				runs := []lab.Options{with(base, func(o *lab.Options) { o.Samplers = split(c.String("samplers")); o.NoFeasibility = true })}
 				if c.Bool("pruning") {
-					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = []string{"motpe"}; o.Prune = true }))
+					margins := c.Float64Slice("prune-margin")
+					if len(margins) == 0 {
+						margins = []float64{0}
+					}
+					first := split(c.String("samplers"))[:1]
+					for _, m := range margins {
+						runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = first; o.Prune = true; o.PruneMargin = m }))
+					}
 				}
 				if s := split(c.String("mo-samplers")); len(s) > 0 {
 					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = s; o.Multi = true; o.NoFeasibility = true }))

@@ -45,8 +45,10 @@ type Options struct {
 	// Multi evaluates on both objectives (hypervolume); otherwise on the
 	// first only.
 	Multi bool
-	// Prune turns on in-trial pruning (search.DefaultPruneRule).
-	Prune bool
+	// Prune turns on in-trial pruning, with PruneMargin (0: the default
+	// rule's margin).
+	Prune       bool
+	PruneMargin float64
 	// NoFeasibility turns off learning infeasible regions.
 	NoFeasibility bool
 	// Dir holds the temporary study databases.
@@ -139,7 +141,7 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	sp.Study.Sampler, sp.Study.Seed, sp.Study.NTrials = sampler, int64(seed), opt.Trials
 	// Every variant gets its own study: the same name would resume a
 	// finished study instead of running a new one.
-	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-feas%v", opt.Landscape, sampler, seed, len(objs), opt.Prune, !opt.NoFeasibility)
+	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-%g-feas%v", opt.Landscape, sampler, seed, len(objs), opt.Prune, opt.PruneMargin, !opt.NoFeasibility)
 	dir := filepath.Join(opt.Dir, sp.Study.Name)
 	st, err := studies.Open(ctx, filepath.Join(dir, "study.db"), true)
 	if err != nil {
@@ -150,6 +152,9 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 		Log: zerolog.Nop(), Search: search.Options{NoFeasibility: opt.NoFeasibility}}
 	if opt.Prune {
 		rule := search.DefaultPruneRule
+		if opt.PruneMargin > 0 {
+			rule.Margin = opt.PruneMargin
+		}
 		ro.Prune = &rule
 	}
 	if err := studies.Run(ctx, ro); err != nil {

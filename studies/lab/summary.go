@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/servetune/servetune/search"
 )
 
 // Checkpoints are the trial counts the summary reports.
@@ -131,8 +133,15 @@ func (r *Result) Markdown(w io.Writer) {
 	if len(r.Objectives) > 1 {
 		fmt.Fprintf(w, " + %s (%s), hypervolume", r.Objectives[1].Metric, r.Objectives[1].Direction)
 	}
-	fmt.Fprintf(w, "\n\n%d seeds, noise CV %.2f, %d trials, prune=%v, feasibility learning=%v. True optimum %.4g over %d feasible grid points",
-		o.Seeds, o.NoiseCV, o.Trials, o.Prune, !o.NoFeasibility, r.Truth.Optimum, r.Truth.Points)
+	prune := "off"
+	if o.Prune {
+		prune = fmt.Sprintf("margin %g", o.PruneMargin)
+		if o.PruneMargin == 0 {
+			prune = fmt.Sprintf("margin %g", search.DefaultPruneRule.Margin)
+		}
+	}
+	fmt.Fprintf(w, "\n\n%d seeds, noise CV %.2f, %d trials, pruning %s, feasibility learning=%v. True optimum %.4g over %d feasible grid points",
+		o.Seeds, o.NoiseCV, o.Trials, prune, !o.NoFeasibility, r.Truth.Optimum, r.Truth.Points)
 	if r.Truth.FrontHV > 0 {
 		fmt.Fprintf(w, "; true front hypervolume %.4g (reference point %v)", r.Truth.FrontHV, fmtVec(r.Truth.Ref))
 	}
