@@ -29,6 +29,9 @@ func labCommand(e *env) *cli.Command {
 			if c.Int("seeds") < 1 || c.Int("trials") < 1 {
 				return usagef("--seeds and --trials must be positive")
 			}
+			if len(split(c.String("samplers"))) == 0 {
+				return usagef("--samplers names no sampler")
+			}
 			dir, err := os.MkdirTemp("", "servetune-lab-")
 			if err != nil {
 				return err
