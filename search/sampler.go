@@ -141,8 +141,13 @@ func New(sp *space.Space, seed int64, history []Observation, log zerolog.Logger,
 	return s, nil
 }
 
+// key identifies a config whether or not it names the target's engine:
+// proposals leave it out when the space has no engine knob, stored trials
+// carry it.
+func (s *Searcher) key(c space.Config) string { return s.sp.WithTargetEngine(c).Key() }
+
 // Seen reports whether a config was already told.
-func (s *Searcher) Seen(c space.Config) bool { return s.seen[c.Key()] }
+func (s *Searcher) Seen(c space.Config) bool { return s.seen[s.key(c)] }
 
 // Ask proposes the next config: never one already told, and never one
 // that breaks a rule unless the sampler cannot find another (the caller
@@ -153,7 +158,7 @@ func (s *Searcher) Ask() (space.Config, error) {
 		for len(s.grid) > 0 {
 			c := s.grid[0]
 			s.grid = s.grid[1:]
-			if !s.seen[c.Key()] {
+			if !s.seen[s.key(c)] {
 				return c, nil
 			}
 		}
@@ -177,7 +182,7 @@ func (s *Searcher) Ask() (space.Config, error) {
 			c = s.sp.Sample(s.rng)
 		}
 		last = c
-		if s.seen[c.Key()] {
+		if s.seen[s.key(c)] {
 			s.abandon(c, false)
 			continue
 		}
@@ -190,7 +195,7 @@ func (s *Searcher) Ask() (space.Config, error) {
 	if s.finite() {
 		var unseen []space.Config
 		for _, c := range Grid(s.sp) {
-			if !s.seen[c.Key()] {
+			if !s.seen[s.key(c)] {
 				unseen = append(unseen, c)
 			}
 		}
@@ -210,7 +215,7 @@ func (s *Searcher) askGreedy() (space.Config, error) {
 		if !ok {
 			return nil, ErrExhausted
 		}
-		o, seen := s.told[c.Key()]
+		o, seen := s.told[s.key(c)]
 		if !seen {
 			return c, nil
 		}
@@ -265,7 +270,7 @@ func (s *Searcher) propose() (space.Config, error) {
 		}
 		c[p.Name] = v
 	}
-	s.asked[c.Key()] = id
+	s.asked[s.key(c)] = id
 	return c, nil
 }
 
@@ -273,11 +278,11 @@ func (s *Searcher) propose() (space.Config, error) {
 // duplicate, as the infeasible penalty for a predicted failure, so the
 // model learns the region without a launch.
 func (s *Searcher) abandon(c space.Config, infeasible bool) {
-	id, ok := s.asked[c.Key()]
+	id, ok := s.asked[s.key(c)]
 	if !ok {
 		return
 	}
-	delete(s.asked, c.Key())
+	delete(s.asked, s.key(c))
 	if infeasible && s.hasWorst && s.study.Storage.SetTrialValue(id, s.penalty()) == nil {
 		_ = s.study.Storage.SetTrialState(id, goptuna.TrialStateComplete)
 		return
@@ -287,7 +292,7 @@ func (s *Searcher) abandon(c space.Config, infeasible bool) {
 
 // Tell records a finished trial.
 func (s *Searcher) Tell(o Observation) error {
-	key := o.Config.Key()
+	key := s.key(o.Config)
 	s.seen[key] = true
 	s.told[key] = o
 	if s.feas != nil {

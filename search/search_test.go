@@ -236,3 +236,30 @@ func TestCMAESWithCategoricalKnobs(t *testing.T) {
 		}
 	}
 }
+
+// A space without an engine knob: proposals lack "engine", stored trials
+// (and so the history told on resume) carry the target's engine. The two
+// must be recognised as the same config.
+func TestTargetEngineConfigsAreRecognised(t *testing.T) {
+	sp := testSpace("grid")
+	var history []Observation
+	for _, c := range Grid(sp)[:11] {
+		history = append(history, Observation{Config: sp.WithTargetEngine(c), State: Complete, Value: 1})
+	}
+	s, err := New(sp, 2, history, zerolog.Nop(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Ask()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range history {
+		if h.Config.Key() == sp.WithTargetEngine(c).Key() {
+			t.Fatalf("grid proposed %v again after a resume", c)
+		}
+	}
+	if _, err := s.Ask(); err != ErrExhausted {
+		t.Errorf("second Ask = %v, want ErrExhausted (12 grid points, 11 measured, 1 asked)", err)
+	}
+}
