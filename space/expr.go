@@ -1,6 +1,7 @@
 package space
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -293,7 +294,7 @@ func (p *parser) primary() (node, error) {
 }
 
 // errNA marks an operand that is absent or "default".
-var errNA = fmt.Errorf("not applicable")
+var errNA = errors.New("not applicable")
 
 type node interface {
 	eval(vars map[string]any) (any, error)

@@ -16,13 +16,16 @@ import (
 	"github.com/servetune/servetune/studies"
 )
 
-var dirFlag = &cli.StringFlag{Name: "dir", Value: "studies", Usage: "directory holding studies/<name>/study.db"}
+// dirFlag is a new flag per command: urfave/cli keeps parse state in it.
+func dirFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "dir", Value: "studies", Usage: "directory holding studies/<name>/study.db"}
+}
 
 func studiesCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "studies",
 		Usage: "list studies with their trial counts and best result",
-		Flags: []cli.Flag{dirFlag},
+		Flags: []cli.Flag{dirFlag()},
 		Action: func(c *cli.Context) error {
 			paths, _ := filepath.Glob(filepath.Join(c.String("dir"), "*", "study.db"))
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -54,7 +57,7 @@ func showCommand(e *env) *cli.Command {
 		Name:      "show",
 		Usage:     "show every trial of a study",
 		ArgsUsage: "STUDY (a name under --dir, or a study.db path)",
-		Flags: []cli.Flag{dirFlag,
+		Flags: []cli.Flag{dirFlag(),
 			&cli.StringFlag{Name: "sort", Usage: "sort by a metric, e.g. total_tps or balanced/mean_tpot_ms (default: trial number)"},
 			&cli.BoolFlag{Name: "asc", Usage: "sort ascending (default: best first for objectives, descending otherwise)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
@@ -97,7 +100,7 @@ func bestCommand(e *env) *cli.Command {
 		Name:      "best",
 		Usage:     "show the best trial (or Pareto front) of a study with its serving command",
 		ArgsUsage: "STUDY (a name under --dir, or a study.db path)",
-		Flags: []cli.Flag{dirFlag,
+		Flags: []cli.Flag{dirFlag(),
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.BoolFlag{Name: "markdown", Usage: "print Markdown"},
 		},
