@@ -1,0 +1,105 @@
+package lab
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/servetune/servetune/space"
+)
+
+func TestNoisyDividesThroughputAndMultipliesLatency(t *testing.T) {
+	got := noisy(map[string]float64{"total_tps": 100, "goodput_rps": 4, "mean_tpot_ms": 10, "mean_e2e_s": 1.5, "completed": 5}, 2)
+	want := map[string]float64{"total_tps": 50, "goodput_rps": 2, "mean_tpot_ms": 20, "mean_e2e_s": 3, "completed": 5}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+	if f := noiseFactor(1, 0); f != 1 {
+		t.Errorf("no noise gives factor %v", f)
+	}
+	// The factor is log-normal with the given CV and mean 1.
+	sum, sumsq := 0.0, 0.0
+	for i := int64(0); i < 20000; i++ {
+		f := noiseFactor(i, 0.05)
+		sum += f
+		sumsq += f * f
+	}
+	mean := sum / 20000
+	cv := math.Sqrt(sumsq/20000-mean*mean) / mean
+	if math.Abs(mean-1) > 0.002 || math.Abs(cv-0.05) > 0.003 {
+		t.Errorf("noise factor mean %.4f cv %.4f, want 1 and 0.05", mean, cv)
+	}
+}
+
+func TestSummarizeReducesRunsToMedians(t *testing.T) {
+	r := &Result{
+		Objectives: []space.Objective{{Metric: "total_tps", Direction: space.Maximize}},
+		Truth:      Truth{Optimum: 100},
+	}
+	curve := func(vals ...float64) []float64 { return vals }
+	for seed, top := range []float64{80, 90, 70} {
+		best := make([]float64, 30)
+		for i := range best {
+			best[i] = top * float64(i+1) / 30
+		}
+		r.Runs = append(r.Runs,
+			Run{Sampler: "greedy", Seed: seed, Best: curve(top/2, top/2), GPUHours: curve(1, 2)},
+			Run{Sampler: "x", Seed: seed, Best: best, GPUHours: best, Pruned: 2, FalsePrunes: 1})
+	}
+	rows := r.Summarize()
+	if len(rows) != 2 || rows[1].Sampler != "x" {
+		t.Fatalf("rows %+v", rows)
+	}
+	x := rows[1]
+	// Median final best 80 → gap 20%; it reaches greedy's final (top/2)
+	// halfway through its 30 trials.
+	if x.Best[2] != 80 || math.Abs(x.Gap30-0.2) > 1e-12 || x.ToGreedy != 15 || x.Trials != 30 {
+		t.Errorf("row %+v", x)
+	}
+	if x.Pruned != 6 || x.FalsePrunes != 3 {
+		t.Errorf("prunes %d (%d), want totals 6 (3)", x.Pruned, x.FalsePrunes)
+	}
+	if got := reach([]float64{5, 4, 3}, 3.5, true); got != 3 {
+		t.Errorf("reach minimise = %v", got)
+	}
+	if got := reach([]float64{1, 2}, 3, false); !math.IsInf(got, 1) {
+		t.Errorf("never reached = %v", got)
+	}
+}
+
+// A short evaluation on the Qwen3 landscape: studies run, curves have one
+// point per counted trial, GPU time only grows, and best values are real
+// measurements of the landscape.
+func TestEvaluateOnTheQwen3Landscape(t *testing.T) {
+	sp, err := Load("qwen3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Objectives = sp.Objectives[:1]
+	o := NewOracle(sp)
+	res, err := Evaluate(context.Background(), o, &Truth{Optimum: 0.77}, sp, Options{
+		Landscape: "qwen3", Samplers: []string{"random", "motpe"}, Seeds: 2, Trials: 8, NoiseCV: 0.05, Dir: t.TempDir(), Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 4 {
+		t.Fatalf("%d runs, want 2 samplers × 2 seeds", len(res.Runs))
+	}
+	for _, run := range res.Runs {
+		if len(run.Best) != 8 || len(run.GPUHours) != 8 {
+			t.Fatalf("%s seed %d: %d points, want 8", run.Sampler, run.Seed, len(run.Best))
+		}
+		for i := 1; i < len(run.GPUHours); i++ {
+			if run.GPUHours[i] < run.GPUHours[i-1] {
+				t.Errorf("GPU time fell: %v", run.GPUHours)
+			}
+		}
+		if b := run.Best[7]; !(b >= 0.77 && b < 5) {
+			t.Errorf("%s seed %d final best %v is not a plausible latency", run.Sampler, run.Seed, b)
+		}
+	}
+}
