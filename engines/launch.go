@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -80,6 +81,11 @@ type Server struct {
 // Start renders cfg for the target, picks a free port on the target host
 // and starts the engine in dir (engine.log and generated files go there).
 // It returns once the process runs; call WaitReady next and Stop always.
+// ErrProgram says the engine's program cannot be run at all (not
+// installed, not executable): a problem of the machine, not of the config,
+// so a study stops instead of recording every trial as failed.
+var ErrProgram = errors.New("cannot run the engine program")
+
 func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, error) {
 	name := EngineOf(cfg, t)
 	cmd, err := Render(cfg, t)
@@ -136,6 +142,10 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	c.WaitDelay = 5 * time.Second
 	if err := c.Start(); err != nil {
 		s.log.Close()
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			// Not the config's fault: every trial would fail the same way.
+			return nil, fmt.Errorf("%w: %s: %v (install it, or set [target.engines.%s] command or target.prefix)", ErrProgram, argv[0], err, name)
+		}
 		return nil, &Failure{Class: InvalidConfig, Message: fmt.Sprintf("%s: cannot start %s: %v", name, argv[0], err)}
 	}
 	s.cmd, s.PGID = c, c.Process.Pid

@@ -156,12 +156,10 @@ func (l *loop) run(ctx context.Context) error {
 	}
 }
 
-// pick chooses the next config: the baseline first, then retries of
-// interrupted trials, then the sampler.
+// pick chooses the next config: retries of interrupted trials (an
+// interrupted baseline is retried as the baseline), the baseline, enqueued
+// configs, repeats, then the sampler.
 func (l *loop) pick() (next, error) {
-	if l.Space.Baseline != nil && !l.has(func(t Trial) bool { return t.Origin == "baseline" && t.State != Running && !isInterrupted(t) }) {
-		return next{cfg: l.Space.WithTargetEngine(l.Space.Baseline), origin: "baseline"}, nil
-	}
 	for _, t := range l.trials {
 		if isInterrupted(t) && t.RetryOf == 0 && !l.has(func(u Trial) bool { return u.RetryOf == t.Number }) {
 			origin := "retry"
@@ -170,6 +168,9 @@ func (l *loop) pick() (next, error) {
 			}
 			return next{cfg: t.Config, origin: origin, retryOf: t.Number}, nil
 		}
+	}
+	if l.Space.Baseline != nil && !l.has(func(t Trial) bool { return t.Origin == "baseline" && t.State != Running && !isInterrupted(t) }) {
+		return next{cfg: l.Space.WithTargetEngine(l.Space.Baseline), origin: "baseline"}, nil
 	}
 	for _, c := range l.Enqueue {
 		c = l.Space.WithTargetEngine(c)
@@ -207,7 +208,7 @@ func (l *loop) trial(ctx context.Context, n next, done int) error {
 		return err
 	}
 	l.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: done, Total: l.Space.Study.NTrials, Best: l.best()})
-	l.measure(ctx, &t)
+	fatal := l.measure(ctx, &t)
 	// The outcome is stored even when ctx was cancelled mid-trial, so the
 	// next run sees an interrupted trial instead of a RUNNING one.
 	if err := l.Store.Finish(context.WithoutCancel(ctx), &t); err != nil {
@@ -220,11 +221,16 @@ func (l *loop) trial(ctx context.Context, n next, done int) error {
 		}
 	}
 	l.OnEvent(Event{Kind: TrialFinished, Trial: t, Done: countDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
+	if fatal != nil {
+		return fatal
+	}
 	return ctx.Err()
 }
 
-// measure fills t's outcome: infeasible by rule, reused, or run.
-func (l *loop) measure(ctx context.Context, t *Trial) {
+// measure fills t's outcome: infeasible by rule, reused, or run. It returns
+// an error only when the study cannot go on (the engine cannot be run on
+// this machine at all); the trial is then recorded as failed.
+func (l *loop) measure(ctx context.Context, t *Trial) error {
 	defer func() { t.End = l.Now() }()
 	if r := l.Space.Check(t.Config); r != nil {
 		msg := "breaks rule " + r.Expr.String()
@@ -232,12 +238,12 @@ func (l *loop) measure(ctx context.Context, t *Trial) {
 			msg += ": " + r.Message
 		}
 		t.State, t.Failure = Infeasible, &engines.Failure{Class: engines.Infeasible, Message: msg}
-		return
+		return nil
 	}
 	if t.ReusedFrom != 0 {
 		prev := l.byNumber(t.ReusedFrom)
 		t.State, t.Metrics, t.Failure, t.LogPath = prev.State, prev.Metrics, prev.Failure, prev.LogPath
-		return
+		return nil
 	}
 	dir := filepath.Join(l.Dir, fmt.Sprintf("trial-%d", t.Number))
 	res, err := l.Runner.Run(ctx, objective.Trial{
@@ -270,6 +276,13 @@ func (l *loop) measure(ctx context.Context, t *Trial) {
 	default:
 		t.State, t.Failure = Failed, &engines.Failure{Class: engines.Unknown, Message: err.Error()}
 	}
+	if errors.Is(err, engines.ErrProgram) {
+		// Recorded as interrupted: it does not count toward n_trials and is
+		// retried once the machine is fixed and the study resumed.
+		t.Failure = &engines.Failure{Class: engines.Interrupted, Message: err.Error()}
+		return err
+	}
+	return nil
 }
 
 // pruner returns the trial's checkpoint hook: it records every checkpoint

@@ -3,6 +3,7 @@ package studies
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -380,5 +381,31 @@ func TestEnqueuedConfigsRunFirstAfterTheBaseline(t *testing.T) {
 		if got.Origin != "enqueued" || got.Config.Key() != sp.WithTargetEngine(w).Key() {
 			t.Errorf("trial %d = %s %v, want enqueued %v", got.Number, got.Origin, got.Config, w)
 		}
+	}
+}
+
+// An engine that cannot be run at all stops the study at once with the
+// reason, instead of burning every trial; the trial is retried on resume.
+func TestMissingEngineProgramStopsTheStudy(t *testing.T) {
+	sp := studySpace(t, 5, "")
+	st, dir := openStore(t)
+	missing := runnerFunc(func(context.Context, objective.Trial) (objective.Result, error) {
+		return objective.Result{}, fmt.Errorf("%w: vllm: executable file not found", engines.ErrProgram)
+	})
+	err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: missing, Dir: dir, Log: zerolog.Nop()})
+	if !errors.Is(err, engines.ErrProgram) {
+		t.Fatalf("Run = %v, want ErrProgram", err)
+	}
+	trials, _ := st.Trials(context.Background())
+	if len(trials) != 1 || !isInterrupted(trials[0]) || countDone(trials) != 0 {
+		t.Fatalf("trials %+v: want one, interrupted, not counted", trials)
+	}
+	fr := &fakeRunner{}
+	if err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: fr, Dir: dir, Log: zerolog.Nop()}); err != nil {
+		t.Fatal(err)
+	}
+	trials, _ = st.Trials(context.Background())
+	if countDone(trials) != 5 || trials[1].RetryOf != 1 {
+		t.Errorf("after installing: %d done, trial 2 retries %d; want 5 and 1", countDone(trials), trials[1].RetryOf)
 	}
 }
