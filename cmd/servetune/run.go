@@ -81,18 +81,18 @@ type runOptions struct {
 func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runOptions) error {
 	path := studyPath(sp)
 	dir := filepath.Dir(path)
-	if o.fresh {
-		if err := removeStudy(path); err != nil {
-			return err
-		}
-	}
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	if sp.Target.Runner == "process" {
-		// An engine left behind by a kill -9'd servetune would hold the GPUs.
-		if err := engines.ReapStale(ctx, dir, e.log); err != nil {
+	// An engine left behind by a kill -9'd servetune would hold the GPUs.
+	// Its pidfile is in the study directory: reap it before --fresh
+	// deletes anything.
+	if err := engines.ReapStale(ctx, dir, e.log); err != nil {
+		return err
+	}
+	if o.fresh {
+		if err := removeStudy(path); err != nil {
 			return err
 		}
 	}
