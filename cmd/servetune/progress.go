@@ -86,6 +86,8 @@ func (p *progress) outcome(t studies.Trial) string {
 	switch {
 	case t.Failure != nil && t.Failure.Class == engines.Infeasible:
 		return "skipped (breaks a rule)"
+	case t.Failure != nil && t.Failure.Class == engines.Pruned:
+		return "pruned: " + t.Failure.Message
 	case t.Failure != nil:
 		return fmt.Sprintf("%s (%s)", t.State, t.Failure.Class)
 	case t.ReusedFrom != 0:
