@@ -87,7 +87,7 @@ func (r Report) Text(w io.Writer) error {
 		if rw.WithinNoise {
 			mark = "~"
 		}
-		fmt.Fprintf(tw, " %s%d", mark, rw.Trial)
+		fmt.Fprintf(tw, " %s%d%s", mark, rw.Trial, sameAs(rw.Equivalent))
 		for i := range r.Objectives {
 			fmt.Fprintf(tw, "\t%s", r.cell(rw, i))
 		}
@@ -131,7 +131,7 @@ func (r Report) Markdown(w io.Writer) error {
 		rows = append([]Row{*r.Baseline}, rows...)
 	}
 	for _, rw := range rows {
-		label := strconv.Itoa(rw.Trial)
+		label := strconv.Itoa(rw.Trial) + sameAs(rw.Equivalent)
 		if rw.Origin == "baseline" {
 			label += " (baseline)"
 		}
@@ -145,6 +145,18 @@ func (r Report) Markdown(w io.Writer) error {
 		fmt.Fprintf(w, "\nTrial %d:\n\n```sh\n%s\n```\n", rw.Trial, rw.Command)
 	}
 	return nil
+}
+
+// sameAs lists equivalent trials after a front member: " (= 26, 29)".
+func sameAs(trials []int) string {
+	if len(trials) == 0 {
+		return ""
+	}
+	parts := make([]string, len(trials))
+	for i, n := range trials {
+		parts[i] = strconv.Itoa(n)
+	}
+	return " (= " + strings.Join(parts, ", ") + ")"
 }
 
 func (r Report) values(rw Row, withPct bool) string {

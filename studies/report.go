@@ -66,6 +66,10 @@ type Row struct {
 	// WithinNoise marks a front member whose difference from a neighbour
 	// on the front is within measurement noise on every objective.
 	WithinNoise bool `json:"within_noise,omitempty"`
+	// Equivalent lists other trials whose objective values are exactly
+	// the same (configs that differ only in knobs with no effect): the
+	// front shows one row for them.
+	Equivalent []int `json:"equivalent,omitempty"`
 	// Command is the ready-to-run serving command for the real engine.
 	Command      string `json:"command,omitempty"`
 	CommandError string `json:"command_error,omitempty"`
@@ -128,7 +132,12 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 		win = []int{b}
 	}
 	for _, w := range win {
-		r.Winners = append(r.Winners, row(trials[idx[w]]))
+		rw := row(trials[idx[w]])
+		if n := len(r.Winners); n > 0 && slicesEqual(r.Winners[n-1].Values, rw.Values) {
+			r.Winners[n-1].Equivalent = append(r.Winners[n-1].Equivalent, rw.Trial)
+			continue
+		}
+		r.Winners = append(r.Winners, rw)
 	}
 	r.NoiseCV, r.NoiseMeasured = noiseCV(sp, trials)
 	if r.MultiObjective {
@@ -233,3 +242,15 @@ func SortTrials(ts []Trial, profile, name string, dir space.Direction) {
 }
 
 func sortStrings(xs []string) { sort.Strings(xs) }
+
+func slicesEqual(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
