@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"strconv"
 	"strings"
@@ -73,7 +74,7 @@ func (c Client) header() (http.Header, error) {
 func newHTTPClient(concurrency int) *http.Client {
 	idle := max(concurrency, 1024)
 	return &http.Client{Transport: &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         dialer(&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}),
 		MaxIdleConns:        idle,
 		MaxIdleConnsPerHost: idle,
 		MaxConnsPerHost:     concurrency, // 0: unlimited
@@ -94,6 +95,7 @@ type sender struct {
 	idle    time.Duration
 	timeout time.Duration
 	since   func() time.Duration // monotonic offset from the benchmark start
+	start   time.Time            // the benchmark start, for kernel receive stamps
 }
 
 var (
@@ -117,6 +119,10 @@ func (s *sender) send(ctx context.Context, r *PlannedRequest) Record {
 	}
 	req.Header = s.header.Clone()
 	req.Header.Set(requestIDHeader, strconv.Itoa(r.Index))
+	var conn net.Conn
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) { conn = info.Conn },
+	}))
 	rec.Start = s.since()
 	resp, err := s.hc.Do(req)
 	if err != nil {
@@ -131,13 +137,13 @@ func (s *sender) send(ctx context.Context, r *PlannedRequest) Record {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return fail(rec, ClassProtocol, fmt.Errorf("response is %q, not an event stream: %s", ct, truncate(string(msg), 200)))
 	}
-	return s.read(ctx, cancel, resp.Body, rec)
+	return s.read(ctx, cancel, resp.Body, conn, rec)
 }
 
 // read consumes the event stream. Timing follows vllm bench: TTFT at the
 // first content chunk, one ITL per later content chunk, latency at the last
 // content chunk; the stream must still end with [DONE] to count.
-func (s *sender) read(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader, rec Record) Record {
+func (s *sender) read(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader, conn net.Conn, rec Record) Record {
 	var (
 		stall  *time.Timer
 		c      chunk
@@ -158,7 +164,7 @@ func (s *sender) read(ctx context.Context, cancel context.CancelCauseFunc, body 
 			}
 			return fail(rec, classify(ctx, err, ClassStream), cause(ctx, err))
 		}
-		now := s.since()
+		now := chunkTime(conn, s.start, rec.Start, s.since())
 		if err := parseChunk(data, &c); err != nil {
 			return fail(rec, ClassProtocol, fmt.Errorf("malformed SSE data %q", truncate(string(data), 120)))
 		}

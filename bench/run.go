@@ -103,6 +103,7 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 	}
 	res.Start = time.Now()
 	s.since = func() time.Duration { return time.Since(res.Start) }
+	s.start = res.Start
 	total := len(plan.Requests)
 	every := max(1, (total+9)/10)
 	failed := 0
@@ -142,6 +143,7 @@ func warmup(ctx context.Context, s *sender, plan Plan) ([]Record, error) {
 	}
 	start := time.Now()
 	s.since = func() time.Duration { return time.Since(start) }
+	s.start = start
 	var recs []Record
 	runRequests(ctx, plan.Warmup, plan.Profile.MaxConcurrency, start, s.send, func(r Record) { recs = append(recs, r) })
 	if err := ctx.Err(); err != nil {

@@ -27,11 +27,13 @@ func run(t *testing.T, cfg benchtest.Config, p bench.Profile, opts bench.RunOpti
 }
 
 // checkTiming compares every record with the server's own chunk stamps:
-// TTFT, each ITL and the latency. The client's error is its goroutine
-// wake-up delay, well under 1 ms, but the test shares a 2-core machine with
-// other builds, whose bursts delay a few reads by milliseconds; so the test
-// asserts p90 ≤ 1 ms, and BenchmarkEndToEnd measures p99 on a quiet machine
-// (docs/benchmarks.md).
+// TTFT, each ITL and the latency. Chunk times are the kernel's receive
+// stamps (rxstamp_linux.go), so a read delayed by a busy machine does not
+// count: p99 is 40–90 µs here. But when the client is late by more than
+// one ITL (2 ms) the kernel hands two chunks over in one read, with the
+// later one's stamp; with two CPU hogs beside the test that pushed p99 past
+// 1 ms in 5 runs of 40. So the test asserts p90 ≤ 1 ms, and the p99 target
+// is BenchmarkTimingError's (docs/benchmarks.md).
 func checkTiming(t *testing.T, res bench.Result, srv *benchtest.Server) {
 	t.Helper()
 	var errs []time.Duration
