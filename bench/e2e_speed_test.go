@@ -42,12 +42,19 @@ func BenchmarkEndToEnd(b *testing.B) {
 func BenchmarkTimingError(b *testing.B) {
 	srv := benchtest.NewServer(benchtest.Config{TTFT: 20 * time.Millisecond, ITL: 10 * time.Millisecond, Stamp: true})
 	defer srv.Close()
+	measureTimingError(b, srv.URL, srv.Stamps)
+}
+
+// measureTimingError runs 512 paced streams against the server at url and
+// reports the client's timing error against stamps(i), the server's send
+// times of request i's content chunks.
+func measureTimingError(b *testing.B, url string, stamps func(i int) []time.Time) {
 	p := bench.Profile{InputLen: 16, OutputLen: 100, NumPrompts: 512, MaxConcurrency: 512, RequestRate: 5120, Burstiness: math.Inf(1)}
 	plan, err := p.Plan()
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := bench.Client{BaseURL: srv.URL, Model: "m"}
+	c := bench.Client{BaseURL: url, Model: "m"}
 	var errs []time.Duration
 	for b.Loop() {
 		res, err := bench.RunPlan(context.Background(), c, plan, bench.RunOptions{})
@@ -55,7 +62,7 @@ func BenchmarkTimingError(b *testing.B) {
 			b.Fatalf("%v %v", err, res.Metrics.Errors)
 		}
 		for _, r := range res.Records {
-			st := srv.Stamps(r.Index)
+			st := stamps(r.Index)
 			send := res.Start.Add(r.Start)
 			errs = append(errs, absd(st[0].Sub(send)-r.TTFT), absd(st[len(st)-1].Sub(send)-r.Latency))
 			for i, g := range r.ITL {

@@ -2,21 +2,17 @@ package bench_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/bench/benchtest"
 )
 
@@ -73,35 +69,10 @@ func BenchmarkTimingErrorServerProcess(b *testing.B) {
 	if err != nil || len(urls) != 2 {
 		b.Fatalf("server said %q: %v", line, err)
 	}
-	p := bench.Profile{InputLen: 16, OutputLen: 100, NumPrompts: 512, MaxConcurrency: 512, RequestRate: 5120, Burstiness: math.Inf(1)}
-	plan, err := p.Plan()
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := bench.Client{BaseURL: urls[0], Model: "m"}
-	var errs []time.Duration
-	for b.Loop() {
-		res, err := bench.RunPlan(context.Background(), c, plan, bench.RunOptions{})
-		if err != nil || res.Metrics.Failed > 0 {
-			b.Fatalf("%v %v", err, res.Metrics.Errors)
-		}
-		for _, r := range res.Records {
-			st := stampsOf(b, urls[1], r.Index)
-			send := res.Start.Add(r.Start).UnixNano()
-			errs = append(errs, absd(time.Duration(st[0]-send)-r.TTFT), absd(time.Duration(st[len(st)-1]-send)-r.Latency))
-			for i, g := range r.ITL {
-				errs = append(errs, absd(time.Duration(st[i+1]-st[i])-g))
-			}
-		}
-	}
-	slices.Sort(errs)
-	q := func(f float64) float64 { return float64(errs[int(f*float64(len(errs)-1))]) / 1e3 }
-	b.ReportMetric(q(0.5), "p50-err-µs")
-	b.ReportMetric(q(0.99), "p99-err-µs")
-	b.ReportMetric(float64(errs[len(errs)-1])/1e3, "max-err-µs")
+	measureTimingError(b, urls[0], func(i int) []time.Time { return stampsOf(b, urls[1], i) })
 }
 
-func stampsOf(b *testing.B, base string, i int) []int64 {
+func stampsOf(b *testing.B, base string, i int) []time.Time {
 	resp, err := http.Get(fmt.Sprintf("%s/stamps?i=%d", base, i))
 	if err != nil {
 		b.Fatal(err)
@@ -111,5 +82,9 @@ func stampsOf(b *testing.B, base string, i int) []int64 {
 	if err := json.NewDecoder(resp.Body).Decode(&ns); err != nil || len(ns) == 0 {
 		b.Fatalf("stamps of %d: %v", i, err)
 	}
-	return ns
+	out := make([]time.Time, len(ns))
+	for k, n := range ns {
+		out[k] = time.Unix(0, n)
+	}
+	return out
 }
