@@ -5,23 +5,28 @@ import (
 	"fmt"
 )
 
-// Class is why a trial failed. The sampler treats OOM, InvalidConfig and
-// Infeasible as infeasible regions; the others as noise to retry or report.
+// Class is why an engine failed a trial, classified from the engine's own
+// messages and behaviour. How the trial ended as a whole (complete,
+// pruned, infeasible, failed, interrupted) is the study's vocabulary
+// (studies.State); a class explains an infeasible or failed trial.
 type Class string
 
 const (
-	OOM                    Class = "oom"
-	InvalidConfig          Class = "invalid_config"
+	// OOM and InvalidConfig say the config cannot run: the sampler learns
+	// to leave the region.
+	OOM           Class = "oom"
+	InvalidConfig Class = "invalid_config"
+	// The rest say something went wrong with this attempt.
 	StartupTimeout         Class = "startup_timeout"
 	CrashedDuringBenchmark Class = "crashed_during_benchmark"
 	PortConflict           Class = "port_conflict"
-	Interrupted            Class = "interrupted"
-	// Infeasible is a config that breaks a space rule; it is never launched.
-	Infeasible Class = "infeasible"
-	// Pruned is not a failure: the pruner stopped a trial that could not
-	// win; its message says why and when.
-	Pruned  Class = "pruned"
-	Unknown Class = "unknown"
+	// Timeout: the trial (launch + benchmark) outlived its time limit,
+	// e.g. an engine that accepts requests and never answers.
+	Timeout Class = "timeout"
+	// BenchFailed: the engine served, but too many benchmark requests
+	// failed (errors, stalls) for its figures to mean anything.
+	BenchFailed Class = "bench_failed"
+	Unknown     Class = "unknown"
 )
 
 // Failure is a classified trial failure: the class, a one-line message and
@@ -41,8 +46,8 @@ func AsFailure(err error) (*Failure, bool) {
 	return f, ok
 }
 
-// InfeasibleClass reports whether a failure tells the sampler the region
-// is infeasible (as opposed to a transient or environmental failure).
+// InfeasibleClass reports whether a failure says the config cannot run
+// (as opposed to a transient or environmental failure).
 func InfeasibleClass(c Class) bool {
-	return c == OOM || c == InvalidConfig || c == Infeasible
+	return c == OOM || c == InvalidConfig
 }

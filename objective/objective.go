@@ -35,6 +35,12 @@ type Trial struct {
 	// have finished) with the metrics so far; true stops the trial, which
 	// then returns ErrPruned with the partial metrics.
 	Prune func(profile string, step int, metrics map[string]float64) bool
+	// Timeout bounds the whole trial, launch to teardown (0: no bound);
+	// Measure applies it.
+	Timeout time.Duration
+	// MaxFailedFraction is the share of failed requests above which
+	// Measure fails the benchmark.
+	MaxFailedFraction float64
 }
 
 // Checkpoints is how many equal parts of a benchmark's requests separate
@@ -52,6 +58,9 @@ type Result struct {
 	GPUSeconds float64       `json:"gpu_seconds"`
 	Duration   time.Duration `json:"duration"`
 	LogPath    string        `json:"log_path,omitempty"`
+	// Errors holds, per profile with failed requests, the most frequent
+	// request error (redacted), for the reason of a failed benchmark.
+	Errors map[string]string `json:"errors,omitempty"`
 }
 
 // Runner measures one trial. A failed trial returns an error wrapping an

@@ -27,8 +27,6 @@ type ProcessRunner struct {
 	reuse    bool
 
 	mu      sync.Mutex
-	reaped  sync.Once
-	reapErr error
 	warm    *engines.Server
 	warmKey string
 }
@@ -53,6 +51,8 @@ func WithReuse() ProcessOption { return func(r *ProcessRunner) { r.reuse = true 
 
 // NewProcessRunner returns a Runner that launches engines; studyDir holds
 // the engine pidfiles and, for trials without a Dir, trial-N directories.
+// Engines a killed earlier run left there are the study's to reap
+// (studies.OpenSession), under its lock, before the first trial.
 func NewProcessRunner(log zerolog.Logger, studyDir string, opts ...ProcessOption) *ProcessRunner {
 	r := &ProcessRunner{log: log, studyDir: studyDir, launcher: &engines.Launcher{Log: log, StudyDir: studyDir}}
 	for _, o := range opts {
@@ -70,10 +70,6 @@ var _ Runner = (*ProcessRunner)(nil)
 func (r *ProcessRunner) Run(ctx context.Context, t Trial) (Result, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.reaped.Do(func() { r.reapErr = engines.ReapStale(ctx, r.studyDir, r.log) })
-	if r.reapErr != nil {
-		return Result{}, fmt.Errorf("stopping engines left by an earlier run: %w", r.reapErr)
-	}
 	began := time.Now()
 	gpus := engines.GPUs(t.Config, t.Target)
 	dir := t.Dir
@@ -231,14 +227,13 @@ func engineDied(srv *engines.Server, suspicious bool) bool {
 	}
 }
 
-// interrupted marks an error caused by ctx ending as an Interrupted
-// failure that still matches context.Canceled.
+// interrupted makes an error caused by ctx ending match ctx's error, so
+// the caller tells an interruption from the engine's failure.
 func interrupted(ctx context.Context, err error) error {
 	if ctx.Err() == nil {
 		return err
 	}
-	f := &engines.Failure{Class: engines.Interrupted, Message: "trial interrupted"}
-	return fmt.Errorf("%w: %w", f, ctx.Err())
+	return fmt.Errorf("trial interrupted: %w (%w)", ctx.Err(), err)
 }
 
 // Close stops a warm engine kept by WithReuse.

@@ -150,9 +150,6 @@ func TestInterruptLeavesNoProcess(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("Run = %v; want context.Canceled", err)
 			}
-			if f, ok := engines.AsFailure(err); !ok || f.Class != engines.Interrupted {
-				t.Errorf("Run = %v; want an interrupted failure", err)
-			}
 			pids := readPIDs(t, pidFile)
 			if len(pids) != 2 {
 				t.Fatalf("fake recorded %v; want engine and worker", pids)

@@ -24,6 +24,13 @@ type Target struct {
 	Env    map[string]string `toml:"env" json:"env,omitempty"`
 	// StartupTimeout bounds launch → ready; default 30m.
 	StartupTimeout time.Duration `toml:"startup_timeout" json:"startup_timeout,omitempty"`
+	// StallTimeout fails a request on which no byte arrived for this long.
+	StallTimeout time.Duration `toml:"stall_timeout" json:"stall_timeout,omitempty"`
+	// TrialTimeout bounds a whole trial; 0 derives it from the profiles.
+	TrialTimeout time.Duration `toml:"trial_timeout" json:"trial_timeout,omitempty"`
+	// MaxFailedFraction of a benchmark's requests may fail before the
+	// trial fails as bench_failed.
+	MaxFailedFraction float64 `toml:"max_failed_fraction" json:"max_failed_fraction,omitempty"`
 	// Engines holds per-engine settings keyed by engine name.
 	Engines map[string]EngineTarget `toml:"engines" json:"engines,omitempty"`
 	// Sim tunes the built-in simulator (noise, speed); ignored by real runs.

@@ -2,7 +2,6 @@ package studies
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -24,8 +23,8 @@ func BenchmarkQuickstartStudy(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := 0; i < b.N; i++ {
-		dir := b.TempDir()
-		st, err := Open(context.Background(), filepath.Join(dir, "study.db"), true)
+		dir := DirOf(b.TempDir(), "bench")
+		st, err := Open(context.Background(), dir.DB(), Create)
 		if err != nil {
 			b.Fatal(err)
 		}

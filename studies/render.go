@@ -236,16 +236,7 @@ func TrialsText(w io.Writer, sp *space.Space, ts []Trial) error {
 	return tw.Flush()
 }
 
-func failureText(t Trial) string {
-	if t.Failure == nil {
-		return ""
-	}
-	s := string(t.Failure.Class) + ": " + t.Failure.Message
-	if len(t.Failure.Lines) > 0 {
-		s += " | " + t.Failure.Lines[len(t.Failure.Lines)-1]
-	}
-	return s
-}
+func failureText(t Trial) string { return t.Why() }
 
 // TrialsCSV writes every trial with every knob and every metric of every
 // profile as columns, for spreadsheets and pandas.
@@ -271,6 +262,8 @@ func TrialsCSV(w io.Writer, ts []Trial) error {
 		rec := []string{strconv.Itoa(t.Number), string(t.State), t.Origin, strconv.FormatFloat(t.GPUSeconds, 'f', 1, 64), "", ""}
 		if t.Failure != nil {
 			rec[4], rec[5] = string(t.Failure.Class), t.Failure.Message
+		} else if t.Reason != "" {
+			rec[5] = t.Reason
 		}
 		for _, k := range kcols {
 			rec = append(rec, t.Config.String(k))

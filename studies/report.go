@@ -204,7 +204,7 @@ func (c *Counts) add(t Trial) {
 	switch {
 	case t.State == Running:
 		c.Running++
-	case isInterrupted(t):
+	case t.State == Interrupted:
 		c.Interrupted++
 	case t.State == Complete:
 		c.Complete++

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -93,10 +92,10 @@ max_running = 32
 	return sp
 }
 
-func openStore(t *testing.T) (*Store, string) {
+func openStore(t *testing.T) (*Store, Dir) {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := Open(context.Background(), filepath.Join(dir, "study.db"), true)
+	dir := DirOf(t.TempDir(), "unit")
+	st, err := Open(context.Background(), dir.DB(), Create)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +131,7 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 		if dp*mr > 256 && tr.State != Infeasible {
 			t.Errorf("trial %d breaks the rule but is %s", tr.Number, tr.State)
 		}
-		if tr.State == Infeasible && tr.Failure == nil {
+		if tr.State == Infeasible && tr.Why() == "" {
 			t.Errorf("infeasible trial %d has no reason", tr.Number)
 		}
 	}
@@ -176,7 +175,7 @@ func TestResumeRecoversInterruptedTrialAndRetriesItOnce(t *testing.T) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
 	}
 	trials, _ := st.Trials(context.Background())
-	if len(trials) != 2 || !isInterrupted(trials[1]) {
+	if len(trials) != 2 || trials[1].State != Interrupted {
 		t.Fatalf("after cancel: %+v, want baseline + interrupted trial 2", trials)
 	}
 	// A RUNNING row, as kill -9 leaves it.
@@ -204,7 +203,7 @@ func TestResumeRecoversInterruptedTrialAndRetriesItOnce(t *testing.T) {
 	if retried[2] != 1 || retried[orphan.Number] != 1 {
 		t.Errorf("retries %v: want trial 2 and trial %d retried once each", retried, orphan.Number)
 	}
-	if got := trials[orphan.Number-1]; !isInterrupted(got) {
+	if got := trials[orphan.Number-1]; got.State != Interrupted {
 		t.Errorf("orphan trial = %+v, want failed/interrupted", got)
 	}
 	if len(fr2.calls) == 0 || fr2.calls[0].Key() != trials[1].Config.Key() {
@@ -339,7 +338,7 @@ func TestPruningStopsClearlyWorseTrials(t *testing.T) {
 			if mr >= 256 {
 				t.Errorf("trial %d (max_running %d) pruned, but it is within the margin", tr.Number, mr)
 			}
-			if tr.Failure == nil || tr.Failure.Class != engines.Pruned || tr.GPUSeconds >= 100 {
+			if tr.Reason == "" || tr.Failure != nil || tr.GPUSeconds >= 100 {
 				t.Errorf("pruned trial %d: failure %+v, gpu_s %v: want a reason and a partial charge", tr.Number, tr.Failure, tr.GPUSeconds)
 			}
 			// The checkpoints keep the final ratio, so the projection from
@@ -404,7 +403,7 @@ func TestMissingEngineProgramStopsTheStudy(t *testing.T) {
 		t.Fatalf("Run = %v, want ErrProgram", err)
 	}
 	trials, _ := st.Trials(context.Background())
-	if len(trials) != 1 || !isInterrupted(trials[0]) || countDone(trials) != 0 {
+	if len(trials) != 1 || trials[0].State != Interrupted || countDone(trials) != 0 {
 		t.Fatalf("trials %+v: want one, interrupted, not counted", trials)
 	}
 	fr := &fakeRunner{}

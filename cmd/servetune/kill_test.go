@@ -10,13 +10,12 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/studies"
 )
 
 func readTrials(t *testing.T, db string) []studies.Trial {
 	t.Helper()
-	st, err := studies.Open(context.Background(), db, false)
+	st, err := studies.Open(context.Background(), db, studies.ReadOnly)
 	if err != nil {
 		return nil
 	}
@@ -88,14 +87,14 @@ func TestSIGKILLMidTrialThenResume(t *testing.T) {
 		if tr.State == studies.Running {
 			t.Errorf("trial %d left running", tr.Number)
 		}
-		if tr.Failure != nil && tr.Failure.Class == engines.Interrupted {
+		if tr.State == studies.Interrupted {
 			interrupted++
 			continue
 		}
 		if tr.RetryOf != 0 {
 			retried[tr.RetryOf]++
 		}
-		if tr.Failure == nil || tr.Failure.Class != engines.Infeasible {
+		if !tr.BrokeRule() {
 			done++
 		}
 	}
@@ -106,7 +105,7 @@ func TestSIGKILLMidTrialThenResume(t *testing.T) {
 		t.Fatal("the killed trial is not recorded as interrupted")
 	}
 	for _, tr := range ts {
-		if tr.Failure != nil && tr.Failure.Class == engines.Interrupted && retried[tr.Number] != 1 {
+		if tr.State == studies.Interrupted && retried[tr.Number] != 1 {
 			t.Errorf("interrupted trial %d retried %d times, want once", tr.Number, retried[tr.Number])
 		}
 	}

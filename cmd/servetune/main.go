@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/studies"
 	"github.com/urfave/cli/v2"
 )
 
@@ -35,8 +36,17 @@ func main() {
 	os.Exit(code)
 }
 
-// run executes the CLI and decides the exit code: 0 ok, 2 bad input,
-// 130 interrupted, 1 anything else.
+// Exit codes, documented in docs/reliability.md.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2   // bad input; nothing was written
+	exitNoComplete  = 3   // the study ended with no complete trial
+	exitLocked      = 4   // another servetune holds the study
+	exitInterrupted = 130 // SIGINT or SIGTERM
+)
+
+// run executes the CLI and decides the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr, log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).With().Timestamp().Logger()}
 	app := &cli.App{
@@ -54,19 +64,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		HideHelpCommand: true,
 	}
 	err := app.RunContext(ctx, args)
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, new(usageError)):
-		fmt.Fprintln(stderr, "servetune:", err)
-		return 2
-	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(stderr, "servetune: interrupted")
-		return 130
-	default:
-		fmt.Fprintln(stderr, "servetune:", err)
-		return 1
+	if err == nil {
+		return exitOK
 	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "servetune: interrupted")
+		return exitInterrupted
+	}
+	fmt.Fprintln(stderr, "servetune:", err)
+	return exitCode(err)
+}
+
+func exitCode(err error) int {
+	switch {
+	case errors.As(err, new(usageError)):
+		return exitUsage
+	case errors.As(err, new(errNoComplete)):
+		return exitNoComplete
+	case errors.Is(err, studies.ErrLocked):
+		return exitLocked
+	}
+	return exitError
 }
 
 // commands lists every subcommand; each lives in its own file.

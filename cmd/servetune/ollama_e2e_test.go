@@ -174,7 +174,7 @@ func TestOllamaEndToEnd(t *testing.T) {
 		switch {
 		case tr.State == studies.Running:
 			t.Errorf("trial %d left running", tr.Number)
-		case tr.Failure != nil && tr.Failure.Class == engines.Interrupted:
+		case tr.State == studies.Interrupted:
 			interrupted++
 		case tr.Failure != nil:
 			t.Errorf("trial %d failed: %v %v", tr.Number, tr.Failure, tr.Failure.Lines)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	"os"
 	"strings"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
@@ -54,10 +54,15 @@ func (p *progress) event(ev studies.Event) {
 		lg := p.e.log.Info().Int("trial", ev.Trial.Number).Int("done", ev.Done).Int("of", ev.Total).
 			Str("state", string(ev.Trial.State)).Float64("gpu_s", ev.Trial.GPUSeconds)
 		for i, o := range p.sp.Objectives {
-			lg = lg.Float64(o.Metric, studies.Values(p.sp, ev.Trial)[i])
+			if v := studies.Values(p.sp, ev.Trial)[i]; !math.IsNaN(v) {
+				lg = lg.Float64(o.Metric, v)
+			}
 		}
-		if ev.Trial.Failure != nil {
-			lg = lg.Str("failure", string(ev.Trial.Failure.Class)).Str("reason", ev.Trial.Failure.Message)
+		switch t := ev.Trial; {
+		case t.Failure != nil:
+			lg = lg.Str("failure", string(t.Failure.Class)).Str("reason", t.Failure.Message)
+		case t.Reason != "":
+			lg = lg.Str("reason", t.Reason)
 		}
 		lg.Msg("trial finished")
 		return
@@ -84,10 +89,10 @@ func (p *progress) line(ev studies.Event, status string) {
 
 func (p *progress) outcome(t studies.Trial) string {
 	switch {
-	case t.Failure != nil && t.Failure.Class == engines.Infeasible:
+	case t.BrokeRule():
 		return "skipped (breaks a rule)"
-	case t.Failure != nil && t.Failure.Class == engines.Pruned:
-		return "pruned: " + t.Failure.Message
+	case t.State == studies.Pruned:
+		return "pruned: " + t.Reason
 	case t.Failure != nil:
 		return fmt.Sprintf("%s (%s)", t.State, t.Failure.Class)
 	case t.ReusedFrom != 0:

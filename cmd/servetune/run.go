@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,6 +23,7 @@ func runCommand(e *env) *cli.Command {
 		Usage:     "run (or resume) the study a search-space file declares",
 		ArgsUsage: "SPACE.toml",
 		Flags: []cli.Flag{
+			dirFlag(),
 			&cli.BoolFlag{Name: "fresh", Usage: "delete the study of the same name and start over"},
 			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each config N times (noise estimates)"},
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
@@ -48,9 +48,9 @@ func runCommand(e *env) *cli.Command {
 			if c.Duration("budget") < 0 {
 				return usagef("--budget must be positive")
 			}
-			opts := runOptions{fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune")}
+			opts := runOptions{root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune")}
 			for _, name := range c.StringSlice("warm-start") {
-				cfgs, err := warmStart(c.Context, "studies", name, sp)
+				cfgs, err := warmStart(c.Context, c.String("dir"), name, sp)
 				if err != nil {
 					return err
 				}
@@ -61,16 +61,9 @@ func runCommand(e *env) *cli.Command {
 	}
 }
 
-// studyPath is where a study's database lives.
-func studyPath(sp *space.Space) string {
-	if sp.Study.Storage != "" {
-		return sp.Study.Storage
-	}
-	return filepath.Join("studies", sp.Study.Name, "study.db")
-}
-
 // runOptions are the run command's flags.
 type runOptions struct {
+	root    string
 	fresh   bool
 	repeat  int
 	budget  time.Duration
@@ -79,32 +72,22 @@ type runOptions struct {
 }
 
 func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runOptions) error {
-	path := studyPath(sp)
-	dir := filepath.Dir(path)
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	// An engine left behind by a kill -9'd servetune would hold the GPUs.
-	// Its pidfile is in the study directory: reap it before --fresh
-	// deletes anything.
-	if err := engines.ReapStale(ctx, dir, e.log); err != nil {
-		return err
+	d := studies.DirFor(o.root, sp)
+	sess, err := studies.OpenSession(ctx, d, sp, studies.OpenOptions{
+		Fresh: o.fresh, Source: string(src), Parse: parseStoredSpace, Holder: studies.Me(time.Now()), Log: e.log,
+	})
+	if errors.Is(err, studies.ErrSpaceChanged) {
+		return usageError{err}
 	}
-	if o.fresh {
-		if err := removeStudy(path); err != nil {
-			return err
-		}
-	}
-	store, err := studies.Open(ctx, path, true)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	if err := e.checkSameSpace(ctx, store, string(src), file); err != nil {
-		return err
-	}
-	runner, err := newRunner(e, sp, dir)
+	defer sess.Close()
+	runner, err := newRunner(e, sp, d)
 	if err != nil {
 		return err
 	}
@@ -112,9 +95,17 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 		// A server kept for reuse is torn down however the run ends.
 		defer c.Close(context.WithoutCancel(ctx))
 	}
+	if err := e.loop(ctx, sp, sess, runner, o); err != nil {
+		return err
+	}
+	return e.summary(ctx, sp, sess)
+}
+
+// loop runs the study with live progress.
+func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, runner objective.Runner, o runOptions) error {
 	view := newProgress(e, sp)
 	ro := studies.RunOptions{
-		Space: sp, Store: store, Runner: runner, Dir: dir, Repeat: o.repeat, Budget: o.budget,
+		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
 		Log:     e.log, OnEvent: view.event,
 	}
@@ -122,7 +113,7 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 		rule := search.DefaultPruneRule
 		ro.Prune = &rule
 	}
-	err = studies.Run(ctx, ro)
+	err := studies.Run(ctx, ro)
 	view.close()
 	switch {
 	case errors.Is(err, studies.ErrTimeout):
@@ -132,26 +123,43 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 	case err != nil:
 		return err
 	}
-	trials, terr := store.Trials(context.WithoutCancel(ctx))
-	if terr != nil {
-		return terr
-	}
-	fmt.Fprintln(e.stdout)
-	if err := studies.BuildReport(sp, trials, renderCommand(sp)).Text(e.stdout); err != nil {
+	return nil
+}
+
+// summary prints the study's report; a study that ended with no complete
+// trial is an error a scheduler can see (exit 3).
+func (e *env) summary(ctx context.Context, sp *space.Space, sess *studies.Session) error {
+	trials, err := sess.Store.Trials(context.WithoutCancel(ctx))
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "\nStudy stored in %s (servetune show %s, servetune best %s).\n", path, sp.Study.Name, sp.Study.Name)
+	r := studies.BuildReport(sp, trials, renderCommand(sp))
+	fmt.Fprintln(e.stdout)
+	if err := r.Text(e.stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\nStudy stored in %s (servetune show %s, servetune best %s).\n", sess.Store.Path(), sp.Study.Name, sp.Study.Name)
+	if r.Counts.Complete == 0 {
+		return errNoComplete{total: r.Counts.Total}
+	}
 	return nil
+}
+
+// errNoComplete: the study ran but measured nothing usable.
+type errNoComplete struct{ total int }
+
+func (e errNoComplete) Error() string {
+	return fmt.Sprintf("the study has no complete trial (%d trials): every config failed; see `servetune show` for the reasons", e.total)
 }
 
 // warmStart returns the winners of an earlier study, cut down to the knobs
 // of this space.
-func warmStart(ctx context.Context, dir, name string, sp *space.Space) ([]space.Config, error) {
-	path := studyDB(dir, name)
-	if _, err := os.Stat(path); err != nil {
-		return nil, usagef("--warm-start: no study %q (looked for %s)", name, path)
+func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space.Config, error) {
+	d := studies.DirOf(root, name)
+	if !d.Exists() {
+		return nil, usagef("--warm-start: no study %q (looked for %s)", name, d.DB())
 	}
-	old, trials, err := openStudy(ctx, path)
+	old, trials, err := openStudy(ctx, d)
 	if err != nil {
 		return nil, err
 	}
@@ -168,44 +176,10 @@ func warmStart(ctx context.Context, dir, name string, sp *space.Space) ([]space.
 	return out, nil
 }
 
-// checkSameSpace stores the space with a new study and refuses to resume
-// a study whose space changed (trials would not be comparable).
-func (e *env) checkSameSpace(ctx context.Context, store *studies.Store, src, file string) error {
-	old, err := store.Meta(ctx, "space")
-	if err != nil {
-		return err
-	}
-	if old == "" {
-		if err := store.SetMeta(ctx, "space_file", file); err != nil {
-			return err
-		}
-		return store.SetMeta(ctx, "space", src)
-	}
-	if old != src {
-		return usagef("study in %s was created from a different version of %s; run with --fresh to start over, or give the study another name", store.Path(), file)
-	}
-	return nil
-}
-
-func removeStudy(path string) error {
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("--fresh: %w", err)
-		}
-	}
-	dirs, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "trial-*"))
-	for _, d := range dirs {
-		if err := os.RemoveAll(d); err != nil {
-			return fmt.Errorf("--fresh: %w", err)
-		}
-	}
-	return nil
-}
-
-func newRunner(e *env, sp *space.Space, dir string) (objective.Runner, error) {
+func newRunner(e *env, sp *space.Space, d studies.Dir) (objective.Runner, error) {
 	switch sp.Target.Runner {
 	case "process":
-		return objective.NewProcessRunner(e.log, dir, objective.WithReuse()), nil
+		return objective.NewProcessRunner(e.log, d.Path(), objective.WithReuse()), nil
 	default:
 		return objective.NewSimRunner(), nil
 	}

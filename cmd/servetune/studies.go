@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -27,13 +24,13 @@ func studiesCommand(e *env) *cli.Command {
 		Usage: "list studies with their trial counts and best result",
 		Flags: []cli.Flag{dirFlag()},
 		Action: func(c *cli.Context) error {
-			paths, _ := filepath.Glob(filepath.Join(c.String("dir"), "*", "study.db"))
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "study\ttrials\tcomplete\tbest\tpath")
-			for _, p := range paths {
-				sp, trials, err := openStudy(c.Context, p)
+			for _, d := range studies.List(c.String("dir")) {
+				p := d.DB()
+				sp, trials, err := openStudy(c.Context, d)
 				if err != nil {
-					fmt.Fprintf(tw, "%s\t-\t-\t%v\t%s\n", filepath.Base(filepath.Dir(p)), err, p)
+					fmt.Fprintf(tw, "%s\t-\t-\t%v\t%s\n", d.Name(), err, p)
 					continue
 				}
 				r := studies.BuildReport(sp, trials, nil)
@@ -130,23 +127,17 @@ func studyArg(c *cli.Context) (*space.Space, []studies.Trial, error) {
 		return nil, nil, usagef("%s takes one study name or path, got %d arguments", c.Command.Name, c.NArg())
 	}
 	arg := c.Args().First()
-	path := studyDB(c.String("dir"), arg)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, nil, usagef("no study %q (looked for %s); `servetune studies` lists them", arg, path)
+	d := studies.DirOf(c.String("dir"), arg)
+	if !d.Exists() {
+		return nil, nil, usagef("no study %q (looked for %s); `servetune studies` lists them", arg, d.DB())
 	}
-	return openStudy(c.Context, path)
+	return openStudy(c.Context, d)
 }
 
-// studyDB resolves a study argument: a study.db path, or a name under dir.
-func studyDB(dir, arg string) string {
-	if strings.HasSuffix(arg, ".db") {
-		return arg
-	}
-	return filepath.Join(dir, arg, "study.db")
-}
-
-func openStudy(ctx context.Context, path string) (*space.Space, []studies.Trial, error) {
-	store, err := studies.Open(ctx, path, false)
+// openStudy reads a study without writing to it.
+func openStudy(ctx context.Context, d studies.Dir) (*space.Space, []studies.Trial, error) {
+	path := d.DB()
+	store, err := d.OpenReadOnly(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 
 	"github.com/rs/zerolog"
@@ -142,8 +141,8 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	// Every variant gets its own study: the same name would resume a
 	// finished study instead of running a new one.
 	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-%g-feas%v", opt.Landscape, sampler, seed, len(objs), opt.Prune, opt.PruneMargin, !opt.NoFeasibility)
-	dir := filepath.Join(opt.Dir, sp.Study.Name)
-	st, err := studies.Open(ctx, filepath.Join(dir, "study.db"), true)
+	dir := studies.DirOf(opt.Dir, sp.Study.Name)
+	st, err := studies.Open(ctx, dir.DB(), studies.Create)
 	if err != nil {
 		return Run{}, err
 	}
@@ -177,7 +176,7 @@ func score(ctx context.Context, o *Oracle, sp *space.Space, truth *Truth, sample
 	for i := range trials {
 		t := &trials[i]
 		gpu += t.GPUSeconds
-		if t.Failure != nil && t.Failure.Class == engines.Infeasible {
+		if t.BrokeRule() {
 			continue // never launched: not a trial that counts
 		}
 		switch t.State {

@@ -1,0 +1,126 @@
+package studies
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/objective"
+)
+
+// measure fills t's outcome: infeasible by rule, reused, or run. It returns
+// an error only when the study cannot go on (the engine cannot be run on
+// this machine at all); the trial is then recorded as interrupted.
+func (l *loop) measure(ctx context.Context, t *Trial) error {
+	defer func() { t.End = l.Now() }()
+	if r := l.Space.Check(t.Config); r != nil {
+		t.State, t.Reason = Infeasible, "breaks rule "+r.Expr.String()
+		if r.Message != "" {
+			t.Reason += ": " + r.Message
+		}
+		return nil
+	}
+	if t.ReusedFrom != 0 {
+		prev := l.byNumber(t.ReusedFrom)
+		t.State, t.Metrics, t.Failure, t.Reason, t.LogPath = prev.State, prev.Metrics, prev.Failure, prev.Reason, prev.LogPath
+		return nil
+	}
+	res, err := objective.Measure(ctx, l.Runner, l.objectiveTrial(t))
+	t.Metrics, t.GPUSeconds, t.LogPath = definedMetrics(res.Metrics), res.GPUSeconds, res.LogPath
+	if errors.Is(err, engines.ErrProgram) {
+		// Not the config's fault: it does not count toward n_trials and
+		// is retried once the machine is fixed and the study resumed.
+		t.State, t.Reason = Interrupted, err.Error()
+		return err
+	}
+	l.outcome(ctx, t, err)
+	return nil
+}
+
+func (l *loop) objectiveTrial(t *Trial) objective.Trial {
+	return objective.Trial{
+		Number:   t.Number,
+		Config:   t.Config,
+		Target:   l.Space.Target,
+		Profiles: l.Space.Profiles,
+		Dir:      l.Dir.Trial(t.Number),
+		Seed:     l.Space.Study.Seed + int64(t.Number),
+		OnPhase: func(p objective.Phase) {
+			l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: p, Done: countDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
+		},
+		Prune:             l.pruner(t),
+		Timeout:           trialTimeout(l.Space.Target.TrialTimeout, l.Space.Profiles),
+		MaxFailedFraction: l.Space.Target.MaxFailedFraction,
+	}
+}
+
+// outcome decides a measured trial's state from the runner's error. It is
+// the one place a trial's outcome is decided.
+func (l *loop) outcome(ctx context.Context, t *Trial, err error) {
+	f, isFailure := engines.AsFailure(err)
+	switch {
+	case err == nil:
+		t.State = Complete
+		if why := l.undefinedObjective(*t); why != "" {
+			t.State, t.Reason = Failed, why
+		}
+	case errors.Is(err, objective.ErrPruned):
+		t.State = Pruned
+		if t.Reason == "" {
+			t.Reason = "stopped early"
+		}
+	case ctx.Err() != nil:
+		t.State, t.Reason = Interrupted, "servetune was interrupted during this trial"
+	case isFailure && engines.InfeasibleClass(f.Class):
+		t.State, t.Failure = Infeasible, f
+	case isFailure:
+		t.State, t.Failure = Failed, f
+	default:
+		t.State, t.Failure = Failed, &engines.Failure{Class: engines.Unknown, Message: err.Error()}
+	}
+}
+
+// undefinedObjective says why a complete trial cannot be ranked: an
+// objective's metric was not measured (e.g. TPOT when every request
+// produced one token).
+func (l *loop) undefinedObjective(t Trial) string {
+	for i, v := range Values(l.Space, t) {
+		if math.IsNaN(v) {
+			o := l.Space.Objectives[i]
+			return fmt.Sprintf("objective %s is undefined on profile %q (no request measured it)", o.Metric, l.Space.ObjectiveProfile(o.Profile))
+		}
+	}
+	return ""
+}
+
+// trialTimeout is the time limit of one trial: the space's, or three
+// times the profiles' expected benchmark duration with at least
+// objective.DefaultTrialTimeout for launching the engine.
+func trialTimeout(set time.Duration, profiles []bench.Profile) time.Duration {
+	if set > 0 {
+		return set
+	}
+	var expected time.Duration
+	for _, p := range profiles {
+		expected += expectedDuration(p)
+	}
+	return max(objective.DefaultTrialTimeout, 3*expected)
+}
+
+// expectedDuration is how long a profile's requests take to arrive: its
+// max_duration when set, else num_prompts at the request rate. An
+// unlimited rate's duration depends on the engine: 0, and the floor of
+// trialTimeout bounds it.
+func expectedDuration(p bench.Profile) time.Duration {
+	if p.MaxDuration > 0 {
+		return p.MaxDuration
+	}
+	if p.Unlimited() {
+		return 0
+	}
+	return time.Duration(float64(p.NumPrompts+p.Warmup) / p.RequestRate * float64(time.Second))
+}

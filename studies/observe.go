@@ -1,0 +1,53 @@
+package studies
+
+import (
+	"math"
+
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+)
+
+// The sampler learns from the record: these map a trial's outcome onto
+// what the sampler distinguishes (search.State), the one place where the
+// two vocabularies meet.
+
+func observation(sp *space.Space, t Trial) search.Observation {
+	o := search.Observation{Config: t.Config, Value: math.NaN()}
+	switch {
+	case t.Failure != nil:
+		o.Class = string(t.Failure.Class)
+	case t.BrokeRule():
+		o.Class = "rule"
+	}
+	switch t.State {
+	case Complete:
+		o.State, o.Values, o.Violation = search.Complete, Values(sp, t), Violation(sp, t)
+		o.Value = o.Values[0]
+	case Infeasible:
+		o.State = search.Infeasible
+	case Pruned:
+		// The sampler learns the projected final values, when the pruner
+		// made one, rather than a penalty.
+		o.State = search.Pruned
+		if n := len(t.Intermediate); n > 0 && len(t.Intermediate[n-1].Projected) == len(sp.Objectives) {
+			o.Values = t.Intermediate[n-1].Projected
+			o.Value = o.Values[0]
+		}
+	default:
+		o.State = search.Failed
+	}
+	return o
+}
+
+func observations(sp *space.Space, ts []Trial) []search.Observation {
+	var out []search.Observation
+	seen := map[string]bool{}
+	for _, t := range ts {
+		if t.State == Running || t.State == Interrupted || seen[t.Config.Key()] {
+			continue
+		}
+		seen[t.Config.Key()] = true
+		out = append(out, observation(sp, t))
+	}
+	return out
+}

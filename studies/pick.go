@@ -1,0 +1,111 @@
+package studies
+
+import (
+	"time"
+
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+)
+
+// next is a config to run and why.
+type next struct {
+	cfg     space.Config
+	origin  string
+	retryOf int
+}
+
+// pick chooses the next config: retries of interrupted trials (an
+// interrupted baseline is retried as the baseline), the baseline, enqueued
+// configs, repeats, then the sampler.
+func (l *loop) pick() (next, error) {
+	for _, t := range l.trials {
+		if t.State == Interrupted && t.RetryOf == 0 && !l.has(func(u Trial) bool { return u.RetryOf == t.Number }) {
+			origin := "retry"
+			if t.Origin == "baseline" {
+				origin = "baseline"
+			}
+			return next{cfg: t.Config, origin: origin, retryOf: t.Number}, nil
+		}
+	}
+	if l.Space.Baseline != nil && !l.has(func(t Trial) bool { return t.Origin == "baseline" && t.State != Running && t.State != Interrupted }) {
+		return next{cfg: l.Space.WithTargetEngine(l.Space.Baseline), origin: "baseline"}, nil
+	}
+	for _, c := range l.Enqueue {
+		c = l.Space.WithTargetEngine(c)
+		if !l.has(func(t Trial) bool { return t.Config.Key() == c.Key() && t.State != Interrupted }) {
+			return next{cfg: c, origin: "enqueued"}, nil
+		}
+	}
+	for _, t := range l.trials {
+		if t.State == Complete && t.ReusedFrom == 0 && l.count(t.Config) < l.Repeat {
+			return next{cfg: t.Config, origin: "repeat"}, nil
+		}
+	}
+	c, err := l.ask()
+	if err != nil {
+		return next{}, err
+	}
+	return next{cfg: l.Space.WithTargetEngine(c), origin: "sampler"}, nil
+}
+
+func (l *loop) has(f func(Trial) bool) bool {
+	for _, t := range l.trials {
+		if f(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func gpuTime(ts []Trial) time.Duration {
+	s := 0.0
+	for _, t := range ts {
+		s += t.GPUSeconds
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// count is how many times a config was measured (not reused).
+func (l *loop) count(c space.Config) int {
+	key, n := c.Key(), 0
+	for _, t := range l.trials {
+		if t.Config.Key() == key && t.ReusedFrom == 0 && (t.State == Complete || t.State == Infeasible) {
+			n++
+		}
+	}
+	return n
+}
+
+// measured returns a finished trial of the same config when the config
+// has been measured Repeat times already.
+func (l *loop) measured(c space.Config) *Trial {
+	if l.count(c) < l.Repeat {
+		return nil
+	}
+	key := c.Key()
+	for i := range l.trials {
+		t := &l.trials[i]
+		if t.Config.Key() == key && t.ReusedFrom == 0 && (t.State == Complete || t.State == Infeasible) {
+			return t
+		}
+	}
+	return nil
+}
+
+func (l *loop) byNumber(n int) Trial {
+	for _, t := range l.trials {
+		if t.Number == n {
+			return t
+		}
+	}
+	return Trial{}
+}
+
+func (l *loop) best() *Trial {
+	pts, idx := points(l.Space, l.trials)
+	if b := search.Best(pts, l.Space.Objectives); b >= 0 {
+		t := l.trials[idx[b]]
+		return &t
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package studies
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/servetune/servetune/engines"
+)
+
+// Trials returns every trial in number order.
+func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
+	reason := "reason"
+	if s.schema < 2 {
+		reason = "NULL"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate FROM trials ORDER BY number`)
+	if err != nil {
+		return nil, fmt.Errorf("study %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var out []Trial
+	for rows.Next() {
+		t, err := scanTrial(rows)
+		if err != nil {
+			return nil, fmt.Errorf("study %s: %w", s.path, err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func scanTrial(rows *sql.Rows) (Trial, error) {
+	var t Trial
+	var cfg, started string
+	var metrics, failure, reason, logPath, ended, inter sql.NullString
+	var retryOf, reusedFrom sql.NullInt64
+	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter); err != nil {
+		return t, err
+	}
+	if err := json.Unmarshal([]byte(cfg), &t.Config); err != nil {
+		return t, fmt.Errorf("trial %d config: %w", t.Number, err)
+	}
+	if metrics.Valid && metrics.String != "null" {
+		if err := json.Unmarshal([]byte(metrics.String), &t.Metrics); err != nil {
+			return t, fmt.Errorf("trial %d metrics: %w", t.Number, err)
+		}
+	}
+	if failure.Valid {
+		f, err := failureOf(failure.String)
+		if err != nil {
+			return t, fmt.Errorf("trial %d failure: %w", t.Number, err)
+		}
+		t.Failure = f
+	}
+	if inter.Valid {
+		var cs []storedCheckpoint
+		if err := json.Unmarshal([]byte(inter.String), &cs); err != nil {
+			return t, fmt.Errorf("trial %d checkpoints: %w", t.Number, err)
+		}
+		t.Intermediate = fromStored(cs)
+	}
+	t.Reason, t.LogPath = reason.String, logPath.String
+	t.Start, _ = time.Parse(time.RFC3339Nano, started)
+	if ended.Valid {
+		t.End, _ = time.Parse(time.RFC3339Nano, ended.String)
+	}
+	t.RetryOf, t.ReusedFrom = int(retryOf.Int64), int(reusedFrom.Int64)
+	upgradeOutcome(&t)
+	return t, nil
+}
+
+// Studies written before outcomes had one vocabulary stored rule
+// violations, prunes and interruptions as failure classes; they read as
+// today's states and reasons.
+const (
+	legacyRule        engines.Class = "infeasible"
+	legacyPruned      engines.Class = "pruned"
+	legacyInterrupted engines.Class = "interrupted"
+)
+
+func upgradeOutcome(t *Trial) {
+	if t.Failure == nil {
+		return
+	}
+	switch t.Failure.Class {
+	case legacyInterrupted:
+		t.State = Interrupted
+	case legacyRule, legacyPruned:
+	default:
+		return
+	}
+	if t.Reason == "" {
+		t.Reason = t.Failure.Message
+	}
+	t.Failure = nil
+}

@@ -1,0 +1,124 @@
+package studies
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+)
+
+// schemaVersion is the study file's format. Each migration takes a file
+// from version i to i+1; Open applies the missing ones in order, so a
+// study created by an older servetune resumes under a newer one.
+const schemaVersion = 2
+
+var migrations = []string{
+	// 0 → 1: the original format.
+	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS trials (
+	number      INTEGER PRIMARY KEY,
+	state       TEXT NOT NULL,
+	origin      TEXT NOT NULL,
+	config      TEXT NOT NULL,
+	config_key  TEXT NOT NULL,
+	metrics     TEXT,
+	failure     TEXT,
+	log_path    TEXT,
+	started_at  TEXT NOT NULL,
+	ended_at    TEXT,
+	gpu_seconds REAL NOT NULL DEFAULT 0,
+	retry_of    INTEGER,
+	reused_from INTEGER,
+	intermediate TEXT
+);
+CREATE INDEX IF NOT EXISTS trials_config_key ON trials(config_key);`,
+	// 1 → 2: why a trial ended when no engine failure says it (rule,
+	// prune, interruption) gets its own column instead of posing as a
+	// failure class.
+	`ALTER TABLE trials ADD COLUMN reason TEXT;`,
+}
+
+// prepare checks that the file is a study and brings its schema up to
+// date (read-only stores are only checked, and read as their version is).
+func (s *Store) prepare(ctx context.Context, mode Mode) error {
+	tables, err := s.tables(ctx)
+	if err != nil {
+		return err
+	}
+	empty := len(tables) == 0
+	if !empty && (!tables["meta"] || !tables["trials"]) {
+		return ErrNotStudy
+	}
+	if empty && mode != Create {
+		return ErrNotStudy
+	}
+	v, err := s.version(ctx, empty)
+	if err != nil {
+		return err
+	}
+	if v > schemaVersion {
+		return fmt.Errorf("study format %d is newer than this servetune understands (%d): upgrade servetune", v, schemaVersion)
+	}
+	s.schema = v
+	if mode == ReadOnly || v == schemaVersion {
+		return nil
+	}
+	return s.migrate(ctx, v)
+}
+
+func (s *Store) tables(ctx context.Context) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type='table'`)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%w)", ErrNotStudy, err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out[name] = true
+	}
+	return out, rows.Err()
+}
+
+// version reads the schema version; files from before versioning have
+// the original tables and no version row.
+func (s *Store) version(ctx context.Context, empty bool) (int, error) {
+	if empty {
+		return 0, nil
+	}
+	v, err := s.Meta(ctx, "schema_version")
+	if err != nil {
+		return 0, err
+	}
+	if v == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%w: schema_version %q", ErrNotStudy, v)
+	}
+	return n, nil
+}
+
+func (s *Store) migrate(ctx context.Context, from int) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for v := from; v < schemaVersion; v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migrate study format %d → %d: %w", v, v+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, strconv.Itoa(schemaVersion)); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.schema = schemaVersion
+	return nil
+}

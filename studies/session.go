@@ -1,0 +1,75 @@
+package studies
+
+import (
+	"context"
+	"errors"
+
+	"github.com/rs/zerolog"
+
+	"github.com/servetune/servetune/space"
+)
+
+// Session is a study opened for running: its lock is held, engines left
+// by a killed predecessor are stopped, and its store matches the space.
+type Session struct {
+	Dir   Dir
+	Store *Store
+	lock  *Lock
+}
+
+// OpenOptions say how to open a study for running.
+type OpenOptions struct {
+	// Fresh deletes the study's trials first.
+	Fresh bool
+	// Source is the space file's text, stored with a new study so that
+	// `show` and `best` can rebuild the space later.
+	Source string
+	// Parse re-reads a stored space file, to compare it with sp.
+	Parse  func(file, src string) (*space.Space, error)
+	Holder Holder
+	Log    zerolog.Logger
+}
+
+// ErrSpaceChanged says a study exists with a different search space.
+var ErrSpaceChanged = errors.New("study was created from a different search space")
+
+// OpenSession locks the study, then (in this order, so nothing is reaped
+// or deleted under a live run) stops stale engines, deletes the old
+// trials with Fresh, opens or creates the store and checks the space.
+func OpenSession(ctx context.Context, d Dir, sp *space.Space, o OpenOptions) (*Session, error) {
+	lock, err := d.Lock(o.Holder, o.Log)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Dir: d, lock: lock}
+	if err := s.open(ctx, sp, o); err != nil {
+		return nil, errors.Join(err, s.Close())
+	}
+	return s, nil
+}
+
+func (s *Session) open(ctx context.Context, sp *space.Space, o OpenOptions) error {
+	if err := s.Dir.reapStale(ctx, o.Log); err != nil {
+		return err
+	}
+	if o.Fresh {
+		if err := s.Dir.remove(); err != nil {
+			return err
+		}
+	}
+	store, err := Open(ctx, s.Dir.DB(), Create)
+	if err != nil {
+		return err
+	}
+	s.Store = store
+	return checkSpace(ctx, store, sp, o)
+}
+
+// Close closes the store and releases the lock.
+func (s *Session) Close() error {
+	var err error
+	if s.Store != nil {
+		err = s.Store.Close()
+	}
+	return errors.Join(err, s.lock.Release())
+}

@@ -1,0 +1,83 @@
+package studies
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/servetune/servetune/space"
+)
+
+// checkSpace stores the space with a new study and refuses to resume a
+// study whose space changed in a way that makes its trials incomparable.
+// The parsed spaces are compared, not the files' bytes: comments,
+// formatting, key order, n_trials and timeout may change freely.
+func checkSpace(ctx context.Context, store *Store, sp *space.Space, o OpenOptions) error {
+	old, err := store.Meta(ctx, "space")
+	if err != nil {
+		return err
+	}
+	if old == "" {
+		if err := store.SetMeta(ctx, "space_file", sp.File); err != nil {
+			return err
+		}
+		return store.SetMeta(ctx, "space", o.Source)
+	}
+	file, err := store.Meta(ctx, "space_file")
+	if err != nil {
+		return err
+	}
+	prev, err := o.Parse(file, old)
+	if err != nil {
+		return fmt.Errorf("study %s: its stored space no longer loads: %w", store.Path(), err)
+	}
+	if part := differs(prev, sp); part != "" {
+		return fmt.Errorf("%w (%s differ) — %s holds the trials of %s as it was; run with --fresh to start over, or give the study another name",
+			ErrSpaceChanged, part, store.Path(), file)
+	}
+	return nil
+}
+
+// differs names the first part of two spaces that differs ("" if none).
+func differs(a, b *space.Space) string {
+	fa, fb := fingerprint(a), fingerprint(b)
+	for _, part := range []string{"study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue"} {
+		if string(fa[part]) != string(fb[part]) {
+			return part
+		}
+	}
+	return ""
+}
+
+// fingerprint is each part of a space that decides what its trials mean,
+// as canonical JSON (maps marshal with sorted keys).
+func fingerprint(sp *space.Space) map[string][]byte {
+	type param struct {
+		space.Param
+		When string
+	}
+	params := make([]param, len(sp.Params))
+	for i, p := range sp.Params {
+		params[i] = param{Param: p}
+		params[i].Param.When = nil
+		if p.When != nil {
+			params[i].When = p.When.String()
+		}
+	}
+	rules := make([]string, len(sp.Rules))
+	for i, r := range sp.Rules {
+		rules[i] = r.Expr.String()
+	}
+	study := struct {
+		Name, Sampler string
+		Seed          int64
+	}{sp.Study.Name, sp.Study.Sampler, sp.Study.Seed}
+	out := map[string][]byte{}
+	for part, v := range map[string]any{
+		"study": study, "target": sp.Target, "objectives": sp.Objectives, "constraints": sp.Constraints,
+		"profiles": sp.Profiles, "params": params, "rules": rules, "baseline": sp.Baseline, "enqueue": sp.Enqueue,
+	} {
+		out[part], _ = json.Marshal(v)
+	}
+	return out
+}

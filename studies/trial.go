@@ -1,0 +1,83 @@
+package studies
+
+import (
+	"time"
+
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+)
+
+// State is how a trial stands or ended. It is the one vocabulary of trial
+// outcomes: engines only say why an engine failed (Trial.Failure), and the
+// sampler sees a projection of these states (search.State).
+type State string
+
+const (
+	// Running: begun and not finished; a dead process leaves it so, and
+	// the next run records it as Interrupted.
+	Running State = "running"
+	// Complete: measured; its metrics count.
+	Complete State = "complete"
+	// Pruned: stopped early because it could not win; Reason says why,
+	// and its partial checkpoints what it had reached.
+	Pruned State = "pruned"
+	// Infeasible: the config cannot run — it breaks a space rule (never
+	// launched; Reason names the rule) or the engine refused it (Failure
+	// says oom or invalid_config).
+	Infeasible State = "infeasible"
+	// Failed: it ran and failed for a reason that says nothing certain
+	// about the config region (crash, timeout, failed benchmark);
+	// Failure says which.
+	Failed State = "failed"
+	// Interrupted: servetune stopped during the trial. It does not count
+	// toward n_trials and its config is retried once.
+	Interrupted State = "interrupted"
+)
+
+// Trial is the stored record of one trial; its JSON is the export contract.
+type Trial struct {
+	Number int          `json:"number"`
+	State  State        `json:"state"`
+	Origin string       `json:"origin"` // baseline | sampler | retry | reused | enqueued | repeat
+	Config space.Config `json:"config"`
+	// Metrics maps profile → metric → value; undefined metrics are absent.
+	Metrics map[string]map[string]float64 `json:"metrics,omitempty"`
+	// Failure is why the engine or its benchmark failed, as classified
+	// from the engine's own messages.
+	Failure *engines.Failure `json:"failure,omitempty"`
+	// Reason says why a trial that did not complete ended as it did when
+	// no engine failure explains it: the rule it breaks, why it was
+	// pruned, what interrupted it.
+	Reason     string    `json:"reason,omitempty"`
+	LogPath    string    `json:"log_path,omitempty"`
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end,omitzero"`
+	GPUSeconds float64   `json:"gpu_seconds"`
+	// RetryOf is the interrupted trial this one retries; ReusedFrom the
+	// trial whose measurement this one reuses.
+	RetryOf    int `json:"retry_of,omitempty"`
+	ReusedFrom int `json:"reused_from,omitempty"`
+	// Intermediate holds the objective values at each benchmark
+	// checkpoint, so later trials can be pruned against this one.
+	Intermediate []search.Checkpoint `json:"intermediate,omitempty"`
+}
+
+// BrokeRule reports a config that was never launched because it breaks a
+// space rule: it costs nothing and does not count toward n_trials.
+func (t Trial) BrokeRule() bool { return t.State == Infeasible && t.Failure == nil }
+
+// Why is one line saying why a trial did not complete ("" when it did).
+func (t Trial) Why() string {
+	switch {
+	case t.Failure != nil:
+		s := string(t.Failure.Class) + ": " + t.Failure.Message
+		if len(t.Failure.Lines) > 0 {
+			s += " | " + t.Failure.Lines[len(t.Failure.Lines)-1]
+		}
+		return s
+	case t.Reason != "":
+		return string(t.State) + ": " + t.Reason
+	}
+	return ""
+}
