@@ -47,7 +47,17 @@ func (f *fakeRunner) Run(ctx context.Context, t objective.Trial) (objective.Resu
 
 func studySpace(t *testing.T, nTrials int, extra string) *space.Space {
 	t.Helper()
-	src := `
+	sp, err := space.Parse("unit.toml", studySource(nTrials, extra), testSpaceOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+func testSpaceOptions() space.Options { return space.Options{Metric: bench.KnownMetric} }
+
+func studySource(nTrials int, extra string) string {
+	return `
 [study]
 name = "unit"
 sampler = "random"
@@ -85,11 +95,6 @@ expr = "dp * max_running <= 256"
 [baseline]
 max_running = 32
 ` + extra
-	sp, err := space.Parse("unit.toml", src, space.Options{Metric: bench.KnownMetric})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sp
 }
 
 func openStore(t *testing.T) (*Store, Dir) {

@@ -98,8 +98,16 @@ func openDB(ctx context.Context, path string, mode Mode) (*sql.DB, error) {
 	return db, nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database. A writer leaves the file in rollback-journal
+// mode, checkpointed and without -wal/-shm files, so that readers on a
+// read-only copy or directory need to create nothing; the next writer
+// turns WAL back on. Should a reader hold the file, it stays in WAL mode.
+func (s *Store) Close() error {
+	if !s.readOnly {
+		_, _ = s.db.Exec(`PRAGMA journal_mode=DELETE`)
+	}
+	return s.db.Close()
+}
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }

@@ -1,0 +1,110 @@
+package studies
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/servetune/servetune/space"
+)
+
+func sessionOptions(t *testing.T, src string, fresh bool, pid int) OpenOptions {
+	return OpenOptions{Fresh: fresh, Source: src, Holder: Holder{PID: pid}, Log: zerolog.Nop(),
+		Parse: func(file, src string) (*space.Space, error) { return space.Parse(file, src, testSpaceOptions()) }}
+}
+
+// --fresh while another run holds the study must not delete anything.
+func TestFreshDuringARunIsRefusedAndDeletesNothing(t *testing.T) {
+	sp := studySpace(t, 3, "")
+	d := DirOf(t.TempDir(), "unit")
+	ctx := context.Background()
+	run, err := OpenSession(ctx, d, sp, sessionOptions(t, "x", false, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	tr := Trial{Config: space.Config{"max_running": int64(8)}, Origin: "sampler"}
+	if err := run.Store.Begin(ctx, &tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(d.Trial(tr.Number), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = OpenSession(ctx, d, sp, sessionOptions(t, "x", true, 2))
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("--fresh during a run: %v, want ErrLocked", err)
+	}
+	if !d.Exists() {
+		t.Fatal("study.db deleted under a live run")
+	}
+	if _, err := os.Stat(d.Trial(tr.Number)); err != nil {
+		t.Fatalf("trial directory deleted under a live run: %v", err)
+	}
+	trials, err := run.Store.Trials(ctx)
+	if err != nil || len(trials) != 1 {
+		t.Fatalf("the live run lost its trials: %v %v", trials, err)
+	}
+}
+
+func TestFreshRemovesTrialsButKeepsTheLock(t *testing.T) {
+	sp := studySpace(t, 3, "")
+	d := DirOf(t.TempDir(), "unit")
+	ctx := context.Background()
+	s, err := OpenSession(ctx, d, sp, sessionOptions(t, "x", false, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := Trial{Config: space.Config{"max_running": int64(8)}}
+	s.Store.Begin(ctx, &tr)
+	os.MkdirAll(d.Trial(tr.Number), 0o755)
+	s.Close()
+	s, err = OpenSession(ctx, d, sp, sessionOptions(t, "x", true, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if trials, _ := s.Store.Trials(ctx); len(trials) != 0 {
+		t.Errorf("--fresh kept %d trials", len(trials))
+	}
+	if _, err := os.Stat(d.Trial(tr.Number)); !os.IsNotExist(err) {
+		t.Errorf("--fresh kept %s", d.Trial(tr.Number))
+	}
+	if _, err := os.Stat(filepath.Join(d.Path(), "lock")); err != nil {
+		t.Errorf("lock file: %v", err)
+	}
+}
+
+// A comment or n_trials edit resumes; a changed domain does not.
+func TestSpaceCheckComparesParsedSpaces(t *testing.T) {
+	ctx := context.Background()
+	d := DirOf(t.TempDir(), "unit")
+	src := studySource(5, "")
+	parse := func(s string) *space.Space {
+		sp, err := space.Parse("space.toml", s, testSpaceOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sp
+	}
+	open := func(s string) error {
+		sess, err := OpenSession(ctx, d, parse(s), sessionOptions(t, s, false, 1))
+		if err == nil {
+			sess.Close()
+		}
+		return err
+	}
+	if err := open(src); err != nil {
+		t.Fatal(err)
+	}
+	if err := open("# a comment\n" + studySource(50, "")); err != nil {
+		t.Errorf("comment + n_trials edit refused: %v", err)
+	}
+	changed := studySource(5, "") + "\n[params.chunked_prefill]\nvalues = [512, 1024]\n"
+	if err := open(changed); !errors.Is(err, ErrSpaceChanged) {
+		t.Errorf("a new knob resumed: %v", err)
+	}
+}

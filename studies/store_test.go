@@ -1,0 +1,181 @@
+package studies
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+)
+
+func TestForeignSQLiteFileIsNotAStudy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "other.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE photos (id INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, mode := range []Mode{ReadOnly, ReadWrite, Create} {
+		_, err := Open(context.Background(), path, mode)
+		if !errors.Is(err, ErrNotStudy) || !strings.Contains(err.Error(), path) {
+			t.Errorf("mode %d: %v, want ErrNotStudy naming the file", mode, err)
+		}
+	}
+}
+
+// show, best and studies must work beside a running study and on a
+// directory they cannot write: the read-only store writes nothing.
+func TestReadOnlyOpenWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	d := DirOf(t.TempDir(), "s")
+	st, err := Open(ctx, d.DB(), Create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := Trial{Config: space.Config{"x": int64(1)}, Start: time.Now()}
+	st.Begin(ctx, &tr)
+	st.Close()
+	before := snapshot(t, d.Path())
+	ro, err := d.OpenReadOnly(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := ro.Trials(ctx)
+	if err != nil || len(trials) != 1 {
+		t.Fatalf("read-only trials: %v %v", trials, err)
+	}
+	if err := ro.SetMeta(ctx, "k", "v"); err == nil {
+		t.Error("a read-only store accepted a write")
+	}
+	ro.Close()
+	if after := snapshot(t, d.Path()); after != before {
+		t.Errorf("read-only open changed the directory:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+func snapshot(t *testing.T, dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		info, _ := e.Info()
+		b.WriteString(e.Name() + ":" + info.ModTime().String() + ";")
+	}
+	return b.String()
+}
+
+// NaN and infinities never reach the store: undefined metrics are absent
+// and a checkpoint's undefined values come back as NaN.
+func TestUndefinedValuesAreStoredAsAbsent(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openStore(t)
+	tr := Trial{Config: space.Config{"x": int64(1)}, Start: time.Now()}
+	if err := st.Begin(ctx, &tr); err != nil {
+		t.Fatal(err)
+	}
+	tr.State = Complete
+	tr.Metrics = map[string]map[string]float64{"p": {"total_tps": 10, "mean_tpot_ms": math.NaN(), "goodput_rps": math.Inf(1)}}
+	tr.Intermediate = []search.Checkpoint{{Profile: "p", Step: 3, Values: []float64{5, math.NaN()}, Violation: math.NaN()}}
+	if err := st.Finish(ctx, &tr); err != nil {
+		t.Fatalf("finish with NaN: %v", err)
+	}
+	got, err := st.Trials(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := got[0].Metrics["p"]
+	if _, ok := m["mean_tpot_ms"]; ok || m["total_tps"] != 10 || len(m) != 1 {
+		t.Errorf("metrics %v, want only total_tps", m)
+	}
+	cp := got[0].Intermediate[0]
+	if cp.Values[0] != 5 || !math.IsNaN(cp.Values[1]) || cp.Violation != 0 {
+		t.Errorf("checkpoint %+v", cp)
+	}
+}
+
+// A study written before outcomes had one vocabulary (schema 1) opens,
+// reads its prunes, rule violations and interruptions as states with
+// reasons, and is migrated when opened for writing.
+func TestLegacyStudyIsReadAndMigrated(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "study.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(migrations[0]); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range []string{`{"class":"interrupted","message":"servetune stopped"}`, `{"class":"infeasible","message":"breaks rule tp % dp == 0"}`, `{"class":"oom","message":"CUDA out of memory"}`} {
+		state := []string{"failed", "infeasible", "infeasible"}[i]
+		if _, err := db.Exec(`INSERT INTO trials(state, origin, config, config_key, started_at, failure) VALUES(?, 'sampler', '{}', '', '2026-11-30T00:00:00Z', ?)`, state, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	for _, mode := range []Mode{ReadOnly, ReadWrite} {
+		st, err := Open(ctx, path, mode)
+		if err != nil {
+			t.Fatalf("mode %d: %v", mode, err)
+		}
+		ts, err := st.Trials(ctx)
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ts[0].State != Interrupted || ts[0].Failure != nil || ts[0].Reason != "servetune stopped" {
+			t.Errorf("legacy interruption read as %+v", ts[0])
+		}
+		if !ts[1].BrokeRule() || ts[1].Reason != "breaks rule tp % dp == 0" {
+			t.Errorf("legacy rule violation read as %+v", ts[1])
+		}
+		if ts[2].Failure == nil || ts[2].Failure.Class != engines.OOM {
+			t.Errorf("legacy OOM read as %+v", ts[2])
+		}
+	}
+	st, _ := Open(ctx, path, ReadOnly)
+	defer st.Close()
+	if v, _ := st.Meta(ctx, "schema_version"); v != "2" {
+		t.Errorf("schema_version %q after a read-write open, want 2", v)
+	}
+}
+
+// A signal between two trials begins no new trial, so no row is left
+// running for the next run to recover.
+func TestSignalBetweenTrialsLeavesNoRunningRow(t *testing.T) {
+	sp := studySpace(t, 20, "")
+	st, dir := openStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := Run(ctx, RunOptions{Space: sp, Store: st, Runner: &fakeRunner{}, Dir: dir,
+		OnEvent: func(e Event) {
+			if e.Kind == TrialFinished && e.Done == 2 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	trials, _ := st.Trials(context.Background())
+	for _, tr := range trials {
+		if tr.State == Running || tr.State == Interrupted {
+			t.Errorf("trial %d is %s after a signal between trials", tr.Number, tr.State)
+		}
+	}
+	if countDone(trials) != 2 {
+		t.Errorf("%d trials done, want 2", countDone(trials))
+	}
+}
