@@ -86,7 +86,7 @@ expr = "dp * max_running <= 256"
 [baseline]
 max_running = 32
 ` + extra
-	sp, err := space.Parse("unit.toml", src, space.Options{Metric: bench.KnownMetric})
+	sp, err := space.Parse(context.Background(), "unit.toml", src, space.Options{Metric: bench.KnownMetric})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ renderer.
 			if err := o.trailing(c.Args().Slice()); err != nil {
 				return err
 			}
-			sp, err := loadSpace(o.file)
+			sp, err := loadSpace(c.Context, o.file)
 			if err != nil {
 				return err
 			}

@@ -156,7 +156,7 @@ func openStudy(ctx context.Context, path string) (*space.Space, []studies.Trial,
 		return nil, nil, err
 	}
 	file, _ := store.Meta(ctx, "space_file")
-	sp, err := parseStoredSpace(file, src)
+	sp, err := parseStoredSpace(ctx, file, src)
 	if err != nil {
 		return nil, nil, fmt.Errorf("study %s: stored space: %w", path, err)
 	}
