@@ -82,7 +82,11 @@ func (d *decoder) config(s *Space, c Config, path string) {
 		return
 	}
 	for _, p := range s.CheckConfig(c) {
-		d.fail(join(path, p.Key), "%s", p.Msg)
+		key := path
+		if p.Key != "" {
+			key += "." + p.Key
+		}
+		d.fail(key, "%s", p.Msg)
 	}
 }
 
