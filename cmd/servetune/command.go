@@ -44,6 +44,7 @@ renderer.
 			if err != nil {
 				return err
 			}
+			warnOutside(e.stderr, sp, cfg)
 			cmd, err := engines.Render(cfg, sp.Target)
 			if err != nil {
 				return usageError{err}
@@ -105,6 +106,9 @@ func commandConfig(sp *space.Space, sets []string) (space.Config, error) {
 			return nil, usagef("--set %q: want knob=value", s)
 		}
 		val, err := knobValue(sp, k, v)
+		if err == nil {
+			err = space.CheckValue(k, val)
+		}
 		if err != nil {
 			return nil, usagef("--set %s: %v", k, err)
 		}
@@ -119,6 +123,16 @@ func commandConfig(sp *space.Space, sets []string) (space.Config, error) {
 		return nil, usagef("config breaks a rule of %s: %s", sp.File, msg)
 	}
 	return cfg, nil
+}
+
+// warnOutside says which values lie outside the space's declared domains.
+// They are rendered anyway: a value no engine can take was refused
+// already, and a command for a point just beyond the searched space is
+// something a user plausibly wants.
+func warnOutside(w io.Writer, sp *space.Space, cfg space.Config) {
+	for _, p := range sp.Outside(cfg) {
+		fmt.Fprintf(w, "servetune: warning: %s: %s of %s; rendering it anyway\n", p.Key, p.Msg, sp.File)
+	}
 }
 
 func knobValue(sp *space.Space, k, v string) (any, error) {
