@@ -137,9 +137,22 @@ func lex(s string) ([]token, error) {
 	return append(toks, token{tEOF, "end of expression", len(s)}), nil
 }
 
+// maxExprDepth bounds nesting (parentheses, not, unary minus) so that a
+// hostile expression cannot exhaust the stack of the recursive parser.
+const maxExprDepth = 100
+
 type parser struct {
-	toks []token
-	i    int
+	toks  []token
+	i     int
+	depth int
+}
+
+// nest enters one level of nesting; the caller defers p.depth--.
+func (p *parser) nest() error {
+	if p.depth++; p.depth > maxExprDepth {
+		return fmt.Errorf("expression nested more than %d deep at column %d", maxExprDepth, p.peek().pos+1)
+	}
+	return nil
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -188,6 +201,10 @@ func (p *parser) and() (node, error) {
 }
 
 func (p *parser) not() (node, error) {
+	if err := p.nest(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	if _, ok := p.accept("!", "not"); ok {
 		n, err := p.not()
 		return unary{"!", n}, err
@@ -258,6 +275,10 @@ func (p *parser) product() (node, error) {
 }
 
 func (p *parser) unaryMinus() (node, error) {
+	if err := p.nest(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	if _, ok := p.accept("-"); ok {
 		n, err := p.unaryMinus()
 		return unary{"-", n}, err
