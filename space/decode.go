@@ -236,9 +236,7 @@ func (d *decoder) param(name, path string, pm map[string]any) (Param, bool) {
 	case p.Step > high-low && high > low:
 		d.fail(join(path, "step"), "step %v is larger than the range %v..%v", p.Step, low, high)
 	}
-	if p.Kind == Int && math.Abs(low) > 1<<52 {
-		d.fail(path, "integer bounds are too large")
-	}
+	d.rangeSize(p, path)
 	d.legalRange(p, path, lowV, highV)
 	return p, true
 }
@@ -275,4 +273,19 @@ func (d *decoder) baseline(m map[string]any, path string) Config {
 		}
 	}
 	return c
+}
+
+// rangeSize refuses ranges the samplers cannot draw from exactly: bounds
+// or step counts beyond 2^52 (a float64's integers) overflow their int64
+// arithmetic, and a span beyond the largest float is infinite.
+func (d *decoder) rangeSize(p Param, path string) {
+	const exact = 1 << 52
+	switch {
+	case p.Kind == Int && (math.Abs(p.Low) > exact || math.Abs(p.High) > exact):
+		d.fail(path, "integer bounds are too large (beyond ±2^52)")
+	case !isFinite(p.High - p.Low):
+		d.fail(path, "the range %v..%v is too wide", p.Low, p.High)
+	case p.Step > 0 && (p.High-p.Low)/p.Step > exact:
+		d.fail(join(path, "step"), "step %v is too small for the range %v..%v (more than 2^52 steps)", p.Step, p.Low, p.High)
+	}
 }

@@ -58,6 +58,10 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add("a = " + strings.Repeat("[", 40) + strings.Repeat("]", 40))
+	// Ranges whose sampling overflowed int64 and panicked.
+	for _, r := range []string{"low = 0\nhigh = 9223372036854775807", "low = 0.0\nhigh = 1e300\nstep = 1e-300", "low = -1e308\nhigh = 1e308"} {
+		f.Add(minimalHead + minimalTail + "[params.knob]\n" + r + "\n")
+	}
 	opt := testOptions()
 	opt.Samples = 50
 	f.Fuzz(func(t *testing.T, src string) {
