@@ -22,7 +22,9 @@ func commandCommand(e *env) *cli.Command {
 the space's rules and prints the engine command a trial would run (without
 the target's launch prefix, program override and environment, which are
 the machine's, not the config's). Reports and 'servetune best' use the same
-renderer.
+renderer. A value no engine can take (NaN, tp=0, mem_fraction=1.5) is
+refused; a value merely outside the space's domain is rendered with a
+warning on stderr.
 
   servetune command space.toml --set engine=sglang --set tp=8 --set dp=8 \
       --set enable_dp_attention=true --set mem_fraction=0.85`,
