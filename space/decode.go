@@ -197,6 +197,11 @@ func (d *decoder) param(name, path string, pm map[string]any) (Param, bool) {
 		p.Values = d.values(name, join(path, "values"), arr)
 		return p, p.Values != nil
 	}
+	return d.rangeParam(p, path, pm)
+}
+
+// rangeParam reads a low/high domain, integer when both ends are.
+func (d *decoder) rangeParam(p Param, path string, pm map[string]any) (Param, bool) {
 	lowV, hasLow := pm["low"]
 	highV, hasHigh := pm["high"]
 	if !hasLow || !hasHigh {
