@@ -3,6 +3,7 @@ package space
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,37 +38,22 @@ func (c Config) String(k string) string {
 	return FormatValue(v)
 }
 
-// Int returns an integer knob; ok is false when absent, default or not a number.
+// Int returns an integer knob; ok is false when absent, default or not a
+// whole number.
 func (c Config) Int(k string) (int64, bool) {
 	switch v := c[k].(type) {
 	case int64:
-		return v, true
-	case int:
-		return int64(v), true
-	case float64:
-		return int64(v), v == float64(int64(v))
+		return v, true // exact beyond 2^53, unlike a float64
 	case string:
 		n, err := strconv.ParseInt(v, 10, 64)
 		return n, err == nil
 	}
-	return 0, false
+	f, ok := Number(c[k], false)
+	return int64(f), ok && f == math.Trunc(f) && math.Abs(f) < 1<<63
 }
 
-// Float returns a numeric knob as float64.
-func (c Config) Float(k string) (float64, bool) {
-	switch v := c[k].(type) {
-	case int64:
-		return float64(v), true
-	case int:
-		return float64(v), true
-	case float64:
-		return v, true
-	case string:
-		f, err := strconv.ParseFloat(v, 64)
-		return f, err == nil
-	}
-	return 0, false
-}
+// Float returns a numeric knob as float64; a numeric string counts.
+func (c Config) Float(k string) (float64, bool) { return Number(c[k], true) }
 
 // Bool returns a boolean knob; "true"/"false" strings count.
 func (c Config) Bool(k string) (bool, bool) {

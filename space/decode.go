@@ -1,27 +1,20 @@
 package space
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/BurntSushi/toml"
-
-	"github.com/servetune/servetune/bench"
 )
-
-// Samplers are the sampler names a [study] may name.
-var Samplers = []string{"motpe", "tpe", "random", "grid", "cmaes", "greedy"}
 
 func (d *decoder) space(raw map[string]any) *Space {
 	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue")
 	s := &Space{File: d.file}
 	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed"))
-	s.Target = d.target(d.table(raw, "target", "target", "runner", "model", "served_model_name", "gpu", "gpus", "engine", "host", "prefix", "env", "startup_timeout", "engines", "sim"))
+	s.Target = d.target(d.table(raw, "target", "target", targetKeys...))
 	s.Profiles = d.profiles(d.table(raw, "profiles", "profiles", "run", "custom"))
 	s.Objectives = d.objectives(d.tables(raw, "objectives"))
+	d.sampler(s.Study.Sampler, len(s.Objectives))
 	s.Constraints = d.constraints(d.tables(raw, "constraints"))
 	s.Params = d.params(d.table(raw, "params", "params"))
 	s.Rules = d.rules(d.tables(raw, "rules"))
@@ -73,156 +66,10 @@ func (d *decoder) study(m map[string]any) Study {
 	} else if strings.ContainsAny(st.Name, `/\ `) || st.Name == "." || st.Name == ".." {
 		d.fail("study.name", "must not contain slashes or spaces, got %q", st.Name)
 	}
-	if !containsStr(Samplers, st.Sampler) {
-		d.fail("study.sampler", "must be one of %s, got %q", strings.Join(Samplers, ", "), st.Sampler)
-	}
 	if st.NTrials <= 0 {
 		d.fail("study.n_trials", "must be a positive integer, got %d", st.NTrials)
 	}
 	return st
-}
-
-func (d *decoder) target(m map[string]any) Target {
-	t := Target{
-		Runner:          d.str(m, "runner", "target", "sim"),
-		Model:           d.str(m, "model", "target", ""),
-		ServedModelName: d.str(m, "served_model_name", "target", ""),
-		GPU:             d.str(m, "gpu", "target", ""),
-		GPUs:            int(d.integer(m, "gpus", "target", 1)),
-		Engine:          d.str(m, "engine", "target", ""),
-		Host:            d.str(m, "host", "target", "127.0.0.1"),
-		Prefix:          d.strings(m, "prefix", "target"),
-		Env:             d.strMap(m, "env", "target"),
-		StartupTimeout:  d.duration(m, "startup_timeout", "target"),
-	}
-	if t.Runner != "sim" && t.Runner != "process" {
-		d.fail("target.runner", "must be \"sim\" or \"process\", got %q", t.Runner)
-	}
-	if t.Model == "" {
-		d.fail("target.model", "is required")
-	}
-	if t.GPUs <= 0 {
-		d.fail("target.gpus", "must be a positive integer, got %d", t.GPUs)
-	}
-	if t.Engine != "" && d.opt.Engines != nil && !containsStr(d.opt.Engines, t.Engine) {
-		d.fail("target.engine", "unknown engine %q (known: %s)", t.Engine, strings.Join(d.opt.Engines, ", "))
-	}
-	engines := d.table(m, "engines", "target.engines")
-	for _, name := range sortedKeys(engines) {
-		path := "target.engines." + name
-		if d.opt.Engines != nil && !containsStr(d.opt.Engines, name) {
-			d.fail(path, "unknown engine %q (known: %s)", name, strings.Join(d.opt.Engines, ", "))
-			continue
-		}
-		em := d.table(engines, name, path, "command", "version", "env", "extra_args")
-		if t.Engines == nil {
-			t.Engines = map[string]EngineTarget{}
-		}
-		t.Engines[name] = EngineTarget{
-			Command:   d.strings(em, "command", path),
-			Version:   d.str(em, "version", path, ""),
-			Env:       d.strMap(em, "env", path),
-			ExtraArgs: d.strings(em, "extra_args", path),
-		}
-	}
-	sim := d.table(m, "sim", "target.sim", "noise_cv")
-	if cv, ok := d.number(sim, "noise_cv", "target.sim"); ok {
-		if cv < 0 || cv > 1 {
-			d.fail("target.sim.noise_cv", "must be between 0 and 1, got %v", cv)
-		}
-		t.Sim.NoiseCV = cv
-	}
-	return t
-}
-
-func (d *decoder) strMap(m map[string]any, key, path string) map[string]string {
-	tm := d.table(m, key, join(path, key))
-	if len(tm) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(tm))
-	for _, k := range sortedKeys(tm) {
-		out[k] = d.str(tm, k, join(path, key), "")
-	}
-	return out
-}
-
-func (d *decoder) profiles(m map[string]any) []bench.Profile {
-	custom := d.table(m, "custom", "profiles.custom")
-	defined := map[string]bench.Profile{}
-	for _, name := range sortedKeys(custom) {
-		if p, ok := d.customProfile(custom, name); ok {
-			defined[name] = p
-		}
-	}
-	run := d.strings(m, "run", "profiles")
-	if _, ok := m["run"]; !ok {
-		run = []string{"balanced"}
-	}
-	if len(run) == 0 {
-		d.fail("profiles.run", "must name at least one profile")
-	}
-	var out []bench.Profile
-	seen := map[string]bool{}
-	for _, name := range run {
-		if seen[name] {
-			d.fail("profiles.run", "names profile %q twice", name)
-			continue
-		}
-		seen[name] = true
-		if p, ok := defined[name]; ok {
-			out = append(out, p)
-			continue
-		}
-		if d.opt.Profile != nil {
-			if p, ok := d.opt.Profile(name); ok {
-				p.Name = name
-				out = append(out, p)
-				continue
-			}
-		}
-		d.fail("profiles.run", "unknown profile %q: not built in and not defined under [profiles.custom.%s]", name, name)
-	}
-	return out
-}
-
-// customProfile decodes [profiles.custom.NAME] into bench.Profile through
-// TOML again, so the profile's own toml tags are the single list of fields.
-func (d *decoder) customProfile(custom map[string]any, name string) (bench.Profile, bool) {
-	path := "profiles.custom." + name
-	sub, ok := custom[name].(map[string]any)
-	if !ok {
-		d.fail(path, "must be a table, got %s", typeName(custom[name]))
-		return bench.Profile{}, false
-	}
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(sub); err != nil {
-		d.fail(path, "%v", err)
-		return bench.Profile{}, false
-	}
-	var p bench.Profile
-	md, err := toml.Decode(buf.String(), &p)
-	if err != nil {
-		d.fail(path, "%s", strings.TrimPrefix(err.Error(), "toml: "))
-		return bench.Profile{}, false
-	}
-	for _, k := range md.Undecoded() {
-		d.fail(join(path, k.String()), "unknown profile field")
-	}
-	p.Name = name
-	if p.Dataset == "" {
-		p.Dataset = "random"
-	}
-	if p.NumPrompts <= 0 {
-		d.fail(join(path, "num_prompts"), "must be a positive integer, got %d", p.NumPrompts)
-	}
-	if p.Dataset == "random" && (p.InputLen <= 0 || p.OutputLen <= 0) {
-		d.fail(path, "a random profile needs positive input_len and output_len")
-	}
-	if p.Dataset != "random" && p.Dataset != "sharegpt" && p.Dataset != "jsonl" {
-		d.fail(join(path, "dataset"), "must be random, sharegpt or jsonl, got %q", p.Dataset)
-	}
-	return p, true
 }
 
 func (d *decoder) objectives(ts []map[string]any) []Objective {
@@ -347,23 +194,14 @@ func (d *decoder) param(name, path string, pm map[string]any) (Param, bool) {
 			return p, false
 		}
 		p.Kind = Categorical
-		seen := map[string]bool{}
-		for _, v := range arr {
-			switch v.(type) {
-			case string, int64, float64, bool:
-			default:
-				d.fail(join(path, "values"), "values must be strings, numbers or bools, has %s", typeName(v))
-				return p, false
-			}
-			key := fmt.Sprintf("%T:%v", v, v)
-			if seen[key] {
-				d.fail(join(path, "values"), "lists %v twice", FormatValue(v))
-			}
-			seen[key] = true
-			p.Values = append(p.Values, v)
-		}
-		return p, true
+		p.Values = d.values(name, join(path, "values"), arr)
+		return p, p.Values != nil
 	}
+	return d.rangeParam(p, path, pm)
+}
+
+// rangeParam reads a low/high domain, integer when both ends are.
+func (d *decoder) rangeParam(p Param, path string, pm map[string]any) (Param, bool) {
 	lowV, hasLow := pm["low"]
 	highV, hasHigh := pm["high"]
 	if !hasLow || !hasHigh {
@@ -403,9 +241,8 @@ func (d *decoder) param(name, path string, pm map[string]any) (Param, bool) {
 	case p.Step > high-low && high > low:
 		d.fail(join(path, "step"), "step %v is larger than the range %v..%v", p.Step, low, high)
 	}
-	if p.Kind == Int && math.Abs(low) > 1<<52 {
-		d.fail(path, "integer bounds are too large")
-	}
+	d.rangeSize(p, path)
+	d.legalRange(p, path, lowV, highV)
 	return p, true
 }
 
@@ -441,4 +278,19 @@ func (d *decoder) baseline(m map[string]any, path string) Config {
 		}
 	}
 	return c
+}
+
+// rangeSize refuses ranges the samplers cannot draw from exactly: bounds
+// or step counts beyond 2^52 (a float64's integers) overflow their int64
+// arithmetic, and a span beyond the largest float is infinite.
+func (d *decoder) rangeSize(p Param, path string) {
+	const exact = 1 << 52
+	switch {
+	case p.Kind == Int && (math.Abs(p.Low) > exact || math.Abs(p.High) > exact):
+		d.fail(path, "integer bounds are too large (beyond ±2^52)")
+	case !isFinite(p.High - p.Low):
+		d.fail(path, "the range %v..%v is too wide", p.Low, p.High)
+	case p.Step > 0 && (p.High-p.Low)/p.Step > exact:
+		d.fail(join(path, "step"), "step %v is too small for the range %v..%v (more than 2^52 steps)", p.Step, p.Low, p.High)
+	}
 }

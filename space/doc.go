@@ -3,8 +3,13 @@
 // profiles, knobs with their domains and `when` conditions, rules and the
 // baseline), its validation into one error that lists every problem with
 // file:line:key, and the pure operations on the result — which knobs are
-// active in a config, which rule a config breaks, random sampling, grids.
+// active in a config, which rule a config breaks, whether a config lies in
+// the space (CheckConfig, also used by `servetune command --set`), random
+// sampling, grids. Validation refuses any file that could only produce
+// failing trials, and bounds its own cost: size and nesting are capped
+// before decoding and loading honours ctx.
 //
-// It knows nothing about engines or benchmarks beyond what Options inject,
+// It knows nothing about engines, samplers or the simulator beyond what
+// Options inject (bench.Profile.Validate is the one check it calls itself),
 // so that data flows one way: space → search → objective → studies.
 package space

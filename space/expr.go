@@ -38,12 +38,24 @@ func (e *Expr) String() string { return e.src }
 // applicable", which Eval reports as ok=false so callers choose the meaning
 // (a rule that cannot apply is satisfied; a `when` that cannot apply is false).
 func (e *Expr) Eval(vars map[string]any) (result, ok bool) {
+	b, err := e.try(vars)
+	return b, err == nil
+}
+
+// try evaluates the expression as a condition. Its error wraps errNA when
+// a knob it needs is absent or "default"; any other error means the
+// expression cannot be evaluated on vars at all (a type error, a division
+// by zero, a number where a condition belongs).
+func (e *Expr) try(vars map[string]any) (bool, error) {
 	v, err := e.root.eval(vars)
 	if err != nil {
-		return false, false
+		return false, err
 	}
 	b, isBool := v.(bool)
-	return b, isBool
+	if !isBool {
+		return false, fmt.Errorf("is %s, not a condition (true or false)", describe(v))
+	}
+	return b, nil
 }
 
 // ParseExpr parses src.
@@ -125,9 +137,22 @@ func lex(s string) ([]token, error) {
 	return append(toks, token{tEOF, "end of expression", len(s)}), nil
 }
 
+// maxExprDepth bounds nesting (parentheses, not, unary minus) so that a
+// hostile expression cannot exhaust the stack of the recursive parser.
+const maxExprDepth = 100
+
 type parser struct {
-	toks []token
-	i    int
+	toks  []token
+	i     int
+	depth int
+}
+
+// nest enters one level of nesting; the caller defers p.depth--.
+func (p *parser) nest() error {
+	if p.depth++; p.depth > maxExprDepth {
+		return fmt.Errorf("expression nested more than %d deep at column %d", maxExprDepth, p.peek().pos+1)
+	}
+	return nil
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -176,6 +201,10 @@ func (p *parser) and() (node, error) {
 }
 
 func (p *parser) not() (node, error) {
+	if err := p.nest(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	if _, ok := p.accept("!", "not"); ok {
 		n, err := p.not()
 		return unary{"!", n}, err
@@ -246,6 +275,10 @@ func (p *parser) product() (node, error) {
 }
 
 func (p *parser) unaryMinus() (node, error) {
+	if err := p.nest(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	if _, ok := p.accept("-"); ok {
 		n, err := p.unaryMinus()
 		return unary{"-", n}, err
@@ -340,7 +373,7 @@ func (n unary) eval(vars map[string]any) (any, error) {
 	if n.op == "!" {
 		b, ok := v.(bool)
 		if !ok {
-			return nil, fmt.Errorf("not needs a bool")
+			return nil, fmt.Errorf("not needs true or false, got %s", describe(v))
 		}
 		return !b, nil
 	}
@@ -350,7 +383,7 @@ func (n unary) eval(vars map[string]any) (any, error) {
 	case float64:
 		return -x, nil
 	}
-	return nil, fmt.Errorf("- needs a number")
+	return nil, fmt.Errorf("- needs a number, got %s", describe(v))
 }
 
 func (n inList) walk(f func(node)) {
@@ -394,14 +427,14 @@ func (n binary) eval(vars map[string]any) (any, error) {
 	case "==", "!=":
 		eq, ok := equal(l, r)
 		if !ok {
-			return nil, fmt.Errorf("cannot compare %v and %v", l, r)
+			return nil, fmt.Errorf("cannot compare %s and %s", describe(l), describe(r))
 		}
 		return eq == (n.op == "=="), nil
 	}
-	lf, lok := num(l)
-	rf, rok := num(r)
+	lf, lok := Number(l, false)
+	rf, rok := Number(r, false)
 	if !lok || !rok {
-		return nil, fmt.Errorf("%s needs numbers", n.op)
+		return nil, fmt.Errorf("%s needs numbers, got %s and %s", n.op, describe(l), describe(r))
 	}
 	switch n.op {
 	case "<":
@@ -457,7 +490,7 @@ func (n binary) logic(vars map[string]any) (any, error) {
 	l, lerr := n.l.eval(vars)
 	lb, lok := l.(bool)
 	if lerr == nil && !lok {
-		return nil, fmt.Errorf("%s needs bools", n.op)
+		return nil, fmt.Errorf("%s needs true or false, got %s", n.op, describe(l))
 	}
 	if lerr == nil && (n.op == "&&" && !lb || n.op == "||" && lb) {
 		return lb, nil
@@ -465,7 +498,7 @@ func (n binary) logic(vars map[string]any) (any, error) {
 	r, rerr := n.r.eval(vars)
 	rb, rok := r.(bool)
 	if rerr == nil && !rok {
-		return nil, fmt.Errorf("%s needs bools", n.op)
+		return nil, fmt.Errorf("%s needs true or false, got %s", n.op, describe(r))
 	}
 	if rerr == nil && (n.op == "&&" && !rb || n.op == "||" && rb) {
 		return rb, nil
@@ -479,19 +512,9 @@ func (n binary) logic(vars map[string]any) (any, error) {
 	return rb, nil
 }
 
-func num(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
-}
-
 func equal(a, b any) (eq, ok bool) {
-	if af, aok := num(a); aok {
-		bf, bok := num(b)
+	if af, aok := Number(a, false); aok {
+		bf, bok := Number(b, false)
 		return af == bf, bok
 	}
 	switch x := a.(type) {

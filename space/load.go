@@ -1,8 +1,10 @@
 package space
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sort"
@@ -13,36 +15,6 @@ import (
 
 	"github.com/servetune/servetune/bench"
 )
-
-// Problem is one thing wrong with a space file.
-type Problem struct {
-	File string
-	Line int // 0 when unknown
-	Key  string
-	Msg  string
-}
-
-// Error lists every problem found in a space file. Callers exit with code
-// 2 on it, having written nothing.
-type Error struct {
-	File     string
-	Problems []Problem
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	n := len(e.Problems)
-	if n == 1 {
-		fmt.Fprintf(&b, "invalid search space %s: 1 problem:", e.File)
-	} else {
-		fmt.Fprintf(&b, "invalid search space %s: %d problems:", e.File, n)
-	}
-	for _, p := range e.Problems {
-		b.WriteString("\n  ")
-		b.WriteString(p.String())
-	}
-	return b.String()
-}
 
 // Options injects what space cannot know by itself without importing the
 // packages downstream of it.
@@ -55,50 +27,107 @@ type Options struct {
 	Profile func(name string) (bench.Profile, bool)
 	// Metric reports whether a metric name exists; nil accepts all.
 	Metric func(name string) bool
+	// Sampler checks the [study] sampler name against the number of
+	// objectives (search.CheckSampler); nil accepts any name. Its error is
+	// reported against study.sampler.
+	Sampler func(name string, objectives int) error
+	// CheckTarget checks what only the runner knows, such as whether the
+	// simulator has cards for target.gpu and target.model. It is called
+	// with every decoded target (it decides by t.Runner whether it
+	// applies) and returns problems with Key and Msg set; Parse adds the
+	// file and line. nil accepts any target.
+	CheckTarget func(t Target) []Problem
 	// Samples is how many random configs are drawn to detect a space no
 	// point of which satisfies the rules (default 4000).
 	Samples int
 }
 
-// Load reads and validates a space file.
-func Load(path string, opt Options) (*Space, error) {
-	src, err := os.ReadFile(path)
+// Load reads and validates a space file. It returns a *Error for a bad
+// file, and ctx's error (wrapped) when ctx ends first.
+func Load(ctx context.Context, path string, opt Options) (*Space, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, &Error{File: path, Problems: []Problem{{File: path, Msg: err.Error()}}}
 	}
-	return Parse(path, string(src), opt)
+	defer f.Close()
+	// Read one byte past the limit so that an oversized file is reported
+	// without reading all of it.
+	src, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, &Error{File: path, Problems: []Problem{{File: path, Msg: err.Error()}}}
+	}
+	return Parse(ctx, path, string(src), opt)
 }
 
-// Parse validates a space document; file names it in messages.
-func Parse(file, src string, opt Options) (*Space, error) {
+// Parse validates a space document; file names it in messages. The work
+// runs in its own goroutine so that a cancelled ctx returns at once; the
+// size and nesting limits bound what that goroutine can still cost.
+func Parse(ctx context.Context, file, src string, opt Options) (*Space, error) {
+	type result struct {
+		s   *Space
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := parse(ctx, file, src, opt)
+		done <- result{s, err}
+	}()
+	select {
+	case r := <-done:
+		return r.s, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("reading search space %s: %w", file, ctx.Err())
+	}
+}
+
+func parse(ctx context.Context, file, src string, opt Options) (*Space, error) {
+	if p := limits(file, src); p != nil {
+		return nil, &Error{File: file, Problems: []Problem{*p}}
+	}
 	d := &decoder{file: file, lines: keyLines(src), opt: opt}
 	var raw map[string]any
 	md, err := toml.Decode(src, &raw)
 	if err != nil {
-		var pe toml.ParseError
-		line := 0
-		msg := err.Error()
-		if errors.As(err, &pe) {
-			line, msg = pe.Position.Line, pe.Message
-		}
-		return nil, &Error{File: file, Problems: []Problem{{File: file, Line: line, Msg: "TOML syntax: " + msg}}}
+		return nil, syntaxError(file, err)
 	}
 	d.keyOrder = md.Keys()
+	d.finite(raw, "")
 	s := d.space(raw)
 	if len(d.problems) == 0 {
-		d.semantic(s)
+		d.semantic(ctx, s)
+	}
+	for _, p := range d.later {
+		d.fail(p.Key, "%s", p.Msg)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("reading search space %s: %w", file, err)
 	}
 	if len(d.problems) > 0 {
-		sort.SliceStable(d.problems, func(i, j int) bool {
-			li, lj := d.problems[i].Line, d.problems[j].Line
-			if li == 0 || lj == 0 {
-				return li != 0 && lj == 0
-			}
-			return li < lj
-		})
+		sortProblems(d.problems)
 		return nil, &Error{File: file, Problems: d.problems}
 	}
 	return s, nil
+}
+
+func syntaxError(file string, err error) error {
+	var pe toml.ParseError
+	line := 0
+	msg := err.Error()
+	if errors.As(err, &pe) {
+		line, msg = pe.Position.Line, pe.Message
+	}
+	return &Error{File: file, Problems: []Problem{{File: file, Line: line, Msg: "TOML syntax: " + msg}}}
+}
+
+// sortProblems orders problems by line; those without a line go last.
+func sortProblems(ps []Problem) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		li, lj := ps[i].Line, ps[j].Line
+		if li == 0 || lj == 0 {
+			return li != 0 && lj == 0
+		}
+		return li < lj
+	})
 }
 
 type decoder struct {
@@ -107,9 +136,18 @@ type decoder struct {
 	opt      Options
 	keyOrder []toml.Key
 	problems []Problem
+	// nonFinite holds the keys already reported for a NaN or infinity, so
+	// the checks that read them do not report them again.
+	nonFinite []string
+	// later are problems from Options.CheckTarget, reported after the
+	// semantic checks (which run only on an otherwise clean file).
+	later []Problem
 }
 
 func (d *decoder) fail(path, format string, a ...any) {
+	if d.shadowed(path) {
+		return
+	}
 	d.problems = append(d.problems, Problem{File: d.file, Line: d.line(path), Key: path, Msg: fmt.Sprintf(format, a...)})
 }
 
@@ -188,7 +226,7 @@ func (d *decoder) number(m map[string]any, key, path string) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	f, ok := num(v)
+	f, ok := Number(v, false)
 	if !ok {
 		d.fail(join(path, key), "must be a number, got %s", typeName(v))
 	}

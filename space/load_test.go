@@ -1,8 +1,10 @@
 package space
 
 import (
+	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -27,9 +29,37 @@ func testOptions() Options {
 			}
 			return bench.Profile{}, false
 		},
-		Metric:  bench.KnownMetric,
-		Samples: 500,
+		Metric:      bench.KnownMetric,
+		Sampler:     fakeSampler,
+		CheckTarget: fakeCards,
+		Samples:     500,
 	}
+}
+
+// fakeSampler stands in for search.CheckSampler.
+func fakeSampler(name string, objectives int) error {
+	switch {
+	case name == "cmaes" && objectives > 1:
+		return fmt.Errorf("cmaes optimises one objective, this study has %d", objectives)
+	case !containsStr([]string{"motpe", "tpe", "random", "grid", "cmaes", "greedy"}, name):
+		return fmt.Errorf("unknown sampler %q", name)
+	}
+	return nil
+}
+
+// fakeCards stands in for the simulator's card lookup.
+func fakeCards(t Target) []Problem {
+	if t.Runner != "sim" {
+		return nil
+	}
+	var out []Problem
+	if !containsStr([]string{"H100", "H200"}, t.GPU) {
+		out = append(out, Problem{Key: "target.gpu", Msg: fmt.Sprintf("the simulator has no GPU card %q", t.GPU)})
+	}
+	if !containsStr([]string{"m", "Qwen/Qwen3-8B", "zai-org/GLM-5.2-FP8"}, t.Model) {
+		out = append(out, Problem{Key: "target.model", Msg: fmt.Sprintf("the simulator has no model card %q", t.Model)})
+	}
+	return out
 }
 
 func TestBrokenSpacesGolden(t *testing.T) {
@@ -39,7 +69,7 @@ func TestBrokenSpacesGolden(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			_, err := Load(f, testOptions())
+			_, err := Load(context.Background(), f, testOptions())
 			var se *Error
 			if !errors.As(err, &se) {
 				t.Fatalf("Load(%s) = %v, want a *space.Error", f, err)
@@ -69,7 +99,7 @@ func TestBrokenSpacesGolden(t *testing.T) {
 }
 
 func TestQuickstartSpaceIsValid(t *testing.T) {
-	sp, err := Load("../examples/quickstart.toml", testOptions())
+	sp, err := Load(context.Background(), "../examples/quickstart.toml", testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +116,7 @@ func TestQuickstartSpaceIsValid(t *testing.T) {
 }
 
 func TestMinimalSpaceDefaults(t *testing.T) {
-	sp, err := Load("testdata/good/minimal.toml", testOptions())
+	sp, err := Load(context.Background(), "testdata/good/minimal.toml", testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +140,7 @@ func TestMinimalSpaceDefaults(t *testing.T) {
 }
 
 func TestConditionalKnobsFollowWhen(t *testing.T) {
-	sp, err := Load("../examples/quickstart.toml", testOptions())
+	sp, err := Load(context.Background(), "../examples/quickstart.toml", testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +165,7 @@ func TestConditionalKnobsFollowWhen(t *testing.T) {
 }
 
 func TestRulesRejectAndAccept(t *testing.T) {
-	sp, err := Load("../examples/quickstart.toml", testOptions())
+	sp, err := Load(context.Background(), "../examples/quickstart.toml", testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,16 @@
 package space
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
-	"sort"
 	"strings"
 )
 
 // semantic checks what needs the whole space: names in expressions,
 // engines and their knobs, objectives' profiles, the baseline, and that
 // some point satisfies every rule.
-func (d *decoder) semantic(s *Space) {
+func (d *decoder) semantic(ctx context.Context, s *Space) {
 	known := map[string]bool{}
 	for _, p := range s.Params {
 		known[p.Name] = true
@@ -26,6 +26,7 @@ func (d *decoder) semantic(s *Space) {
 	for _, p := range s.Params {
 		if p.When != nil {
 			checkIdents(p.When, "params."+p.Name+".when")
+			d.selfReference(p)
 		}
 	}
 	for i, r := range s.Rules {
@@ -49,20 +50,43 @@ func (d *decoder) semantic(s *Space) {
 			d.fail(fmt.Sprintf("constraints[%d].profile", i), "profile %q is not in profiles.run", c.Profile)
 		}
 	}
-	for _, k := range s.Baseline.Keys() {
-		if !known[k] && !(k == "engine" && s.Target.Engine != "") {
-			d.fail("baseline."+k, "is not a knob of this space")
-		}
-	}
+	d.config(s, s.Baseline, "baseline")
 	for i, c := range s.Enqueue {
-		for _, k := range c.Keys() {
-			if !known[k] && !(k == "engine" && s.Target.Engine != "") {
-				d.fail(fmt.Sprintf("enqueue[%d].%s", i, k), "is not a knob of this space")
-			}
-		}
+		d.config(s, c, fmt.Sprintf("enqueue[%d]", i))
 	}
 	if len(d.problems) == 0 {
-		d.satisfiable(s)
+		d.probe(ctx, s)
+	}
+}
+
+// selfReference reports a `when` that reads its own knob: the knob is
+// absent while its condition is decided, so it would never exist.
+func (d *decoder) selfReference(p Param) {
+	if containsStr(p.When.Idents(), p.Name) {
+		d.fail("params."+p.Name+".when", "reads %s itself; a knob does not exist while its own condition is decided, so it would never be set", p.Name)
+	}
+}
+
+// config checks the baseline or an enqueued config: every knob declared,
+// every value in its domain, every rule kept. Knobs may be left out; they
+// take the engine's defaults.
+func (d *decoder) config(s *Space, c Config, path string) {
+	unknown := false
+	for _, k := range c.Keys() {
+		if _, ok := s.Param(k); !ok && !(k == "engine" && s.Target.Engine != "") {
+			d.fail(path+"."+k, "is not a knob of this space")
+			unknown = true
+		}
+	}
+	if unknown {
+		return
+	}
+	for _, p := range s.CheckConfig(c) {
+		key := path
+		if p.Key != "" {
+			key += "." + p.Key
+		}
+		d.fail(key, "%s", p.Msg)
 	}
 }
 
@@ -106,43 +130,6 @@ func onlyDefault(p Param) bool {
 		}
 	}
 	return true
-}
-
-// satisfiable samples configs: it reports conditional knobs that an engine
-// does not support, and a space in which no sampled point passes the rules.
-func (d *decoder) satisfiable(s *Space) {
-	n := d.opt.Samples
-	if n == 0 {
-		n = 4000
-	}
-	rng := rand.New(rand.NewSource(1))
-	unsupported := map[string]bool{}
-	ok := 0
-	for i := 0; i < n; i++ {
-		c := s.WithTargetEngine(s.Sample(rng))
-		if d.opt.Supports != nil {
-			for _, k := range c.Keys() {
-				if k != "engine" && c.Has(k) && !d.opt.Supports(c.Engine(), k) {
-					unsupported[c.Engine()+"\x00"+k] = true
-				}
-			}
-		}
-		if s.Check(c) == nil {
-			ok++
-		}
-	}
-	keys := make([]string, 0, len(unsupported))
-	for k := range unsupported {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		e, knob, _ := strings.Cut(k, "\x00")
-		d.fail("params."+knob, "engine %s does not support knob %q, and its `when` lets it be set for %s", e, knob, e)
-	}
-	if ok == 0 && len(s.Rules) > 0 {
-		d.fail("rules", "no point of the space satisfies every rule (%d random configs tried)", n)
-	}
 }
 
 // cycleStart names the first knob whose condition is part of a cycle.

@@ -1,7 +1,6 @@
 package space
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -128,7 +127,7 @@ func (p Param) Contains(v any) bool {
 		}
 		return false
 	}
-	f, ok := num(v)
+	f, ok := Number(v, false)
 	if !ok || f < p.Low-1e-9 || f > p.High+1e-9 {
 		return false
 	}
@@ -199,13 +198,20 @@ func (s *Space) Active(p Param, c Config) bool {
 // Check returns the first rule c breaks, or nil. A rule whose knobs are
 // absent or "default" does not apply.
 func (s *Space) Check(c Config) *Rule {
+	if i, ok := s.brokenRule(c); ok {
+		return &s.Rules[i]
+	}
+	return nil
+}
+
+func (s *Space) brokenRule(c Config) (int, bool) {
 	env := s.env(c)
 	for i := range s.Rules {
 		if ok, applicable := s.Rules[i].Expr.Eval(env); applicable && !ok {
-			return &s.Rules[i]
+			return i, true
 		}
 	}
-	return nil
+	return 0, false
 }
 
 func (s *Space) env(c Config) map[string]any {
@@ -250,16 +256,4 @@ func (s *Space) ObjectiveProfile(name string) string {
 		return name
 	}
 	return s.Profiles[0].Name
-}
-
-// String describes the error position.
-func (p Problem) String() string {
-	pos := p.File
-	if p.Line > 0 {
-		pos = fmt.Sprintf("%s:%d", p.File, p.Line)
-	}
-	if p.Key != "" {
-		return fmt.Sprintf("%s: %s: %s", pos, p.Key, p.Msg)
-	}
-	return fmt.Sprintf("%s: %s", pos, p.Msg)
 }

@@ -2,6 +2,12 @@ package space
 
 import "time"
 
+// Defaults of [target] keys that Parse applies when the file omits them.
+const (
+	DefaultStallTimeout      = 2 * time.Minute
+	DefaultMaxFailedFraction = 0.01
+)
+
 // Target says what is being tuned and how trials run: the model, the GPUs,
 // and for each engine how to start it. Engines read it to render commands;
 // the simulator reads model and GPU.
@@ -24,12 +30,16 @@ type Target struct {
 	Env    map[string]string `toml:"env" json:"env,omitempty"`
 	// StartupTimeout bounds launch → ready; default 30m.
 	StartupTimeout time.Duration `toml:"startup_timeout" json:"startup_timeout,omitempty"`
-	// StallTimeout fails a request on which no byte arrived for this long.
+	// StallTimeout fails a request on which no byte arrived for this long
+	// while it was open; Parse sets DefaultStallTimeout when absent.
 	StallTimeout time.Duration `toml:"stall_timeout" json:"stall_timeout,omitempty"`
-	// TrialTimeout bounds a whole trial; 0 derives it from the profiles.
+	// TrialTimeout bounds one whole trial; 0 means derived by the study:
+	// max(30m, 3× the profiles' expected duration).
 	TrialTimeout time.Duration `toml:"trial_timeout" json:"trial_timeout,omitempty"`
-	// MaxFailedFraction of a benchmark's requests may fail before the
-	// trial fails as bench_failed.
+	// MaxFailedFraction is the fraction of failed requests above which a
+	// trial fails (class bench_failed); Parse sets
+	// DefaultMaxFailedFraction when absent, so a Target built in code must
+	// set it itself.
 	MaxFailedFraction float64 `toml:"max_failed_fraction" json:"max_failed_fraction,omitempty"`
 	// Engines holds per-engine settings keyed by engine name.
 	Engines map[string]EngineTarget `toml:"engines" json:"engines,omitempty"`

@@ -16,7 +16,7 @@ import (
 // of GLM-5.2-FP8 on 8×H200, balanced profile) on the in-process
 // simulator, SQLite writes included.
 func BenchmarkQuickstartStudy(b *testing.B) {
-	sp, err := space.Load("../examples/quickstart.toml", space.Options{
+	sp, err := space.Load(context.Background(), "../examples/quickstart.toml", space.Options{
 		Supports: engines.Supports, Engines: engines.Names(), Profile: bench.Lookup, Metric: bench.KnownMetric,
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package studies
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"math"
 	"os"
@@ -56,7 +57,7 @@ expr = "p99_ttft_ms <= 2000"
 [params.max_running]
 values = [64, 128, 256, 512]
 `
-	sp, err := space.Parse("fixture.toml", src, space.Options{Metric: bench.KnownMetric, Profile: func(n string) (bench.Profile, bool) { return bench.Profile{Name: n}, true }})
+	sp, err := space.Parse(context.Background(), "fixture.toml", src, space.Options{Metric: bench.KnownMetric, Profile: func(n string) (bench.Profile, bool) { return bench.Profile{Name: n}, true }})
 	if err != nil {
 		t.Fatal(err)
 	}

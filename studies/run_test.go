@@ -47,7 +47,7 @@ func (f *fakeRunner) Run(ctx context.Context, t objective.Trial) (objective.Resu
 
 func studySpace(t *testing.T, nTrials int, extra string) *space.Space {
 	t.Helper()
-	sp, err := space.Parse("unit.toml", studySource(nTrials, extra), testSpaceOptions())
+	sp, err := space.Parse(context.Background(), "unit.toml", studySource(nTrials, extra), testSpaceOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

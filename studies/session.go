@@ -25,7 +25,7 @@ type OpenOptions struct {
 	// `show` and `best` can rebuild the space later.
 	Source string
 	// Parse re-reads a stored space file, to compare it with sp.
-	Parse  func(file, src string) (*space.Space, error)
+	Parse  func(ctx context.Context, file, src string) (*space.Space, error)
 	Holder Holder
 	Log    zerolog.Logger
 }

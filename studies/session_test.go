@@ -14,7 +14,9 @@ import (
 
 func sessionOptions(t *testing.T, src string, fresh bool, pid int) OpenOptions {
 	return OpenOptions{Fresh: fresh, Source: src, Holder: Holder{PID: pid}, Log: zerolog.Nop(),
-		Parse: func(file, src string) (*space.Space, error) { return space.Parse(file, src, testSpaceOptions()) }}
+		Parse: func(ctx context.Context, file, src string) (*space.Space, error) {
+			return space.Parse(ctx, file, src, testSpaceOptions())
+		}}
 }
 
 // --fresh while another run holds the study must not delete anything.
@@ -84,7 +86,7 @@ func TestSpaceCheckComparesParsedSpaces(t *testing.T) {
 	d := DirOf(t.TempDir(), "unit")
 	src := studySource(5, "")
 	parse := func(s string) *space.Space {
-		sp, err := space.Parse("space.toml", s, testSpaceOptions())
+		sp, err := space.Parse(ctx, "space.toml", s, testSpaceOptions())
 		if err != nil {
 			t.Fatal(err)
 		}

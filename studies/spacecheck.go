@@ -27,7 +27,7 @@ func checkSpace(ctx context.Context, store *Store, sp *space.Space, o OpenOption
 	if err != nil {
 		return err
 	}
-	prev, err := o.Parse(file, old)
+	prev, err := o.Parse(ctx, file, old)
 	if err != nil {
 		return fmt.Errorf("study %s: its stored space no longer loads: %w", store.Path(), err)
 	}

@@ -22,7 +22,9 @@ func commandCommand(e *env) *cli.Command {
 the space's rules and prints the engine command a trial would run (without
 the target's launch prefix, program override and environment, which are
 the machine's, not the config's). Reports and 'servetune best' use the same
-renderer.
+renderer. A value no engine can take (NaN, tp=0, mem_fraction=1.5) is
+refused; a value merely outside the space's domain is rendered with a
+warning on stderr.
 
   servetune command space.toml --set engine=sglang --set tp=8 --set dp=8 \
       --set enable_dp_attention=true --set mem_fraction=0.85`,
@@ -36,7 +38,7 @@ renderer.
 			if err := o.trailing(c.Args().Slice()); err != nil {
 				return err
 			}
-			sp, err := loadSpace(o.file)
+			sp, err := loadSpace(c.Context, o.file)
 			if err != nil {
 				return err
 			}
@@ -44,6 +46,7 @@ renderer.
 			if err != nil {
 				return err
 			}
+			warnOutside(e.stderr, sp, cfg)
 			cmd, err := engines.Render(cfg, sp.Target)
 			if err != nil {
 				return usageError{err}
@@ -105,6 +108,9 @@ func commandConfig(sp *space.Space, sets []string) (space.Config, error) {
 			return nil, usagef("--set %q: want knob=value", s)
 		}
 		val, err := knobValue(sp, k, v)
+		if err == nil {
+			err = space.CheckValue(k, val)
+		}
 		if err != nil {
 			return nil, usagef("--set %s: %v", k, err)
 		}
@@ -119,6 +125,16 @@ func commandConfig(sp *space.Space, sets []string) (space.Config, error) {
 		return nil, usagef("config breaks a rule of %s: %s", sp.File, msg)
 	}
 	return cfg, nil
+}
+
+// warnOutside says which values lie outside the space's declared domains.
+// They are rendered anyway: a value no engine can take was refused
+// already, and a command for a point just beyond the searched space is
+// something a user plausibly wants.
+func warnOutside(w io.Writer, sp *space.Space, cfg space.Config) {
+	for _, p := range sp.Outside(cfg) {
+		fmt.Fprintf(w, "servetune: warning: %s: %s of %s; rendering it anyway\n", p.Key, p.Msg, sp.File)
+	}
 }
 
 func knobValue(sp *space.Space, k, v string) (any, error) {

@@ -85,3 +85,38 @@ func TestCommandRejectsWhatTheEngineCannotTake(t *testing.T) {
 		}
 	}
 }
+
+func TestCommandRefusesImpossibleValues(t *testing.T) {
+	dir, path := writeSpace(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--set", "mem_fraction=nan"}, "--set mem_fraction: NaN is not a finite number"},
+		{[]string{"--set", "mem_fraction=1.5"}, "mem_fraction must be a fraction in (0, 1], got 1.5"},
+		{[]string{"--set", "tp=-8"}, "--set tp: tp must be an integer >= 1, got -8"},
+		{[]string{"--set", "max_running=0"}, "max_running must be an integer >= 1, got 0"}, // not a knob of this space
+		{[]string{"--set", "engine=vllm", "--set", "dp=inf"}, "dp: +Inf is not a finite number"},
+	} {
+		code, out, errText := runCLI(t, dir, append([]string{"command", path}, c.args...)...)
+		if code != 2 || out != "" || !strings.Contains(errText, c.want) {
+			t.Errorf("command %v: exit %d, stdout %q, stderr %q; want exit 2 naming %q", c.args, code, out, errText, c.want)
+		}
+	}
+}
+
+func TestCommandWarnsOutsideTheSpace(t *testing.T) {
+	dir, path := writeSpace(t)
+	code, out, errText := runCLI(t, dir, "command", path, "--set", "engine=vllm", "--set", "tp=8", "--set", "mem_fraction=0.97")
+	if code != 0 || !strings.Contains(out, "--gpu-memory-utilization=0.97") {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want the command rendered", code, out, errText)
+	}
+	want := "warning: mem_fraction: 0.97 is outside the knob's domain 0.7..0.95 of " + path
+	if !strings.Contains(errText, want) {
+		t.Errorf("stderr %q lacks %q", errText, want)
+	}
+	_, _, errText = runCLI(t, dir, "command", path, "--set", "engine=vllm", "--set", "tp=8", "--set", "mem_fraction=0.9")
+	if strings.Contains(errText, "warning") {
+		t.Errorf("a value inside the space warned: %q", errText)
+	}
+}

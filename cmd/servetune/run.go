@@ -35,7 +35,7 @@ func runCommand(e *env) *cli.Command {
 			if c.NArg() != 1 {
 				return usagef("run takes one search-space file, got %d arguments", c.NArg())
 			}
-			sp, err := loadSpace(c.Args().First())
+			sp, err := loadSpace(c.Context, c.Args().First())
 			if err != nil {
 				return err
 			}

@@ -147,7 +147,7 @@ func openStudy(ctx context.Context, d studies.Dir) (*space.Space, []studies.Tria
 		return nil, nil, err
 	}
 	file, _ := store.Meta(ctx, "space_file")
-	sp, err := parseStoredSpace(file, src)
+	sp, err := parseStoredSpace(ctx, file, src)
 	if err != nil {
 		return nil, nil, fmt.Errorf("study %s: stored space: %w", path, err)
 	}

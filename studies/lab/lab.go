@@ -29,7 +29,7 @@ func Load(name string) (*space.Space, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unknown landscape %q (known: glm52, qwen3)", name)
 	}
-	return space.Parse(name+".toml", string(src), space.Options{
+	return space.Parse(context.Background(), name+".toml", string(src), space.Options{
 		Supports: engines.Supports, Engines: engines.Names(), Profile: bench.Lookup, Metric: bench.KnownMetric,
 	})
 }

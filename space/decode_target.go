@@ -1,0 +1,127 @@
+package space
+
+import (
+	"strings"
+	"time"
+)
+
+var targetKeys = []string{"runner", "model", "served_model_name", "gpu", "gpus", "engine", "host", "prefix", "env",
+	"startup_timeout", "stall_timeout", "trial_timeout", "max_failed_fraction", "engines", "sim"}
+
+func (d *decoder) target(m map[string]any) Target {
+	t := Target{
+		Runner:            d.str(m, "runner", "target", "sim"),
+		Model:             d.str(m, "model", "target", ""),
+		ServedModelName:   d.str(m, "served_model_name", "target", ""),
+		GPU:               d.str(m, "gpu", "target", ""),
+		GPUs:              int(d.integer(m, "gpus", "target", 1)),
+		Engine:            d.str(m, "engine", "target", ""),
+		Host:              d.str(m, "host", "target", "127.0.0.1"),
+		Prefix:            d.strings(m, "prefix", "target"),
+		Env:               d.strMap(m, "env", "target"),
+		StartupTimeout:    d.duration(m, "startup_timeout", "target"),
+		StallTimeout:      d.positiveDuration(m, "stall_timeout", DefaultStallTimeout),
+		TrialTimeout:      d.duration(m, "trial_timeout", "target"),
+		MaxFailedFraction: d.fraction(m, "max_failed_fraction", DefaultMaxFailedFraction),
+	}
+	if t.Runner != "sim" && t.Runner != "process" {
+		d.fail("target.runner", "must be \"sim\" or \"process\", got %q", t.Runner)
+	}
+	if t.Model == "" {
+		d.fail("target.model", "is required")
+	}
+	if t.GPUs <= 0 {
+		d.fail("target.gpus", "must be a positive integer, got %d", t.GPUs)
+	}
+	if t.Engine != "" && d.opt.Engines != nil && !containsStr(d.opt.Engines, t.Engine) {
+		d.fail("target.engine", "unknown engine %q (known: %s)", t.Engine, strings.Join(d.opt.Engines, ", "))
+	}
+	t.Engines = d.engineTargets(d.table(m, "engines", "target.engines"))
+	t.Sim = d.simTarget(d.table(m, "sim", "target.sim", "noise_cv"))
+	if d.opt.CheckTarget != nil && t.Model != "" {
+		// Held back until the end: a target the runner cannot run does not
+		// stop the checks of the rest of the file.
+		d.later = append(d.later, d.opt.CheckTarget(t)...)
+	}
+	return t
+}
+
+func (d *decoder) engineTargets(engines map[string]any) map[string]EngineTarget {
+	var out map[string]EngineTarget
+	for _, name := range sortedKeys(engines) {
+		path := "target.engines." + name
+		if d.opt.Engines != nil && !containsStr(d.opt.Engines, name) {
+			d.fail(path, "unknown engine %q (known: %s)", name, strings.Join(d.opt.Engines, ", "))
+			continue
+		}
+		em := d.table(engines, name, path, "command", "version", "env", "extra_args")
+		if out == nil {
+			out = map[string]EngineTarget{}
+		}
+		out[name] = EngineTarget{
+			Command:   d.strings(em, "command", path),
+			Version:   d.str(em, "version", path, ""),
+			Env:       d.strMap(em, "env", path),
+			ExtraArgs: d.strings(em, "extra_args", path),
+		}
+	}
+	return out
+}
+
+func (d *decoder) simTarget(sim map[string]any) SimTarget {
+	var st SimTarget
+	if cv, ok := d.number(sim, "noise_cv", "target.sim"); ok {
+		if cv < 0 || cv > 1 {
+			d.fail("target.sim.noise_cv", "must be between 0 and 1, got %v", cv)
+		}
+		st.NoiseCV = cv
+	}
+	return st
+}
+
+// positiveDuration reads a [target] duration that must be above zero when
+// given; def applies when it is absent.
+func (d *decoder) positiveDuration(m map[string]any, key string, def time.Duration) time.Duration {
+	if _, ok := m[key]; !ok {
+		return def
+	}
+	t := d.duration(m, key, "target")
+	if t == 0 {
+		d.fail("target."+key, "must be a positive duration like \"2m\", got %s", FormatValue(m[key]))
+	}
+	return t
+}
+
+// fraction reads a [target] fraction in [0, 1); def applies when absent.
+func (d *decoder) fraction(m map[string]any, key string, def float64) float64 {
+	if _, ok := m[key]; !ok {
+		return def
+	}
+	f, ok := d.number(m, key, "target")
+	if ok && (f < 0 || f >= 1) {
+		d.fail("target."+key, "must be at least 0 and below 1, got %v", f)
+	}
+	return f
+}
+
+// sampler asks the injected check whether the sampler suits the study.
+func (d *decoder) sampler(name string, objectives int) {
+	if d.opt.Sampler == nil {
+		return
+	}
+	if err := d.opt.Sampler(name, objectives); err != nil {
+		d.fail("study.sampler", "%v", err)
+	}
+}
+
+func (d *decoder) strMap(m map[string]any, key, path string) map[string]string {
+	tm := d.table(m, key, join(path, key))
+	if len(tm) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(tm))
+	for _, k := range sortedKeys(tm) {
+		out[k] = d.str(tm, k, join(path, key), "")
+	}
+	return out
+}

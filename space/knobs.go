@@ -1,0 +1,80 @@
+package space
+
+import (
+	"fmt"
+	"math"
+)
+
+// legal is the domain a known knob can take on any engine: a value
+// outside it fails every trial that uses it, so a space that can produce
+// one is refused at load.
+type legal struct {
+	integer bool
+	// min and max bound the value; above0 excludes min itself.
+	min, max float64
+	above0   bool
+	// also is one more legal value below min (SGLang's chunked prefill -1).
+	also *float64
+	desc string
+}
+
+func (l legal) ok(f float64) bool {
+	if l.also != nil && f == *l.also {
+		return true
+	}
+	if l.integer && f != math.Trunc(f) {
+		return false
+	}
+	if f < l.min || f > l.max || (l.above0 && f == 0) {
+		return false
+	}
+	return true
+}
+
+// knownDomain returns the legal domain of a knob whose meaning servetune
+// knows; ok is false for other knobs (strings, bools, engine-specific).
+func knownDomain(knob string) (legal, bool) {
+	count := legal{integer: true, min: 1, max: math.MaxInt64, desc: "an integer >= 1"}
+	switch knob {
+	case "tp", "dp", "pp", "ep", "max_running", "cuda_graph_max_bs",
+		"speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
+		"speculative_num_tokens", "max_queue", "num_ctx", "num_batch", "num_thread":
+		return count, true
+	case "chunked_prefill":
+		off := -1.0
+		return legal{integer: true, min: 1, max: math.MaxInt64, also: &off, desc: "an integer >= 1, or -1 (SGLang: no chunking)"}, true
+	case "mem_fraction":
+		return legal{min: 0, max: 1, above0: true, desc: "a fraction in (0, 1]"}, true
+	}
+	return legal{}, false
+}
+
+// CheckValue reports a value no engine can take for the knob: NaN or an
+// infinity for any knob, and for known knobs a value outside their legal
+// domain (parallelism below 1, mem_fraction above 1, ...). "default" is
+// always legal: it passes no flag.
+func CheckValue(knob string, v any) error {
+	if s, ok := v.(string); ok && s == Default {
+		return nil
+	}
+	if f, ok := Normalize(v).(float64); ok && !isFinite(f) {
+		return fmt.Errorf("%v is not a finite number", f)
+	}
+	l, known := knownDomain(knob)
+	if !known {
+		return nil
+	}
+	f, ok := Number(v, false)
+	if !ok || !l.ok(f) {
+		return fmt.Errorf("%s must be %s, got %s", knob, l.desc, describe(v))
+	}
+	return nil
+}
+
+// describe names a value with its type when the type matters.
+func describe(v any) string {
+	if _, ok := v.(string); ok {
+		return fmt.Sprintf("%q", v)
+	}
+	return FormatValue(v)
+}

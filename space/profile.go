@@ -1,0 +1,119 @@
+package space
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/servetune/servetune/bench"
+)
+
+func (d *decoder) profiles(m map[string]any) []bench.Profile {
+	custom := d.table(m, "custom", "profiles.custom")
+	defined := map[string]bench.Profile{}
+	for _, name := range sortedKeys(custom) {
+		if p, ok := d.customProfile(custom, name); ok {
+			defined[name] = p
+		}
+	}
+	run := d.strings(m, "run", "profiles")
+	if _, ok := m["run"]; !ok {
+		run = []string{"balanced"}
+	}
+	if len(run) == 0 {
+		d.fail("profiles.run", "must name at least one profile")
+	}
+	var out []bench.Profile
+	seen := map[string]bool{}
+	for _, name := range run {
+		if seen[name] {
+			d.fail("profiles.run", "names profile %q twice", name)
+			continue
+		}
+		seen[name] = true
+		if p, ok := defined[name]; ok {
+			out = append(out, p)
+			continue
+		}
+		if d.opt.Profile != nil {
+			if p, ok := d.opt.Profile(name); ok {
+				p.Name = name
+				out = append(out, p)
+				continue
+			}
+		}
+		d.fail("profiles.run", "unknown profile %q: not built in and not defined under [profiles.custom.%s]", name, name)
+	}
+	return out
+}
+
+// customProfile decodes [profiles.custom.NAME] into bench.Profile through
+// TOML again, so the profile's own toml tags are the single list of fields.
+func (d *decoder) customProfile(custom map[string]any, name string) (bench.Profile, bool) {
+	path := "profiles.custom." + name
+	sub, ok := custom[name].(map[string]any)
+	if !ok {
+		d.fail(path, "must be a table, got %s", typeName(custom[name]))
+		return bench.Profile{}, false
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(sub); err != nil {
+		d.fail(path, "%v", err)
+		return bench.Profile{}, false
+	}
+	var p bench.Profile
+	md, err := toml.Decode(buf.String(), &p)
+	if err != nil {
+		d.fail(path, "%s", strings.TrimPrefix(err.Error(), "toml: "))
+		return bench.Profile{}, false
+	}
+	for _, k := range md.Undecoded() {
+		d.fail(join(path, k.String()), "unknown profile field")
+	}
+	p.Name = name
+	if p.Dataset == "" {
+		p.Dataset = "random"
+	}
+	d.profileProblems(path, sub, p.Validate())
+	return p, true
+}
+
+// profileProblems reports bench's verdict on a profile, the same check
+// every trial runs, one problem per field it names: a profile space
+// accepted and bench refused would fail every trial.
+func (d *decoder) profileProblems(path string, sub map[string]any, err error) {
+	if err == nil {
+		return
+	}
+	errs := []error{err}
+	var multi interface{ Unwrap() []error }
+	if errors.As(err, &multi) {
+		errs = multi.Unwrap()
+	}
+	for _, e := range errs {
+		msg := e.Error()
+		if field, rest, ok := strings.Cut(msg, " "); ok && isProfileField(sub, field) {
+			d.fail(join(path, field), "%s", rest)
+			continue
+		}
+		d.fail(path, "%s", msg)
+	}
+}
+
+// isProfileField reports whether a word of bench's message names a field
+// of the profile table (given in the file or not).
+func isProfileField(sub map[string]any, word string) bool {
+	if _, ok := sub[word]; ok {
+		return true
+	}
+	t := reflect.TypeFor[bench.Profile]()
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); tag == word && tag != "-" {
+			return true
+		}
+	}
+	return false
+}
