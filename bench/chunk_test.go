@@ -51,4 +51,3 @@ func TestParseChunkMalformed(t *testing.T) {
 		}
 	}
 }
-
