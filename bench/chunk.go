@@ -52,6 +52,9 @@ func parseChunk(data []byte, c *chunk) error {
 			}
 			return raw != nil
 		case "object":
+			if s.peek() != '"' {
+				return s.skip() // null or worse: not an error marker
+			}
 			v, ok := s.str()
 			isError = string(v) == "error"
 			return ok
@@ -243,10 +246,20 @@ func (s *scanner) int() (int, bool) {
 		n = n*10 + int(s.b[s.i]-'0')
 		s.i++
 	}
-	if s.i == start {
-		return 0, s.skip() // null or a float: not a count we can use
+	// More than 18 digits would overflow: no real count is that large.
+	if s.i == start || s.i-start > 18 || s.i < len(s.b) && bytes.IndexByte([]byte(".eE"), s.b[s.i]) >= 0 {
+		s.i = start
+		return 0, s.skip() // null, negative or a float: not a count we can use
 	}
 	return n, true
+}
+
+// nonEmptyArray reports, without consuming anything, whether the value is
+// an array with at least one element.
+func (s *scanner) nonEmptyArray() bool {
+	at := s.i
+	defer func() { s.i = at }()
+	return s.consume('[') && s.peek() != ']' && s.peek() != 0
 }
 
 // choices reads the choices array: only the first choice matters (n=1).
@@ -277,9 +290,7 @@ func (s *scanner) choices(c *chunk) bool {
 				case "content", "reasoning_content", "reasoning":
 					return s.contentString(c)
 				case "tool_calls":
-					if p := s.peek(); p == '[' && !bytes.HasPrefix(s.b[s.i+1:], []byte("]")) {
-						c.content = true
-					}
+					c.content = c.content || s.nonEmptyArray()
 				}
 				return s.skip()
 			}) == nil
