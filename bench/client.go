@@ -94,6 +94,7 @@ type sender struct {
 	header  http.Header
 	idle    time.Duration
 	timeout time.Duration
+	maxLine int                  // SSE line cap; 0: maxSSELine
 	since   func() time.Duration // monotonic offset from the benchmark start
 	start   time.Time            // the benchmark start, for kernel receive stamps
 }
@@ -149,7 +150,7 @@ func (s *sender) read(ctx context.Context, cancel context.CancelCauseFunc, body 
 		c      chunk
 		last   time.Duration
 		chunks int
-		sse    = newSSEReader(body)
+		sse    = newSSEReader(body, s.maxLine)
 	)
 	defer func() {
 		if stall != nil {
@@ -161,6 +162,9 @@ func (s *sender) read(ctx context.Context, cancel context.CancelCauseFunc, body 
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return fail(rec, ClassStream, errors.New("stream ended without [DONE]"))
+			}
+			if errors.Is(err, errLineTooLong) {
+				return fail(rec, ClassProtocol, err)
 			}
 			return fail(rec, classify(ctx, err, ClassStream), cause(ctx, err))
 		}

@@ -268,18 +268,36 @@ func TestRunDeadlineAbortsInFlight(t *testing.T) {
 	}
 }
 
-func TestRunIntermediateStop(t *testing.T) {
+// The live run reports exactly CheckpointSteps, each with the requests
+// finished by then, as the simulator does.
+func TestRunCheckpoints(t *testing.T) {
+	t.Parallel()
+	p := bench.Profile{InputLen: 4, OutputLen: 3, NumPrompts: 15, MaxConcurrency: 1}
+	var got []bench.Checkpoint
+	res, _ := run(t, benchtest.Config{}, p, bench.RunOptions{OnCheckpoint: func(step int, m bench.Metrics) bool {
+		got = append(got, bench.Checkpoint{Step: step, Requests: m.Completed})
+		return false
+	}})
+	if want := bench.CheckpointSteps(15); !slices.Equal(got, want) {
+		t.Errorf("checkpoints %v, want %v", got, want)
+	}
+	if res.Stopped != "" || res.Metrics.Completed != 15 {
+		t.Errorf("stopped %q after %d requests, want a full run", res.Stopped, res.Metrics.Completed)
+	}
+}
+
+func TestRunCheckpointStop(t *testing.T) {
 	t.Parallel()
 	p := bench.Profile{InputLen: 4, OutputLen: 3, NumPrompts: 40, MaxConcurrency: 1}
-	var calls []int
-	res, _ := run(t, benchtest.Config{}, p, bench.RunOptions{Intermediate: func(m bench.Metrics) bool {
-		calls = append(calls, m.Completed)
-		return len(calls) == 3
+	var steps []int
+	res, _ := run(t, benchtest.Config{}, p, bench.RunOptions{OnCheckpoint: func(step int, m bench.Metrics) bool {
+		steps = append(steps, step)
+		return step == 3
 	}})
-	if len(calls) != 3 || calls[0] != 4 || calls[2] != 12 {
-		t.Errorf("intermediate calls at %v, want every 4 requests, stopping at the third", calls)
+	if !slices.Equal(steps, []int{1, 2, 3}) {
+		t.Errorf("checkpoints %v, want 1, 2, 3 and then none", steps)
 	}
-	if res.Stopped == "" || res.Metrics.Completed >= 40 {
+	if !strings.Contains(res.Stopped, "checkpoint 3") || res.Metrics.Completed >= 40 {
 		t.Errorf("run not stopped: %q, %d completed", res.Stopped, res.Metrics.Completed)
 	}
 }

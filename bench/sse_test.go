@@ -10,7 +10,7 @@ import (
 func TestSSEReader(t *testing.T) {
 	long := strings.Repeat("x", 100<<10)
 	in := ": keep-alive\n\nevent: message\nid: 3\ndata: {\"a\":1}\r\n\r\ndata:{\"b\":2}\n\nretry: 10\ndata: " + long + "\n\ndata: [DONE]\n\n"
-	r := newSSEReader(strings.NewReader(in))
+	r := newSSEReader(strings.NewReader(in), 0)
 	var got []string
 	for {
 		d, err := r.next()
@@ -34,7 +34,7 @@ func TestSSEReader(t *testing.T) {
 }
 
 func TestSSEReaderCutMidLine(t *testing.T) {
-	r := newSSEReader(strings.NewReader("data: {\"a\":1}\n\ndata: {\"choi"))
+	r := newSSEReader(strings.NewReader("data: {\"a\":1}\n\ndata: {\"choi"), 0)
 	if _, err := r.next(); err != nil {
 		t.Fatal(err)
 	}
