@@ -40,6 +40,8 @@ type Metrics struct {
 	Errors     []string `json:"errors,omitempty"`
 	// FailedByClass counts failed requests per ErrorClass.
 	FailedByClass map[ErrorClass]int `json:"failed_by_class,omitempty"`
+	// ErrorExamples holds the first message of each failure class.
+	ErrorExamples map[ErrorClass]string `json:"error_examples,omitempty"`
 	// Aborted counts requests cut off by the run stopping (deadline, stop
 	// signal); they are neither completed nor failed.
 	Aborted int `json:"aborted,omitempty"`
@@ -101,8 +103,12 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 			m.Failed++
 			if m.FailedByClass == nil {
 				m.FailedByClass = map[ErrorClass]int{}
+				m.ErrorExamples = map[ErrorClass]string{}
 			}
 			m.FailedByClass[r.Class]++
+			if _, ok := m.ErrorExamples[r.Class]; !ok && r.Error != "" {
+				m.ErrorExamples[r.Class] = r.Error
+			}
 			if r.Error != "" && len(m.Errors) < maxErr && !contains(m.Errors, r.Error) {
 				m.Errors = append(m.Errors, r.Error)
 			}

@@ -9,11 +9,6 @@ import (
 	"time"
 )
 
-// DefaultIdleTimeout is how long a stream may stay silent between content
-// chunks before the request fails. It is not applied before the first
-// chunk: a queued request can legitimately wait minutes for its prefill.
-const DefaultIdleTimeout = time.Minute
-
 // RunOptions tunes one run; the zero value is usable.
 type RunOptions struct {
 	Summary SummaryOptions
@@ -28,9 +23,10 @@ type RunOptions struct {
 	OnCheckpoint func(step int, m Metrics) (stop bool)
 	// RequestTimeout bounds each request; 0 means no bound.
 	RequestTimeout time.Duration
-	// IdleTimeout bounds the silence between chunks once a stream has begun;
-	// 0 means DefaultIdleTimeout, negative disables it.
-	IdleTimeout time.Duration
+	// StallTimeout fails a request that receives no byte for this long,
+	// counted from its send: before the headers, before the first chunk
+	// and between chunks. 0 means DefaultStallTimeout; negative disables it.
+	StallTimeout time.Duration
 	// Deadline bounds the whole run, like Profile.MaxDuration; the smaller of
 	// the two applies.
 	Deadline time.Duration
@@ -77,7 +73,7 @@ func Run(ctx context.Context, c Client, p Profile, opts RunOptions) (Result, err
 func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result, error) {
 	p := plan.Profile
 	res := Result{Profile: p}
-	hdr, err := c.header()
+	key, err := c.apiKey()
 	if err != nil {
 		return res, err
 	}
@@ -89,10 +85,10 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 		hc = newHTTPClient(p.MaxConcurrency)
 		defer hc.CloseIdleConnections()
 	}
-	s := &sender{plan: &plan, hc: hc, url: c.url(p.EndpointName()), model: c.Model, header: hdr,
-		idle: opts.IdleTimeout, timeout: opts.RequestTimeout, maxLine: opts.maxLine}
-	if s.idle == 0 {
-		s.idle = DefaultIdleTimeout
+	s := &sender{plan: &plan, hc: hc, url: c.url(p.EndpointName()), model: c.Model, header: c.header(key),
+		secrets: []string{key}, stall: opts.StallTimeout, timeout: opts.RequestTimeout, maxLine: opts.maxLine}
+	if s.stall == 0 {
+		s.stall = DefaultStallTimeout
 	}
 
 	warm, err := warmup(ctx, s, plan)

@@ -178,11 +178,11 @@ func TestRunFailures(t *testing.T) {
 		{"http 503", benchtest.Fault{Status: 503}, bench.ClassHTTP, "HTTP 503: injected failure"},
 		{"reset mid-stream", benchtest.Fault{After: 2, Reset: true}, bench.ClassStream, "unexpected EOF"},
 		{"truncated", benchtest.Fault{After: 3, Truncate: true}, bench.ClassStream, "without [DONE]"},
-		{"done never arrives", benchtest.Fault{After: 5, Hang: true}, bench.ClassTimeout, "stream stalled"},
+		{"done never arrives", benchtest.Fault{After: 5, Hang: true}, bench.ClassTimeout, "request stalled: no byte received for 100ms"},
 		{"malformed line", benchtest.Fault{After: 1, Malformed: true}, bench.ClassProtocol, "malformed SSE data"},
 		{"error event", benchtest.Fault{After: 2, ErrorEvent: true}, bench.ClassServer, "injected error event"},
 		{"not a stream", benchtest.Fault{NotStream: true}, bench.ClassProtocol, "not an event stream"},
-		{"no headers", benchtest.Fault{HangBeforeHeaders: true}, bench.ClassTimeout, "request timeout"},
+		{"no headers", benchtest.Fault{HangBeforeHeaders: true}, bench.ClassTimeout, "request stalled: no byte received for 100ms"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,7 +195,7 @@ func TestRunFailures(t *testing.T) {
 				return benchtest.Fault{}
 			}}
 			p := bench.Profile{InputLen: 4, OutputLen: 5, NumPrompts: 3}
-			res, _ := run(t, cfg, p, bench.RunOptions{IdleTimeout: 100 * time.Millisecond, RequestTimeout: 2 * time.Second})
+			res, _ := run(t, cfg, p, bench.RunOptions{StallTimeout: 100 * time.Millisecond, RequestTimeout: 2 * time.Second})
 			m := res.Metrics
 			if m.Completed != 2 || m.Failed != 1 {
 				t.Fatalf("completed %d failed %d (%v), want 2 and 1", m.Completed, m.Failed, m.Errors)
@@ -367,5 +367,22 @@ func TestRunOllamaRejectsTokenIDs(t *testing.T) {
 	res, _ := run(t, benchtest.Config{Flavor: benchtest.Ollama}, bench.Profile{InputLen: 4, OutputLen: 3, NumPrompts: 1}, bench.RunOptions{})
 	if r := res.Records[0]; r.Success || !strings.Contains(r.Error, "HTTP 400: prompt must be a string") {
 		t.Errorf("record %+v", r)
+	}
+}
+
+// A connection is reused once its response has ended: the client reads
+// past [DONE] to the end of the chunked body, which the server writes
+// separately (here 10 ms later), so N requests at C streams open at most C
+// connections.
+func TestRunReusesConnections(t *testing.T) {
+	t.Parallel()
+	const streams = 4
+	p := bench.Profile{InputLen: 4, OutputLen: 3, NumPrompts: 60, MaxConcurrency: streams}
+	res, srv := run(t, benchtest.Config{DoneGap: 10 * time.Millisecond}, p, bench.RunOptions{})
+	if res.Metrics.Completed != 60 {
+		t.Fatalf("%d completed: %v", res.Metrics.Completed, res.Metrics.Errors)
+	}
+	if n := srv.Conns(); n > streams {
+		t.Errorf("%d connections for %d requests at %d streams, want ≤ %d", n, 60, streams, streams)
 	}
 }

@@ -55,6 +55,8 @@ func benchCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "warmup", Usage: "warm-up requests, excluded from the metrics"},
 			&cli.DurationFlag{Name: "max-duration", Usage: "whole-benchmark deadline (0 = none)"},
 			&cli.DurationFlag{Name: "request-timeout", Usage: "per-request bound (0 = none)"},
+			&cli.DurationFlag{Name: "stall-timeout", Value: bench.DefaultStallTimeout,
+				Usage: "fail a request that receives no byte for this long, counted from its send (negative = never)"},
 			&cli.BoolFlag{Name: "text-prompts", Usage: "send prompts as text (servers that reject token ids, e.g. Ollama)"},
 			&cli.BoolFlag{Name: "no-ignore-eos", Usage: "do not send ignore_eos (servers that reject it)"},
 			&cli.StringFlag{Name: "api-key-env", Usage: "environment variable holding the API key (the key is never printed)"},
@@ -113,7 +115,8 @@ func benchOptionsFrom(c *cli.Context) (benchOptions, error) {
 		}
 		o.client.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
-	o.run = bench.RunOptions{Summary: o.summary, RequestTimeout: c.Duration("request-timeout")}
+	o.run = bench.RunOptions{Summary: o.summary, RequestTimeout: c.Duration("request-timeout"),
+		StallTimeout: c.Duration("stall-timeout")}
 	return o, nil
 }
 
@@ -240,10 +243,24 @@ func runBench(c *cli.Context, o benchOptions, e *env) error {
 	if res.Stopped != "" {
 		e.log.Warn().Str("reason", res.Stopped).Msg("benchmark stopped early")
 	}
-	if m := res.Metrics; m.Completed == 0 && m.Failed > 0 {
-		return fmt.Errorf("bench: all %d requests failed; first error: %s", m.Failed, m.Errors[0])
+	return noSuccess(res)
+}
+
+// noSuccess fails a benchmark in which no request succeeded: its numbers
+// describe no serving at all, and scripts must not take them for a result.
+func noSuccess(res bench.Result) error {
+	m := res.Metrics
+	if m.Completed > 0 {
+		return nil
 	}
-	return nil
+	if class, example, n := m.DominantError(); n > 0 {
+		return fmt.Errorf("bench: no request succeeded: %d of %d requests failed, %d of them %s: %s",
+			m.Failed, m.Failed+m.Aborted, n, class, example)
+	}
+	if res.Stopped != "" {
+		return fmt.Errorf("bench: no request succeeded: %d requests aborted (%s)", m.Aborted, res.Stopped)
+	}
+	return errors.New("bench: no request succeeded")
 }
 
 func recomputeBench(o benchOptions, e *env) error {
