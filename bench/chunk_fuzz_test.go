@@ -23,6 +23,7 @@ func FuzzParseChunk(f *testing.F) {
 		`{"error":{"object":"error","message":"boom","code":500}}`,
 		`{"object":"error","message":"too long","code":400}`,
 		`{"object":null,"usage":{"prompt_tokens":-1}}`,
+		`{"usage":{"prompt_tokens":1e3,"completion_tokens":2.0}}`,
 		`{"choices":[{"text":"\"\\n\u00e9"}]}`,
 		"[DONE]",
 		`{"text":"\`,

@@ -27,6 +27,13 @@ func TestParseChunk(t *testing.T) {
 		{"error string", `{"error":"bad things"}`, chunk{errMsg: "bad things"}},
 		{"null error", `{"error":null,"choices":[{"text":"a"}]}`, chunk{content: true}},
 		{"object error", `{"object":"error","message":"too long","code":400}`, chunk{errMsg: "too long"}},
+		// Found by FuzzParseChunk: valid chunks the scanner used to refuse
+		// or misread.
+		{"null object", `{"object":null,"choices":[{"text":"a"}]}`, chunk{content: true}},
+		{"counts that are not integers", `{"usage":{"prompt_tokens":1e3,"completion_tokens":2.0}}`, chunk{usage: true}},
+		{"negative count", `{"usage":{"prompt_tokens":-1,"completion_tokens":3}}`, chunk{usage: true, completionTokens: 3}},
+		{"count too large", `{"usage":{"completion_tokens":12345678901234567890}}`, chunk{usage: true}},
+		{"empty tool calls with a space", `{"choices":[{"delta":{"tool_calls":[ ]}}]}`, chunk{}},
 		{"done", "[DONE]", chunk{done: true}},
 		{"done with spaces", " [DONE] ", chunk{done: true}},
 	}
