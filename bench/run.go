@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -73,24 +74,13 @@ func Run(ctx context.Context, c Client, p Profile, opts RunOptions) (Result, err
 func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result, error) {
 	p := plan.Profile
 	res := Result{Profile: p}
-	key, err := c.apiKey()
+	s, err := newSender(c, &plan, opts)
 	if err != nil {
 		return res, err
 	}
-	if c.Model == "" {
-		return res, errors.New("bench: no model name")
+	if c.HTTPClient == nil {
+		defer s.hc.CloseIdleConnections()
 	}
-	hc := c.HTTPClient
-	if hc == nil {
-		hc = newHTTPClient(p.MaxConcurrency)
-		defer hc.CloseIdleConnections()
-	}
-	s := &sender{plan: &plan, hc: hc, url: c.url(p.EndpointName()), model: c.Model, header: c.header(key),
-		secrets: []string{key}, stall: opts.StallTimeout, timeout: opts.RequestTimeout, maxLine: opts.maxLine}
-	if s.stall == 0 {
-		s.stall = DefaultStallTimeout
-	}
-
 	warm, err := warmup(ctx, s, plan)
 	if err != nil {
 		return res, err
@@ -139,6 +129,25 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 		res.Stopped = c.Error()
 	}
 	return res, nil
+}
+
+// newSender checks the client and builds the sender every request of the
+// plan goes through.
+func newSender(c Client, plan *Plan, opts RunOptions) (*sender, error) {
+	key, err := c.apiKey()
+	if err != nil {
+		return nil, err
+	}
+	if c.Model == "" {
+		return nil, errors.New("bench: no model name")
+	}
+	hc := c.HTTPClient
+	if hc == nil {
+		hc = newHTTPClient(plan.Profile.MaxConcurrency)
+	}
+	return &sender{plan: plan, hc: hc, url: c.url(plan.Profile.EndpointName()), model: c.Model, header: c.header(key),
+		secrets: []string{key}, stall: cmp.Or(opts.StallTimeout, DefaultStallTimeout), timeout: opts.RequestTimeout,
+		maxLine: opts.maxLine}, nil
 }
 
 // checkpoint calls on for the checkpoints in due that fall at done
