@@ -35,7 +35,7 @@ func benchCommand(e *env) *cli.Command {
 			"\"Serving Benchmark Result\" block. Built-in profiles: " + strings.Join(bench.BuiltinNames(), ", ") + ".\n" +
 			"Flags given with --profile override that profile's fields. --json FILE writes every metric to FILE and\n" +
 			"the per-request records to FILE's name with .records.jsonl; --from-records recomputes from such a file.\n" +
-			"Exit codes: 0 ok, 1 the server failed every request, 2 bad flags or dataset, 130 interrupted.",
+			"Exit codes: 0 ok, 1 no request succeeded, 2 bad flags or dataset, 130 interrupted.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "base-url", Usage: "server root, e.g. http://127.0.0.1:8000"},
 			&cli.StringFlag{Name: "model", Usage: "model name sent in each request"},
