@@ -48,25 +48,33 @@ func (c Client) url(endpoint string) string {
 	return base + "/v1/completions"
 }
 
-func (c Client) header() (http.Header, error) {
+// apiKey reads the key named by APIKeyEnv ("" when none is configured).
+func (c Client) apiKey() (string, error) {
+	if c.APIKeyEnv == "" {
+		return "", nil
+	}
+	getenv := c.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	key := getenv(c.APIKeyEnv)
+	if key == "" {
+		return "", fmt.Errorf("API key: environment variable %s is empty or unset", c.APIKeyEnv)
+	}
+	return key, nil
+}
+
+func (c Client) header(key string) http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "text/event-stream")
 	for k, v := range c.Headers {
 		h.Set(k, v)
 	}
-	if c.APIKeyEnv != "" {
-		getenv := c.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
-		}
-		key := getenv(c.APIKeyEnv)
-		if key == "" {
-			return nil, fmt.Errorf("API key: environment variable %s is empty or unset", c.APIKeyEnv)
-		}
+	if key != "" {
 		h.Set("Authorization", "Bearer "+key)
 	}
-	return h, nil
+	return h
 }
 
 // newHTTPClient keeps one connection per stream alive and never compresses
@@ -92,20 +100,26 @@ type sender struct {
 	url     string
 	model   string
 	header  http.Header
-	idle    time.Duration
+	secrets []string // redacted from every error message
+	stall   time.Duration
 	timeout time.Duration
+	maxLine int                  // SSE line cap; 0: maxSSELine
 	since   func() time.Duration // monotonic offset from the benchmark start
 	start   time.Time            // the benchmark start, for kernel receive stamps
 }
 
-var (
-	errStalled        = errors.New("stream stalled")
-	errRequestTimeout = errors.New("request timeout")
-)
+var errRequestTimeout = errors.New("request timeout")
 
+// send runs one request; whatever the server said, its error message never
+// carries the API key.
 func (s *sender) send(ctx context.Context, r *PlannedRequest) Record {
+	rec := s.exchange(ctx, r)
+	rec.Error = Redact(rec.Error, s.secrets...)
+	return rec
+}
+
+func (s *sender) exchange(ctx context.Context, r *PlannedRequest) Record {
 	rec := Record{Index: r.Index, Warmup: r.Index < 0, InputTokens: r.InputLen}
-	body := s.plan.appendBody(make([]byte, 0, 64+8*r.InputLen), r, s.model)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if s.timeout > 0 {
@@ -113,17 +127,14 @@ func (s *sender) send(ctx context.Context, r *PlannedRequest) Record {
 		ctx, stop = context.WithTimeoutCause(ctx, s.timeout, fmt.Errorf("%w %v", errRequestTimeout, s.timeout))
 		defer stop()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	dog := newWatchdog(s.stall, cancel)
+	defer dog.stop()
+	req, conn, err := s.request(ctx, r, dog)
 	if err != nil {
 		return fail(rec, ClassProtocol, err)
 	}
-	req.Header = s.header.Clone()
-	req.Header.Set(requestIDHeader, strconv.Itoa(r.Index))
-	var conn net.Conn
-	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) { conn = info.Conn },
-	}))
 	rec.Start = s.since()
+	dog.kick() // the silence counts from the send
 	resp, err := s.hc.Do(req)
 	if err != nil {
 		return fail(rec, classify(ctx, err, ClassConnection), cause(ctx, err))
@@ -131,42 +142,66 @@ func (s *sender) send(ctx context.Context, r *PlannedRequest) Record {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		return fail(rec, ClassHTTP, fmt.Errorf("HTTP %d: %s", resp.StatusCode, errorMessage(bytes.TrimSpace(msg))))
+		return fail(rec, ClassHTTP, fmt.Errorf("HTTP %d: %s", resp.StatusCode, errorMessage(s.scrub(bytes.TrimSpace(msg)))))
 	}
 	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "text/event-stream" {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fail(rec, ClassProtocol, fmt.Errorf("response is %q, not an event stream: %s", ct, truncate(string(msg), 200)))
+		return fail(rec, ClassProtocol, fmt.Errorf("response is %q, not an event stream: %s", ct, truncate(string(s.scrub(msg)), 200)))
 	}
-	return s.read(ctx, cancel, resp.Body, conn, rec)
+	rec = s.read(ctx, watched{resp.Body, dog}, *conn, rec)
+	if rec.Success {
+		drain(cancel, resp.Body)
+	}
+	return rec
+}
+
+// request builds the HTTP request; the connection it goes out on is stored
+// in *conn once known, and the response's first byte feeds the watchdog.
+func (s *sender) request(ctx context.Context, r *PlannedRequest, dog *watchdog) (*http.Request, *net.Conn, error) {
+	body := s.plan.appendBody(make([]byte, 0, 64+8*r.InputLen), r, s.model)
+	var conn net.Conn
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn:              func(info httptrace.GotConnInfo) { conn = info.Conn },
+		GotFirstResponseByte: dog.kick,
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header = s.header.Clone()
+	req.Header.Set(requestIDHeader, strconv.Itoa(r.Index))
+	return req, &conn, nil
+}
+
+// scrub removes the secrets from server text before it is decoded or
+// truncated (a truncation could otherwise keep half a key).
+func (s *sender) scrub(b []byte) []byte {
+	for _, k := range s.secrets {
+		if k != "" {
+			b = bytes.ReplaceAll(b, []byte(k), []byte(redacted))
+		}
+	}
+	return b
 }
 
 // read consumes the event stream. Timing follows vllm bench: TTFT at the
 // first content chunk, one ITL per later content chunk, latency at the last
 // content chunk; the stream must still end with [DONE] to count.
-func (s *sender) read(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader, conn net.Conn, rec Record) Record {
+func (s *sender) read(ctx context.Context, body io.Reader, conn net.Conn, rec Record) Record {
 	var (
-		stall  *time.Timer
 		c      chunk
 		last   time.Duration
 		chunks int
-		sse    = newSSEReader(body)
+		sse    = newSSEReader(body, s.maxLine)
 	)
-	defer func() {
-		if stall != nil {
-			stall.Stop()
-		}
-	}()
 	for {
 		data, err := sse.next()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return fail(rec, ClassStream, errors.New("stream ended without [DONE]"))
-			}
-			return fail(rec, classify(ctx, err, ClassStream), cause(ctx, err))
+			return s.broken(ctx, rec, err)
 		}
 		now := chunkTime(conn, s.start, rec.Start, s.since())
 		if err := parseChunk(data, &c); err != nil {
-			return fail(rec, ClassProtocol, fmt.Errorf("malformed SSE data %q", truncate(string(data), 120)))
+			return fail(rec, ClassProtocol, fmt.Errorf("malformed SSE data %q", truncate(string(s.scrub(data)), 120)))
 		}
 		switch {
 		case c.done:
@@ -180,19 +215,14 @@ func (s *sender) read(ctx context.Context, cancel context.CancelCauseFunc, body 
 			rec.Success = true
 			return rec
 		case c.errMsg != "":
+			_ = parseChunk(s.scrub(data), &c)
 			return fail(rec, ClassServer, errors.New(c.errMsg))
 		}
 		if c.content {
 			if chunks == 0 {
 				rec.TTFT = now - rec.Start
-				if s.idle > 0 {
-					stall = time.AfterFunc(s.idle, func() { cancel(fmt.Errorf("%w: no chunk for %v", errStalled, s.idle)) })
-				}
 			} else {
 				rec.ITL = append(rec.ITL, now-last)
-				if stall != nil {
-					stall.Reset(s.idle)
-				}
 			}
 			last = now
 			chunks++
@@ -204,6 +234,17 @@ func (s *sender) read(ctx context.Context, cancel context.CancelCauseFunc, body 
 			}
 		}
 	}
+}
+
+// broken fails a request whose stream could not be read to [DONE].
+func (s *sender) broken(ctx context.Context, rec Record, err error) Record {
+	switch {
+	case errors.Is(err, io.EOF):
+		return fail(rec, ClassStream, errors.New("stream ended without [DONE]"))
+	case errors.Is(err, errLineTooLong):
+		return fail(rec, ClassProtocol, err)
+	}
+	return fail(rec, classify(ctx, err, ClassStream), cause(ctx, err))
 }
 
 func fail(rec Record, class ErrorClass, err error) Record {

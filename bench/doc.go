@@ -14,6 +14,21 @@
 // (WriteRecords / ReadRecords) recomputes a result without re-running, and
 // the simulator, which fabricates records, shares every definition.
 //
+// The client reads the event stream in two layers: SSE framing (sse.go:
+// lines, capped at 16 MiB) and the scan of each data line's JSON chunk
+// (chunk.go); both are fuzzed. A request that receives no byte for
+// RunOptions.StallTimeout (DefaultStallTimeout, counted from the send)
+// fails as a timeout; after [DONE] the body is read to its end so the
+// connection is reused. Every error message stored has the API key
+// redacted (Redact).
+//
+// Bench also owns definitions others share: the pruning checkpoints of a
+// run (Checkpoints, CheckpointSteps), used by the live run and the
+// simulator alike; the validity of a profile (Profile.Problems, each named
+// by its TOML key); the prompt vocabulary (PromptWords) the tiny test
+// model's tokenizer is built from. Undefined metrics are absent from
+// Metrics.Values, never NaN.
+//
 // # Example
 //
 //	p, _ := bench.Lookup("sharegpt-bs-4")

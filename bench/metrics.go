@@ -6,8 +6,11 @@ import (
 	"time"
 )
 
-// Dist summarises one latency distribution in milliseconds.
+// Dist summarises one latency distribution in milliseconds. With no
+// samples (N = 0) its statistics are undefined: zero here, absent from
+// Values.
 type Dist struct {
+	N           int                `json:"n"`
 	Mean        float64            `json:"mean"`
 	Median      float64            `json:"median"`
 	Std         float64            `json:"std"`
@@ -40,6 +43,8 @@ type Metrics struct {
 	Errors     []string `json:"errors,omitempty"`
 	// FailedByClass counts failed requests per ErrorClass.
 	FailedByClass map[ErrorClass]int `json:"failed_by_class,omitempty"`
+	// ErrorExamples holds the first message of each failure class.
+	ErrorExamples map[ErrorClass]string `json:"error_examples,omitempty"`
 	// Aborted counts requests cut off by the run stopping (deadline, stop
 	// signal); they are neither completed nor failed.
 	Aborted int `json:"aborted,omitempty"`
@@ -101,8 +106,12 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 			m.Failed++
 			if m.FailedByClass == nil {
 				m.FailedByClass = map[ErrorClass]int{}
+				m.ErrorExamples = map[ErrorClass]string{}
 			}
 			m.FailedByClass[r.Class]++
+			if _, ok := m.ErrorExamples[r.Class]; !ok && r.Error != "" {
+				m.ErrorExamples[r.Class] = r.Error
+			}
 			if r.Error != "" && len(m.Errors) < maxErr && !contains(m.Errors, r.Error) {
 				m.Errors = append(m.Errors, r.Error)
 			}
@@ -151,6 +160,9 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 // Values flattens the metrics into the names objectives and constraints use:
 // total_tps, output_tps, request_tps, peak_output_tps, and
 // {mean,median,std,pNN}_{ttft,tpot,itl,e2e}_ms, plus mean/median/pNN_e2e_s.
+// An undefined metric is absent, never NaN or zero: the throughputs without
+// a duration, goodput without an SLO, a distribution without samples (TPOT
+// when no request produced two tokens, anything when none succeeded).
 func (m Metrics) Values() map[string]float64 {
 	v := map[string]float64{
 		"completed":           float64(m.Completed),
@@ -158,18 +170,20 @@ func (m Metrics) Values() map[string]float64 {
 		"duration_s":          m.DurationS,
 		"total_input_tokens":  float64(m.TotalInput),
 		"total_output_tokens": float64(m.TotalOutput),
-		"request_tps":         m.RequestThroughput,
-		"output_tps":          m.OutputThroughput,
-		"total_tps":           m.TotalTokenThroughput,
 		"peak_output_tps":     m.PeakOutputThroughput,
 		"peak_concurrency":    m.PeakConcurrent,
 	}
-	if m.Goodput != 0 {
-		v["goodput_rps"] = m.Goodput
+	if m.DurationS > 0 {
+		v["request_tps"] = m.RequestThroughput
+		v["output_tps"] = m.OutputThroughput
+		v["total_tps"] = m.TotalTokenThroughput
+		if m.GoodputSLO != nil {
+			v["goodput_rps"] = m.Goodput
+		}
 	}
 	for name, d := range map[string]Dist{"ttft": m.TTFT, "tpot": m.TPOT, "itl": m.ITL, "e2e": m.E2EL} {
-		if d.Percentiles == nil {
-			continue // not computed (SummaryOptions.NoITL)
+		if d.N == 0 {
+			continue // no samples, or not computed (SummaryOptions.NoITL)
 		}
 		v["mean_"+name+"_ms"] = d.Mean
 		v["median_"+name+"_ms"] = d.Median
@@ -178,10 +192,17 @@ func (m Metrics) Values() map[string]float64 {
 			v[k+"_"+name+"_ms"] = x
 		}
 	}
-	v["mean_e2e_s"] = m.E2EL.Mean / 1000
-	v["median_e2e_s"] = m.E2EL.Median / 1000
-	for k, x := range m.E2EL.Percentiles {
-		v[k+"_e2e_s"] = x / 1000
+	if m.E2EL.N > 0 {
+		v["mean_e2e_s"] = m.E2EL.Mean / 1000
+		v["median_e2e_s"] = m.E2EL.Median / 1000
+		for k, x := range m.E2EL.Percentiles {
+			v[k+"_e2e_s"] = x / 1000
+		}
+	}
+	for k, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			delete(v, k) // cannot come from Summarize; a hand-built Metrics still never yields one
+		}
 	}
 	return v
 }
@@ -200,7 +221,7 @@ func withDefaultPercentiles(ps []float64) []float64 {
 }
 
 func summarize(xs []float64, pcts []float64) Dist {
-	d := Dist{Percentiles: make(map[string]float64, len(pcts))}
+	d := Dist{N: len(xs), Percentiles: make(map[string]float64, len(pcts))}
 	if len(xs) == 0 {
 		for _, p := range pcts {
 			d.Percentiles[PercentileKey(p)] = 0
@@ -270,15 +291,17 @@ func peaks(recs []Record) (tokens, concurrent float64) {
 		if r.Warmup || !r.Success {
 			continue
 		}
+		// Bounds checked: records read from a file may hold any durations.
 		t := r.Start + r.TTFT
-		tok[sec(t)]++
-		for _, g := range r.ITL {
-			t += g
-			if b := sec(t); b < n {
+		for i := -1; i < len(r.ITL); i++ {
+			if i >= 0 {
+				t += r.ITL[i]
+			}
+			if b := sec(t); b >= 0 && b < n {
 				tok[b]++
 			}
 		}
-		for b := sec(r.Start); b <= sec(r.Start+r.Latency) && b < n; b++ {
+		for b := max(sec(r.Start), 0); b <= sec(r.Start+r.Latency) && b < n; b++ {
 			conc[b]++
 		}
 	}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 	"time"
@@ -86,5 +87,88 @@ func TestPercentileMatchesNumpy(t *testing.T) {
 		if got := percentile(xs, q); !near(got, want) {
 			t.Errorf("percentile(%v) = %v, want %v", q, got, want)
 		}
+	}
+}
+
+// Undefined metrics are absent from Values, never NaN or a made-up zero,
+// and the metrics always marshal to JSON.
+func TestValuesUndefinedAbsent(t *testing.T) {
+	ok := func(out int) Record {
+		return Record{Success: true, InputTokens: 4, OutputTokens: out, TTFT: 10 * time.Millisecond, Latency: 30 * time.Millisecond}
+	}
+	cases := []struct {
+		name          string
+		recs          []Record
+		dur           time.Duration
+		slo           SLO
+		present, gone []string
+	}{
+		{"nothing at all", nil, 0, SLO{}, []string{"completed", "failed"},
+			[]string{"request_tps", "output_tps", "total_tps", "mean_ttft_ms", "p99_e2e_ms", "mean_e2e_s", "goodput_rps"}},
+		{"only failures", []Record{{Class: ClassHTTP, Error: "HTTP 500"}}, time.Second, SLO{}, []string{"request_tps", "failed"},
+			[]string{"mean_ttft_ms", "median_tpot_ms", "p50_itl_ms", "median_e2e_s"}},
+		{"one-token replies have no TPOT", []Record{ok(1), ok(1)}, time.Second, SLO{}, []string{"mean_ttft_ms", "p99_e2e_s"},
+			[]string{"mean_tpot_ms", "p99_tpot_ms", "std_tpot_ms", "mean_itl_ms", "goodput_rps"}},
+		{"goodput under an SLO nobody meets is zero", []Record{ok(3)}, time.Second, SLO{TTFTMs: 1},
+			[]string{"goodput_rps", "mean_tpot_ms"}, nil},
+		{"zero duration has no throughput", []Record{ok(3)}, 0, SLO{TTFTMs: 100}, []string{"mean_ttft_ms"},
+			[]string{"request_tps", "output_tps", "total_tps", "goodput_rps"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := Summarize(tc.recs, tc.dur, SummaryOptions{Goodput: tc.slo})
+			v := m.Values()
+			for _, k := range tc.present {
+				if _, ok := v[k]; !ok {
+					t.Errorf("%s absent, want it", k)
+				}
+			}
+			for _, k := range tc.gone {
+				if x, ok := v[k]; ok {
+					t.Errorf("%s = %v, want it absent", k, x)
+				}
+			}
+			for k, x := range v {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					t.Errorf("%s = %v", k, x)
+				}
+			}
+			if _, err := json.Marshal(m); err != nil {
+				t.Errorf("metrics do not marshal: %v", err)
+			}
+			if tc.slo == (SLO{TTFTMs: 1}) && v["goodput_rps"] != 0 {
+				t.Errorf("goodput %v, want 0", v["goodput_rps"])
+			}
+		})
+	}
+}
+
+func TestValuesDropsNonFinite(t *testing.T) {
+	m := Metrics{DurationS: 1, RequestThroughput: math.NaN(), OutputThroughput: math.Inf(1), TotalTokenThroughput: 3}
+	v := m.Values()
+	if _, ok := v["request_tps"]; ok {
+		t.Error("NaN request_tps kept")
+	}
+	if _, ok := v["output_tps"]; ok {
+		t.Error("+Inf output_tps kept")
+	}
+	if v["total_tps"] != 3 {
+		t.Errorf("total_tps %v, want 3", v["total_tps"])
+	}
+}
+
+// Records read from a file can hold any durations: summarising them must
+// not index outside the peak buckets.
+func TestSummarizeOddRecords(t *testing.T) {
+	recs := []Record{
+		{Success: true, OutputTokens: 3, Start: time.Second, TTFT: -5 * time.Second, Latency: -time.Second, ITL: []time.Duration{-time.Hour, 2 * time.Hour}},
+		{Success: true, OutputTokens: 2, Start: 0, TTFT: time.Millisecond, Latency: 2 * time.Millisecond},
+	}
+	m := Summarize(recs, time.Second, SummaryOptions{})
+	if m.Completed != 2 {
+		t.Errorf("completed %d, want 2", m.Completed)
+	}
+	if _, err := json.Marshal(m); err != nil {
+		t.Error(err)
 	}
 }

@@ -85,65 +85,90 @@ func (p Profile) BurstinessFactor() float64 {
 	return p.Burstiness
 }
 
-// Validate reports every problem with the profile at once, so a space file
-// with several mistakes is fixed in one round.
+// Problem is one invalid field of a profile, named by its TOML key, so a
+// space loader can point at the file, line and key that hold it.
+type Problem struct {
+	Key string // e.g. "input_len"
+	Msg string // e.g. "must be > 0 for the random dataset, not 0"
+}
+
+func (p Problem) Error() string { return p.Key + " " + p.Msg }
+
+// Validate reports every problem with the profile at once (Problems,
+// joined), so a space file with several mistakes is fixed in one round.
 func (p Profile) Validate() error {
-	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	probs := p.Problems()
+	if len(probs) == 0 {
+		return nil
+	}
+	errs := make([]error, len(probs))
+	for i, pr := range probs {
+		errs[i] = pr
+	}
+	if p.Name != "" {
+		return fmt.Errorf("profile %s: %w", p.Name, errors.Join(errs...))
+	}
+	return fmt.Errorf("profile: %w", errors.Join(errs...))
+}
+
+// Problems lists what is wrong with the profile, in field order; none
+// means it is valid.
+func (p Profile) Problems() []Problem {
+	var probs []Problem
+	bad := func(key, format string, a ...any) { probs = append(probs, Problem{key, fmt.Sprintf(format, a...)}) }
+	p.datasetProblems(bad)
+	if p.RangeRatio < 0 || p.RangeRatio >= 1 || math.IsNaN(p.RangeRatio) {
+		bad("range_ratio", "must be in [0, 1), not %v", p.RangeRatio)
+	}
+	if p.PrefixLen < 0 {
+		bad("prefix_len", "must be >= 0, not %d", p.PrefixLen)
+	}
+	if p.NumPrompts <= 0 {
+		bad("num_prompts", "must be > 0, not %d", p.NumPrompts)
+	}
+	if p.RequestRate < 0 || math.IsNaN(p.RequestRate) {
+		bad("request_rate", "must be > 0 or inf, not %v", p.RequestRate)
+	}
+	if p.Burstiness < 0 || math.IsNaN(p.Burstiness) {
+		bad("burstiness", "must be > 0, not %v", p.Burstiness)
+	}
+	if p.MaxConcurrency < 0 {
+		bad("max_concurrency", "must be >= 0 (0 = unlimited), not %d", p.MaxConcurrency)
+	}
+	if p.Warmup < 0 {
+		bad("warmup", "must be >= 0, not %d", p.Warmup)
+	}
+	if p.MaxDuration < 0 {
+		bad("max_duration", "must be >= 0, not %v", p.MaxDuration)
+	}
+	if e := p.EndpointName(); e != EndpointCompletions && e != EndpointChat {
+		bad("endpoint", "must be completions or chat, not %q", p.Endpoint)
+	}
+	return probs
+}
+
+// datasetProblems checks the dataset and the fields it needs.
+func (p Profile) datasetProblems(bad func(key, format string, a ...any)) {
 	switch p.DatasetName() {
 	case DatasetRandom:
 		if p.InputLen <= 0 {
-			bad("input_len must be > 0 for the random dataset, not %d", p.InputLen)
+			bad("input_len", "must be > 0 for the random dataset, not %d", p.InputLen)
 		}
 		if p.OutputLen <= 0 {
-			bad("output_len must be > 0 for the random dataset, not %d", p.OutputLen)
+			bad("output_len", "must be > 0 for the random dataset, not %d", p.OutputLen)
 		}
 		if p.DatasetPath != "" {
-			bad("dataset_path is not used by the random dataset")
+			bad("dataset_path", "is not used by the random dataset")
 		}
 	case DatasetShareGPT:
 		if p.OutputLen < 0 {
-			bad("output_len must be >= 0, not %d", p.OutputLen)
+			bad("output_len", "must be >= 0, not %d", p.OutputLen)
 		}
 	case DatasetJSONL:
 		if p.DatasetPath == "" {
-			bad("dataset_path is required for the jsonl dataset")
+			bad("dataset_path", "is required for the jsonl dataset")
 		}
 	default:
-		bad("dataset must be random, sharegpt or jsonl, not %q", p.Dataset)
+		bad("dataset", "must be random, sharegpt or jsonl, not %q", p.Dataset)
 	}
-	if p.RangeRatio < 0 || p.RangeRatio >= 1 || math.IsNaN(p.RangeRatio) {
-		bad("range_ratio must be in [0, 1), not %v", p.RangeRatio)
-	}
-	if p.PrefixLen < 0 {
-		bad("prefix_len must be >= 0, not %d", p.PrefixLen)
-	}
-	if p.NumPrompts <= 0 {
-		bad("num_prompts must be > 0, not %d", p.NumPrompts)
-	}
-	if p.RequestRate < 0 || math.IsNaN(p.RequestRate) {
-		bad("request_rate must be > 0 or inf, not %v", p.RequestRate)
-	}
-	if p.Burstiness < 0 || math.IsNaN(p.Burstiness) {
-		bad("burstiness must be > 0, not %v", p.Burstiness)
-	}
-	if p.MaxConcurrency < 0 {
-		bad("max_concurrency must be >= 0 (0 = unlimited), not %d", p.MaxConcurrency)
-	}
-	if p.Warmup < 0 {
-		bad("warmup must be >= 0, not %d", p.Warmup)
-	}
-	if p.MaxDuration < 0 {
-		bad("max_duration must be >= 0, not %v", p.MaxDuration)
-	}
-	if e := p.EndpointName(); e != EndpointCompletions && e != EndpointChat {
-		bad("endpoint must be completions or chat, not %q", p.Endpoint)
-	}
-	if err := errors.Join(errs...); err != nil {
-		if p.Name != "" {
-			return fmt.Errorf("profile %s: %w", p.Name, err)
-		}
-		return fmt.Errorf("profile: %w", err)
-	}
-	return nil
 }

@@ -36,14 +36,15 @@ const (
 	// ClassConnection: the connection failed before the response headers
 	// (refused, reset, closed).
 	ClassConnection ErrorClass = "connection"
-	// ClassTimeout: the request timeout expired, or the stream went silent
-	// for longer than the idle timeout.
+	// ClassTimeout: the request timeout expired, or the request received
+	// no byte for the stall timeout.
 	ClassTimeout ErrorClass = "timeout"
 	// ClassStream: the stream broke after the headers: reset, cut mid-line,
 	// or ended without [DONE].
 	ClassStream ErrorClass = "stream"
 	// ClassProtocol: the response was not a usable event stream (wrong
-	// content type, malformed JSON, no content chunk before [DONE]).
+	// content type, malformed JSON, a line past the 16 MiB cap, no content
+	// chunk before [DONE]).
 	ClassProtocol ErrorClass = "protocol"
 	// ClassServer: the server streamed an error object.
 	ClassServer ErrorClass = "server_error"

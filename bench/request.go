@@ -2,22 +2,28 @@ package bench
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 )
 
-// fillerWords are words that are one token in the common BPE vocabularies
-// (with their leading space), so a text prompt of n words is close to n
+// promptWords are words that are one token (with a leading space) in the
+// common BPE vocabularies, so a text prompt of n words is close to n
 // tokens. Text prompts are for servers that take only strings; their exact
 // length comes back in usage.
-var fillerWords = [...]string{
-	" the", " of", " and", " to", " in", " is", " it", " you", " that", " he",
-	" was", " for", " on", " are", " as", " with", " his", " they", " at", " be",
-	" this", " have", " from", " or", " one", " had", " by", " word", " but", " not",
-	" what", " all", " were", " we", " when", " your", " can", " said", " there", " use",
-	" an", " each", " which", " she", " do", " how", " their", " if", " will", " up",
-	" other", " about", " out", " many", " then", " them", " these", " so", " some", " her",
-	" would", " make", " like", " him",
+var promptWords = [...]string{
+	"the", "of", "and", "to", "in", "is", "it", "you", "that", "he",
+	"was", "for", "on", "are", "as", "with", "his", "they", "at", "be",
+	"this", "have", "from", "or", "one", "had", "by", "word", "but", "not",
+	"what", "all", "were", "we", "when", "your", "can", "said", "there", "use",
+	"an", "each", "which", "she", "do", "how", "their", "if", "will", "up",
+	"other", "about", "out", "many", "then", "them", "these", "so", "some", "her",
+	"would", "make", "like", "him",
 }
+
+// PromptWords returns (a copy of) the words text prompts are made of, each
+// sent after a space. The tiny test model's tokenizer (engines/gguf) makes
+// each one token, so its prompts are as long as the profile says.
+func PromptWords() []string { return slices.Clone(promptWords[:]) }
 
 // tokenIDs reports whether r is sent as a token-id list.
 func (pl *Plan) tokenIDs(r *PlannedRequest) bool {
@@ -25,7 +31,7 @@ func (pl *Plan) tokenIDs(r *PlannedRequest) bool {
 	return r.text == "" && !p.TextPrompts && p.EndpointName() == EndpointCompletions
 }
 
-// promptText is r's prompt as a string: the dataset's text, or filler words
+// promptText is r's prompt as a string: the dataset's text, or prompt words
 // standing in for the random token ids.
 func (pl *Plan) promptText(r *PlannedRequest) string {
 	if r.text != "" {
@@ -33,10 +39,10 @@ func (pl *Plan) promptText(r *PlannedRequest) string {
 	}
 	b := make([]byte, 0, 5*r.InputLen)
 	for _, id := range pl.prefix {
-		b = append(b, fillerWords[id%len(fillerWords)]...)
+		b = append(append(b, ' '), promptWords[id%len(promptWords)]...)
 	}
 	for j := 0; j < r.InputLen-len(pl.prefix); j++ {
-		b = append(b, fillerWords[(r.offset+j)%len(fillerWords)]...)
+		b = append(append(b, ' '), promptWords[(r.offset+j)%len(promptWords)]...)
 	}
 	return string(b[1:]) // no leading space: the server may add BOS, not a space token
 }

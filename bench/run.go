@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,30 +10,31 @@ import (
 	"time"
 )
 
-// DefaultIdleTimeout is how long a stream may stay silent between content
-// chunks before the request fails. It is not applied before the first
-// chunk: a queued request can legitimately wait minutes for its prefill.
-const DefaultIdleTimeout = time.Minute
-
 // RunOptions tunes one run; the zero value is usable.
 type RunOptions struct {
 	Summary SummaryOptions
 	// Progress, when set, is called after each request finishes, from one
 	// goroutine.
 	Progress func(Progress)
-	// Intermediate, when set, is called each time another tenth of the
-	// requests has finished, with the metrics so far (for pruning a trial
-	// early). Returning true stops the run: nothing more is sent and the
-	// requests in flight are abandoned.
-	Intermediate func(Metrics) (stop bool)
+	// OnCheckpoint, when set, is called at each of CheckpointSteps(number
+	// of requests) with the step and the metrics of the requests finished so
+	// far (for pruning a trial early), from one goroutine. Returning true
+	// stops the run: nothing more is sent and the requests in flight are
+	// abandoned.
+	OnCheckpoint func(step int, m Metrics) (stop bool)
 	// RequestTimeout bounds each request; 0 means no bound.
 	RequestTimeout time.Duration
-	// IdleTimeout bounds the silence between chunks once a stream has begun;
-	// 0 means DefaultIdleTimeout, negative disables it.
-	IdleTimeout time.Duration
+	// StallTimeout fails a request that receives no byte for this long,
+	// counted from its send: before the headers, before the first chunk
+	// and between chunks. 0 means DefaultStallTimeout; negative disables it.
+	StallTimeout time.Duration
 	// Deadline bounds the whole run, like Profile.MaxDuration; the smaller of
 	// the two applies.
 	Deadline time.Duration
+
+	// maxLine overrides the SSE line cap, so a test can hit it without
+	// streaming 16 MiB.
+	maxLine int
 }
 
 // Progress is a run's progress so far.
@@ -72,24 +74,13 @@ func Run(ctx context.Context, c Client, p Profile, opts RunOptions) (Result, err
 func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result, error) {
 	p := plan.Profile
 	res := Result{Profile: p}
-	hdr, err := c.header()
+	s, err := newSender(c, &plan, opts)
 	if err != nil {
 		return res, err
 	}
-	if c.Model == "" {
-		return res, errors.New("bench: no model name")
+	if c.HTTPClient == nil {
+		defer s.hc.CloseIdleConnections()
 	}
-	hc := c.HTTPClient
-	if hc == nil {
-		hc = newHTTPClient(p.MaxConcurrency)
-		defer hc.CloseIdleConnections()
-	}
-	s := &sender{plan: &plan, hc: hc, url: c.url(p.EndpointName()), model: c.Model, header: hdr,
-		idle: opts.IdleTimeout, timeout: opts.RequestTimeout}
-	if s.idle == 0 {
-		s.idle = DefaultIdleTimeout
-	}
-
 	warm, err := warmup(ctx, s, plan)
 	if err != nil {
 		return res, err
@@ -105,7 +96,7 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 	s.since = func() time.Duration { return time.Since(res.Start) }
 	s.start = res.Start
 	total := len(plan.Requests)
-	every := max(1, (total+9)/10)
+	due := CheckpointSteps(total)
 	failed := 0
 	runRequests(runCtx, plan.Requests, p.MaxConcurrency, res.Start, s.send, func(r Record) {
 		res.Records = append(res.Records, r)
@@ -116,9 +107,15 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 		if opts.Progress != nil {
 			opts.Progress(Progress{Done: done, Failed: failed, Total: total, Elapsed: time.Since(res.Start)})
 		}
-		if opts.Intermediate != nil && done%every == 0 && done < total && runCtx.Err() == nil &&
-			opts.Intermediate(Summarize(res.Records, time.Since(res.Start), opts.Summary)) {
-			cancel(fmt.Errorf("%w: intermediate check asked to stop after %d requests", errRunStopped, done))
+		on := opts.OnCheckpoint
+		if runCtx.Err() != nil {
+			on = nil // stopped: the metrics so far no longer mean a checkpoint
+		}
+		var step int
+		if due, step = checkpoint(due, done, on, func() Metrics {
+			return Summarize(res.Records, time.Since(res.Start), opts.Summary)
+		}); step > 0 {
+			cancel(fmt.Errorf("%w: checkpoint %d asked to stop after %d requests", errRunStopped, step, done))
 		}
 	})
 	res.Duration = time.Since(res.Start)
@@ -132,6 +129,47 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 		res.Stopped = c.Error()
 	}
 	return res, nil
+}
+
+// newSender checks the client and builds the sender every request of the
+// plan goes through.
+func newSender(c Client, plan *Plan, opts RunOptions) (*sender, error) {
+	key, err := c.apiKey()
+	if err != nil {
+		return nil, err
+	}
+	if c.Model == "" {
+		return nil, errors.New("bench: no model name")
+	}
+	hc := c.HTTPClient
+	if hc == nil {
+		hc = newHTTPClient(plan.Profile.MaxConcurrency)
+	}
+	return &sender{plan: plan, hc: hc, url: c.url(plan.Profile.EndpointName()), model: c.Model, header: c.header(key),
+		secrets: []string{key}, stall: cmp.Or(opts.StallTimeout, DefaultStallTimeout), timeout: opts.RequestTimeout,
+		maxLine: opts.maxLine}, nil
+}
+
+// checkpoint calls on for the checkpoints in due that fall at done
+// finished requests, summarising once for all of them. It returns the
+// checkpoints still due and the step that asked to stop, if one did.
+func checkpoint(due []Checkpoint, done int, on func(int, Metrics) bool, summarize func() Metrics) ([]Checkpoint, int) {
+	var m *Metrics
+	for len(due) > 0 && due[0].Requests <= done {
+		cp := due[0]
+		due = due[1:]
+		if on == nil {
+			continue
+		}
+		if m == nil {
+			s := summarize()
+			m = &s
+		}
+		if on(cp.Step, *m) {
+			return nil, cp.Step
+		}
+	}
+	return due, 0
 }
 
 // warmup sends the plan's warm-up requests under the same concurrency cap;

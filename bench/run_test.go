@@ -178,11 +178,11 @@ func TestRunFailures(t *testing.T) {
 		{"http 503", benchtest.Fault{Status: 503}, bench.ClassHTTP, "HTTP 503: injected failure"},
 		{"reset mid-stream", benchtest.Fault{After: 2, Reset: true}, bench.ClassStream, "unexpected EOF"},
 		{"truncated", benchtest.Fault{After: 3, Truncate: true}, bench.ClassStream, "without [DONE]"},
-		{"done never arrives", benchtest.Fault{After: 5, Hang: true}, bench.ClassTimeout, "stream stalled"},
+		{"done never arrives", benchtest.Fault{After: 5, Hang: true}, bench.ClassTimeout, "request stalled: no byte received for 100ms"},
 		{"malformed line", benchtest.Fault{After: 1, Malformed: true}, bench.ClassProtocol, "malformed SSE data"},
 		{"error event", benchtest.Fault{After: 2, ErrorEvent: true}, bench.ClassServer, "injected error event"},
 		{"not a stream", benchtest.Fault{NotStream: true}, bench.ClassProtocol, "not an event stream"},
-		{"no headers", benchtest.Fault{HangBeforeHeaders: true}, bench.ClassTimeout, "request timeout"},
+		{"no headers", benchtest.Fault{HangBeforeHeaders: true}, bench.ClassTimeout, "request stalled: no byte received for 100ms"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,7 +195,7 @@ func TestRunFailures(t *testing.T) {
 				return benchtest.Fault{}
 			}}
 			p := bench.Profile{InputLen: 4, OutputLen: 5, NumPrompts: 3}
-			res, _ := run(t, cfg, p, bench.RunOptions{IdleTimeout: 100 * time.Millisecond, RequestTimeout: 2 * time.Second})
+			res, _ := run(t, cfg, p, bench.RunOptions{StallTimeout: 100 * time.Millisecond, RequestTimeout: 2 * time.Second})
 			m := res.Metrics
 			if m.Completed != 2 || m.Failed != 1 {
 				t.Fatalf("completed %d failed %d (%v), want 2 and 1", m.Completed, m.Failed, m.Errors)
@@ -268,18 +268,36 @@ func TestRunDeadlineAbortsInFlight(t *testing.T) {
 	}
 }
 
-func TestRunIntermediateStop(t *testing.T) {
+// The live run reports exactly CheckpointSteps, each with the requests
+// finished by then, as the simulator does.
+func TestRunCheckpoints(t *testing.T) {
+	t.Parallel()
+	p := bench.Profile{InputLen: 4, OutputLen: 3, NumPrompts: 15, MaxConcurrency: 1}
+	var got []bench.Checkpoint
+	res, _ := run(t, benchtest.Config{}, p, bench.RunOptions{OnCheckpoint: func(step int, m bench.Metrics) bool {
+		got = append(got, bench.Checkpoint{Step: step, Requests: m.Completed})
+		return false
+	}})
+	if want := bench.CheckpointSteps(15); !slices.Equal(got, want) {
+		t.Errorf("checkpoints %v, want %v", got, want)
+	}
+	if res.Stopped != "" || res.Metrics.Completed != 15 {
+		t.Errorf("stopped %q after %d requests, want a full run", res.Stopped, res.Metrics.Completed)
+	}
+}
+
+func TestRunCheckpointStop(t *testing.T) {
 	t.Parallel()
 	p := bench.Profile{InputLen: 4, OutputLen: 3, NumPrompts: 40, MaxConcurrency: 1}
-	var calls []int
-	res, _ := run(t, benchtest.Config{}, p, bench.RunOptions{Intermediate: func(m bench.Metrics) bool {
-		calls = append(calls, m.Completed)
-		return len(calls) == 3
+	var steps []int
+	res, _ := run(t, benchtest.Config{}, p, bench.RunOptions{OnCheckpoint: func(step int, m bench.Metrics) bool {
+		steps = append(steps, step)
+		return step == 3
 	}})
-	if len(calls) != 3 || calls[0] != 4 || calls[2] != 12 {
-		t.Errorf("intermediate calls at %v, want every 4 requests, stopping at the third", calls)
+	if !slices.Equal(steps, []int{1, 2, 3}) {
+		t.Errorf("checkpoints %v, want 1, 2, 3 and then none", steps)
 	}
-	if res.Stopped == "" || res.Metrics.Completed >= 40 {
+	if !strings.Contains(res.Stopped, "checkpoint 3") || res.Metrics.Completed >= 40 {
 		t.Errorf("run not stopped: %q, %d completed", res.Stopped, res.Metrics.Completed)
 	}
 }
@@ -349,5 +367,22 @@ func TestRunOllamaRejectsTokenIDs(t *testing.T) {
 	res, _ := run(t, benchtest.Config{Flavor: benchtest.Ollama}, bench.Profile{InputLen: 4, OutputLen: 3, NumPrompts: 1}, bench.RunOptions{})
 	if r := res.Records[0]; r.Success || !strings.Contains(r.Error, "HTTP 400: prompt must be a string") {
 		t.Errorf("record %+v", r)
+	}
+}
+
+// A connection is reused once its response has ended: the client reads
+// past [DONE] to the end of the chunked body, which the server writes
+// separately (here 10 ms later), so N requests at C streams open at most C
+// connections.
+func TestRunReusesConnections(t *testing.T) {
+	t.Parallel()
+	const streams = 4
+	p := bench.Profile{InputLen: 4, OutputLen: 3, NumPrompts: 60, MaxConcurrency: streams}
+	res, srv := run(t, benchtest.Config{DoneGap: 10 * time.Millisecond}, p, bench.RunOptions{})
+	if res.Metrics.Completed != 60 {
+		t.Fatalf("%d completed: %v", res.Metrics.Completed, res.Metrics.Errors)
+	}
+	if n := srv.Conns(); n > streams {
+		t.Errorf("%d connections for %d requests at %d streams, want ≤ %d", n, 60, streams, streams)
 	}
 }

@@ -36,7 +36,7 @@ func BenchmarkSSEStream(b *testing.B) {
 	b.ReportAllocs()
 	var c chunk
 	for b.Loop() {
-		r := newSSEReader(bytes.NewReader(raw))
+		r := newSSEReader(bytes.NewReader(raw), 0)
 		for {
 			d, err := r.next()
 			if errors.Is(err, io.EOF) {

@@ -3,337 +3,24 @@ package bench
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 )
 
-// chunk is what the load generator needs from one streamed event. Parsing
-// into this instead of a full struct keeps the per-chunk cost far below a
-// microsecond (BenchmarkParseChunk), so the client never limits a server.
-type chunk struct {
-	done bool // the [DONE] sentinel
-	// content: the first choice carries generated text (completions `text`,
-	// chat `delta.content` / `delta.reasoning_content` / `delta.reasoning`,
-	// or tool calls). Chat role-only chunks and llama.cpp's final empty-text
-	// chunk are not content.
-	content bool
-	// usage: a usage object was present (completion/prompt token counts).
-	usage            bool
-	promptTokens     int
-	completionTokens int
-	// errMsg is set when the server streamed an error object.
-	errMsg string
-}
+// maxSSELine bounds one line of an event stream. Engines send one JSON
+// object per line, a few hundred bytes (a long tool call: kilobytes); a
+// line past this is a broken or hostile server, and buffering it would grow
+// the client's memory without bound.
+const maxSSELine = 16 << 20
 
-var errMalformed = errors.New("malformed JSON")
+// sseBufferSize is the read buffer: most lines fit it, so reading them
+// copies nothing.
+const sseBufferSize = 32 << 10
 
-// parseChunk parses the payload of one SSE data line.
-func parseChunk(data []byte, c *chunk) error {
-	*c = chunk{}
-	data = bytes.TrimSpace(data)
-	if string(data) == "[DONE]" {
-		c.done = true
-		return nil
-	}
-	s := scanner{b: data}
-	if !s.consume('{') {
-		return errMalformed
-	}
-	isError := false
-	err := s.object(func(key []byte) bool {
-		switch string(key) {
-		case "choices":
-			return s.choices(c)
-		case "usage":
-			return s.usage(c)
-		case "error":
-			raw := s.rawValue()
-			if string(raw) != "null" && raw != nil {
-				c.errMsg = errorMessage(raw)
-			}
-			return raw != nil
-		case "object":
-			v, ok := s.str()
-			isError = string(v) == "error"
-			return ok
-		}
-		return s.skip()
-	})
-	if err != nil {
-		return err
-	}
-	if isError && c.errMsg == "" {
-		c.errMsg = errorMessage(data)
-	}
-	return nil
-}
-
-// errorMessage extracts a readable message from an error object, which
-// engines shape differently ({"message":..} or {"error":{"message":..}}).
-func errorMessage(raw []byte) string {
-	var e struct {
-		Message string          `json:"message"`
-		Error   json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(raw, &e) == nil {
-		if e.Message != "" {
-			return e.Message
-		}
-		if len(e.Error) > 0 {
-			if m := errorMessage(e.Error); m != "" {
-				return m
-			}
-		}
-	}
-	var str string
-	if json.Unmarshal(raw, &str) == nil && str != "" {
-		return str
-	}
-	return truncate(string(raw), 200)
-}
-
-// scanner is a minimal JSON reader: it locates the few fields the client
-// needs and skips everything else without decoding it.
-type scanner struct {
-	b   []byte
-	i   int
-	bad bool
-}
-
-func (s *scanner) ok() bool { return !s.bad }
-
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-func (s *scanner) peek() byte {
-	s.ws()
-	if s.i < len(s.b) {
-		return s.b[s.i]
-	}
-	return 0
-}
-
-func (s *scanner) consume(c byte) bool {
-	if s.peek() == c {
-		s.i++
-		return true
-	}
-	return false
-}
-
-// object walks the members of an object whose '{' was consumed, calling f
-// with each key positioned at its value; f must consume the value.
-func (s *scanner) object(f func(key []byte) bool) error {
-	if s.consume('}') {
-		return nil
-	}
-	for {
-		key, ok := s.str()
-		if !ok || !s.consume(':') || !f(key) {
-			return errMalformed
-		}
-		if s.consume(',') {
-			continue
-		}
-		if s.consume('}') {
-			return nil
-		}
-		return errMalformed
-	}
-}
-
-// str reads a string and returns its raw (still escaped) contents.
-func (s *scanner) str() ([]byte, bool) {
-	if !s.consume('"') {
-		s.bad = true
-		return nil, false
-	}
-	start := s.i
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case '\\':
-			s.i += 2
-		case '"':
-			s.i++
-			return s.b[start : s.i-1], true
-		default:
-			s.i++
-		}
-	}
-	s.bad = true
-	return nil, false
-}
-
-// skip consumes any value.
-func (s *scanner) skip() bool {
-	switch c := s.peek(); c {
-	case '"':
-		_, ok := s.str()
-		return ok
-	case '{', '[':
-		return s.skipComposite()
-	case 0:
-		s.bad = true
-		return false
-	default: // number, true, false, null
-		start := s.i
-		for s.i < len(s.b) {
-			switch s.b[s.i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return s.i > start
-			}
-			s.i++
-		}
-		return s.i > start
-	}
-}
-
-func (s *scanner) skipComposite() bool {
-	depth := 0
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				s.i++
-				return true
-			}
-		case '"':
-			if _, ok := s.str(); !ok {
-				return false
-			}
-			continue
-		}
-		s.i++
-	}
-	s.bad = true
-	return false
-}
-
-func (s *scanner) rawValue() []byte {
-	s.ws()
-	start := s.i
-	if !s.skip() {
-		return nil
-	}
-	return s.b[start:s.i]
-}
-
-func (s *scanner) null() bool {
-	if bytes.HasPrefix(s.b[s.i:], []byte("null")) {
-		s.i += 4
-		return true
-	}
-	return false
-}
-
-func (s *scanner) int() (int, bool) {
-	s.ws()
-	n, start := 0, s.i
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		n = n*10 + int(s.b[s.i]-'0')
-		s.i++
-	}
-	if s.i == start {
-		return 0, s.skip() // null or a float: not a count we can use
-	}
-	return n, true
-}
-
-// choices reads the choices array: only the first choice matters (n=1).
-func (s *scanner) choices(c *chunk) bool {
-	if s.peek() == 'n' {
-		return s.null()
-	}
-	if !s.consume('[') {
-		return false
-	}
-	if s.consume(']') {
-		return true
-	}
-	if !s.consume('{') {
-		return false
-	}
-	err := s.object(func(key []byte) bool {
-		switch string(key) {
-		case "text":
-			return s.contentString(c)
-		case "delta", "message":
-			if s.peek() != '{' {
-				return s.skip()
-			}
-			s.i++
-			return s.object(func(key []byte) bool {
-				switch string(key) {
-				case "content", "reasoning_content", "reasoning":
-					return s.contentString(c)
-				case "tool_calls":
-					if p := s.peek(); p == '[' && !bytes.HasPrefix(s.b[s.i+1:], []byte("]")) {
-						c.content = true
-					}
-				}
-				return s.skip()
-			}) == nil
-		}
-		return s.skip()
-	})
-	if err != nil {
-		return false
-	}
-	for s.consume(',') {
-		if !s.skip() {
-			return false
-		}
-	}
-	return s.consume(']')
-}
-
-// contentString marks the chunk as content when the value is a non-empty
-// string (null and "" are not content).
-func (s *scanner) contentString(c *chunk) bool {
-	if s.peek() != '"' {
-		return s.skip()
-	}
-	v, ok := s.str()
-	if len(v) > 0 {
-		c.content = true
-	}
-	return ok
-}
-
-func (s *scanner) usage(c *chunk) bool {
-	if s.peek() == 'n' {
-		return s.null()
-	}
-	if !s.consume('{') {
-		return false
-	}
-	c.usage = true
-	return s.object(func(key []byte) bool {
-		var ok bool
-		switch string(key) {
-		case "prompt_tokens":
-			c.promptTokens, ok = s.int()
-		case "completion_tokens":
-			c.completionTokens, ok = s.int()
-		default:
-			ok = s.skip()
-		}
-		return ok
-	}) == nil
-}
+// errLineTooLong fails a request whose stream sent an over-long line; the
+// client classifies it as a protocol error.
+var errLineTooLong = errors.New("SSE line too long")
 
 // sseReader yields the payloads of `data:` lines of a text/event-stream,
 // skipping comments (keep-alives), blank lines and other fields. Each data
@@ -341,10 +28,21 @@ func (s *scanner) usage(c *chunk) bool {
 type sseReader struct {
 	r       *bufio.Reader
 	scratch []byte
+	maxLine int
 }
 
-func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 32<<10)}
+// newSSEReader reads r with lines capped at maxLine bytes (0: maxSSELine).
+func newSSEReader(r io.Reader, maxLine int) *sseReader {
+	return newSSEReaderSize(r, sseBufferSize, maxLine)
+}
+
+// newSSEReaderSize takes the buffer size too, so tests can push short
+// lines through the path that joins a line across buffer refills.
+func newSSEReaderSize(r io.Reader, size, maxLine int) *sseReader {
+	if maxLine <= 0 {
+		maxLine = maxSSELine
+	}
+	return &sseReader{r: bufio.NewReaderSize(r, size), maxLine: maxLine}
 }
 
 // next returns the next data payload; it is valid until the next call.
@@ -373,18 +71,16 @@ func (s *sseReader) next() ([]byte, error) {
 func (s *sseReader) line() ([]byte, error) {
 	b, err := s.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
-		s.scratch = append(s.scratch[:0], b...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			b, err = s.r.ReadSlice('\n')
-			s.scratch = append(s.scratch, b...)
-		}
-		b = s.scratch
+		b, err = s.long(b)
 	}
 	if err != nil {
 		if errors.Is(err, io.EOF) && len(b) > 0 {
 			return nil, fmt.Errorf("stream cut mid-line: %w", io.ErrUnexpectedEOF)
 		}
 		return nil, err
+	}
+	if len(b)-1 > s.maxLine {
+		return nil, s.tooLong()
 	}
 	b = b[:len(b)-1]
 	if n := len(b); n > 0 && b[n-1] == '\r' {
@@ -393,9 +89,22 @@ func (s *sseReader) line() ([]byte, error) {
 	return b, nil
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+// long joins a line longer than the buffer in scratch, giving up once it
+// exceeds maxLine so memory stays bounded by maxLine plus one buffer.
+func (s *sseReader) long(b []byte) ([]byte, error) {
+	s.scratch = append(s.scratch[:0], b...)
+	var err error = bufio.ErrBufferFull
+	for errors.Is(err, bufio.ErrBufferFull) {
+		if len(s.scratch) > s.maxLine {
+			return nil, s.tooLong()
+		}
+		b, err = s.r.ReadSlice('\n')
+		s.scratch = append(s.scratch, b...)
 	}
-	return s[:n] + "…"
+	return s.scratch, err
+}
+
+func (s *sseReader) tooLong() error {
+	s.scratch = nil // do not keep the big buffer alive for the next request
+	return fmt.Errorf("%w: no newline within %d bytes", errLineTooLong, s.maxLine)
 }

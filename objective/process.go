@@ -179,9 +179,7 @@ func (r *ProcessRunner) measure(ctx context.Context, srv *engines.Server, t Tria
 		}
 		pruned := false
 		if t.Prune != nil {
-			step := 0
-			opts.Intermediate = func(m bench.Metrics) bool {
-				step++
+			opts.OnCheckpoint = func(step int, m bench.Metrics) bool {
 				pruned = t.Prune(p.Name, step, m.Values())
 				return pruned
 			}

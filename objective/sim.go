@@ -109,15 +109,11 @@ func (r *SimRunner) checkpoints(t Trial, profile string, recs []bench.Record) (i
 	opt := r.Summary
 	opt.NoITL = true
 	sort.Slice(done, func(i, j int) bool { return end(done[i]) < end(done[j]) })
-	for step := 1; step < Checkpoints; step++ {
-		n := len(done) * step / Checkpoints
-		if n == 0 {
-			continue
-		}
-		at := end(done[n-1])
-		partial := bench.Summarize(done[:n], at, opt).Values()
-		if t.Prune(profile, step, partial) {
-			return step, at, partial
+	for _, cp := range bench.CheckpointSteps(len(done)) {
+		at := end(done[cp.Requests-1])
+		partial := bench.Summarize(done[:cp.Requests], at, opt).Values()
+		if t.Prune(profile, cp.Step, partial) {
+			return cp.Step, at, partial
 		}
 	}
 	return 0, 0, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -79,6 +80,10 @@ type Config struct {
 	StopAfter int
 	// PromptOverhead is added to the prompt token count (a chat template).
 	PromptOverhead int
+	// DoneGap holds the response open this long after [DONE] is flushed,
+	// before the end of the body, so a client that stops reading at
+	// [DONE] is caught closing (not reusing) the connection.
+	DoneGap time.Duration
 	// Stamp records the send time of every content chunk (Stamps).
 	Stamp bool
 	// Fault applies to every request; FaultFor, when set, picks per request
@@ -97,6 +102,7 @@ type Server struct {
 	bodies  [][]byte
 	headers []http.Header
 	seq     int
+	conns   int
 }
 
 // NewServer starts a server on 127.0.0.1.
@@ -111,8 +117,24 @@ func NewServer(cfg Config) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, false) })
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, true) })
-	s.Server = httptest.NewServer(mux)
+	s.Server = httptest.NewUnstartedServer(mux)
+	s.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.mu.Lock()
+			s.conns++
+			s.mu.Unlock()
+		}
+	}
+	s.Start()
 	return s
+}
+
+// Conns is how many connections clients have opened, so a test can see
+// whether they were reused.
+func (s *Server) Conns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
 }
 
 // Stamps returns the send times of the content chunks of the request with

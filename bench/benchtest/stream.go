@@ -87,7 +87,9 @@ func (st *stream) run(r *http.Request, received time.Time, prompt, n int, f Faul
 	}
 	st.finish(prompt, n)
 	st.event([]byte("[DONE]"))
-	st.flush()
+	if st.flush() && cfg.DoneGap > 0 {
+		wait(time.Now().Add(cfg.DoneGap))
+	}
 }
 
 // fault applies a mid-stream fault; true means the response is over.

@@ -35,7 +35,7 @@ func benchCommand(e *env) *cli.Command {
 			"\"Serving Benchmark Result\" block. Built-in profiles: " + strings.Join(bench.BuiltinNames(), ", ") + ".\n" +
 			"Flags given with --profile override that profile's fields. --json FILE writes every metric to FILE and\n" +
 			"the per-request records to FILE's name with .records.jsonl; --from-records recomputes from such a file.\n" +
-			"Exit codes: 0 ok, 1 the server failed every request, 2 bad flags or dataset, 130 interrupted.",
+			"Exit codes: 0 ok, 1 no request succeeded, 2 bad flags or dataset, 130 interrupted.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "base-url", Usage: "server root, e.g. http://127.0.0.1:8000"},
 			&cli.StringFlag{Name: "model", Usage: "model name sent in each request"},
@@ -55,6 +55,8 @@ func benchCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "warmup", Usage: "warm-up requests, excluded from the metrics"},
 			&cli.DurationFlag{Name: "max-duration", Usage: "whole-benchmark deadline (0 = none)"},
 			&cli.DurationFlag{Name: "request-timeout", Usage: "per-request bound (0 = none)"},
+			&cli.DurationFlag{Name: "stall-timeout", Value: bench.DefaultStallTimeout,
+				Usage: "fail a request that receives no byte for this long, counted from its send (negative = never)"},
 			&cli.BoolFlag{Name: "text-prompts", Usage: "send prompts as text (servers that reject token ids, e.g. Ollama)"},
 			&cli.BoolFlag{Name: "no-ignore-eos", Usage: "do not send ignore_eos (servers that reject it)"},
 			&cli.StringFlag{Name: "api-key-env", Usage: "environment variable holding the API key (the key is never printed)"},
@@ -113,7 +115,8 @@ func benchOptionsFrom(c *cli.Context) (benchOptions, error) {
 		}
 		o.client.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
-	o.run = bench.RunOptions{Summary: o.summary, RequestTimeout: c.Duration("request-timeout")}
+	o.run = bench.RunOptions{Summary: o.summary, RequestTimeout: c.Duration("request-timeout"),
+		StallTimeout: c.Duration("stall-timeout")}
 	return o, nil
 }
 
@@ -240,10 +243,24 @@ func runBench(c *cli.Context, o benchOptions, e *env) error {
 	if res.Stopped != "" {
 		e.log.Warn().Str("reason", res.Stopped).Msg("benchmark stopped early")
 	}
-	if m := res.Metrics; m.Completed == 0 && m.Failed > 0 {
-		return fmt.Errorf("bench: all %d requests failed; first error: %s", m.Failed, m.Errors[0])
+	return noSuccess(res)
+}
+
+// noSuccess fails a benchmark in which no request succeeded: its numbers
+// describe no serving at all, and scripts must not take them for a result.
+func noSuccess(res bench.Result) error {
+	m := res.Metrics
+	if m.Completed > 0 {
+		return nil
 	}
-	return nil
+	if class, example, n := m.DominantError(); n > 0 {
+		return fmt.Errorf("bench: no request succeeded: %d of %d requests failed, %d of them %s: %s",
+			m.Failed, m.Failed+m.Aborted, n, class, example)
+	}
+	if res.Stopped != "" {
+		return fmt.Errorf("bench: no request succeeded: %d requests aborted (%s)", m.Aborted, res.Stopped)
+	}
+	return errors.New("bench: no request succeeded")
 }
 
 func recomputeBench(o benchOptions, e *env) error {

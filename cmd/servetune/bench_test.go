@@ -89,7 +89,21 @@ func TestBenchAllFailedExitsOne(t *testing.T) {
 	srv := benchtest.NewServer(benchtest.Config{Fault: benchtest.Fault{Status: 500}})
 	defer srv.Close()
 	code, out, errText := benchCLI("--base-url", srv.URL, "--model", "m", "--num-prompts", "3", "--input-len", "8", "--output-len", "4")
-	if code != 1 || !strings.Contains(out, "Failed requests:                         3") || !strings.Contains(errText, "HTTP 500") {
-		t.Errorf("exit %d\n%s\n%s", code, out, errText)
+	want := "no request succeeded: 3 of 3 requests failed, 3 of them http: HTTP 500: injected failure"
+	if code != 1 || !strings.Contains(out, "Failed requests:                         3") || !strings.Contains(errText, want) {
+		t.Errorf("exit %d\n%s\n%s\nwant %q", code, out, errText, want)
+	}
+}
+
+// --stall-timeout reaches the load generator: a server that never answers
+// fails each request as stalled instead of hanging the command.
+func TestBenchStallTimeout(t *testing.T) {
+	srv := benchtest.NewServer(benchtest.Config{Fault: benchtest.Fault{HangBeforeHeaders: true}})
+	defer srv.Close()
+	code, _, errText := benchCLI("--base-url", srv.URL, "--model", "m", "--num-prompts", "2", "--input-len", "8",
+		"--output-len", "4", "--stall-timeout", "20ms")
+	want := "2 of them timeout: request stalled: no byte received for 20ms"
+	if code != 1 || !strings.Contains(errText, want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errText, want)
 	}
 }

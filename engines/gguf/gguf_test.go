@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/servetune/servetune/bench"
 )
 
 func TestRoundTripEveryValueType(t *testing.T) {
@@ -259,7 +261,7 @@ func TestTokensCoverPromptWords(t *testing.T) {
 	}
 	// Every prefix of every word is a piece, so SentencePiece can merge a
 	// word into one token.
-	for _, w := range words {
+	for _, w := range bench.PromptWords() {
 		for i := 1; i <= len(w); i++ {
 			if !have["▁"+w[:i]] {
 				t.Fatalf("piece ▁%s missing: %q would not merge into one token", w[:i], w)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+
+	"github.com/servetune/servetune/bench"
 )
 
 // LlamaConfig shapes a tiny llama-architecture model.
@@ -110,20 +112,11 @@ type Vocabulary struct {
 	Types  []int32
 }
 
-// words are the filler words servetune's load generator builds text
-// prompts from (bench.fillerWords). Each gets its chain of prefixes as
-// pieces ("▁t", "▁th", "▁the"): SentencePiece merges two symbols only when
-// the result is a piece, so the chain is what lets a prompt of n words
-// tokenize to about n tokens, as the profile's input_len intends.
-var words = [...]string{
-	"the", "of", "and", "to", "in", "is", "it", "you", "that", "he",
-	"was", "for", "on", "are", "as", "with", "his", "they", "at", "be",
-	"this", "have", "from", "or", "one", "had", "by", "word", "but", "not",
-	"what", "all", "were", "we", "when", "your", "can", "said", "there", "use",
-	"an", "each", "which", "she", "do", "how", "their", "if", "will", "up",
-	"other", "about", "out", "many", "then", "them", "these", "so", "some", "her",
-	"would", "make", "like", "him",
-}
+// Each of the load generator's prompt words (bench.PromptWords) gets its
+// chain of prefixes as pieces ("▁t", "▁th", "▁the"): SentencePiece merges
+// two symbols only when the result is a piece, so the chain is what lets a
+// prompt of n words tokenize to about n tokens, as the profile's input_len
+// intends.
 
 // Tokens returns the tokenizer for a vocab size (0 = all pieces): <unk>,
 // <s>, </s>, the 256 byte tokens, "▁" and the word-prefix pieces, then
@@ -151,7 +144,7 @@ func Tokens(vocab int) Vocabulary {
 		}
 	}
 	piece("▁")
-	for _, w := range words {
+	for _, w := range bench.PromptWords() {
 		for i := 1; i <= len(w); i++ {
 			piece("▁" + w[:i])
 		}

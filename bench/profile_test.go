@@ -1,0 +1,56 @@
+package bench
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"testing"
+	"time"
+)
+
+// Problems name each bad field by its TOML key, so a space loader can
+// report file:line:key; Validate joins them into one error.
+func TestProfileProblems(t *testing.T) {
+	cases := []struct {
+		name string
+		p    Profile
+		keys []string
+	}{
+		{"valid random", Profile{InputLen: 8, OutputLen: 8, NumPrompts: 1}, nil},
+		{"valid sharegpt", Profile{Dataset: DatasetShareGPT, NumPrompts: 1, RequestRate: math.Inf(1)}, nil},
+		{"random needs lengths", Profile{NumPrompts: 1}, []string{"input_len", "output_len"}},
+		{"random takes no file", Profile{InputLen: 1, OutputLen: 1, NumPrompts: 1, DatasetPath: "x"}, []string{"dataset_path"}},
+		{"jsonl needs a file", Profile{Dataset: DatasetJSONL, NumPrompts: 1}, []string{"dataset_path"}},
+		{"unknown dataset", Profile{Dataset: "tsv", NumPrompts: 1}, []string{"dataset"}},
+		{"every other field", Profile{InputLen: 1, OutputLen: 1, RangeRatio: 1, PrefixLen: -1, NumPrompts: 0,
+			RequestRate: math.NaN(), Burstiness: -1, MaxConcurrency: -1, Warmup: -1, MaxDuration: -time.Second, Endpoint: "embeddings"},
+			[]string{"range_ratio", "prefix_len", "num_prompts", "request_rate", "burstiness", "max_concurrency", "warmup", "max_duration", "endpoint"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			probs := tc.p.Problems()
+			var keys []string
+			for _, pr := range probs {
+				keys = append(keys, pr.Key)
+			}
+			if !slices.Equal(keys, tc.keys) {
+				t.Fatalf("problem keys %v, want %v (%v)", keys, tc.keys, probs)
+			}
+			err := tc.p.Validate()
+			if (err == nil) != (len(probs) == 0) {
+				t.Fatalf("Validate() = %v with problems %v", err, probs)
+			}
+			var pr Problem
+			if err != nil && (!errors.As(err, &pr) || pr != probs[0]) {
+				t.Errorf("Validate() = %v, want it to wrap %v", err, probs[0])
+			}
+		})
+	}
+}
+
+func TestProblemError(t *testing.T) {
+	got := Problem{Key: "input_len", Msg: "must be > 0 for the random dataset, not 0"}.Error()
+	if want := "input_len must be > 0 for the random dataset, not 0"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
