@@ -72,3 +72,10 @@ func sortedProfiles(m map[string]map[string]float64) []string {
 // DefaultTrialTimeout is the floor of a trial's time limit when the space
 // sets none: a real engine's launch alone can take many minutes.
 const DefaultTrialTimeout = 30 * time.Minute
+
+func (r *Result) addError(profile, msg string) {
+	if r.Errors == nil {
+		r.Errors = map[string]string{}
+	}
+	r.Errors[profile] = msg
+}

@@ -30,11 +30,10 @@ type Trial struct {
 	Seed int64
 	// OnPhase, when set, is told each phase change.
 	OnPhase func(Phase)
-	// Prune, when set, is asked at each checkpoint of a profile's
-	// benchmark (step 1..Checkpoints-1: that many tenths of the requests
-	// have finished) with the metrics so far; true stops the trial, which
-	// then returns ErrPruned with the partial metrics.
-	Prune func(profile string, step int, metrics map[string]float64) bool
+	// Judge, when set, is asked at each checkpoint of a profile's
+	// benchmark (bench.CheckpointSteps) through Report; a stop verdict
+	// ends the trial, which returns ErrPruned with the partial metrics.
+	Judge Judge
 	// Timeout bounds the whole trial, launch to teardown (0: no bound);
 	// Measure applies it.
 	Timeout time.Duration
@@ -42,10 +41,6 @@ type Trial struct {
 	// Measure fails the benchmark.
 	MaxFailedFraction float64
 }
-
-// Checkpoints is how many equal parts of a benchmark's requests separate
-// pruning checkpoints.
-const Checkpoints = 10
 
 // ErrPruned says the trial was stopped early because it could not win.
 var ErrPruned = errors.New("trial pruned")
@@ -58,6 +53,10 @@ type Result struct {
 	GPUSeconds float64       `json:"gpu_seconds"`
 	Duration   time.Duration `json:"duration"`
 	LogPath    string        `json:"log_path,omitempty"`
+	// Checkpoints are what the benchmark had measured at each checkpoint
+	// it reported, in order; Pruned is the verdict that stopped it.
+	Checkpoints []Checkpoint `json:"checkpoints,omitempty"`
+	Pruned      *Verdict     `json:"pruned,omitempty"`
 	// Errors holds, per profile with failed requests, the most frequent
 	// request error (redacted), for the reason of a failed benchmark.
 	Errors map[string]string `json:"errors,omitempty"`

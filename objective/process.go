@@ -178,9 +178,10 @@ func (r *ProcessRunner) measure(ctx context.Context, srv *engines.Server, t Tria
 			started = true
 		}
 		pruned := false
-		if t.Prune != nil {
+		opts.StallTimeout = t.Target.StallTimeout
+		if t.Judge != nil {
 			opts.OnCheckpoint = func(step int, m bench.Metrics) bool {
-				pruned = t.Prune(p.Name, step, m.Values())
+				pruned = t.Report(res, p.Name, step, m.Values())
 				return pruned
 			}
 		}
@@ -197,6 +198,9 @@ func (r *ProcessRunner) measure(ctx context.Context, srv *engines.Server, t Tria
 			return interrupted(ctx, fmt.Errorf("profile %q: %w", p.Name, err))
 		}
 		res.Metrics[p.Name] = out.Metrics.Values()
+		if class, example, n := out.Metrics.DominantError(); n > 0 {
+			res.addError(p.Name, fmt.Sprintf("%s (%d×): %s", class, n, example))
+		}
 	}
 	return nil
 }

@@ -251,9 +251,9 @@ func groupHasLive(pgid int) bool {
 }
 
 // TestProcessRunnerPrunesAtACheckpoint: the bench's intermediate reports
-// reach Trial.Prune once per tenth of the requests, with metrics so far;
-// a stop returns ErrPruned with the partial metrics, and the engine is
-// still torn down.
+// reach Trial.Judge once per tenth of the requests, with metrics so far;
+// a stop returns ErrPruned with the partial metrics, the checkpoints and
+// the verdict, and the engine is still torn down.
 func TestProcessRunnerPrunesAtACheckpoint(t *testing.T) {
 	r := fastRunner(t)
 	tgt := enginetest.Target("vllm", "org/model", enginetest.Options{ITL: 2 * time.Millisecond})
@@ -261,10 +261,10 @@ func TestProcessRunnerPrunesAtACheckpoint(t *testing.T) {
 	var completed []float64
 	res, err := r.Run(context.Background(), Trial{Number: 1, Config: space.Config{}, Target: tgt,
 		Profiles: []bench.Profile{tinyProfile("p", 40, 0)},
-		Prune: func(profile string, step int, m map[string]float64) bool {
-			steps = append(steps, step)
-			completed = append(completed, m["completed"])
-			return step == 3
+		Judge: func(c Checkpoint) Verdict {
+			steps = append(steps, c.Step)
+			completed = append(completed, c.Metrics["completed"])
+			return Verdict{Stop: c.Step == 3, Why: "step 3"}
 		}})
 	if !errors.Is(err, ErrPruned) {
 		t.Fatalf("Run = %v, want ErrPruned", err)
@@ -277,5 +277,8 @@ func TestProcessRunnerPrunesAtACheckpoint(t *testing.T) {
 	}
 	if got := res.Metrics["p"]["completed"]; got < 12 || got >= 40 {
 		t.Errorf("partial metrics report %v completed requests", got)
+	}
+	if len(res.Checkpoints) != 3 || res.Pruned == nil || res.Pruned.Why != "step 3" {
+		t.Errorf("result checkpoints %d, verdict %+v: want 3 and the stopping verdict", len(res.Checkpoints), res.Pruned)
 	}
 }

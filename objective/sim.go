@@ -73,7 +73,7 @@ func (r *SimRunner) Run(ctx context.Context, t Trial) (Result, error) {
 			}
 			return res, fmt.Errorf("simulate profile %q: %w", p.Name, err)
 		}
-		if step, at, partial := r.checkpoints(t, p.Name, recs); step > 0 {
+		if step, at, partial := r.checkpoints(t, &res, p.Name, recs); step > 0 {
 			simulated += at
 			res.Metrics[p.Name] = partial
 			charge()
@@ -90,10 +90,10 @@ func (r *SimRunner) Run(ctx context.Context, t Trial) (Result, error) {
 // checkpoints replays the live client's intermediate reports on the
 // simulated records: at each tenth of the requests finished, the metrics
 // of the requests finished so far over the time so far. It returns the
-// step at which t.Prune stopped the trial (0 if it never did), the
+// step at which the trial's judge stopped it (0 if it never did), the
 // simulated time of that step and the partial metrics.
-func (r *SimRunner) checkpoints(t Trial, profile string, recs []bench.Record) (int, time.Duration, map[string]float64) {
-	if t.Prune == nil {
+func (r *SimRunner) checkpoints(t Trial, res *Result, profile string, recs []bench.Record) (int, time.Duration, map[string]float64) {
+	if t.Judge == nil {
 		return 0, 0, nil
 	}
 	var done []bench.Record
@@ -112,7 +112,7 @@ func (r *SimRunner) checkpoints(t Trial, profile string, recs []bench.Record) (i
 	for _, cp := range bench.CheckpointSteps(len(done)) {
 		at := end(done[cp.Requests-1])
 		partial := bench.Summarize(done[:cp.Requests], at, opt).Values()
-		if t.Prune(profile, cp.Step, partial) {
+		if t.Report(res, profile, cp.Step, partial) {
 			return cp.Step, at, partial
 		}
 	}

@@ -31,6 +31,7 @@ func (l *loop) measure(ctx context.Context, t *Trial) error {
 	}
 	res, err := objective.Measure(ctx, l.Runner, l.objectiveTrial(t))
 	t.Metrics, t.GPUSeconds, t.LogPath = definedMetrics(res.Metrics), res.GPUSeconds, res.LogPath
+	recordCheckpoints(l.Space, t, res)
 	if errors.Is(err, engines.ErrProgram) {
 		// Not the config's fault: it does not count toward n_trials and
 		// is retried once the machine is fixed and the study resumed.
@@ -52,7 +53,7 @@ func (l *loop) objectiveTrial(t *Trial) objective.Trial {
 		OnPhase: func(p objective.Phase) {
 			l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: p, Done: countDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
 		},
-		Prune:             l.pruner(t),
+		Judge:             l.judge(),
 		Timeout:           trialTimeout(l.Space.Target.TrialTimeout, l.Space.Profiles),
 		MaxFailedFraction: l.Space.Target.MaxFailedFraction,
 	}

@@ -3,50 +3,71 @@ package studies
 import (
 	"math"
 
+	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
 )
 
-// pruner returns the trial's checkpoint hook: it records every checkpoint
-// in t.Intermediate and asks the prune rule against the incumbents' own
-// checkpoints at the same profile and step.
-func (l *loop) pruner(t *Trial) func(string, int, map[string]float64) bool {
-	incumbents := l.incumbents()
-	return func(profile string, step int, m map[string]float64) bool {
-		cp := search.Checkpoint{Profile: profile, Step: step, Values: make([]float64, len(l.Space.Objectives))}
-		for i, o := range l.Space.Objectives {
-			cp.Values[i] = math.NaN()
-			if l.Space.ObjectiveProfile(o.Profile) == profile {
-				if v, ok := m[o.Metric]; ok {
-					cp.Values[i] = v
-				}
-			}
+// judge returns the trial's pruning judge: a pure function of a
+// checkpoint that compares it with the incumbents' own checkpoints at the
+// same profile and step. The incumbents are fixed when the trial starts.
+func (l *loop) judge() objective.Judge {
+	sp, rule, incumbents := l.Space, l.Prune, l.incumbents()
+	return func(c objective.Checkpoint) objective.Verdict {
+		if rule == nil {
+			return objective.Verdict{}
 		}
-		for _, c := range l.Space.Constraints {
-			if v, ok := m[c.Metric]; ok && l.Space.ObjectiveProfile(c.Profile) == profile {
-				cp.Violation += c.Violation(v)
-			}
-		}
-		t.Intermediate = append(t.Intermediate, cp)
-		if l.Prune == nil {
-			return false
-		}
+		cp := toCheckpoint(sp, c)
 		var at []search.Checkpoint
-		for _, inc := range incumbents {
-			if c := atStep(inc, profile, step); c != nil {
-				at = append(at, *c)
-			}
-		}
-		prune, why := l.Prune.ShouldPrune(cp, at, l.Space.Objectives)
-		if prune {
-			t.Reason = why
-			for i, inc := range incumbents {
-				if c := atStep(inc, profile, step); c != nil {
-					t.Intermediate[len(t.Intermediate)-1].Projected = search.Project(cp, *c, Values(l.Space, incumbents[i]))
-					break
+		var first *Trial
+		for i, inc := range incumbents {
+			if a := atStep(inc, c.Profile, c.Step); a != nil {
+				at = append(at, *a)
+				if first == nil {
+					first = &incumbents[i]
 				}
 			}
 		}
-		return prune
+		prune, why := rule.ShouldPrune(cp, at, sp.Objectives)
+		if !prune {
+			return objective.Verdict{}
+		}
+		v := objective.Verdict{Stop: true, Why: why}
+		if first != nil {
+			v.Projected = search.Project(cp, at[0], Values(sp, *first))
+		}
+		return v
+	}
+}
+
+// toCheckpoint is a benchmark checkpoint seen through the study's
+// objectives and SLOs: NaN for an objective not measured there.
+func toCheckpoint(sp *space.Space, c objective.Checkpoint) search.Checkpoint {
+	cp := search.Checkpoint{Profile: c.Profile, Step: c.Step, Values: make([]float64, len(sp.Objectives))}
+	for i, o := range sp.Objectives {
+		cp.Values[i] = math.NaN()
+		if v, ok := c.Metrics[o.Metric]; ok && sp.ObjectiveProfile(o.Profile) == c.Profile {
+			cp.Values[i] = v
+		}
+	}
+	for _, k := range sp.Constraints {
+		if v, ok := c.Metrics[k.Metric]; ok && sp.ObjectiveProfile(k.Profile) == c.Profile {
+			cp.Violation += k.Violation(v)
+		}
+	}
+	return cp
+}
+
+// recordCheckpoints keeps a trial's checkpoints, so later trials can be
+// pruned against it, and the verdict that stopped it.
+func recordCheckpoints(sp *space.Space, t *Trial, res objective.Result) {
+	t.Intermediate = nil
+	for _, c := range res.Checkpoints {
+		t.Intermediate = append(t.Intermediate, toCheckpoint(sp, c))
+	}
+	if v := res.Pruned; v != nil && len(t.Intermediate) > 0 {
+		t.Intermediate[len(t.Intermediate)-1].Projected = v.Projected
+		t.Reason = v.Why
 	}
 }
 

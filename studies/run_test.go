@@ -300,16 +300,16 @@ type checkpointRunner struct{ fakeRunner }
 
 func (c *checkpointRunner) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
 	res, err := c.fakeRunner.Run(ctx, t)
-	if err != nil || t.Prune == nil {
+	if err != nil || t.Judge == nil {
 		return res, err
 	}
 	final := res.Metrics[t.Profiles[0].Name]
-	for step := 1; step < objective.Checkpoints; step++ {
+	for step := 1; step < bench.Checkpoints; step++ {
 		part := map[string]float64{}
 		for k, v := range final {
 			part[k] = v * float64(step) / 10
 		}
-		if t.Prune(t.Profiles[0].Name, step, part) {
+		if t.Report(&res, t.Profiles[0].Name, step, part) {
 			res.Metrics[t.Profiles[0].Name] = part
 			res.GPUSeconds *= float64(step) / 10
 			return res, objective.ErrPruned
@@ -328,7 +328,7 @@ func TestPruningStopsClearlyWorseTrials(t *testing.T) {
 		t.Fatal(err)
 	}
 	trials, _ := st.Trials(context.Background())
-	if trials[0].State != Complete || len(trials[0].Intermediate) != objective.Checkpoints-1 {
+	if trials[0].State != Complete || len(trials[0].Intermediate) != bench.Checkpoints-1 {
 		t.Fatalf("baseline %+v: want complete with 9 checkpoints", trials[0])
 	}
 	pruned := 0

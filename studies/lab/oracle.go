@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
@@ -19,8 +20,8 @@ import (
 // profile.
 type outcome struct {
 	metrics map[string]float64
-	// checkpoints are the metrics after each tenth of the requests.
-	checkpoints []map[string]float64
+	// checkpoints are the benchmark's reports at each checkpoint.
+	checkpoints []objective.Checkpoint
 	gpuSeconds  float64
 	err         error
 }
@@ -50,11 +51,8 @@ func (o *Oracle) Eval(ctx context.Context, c space.Config) *outcome {
 	out = &outcome{}
 	p := o.sp.Profiles[0]
 	res, err := o.runner.Run(ctx, objective.Trial{Config: c, Target: o.sp.Target, Profiles: o.sp.Profiles, Seed: 1,
-		Prune: func(_ string, step int, m map[string]float64) bool {
-			out.checkpoints = append(out.checkpoints, m)
-			return false
-		}})
-	out.gpuSeconds, out.err = res.GPUSeconds, err
+		Judge: func(objective.Checkpoint) objective.Verdict { return objective.Verdict{} }})
+	out.gpuSeconds, out.err, out.checkpoints = res.GPUSeconds, err, res.Checkpoints
 	if err == nil {
 		out.metrics = res.Metrics[p.Name]
 	}
@@ -123,12 +121,12 @@ func (r *noisyRunner) Run(ctx context.Context, t objective.Trial) (objective.Res
 	}
 	f := noiseFactor(r.seed*1_000_003+int64(t.Number), r.cv)
 	name := t.Profiles[0].Name
-	for step, cp := range out.checkpoints {
-		if t.Prune != nil && t.Prune(name, step+1, noisy(cp, f)) {
+	for _, cp := range out.checkpoints {
+		if t.Report(&res, name, cp.Step, noisy(cp.Metrics, f)) {
 			// Requests finish at a roughly even pace: a trial stopped at
 			// step s of 10 has spent that share of its benchmark.
-			res.Metrics = map[string]map[string]float64{name: noisy(cp, f)}
-			res.GPUSeconds = out.gpuSeconds * float64(step+1) / objective.Checkpoints
+			res.Metrics = map[string]map[string]float64{name: noisy(cp.Metrics, f)}
+			res.GPUSeconds = out.gpuSeconds * float64(cp.Step) / bench.Checkpoints
 			return res, objective.ErrPruned
 		}
 	}
