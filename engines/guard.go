@@ -74,8 +74,12 @@ func RunGuard(args []string, stdin io.Reader, stdout, stderr *os.File) int {
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	c := &exec.Cmd{Path: o.program, Args: o.argv, Stdout: stdout, Stderr: stderr, SysProcAttr: engineProcAttr()}
-	if err := c.Start(); err != nil {
+	c := &exec.Cmd{Args: o.argv, Stdout: stdout, Stderr: stderr, SysProcAttr: engineProcAttr()}
+	c.Path, err = guardProgram(o.program, ".")
+	if err == nil {
+		err = c.Start()
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "servetune guard: cannot run %s: %v\n", o.argv[0], err)
 		return 127 // the shell's "command not found"
 	}

@@ -81,6 +81,7 @@ func commands(e *env) []*cli.Command {
 		commandCommand(e),
 		labCommand(e),
 		testmodelCommand(e),
+		guardCommand(),
 	}
 }
 

@@ -205,7 +205,7 @@ func removeStudy(path string) error {
 func newRunner(e *env, sp *space.Space, dir string) (objective.Runner, error) {
 	switch sp.Target.Runner {
 	case "process":
-		return objective.NewProcessRunner(e.log, dir, objective.WithReuse()), nil
+		return objective.NewProcessRunner(e.log, dir, objective.WithReuse(), objective.WithLauncher(guardEngines)), nil
 	default:
 		return objective.NewSimRunner(), nil
 	}
