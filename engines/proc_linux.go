@@ -16,6 +16,11 @@ func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
+// setupProcAttr puts a setup step in the engine's group pgid.
+func setupProcAttr(pgid int) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pgid: pgid, Pdeathsig: syscall.SIGKILL}
+}
+
 // groupAlive reports whether any non-zombie process is in group pgid. A
 // zombie holds its pgid until reaped, and in containers without an init
 // nobody may reap orphans, so kill(-pgid, 0) alone would never say "gone".
