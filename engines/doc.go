@@ -4,9 +4,10 @@
 // environment and Modelfile mapping with its setup against the live server
 // (`ollama create`, model load), launching an engine
 // for a trial in its own process group with a size-capped log, waiting for
-// readiness, tearing it down until the GPUs are free, reaping engines left
-// behind by a killed servetune, and classifying failures from exit status
-// and log tail.
+// readiness, tearing it down until the GPUs are free, the guardian process
+// (RunGuard) that makes an engine and all its workers die with servetune
+// even after kill -9, reaping engines left behind by a killed servetune,
+// and classifying failures from exit status and log tail.
 //
 // Rendering is pure and shared by trials, reports and `servetune command`,
 // so the command a report recommends is byte for byte the one that was

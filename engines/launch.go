@@ -47,6 +47,12 @@ type Launcher struct {
 	GPUApps func(ctx context.Context) (pids []int, ok bool, err error)
 	// Environ is the engine's base environment; nil means os.Environ().
 	Environ []string
+	// Guard is the argv prefix that runs the guardian (RunGuard), e.g.
+	// servetune's own binary and its hidden guard command. The guardian
+	// makes the engine and everything it starts die with servetune, even
+	// after kill -9. Empty launches the engine directly; it then dies with
+	// servetune (Pdeathsig) but its workers are left to ReapStale.
+	Guard []string
 }
 
 // Server is one running engine.
@@ -62,30 +68,33 @@ type Server struct {
 	// Argv is what was executed (prefix and program override included).
 	Argv []string
 
-	l       *Launcher
-	eng     Engine
-	live    liveSetup // nil unless the engine needs setup against the live server
-	dir     string
-	env     []string
-	setup   [][]string
-	cmd     *exec.Cmd
-	log     *cappedLog
-	done    chan struct{}
-	exit    Exit
-	pidfile string
-	gpuBase []int
-	stop    sync.Once
-	stopErr error
+	l        *Launcher
+	eng      Engine
+	live     liveSetup // nil unless the engine needs setup against the live server
+	dir      string
+	env      []string
+	setup    [][]string
+	cmd      *exec.Cmd
+	lifeline *os.File // write end of the guardian's stdin; nil unguarded
+	log      *cappedLog
+	done     chan struct{}
+	exit     Exit
+	pidfile  string
+	gpuBase  []int
+	stop     sync.Once
+	stopErr  error
 }
 
-// Start renders cfg for the target, picks a free port on the target host
-// and starts the engine in dir (engine.log and generated files go there).
-// It returns once the process runs; call WaitReady next and Stop always.
 // ErrProgram says the engine's program cannot be run at all (not
 // installed, not executable): a problem of the machine, not of the config,
 // so a study stops instead of recording every trial as failed.
 var ErrProgram = errors.New("cannot run the engine program")
 
+// Start renders cfg for the target, picks a free port on the target host
+// and starts the engine in dir (engine.log and generated files go there).
+// It returns once the process runs; call WaitReady next and Stop always.
+// An engine program that cannot be run is ErrProgram; other errors are
+// the config's (*Failure) or the machine's.
 func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, error) {
 	name := EngineOf(cfg, t)
 	cmd, err := Render(cfg, t)
@@ -132,15 +141,7 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	}
 	fmt.Fprintf(s.log, "[servetune: %s]\n", Command{Argv: argv, Env: shown}.Shell())
 	s.gpuBase, _, _ = l.gpuApps(ctx)
-	c := exec.Command(argv[0], argv[1:]...)
-	c.Dir = dir
-	c.Env = s.env
-	c.Stdout, c.Stderr = s.log, s.log
-	c.SysProcAttr = sysProcAttr()
-	// Workers that inherit stdout can outlive the leader; do not let them
-	// hold Wait (and so teardown) forever.
-	c.WaitDelay = 5 * time.Second
-	if err := c.Start(); err != nil {
+	if err := s.spawn(); err != nil {
 		s.log.Close()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			// Not the config's fault: every trial would fail the same way.
@@ -148,19 +149,15 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 		}
 		return nil, &Failure{Class: InvalidConfig, Message: fmt.Sprintf("%s: cannot start %s: %v", name, argv[0], err)}
 	}
-	s.cmd, s.PGID = c, c.Process.Pid
-	start, _ := processStart(s.PGID)
-	s.pidfile, err = writePidfile(l.StudyDir, pidRecord{PID: s.PGID, PGID: s.PGID, Start: start, Argv: argv, Started: time.Now()})
-	if err != nil {
-		l.Log.Warn().Err(err).Msg("engine pidfile not written; a killed servetune may leave this engine running")
-	}
-	go s.wait()
 	l.Log.Info().Str("engine", name).Int("pid", s.PGID).Str("url", s.BaseURL).Str("log", s.LogPath).Msg("engine started")
 	return s, nil
 }
 
 func (s *Server) wait() {
 	err := s.cmd.Wait()
+	if s.lifeline != nil {
+		s.lifeline.Close()
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -44,6 +44,18 @@ func launcher(t *testing.T) *engines.Launcher {
 	}
 }
 
+// launchModes run an engine directly and under the guardian, which must
+// be invisible to everything but a dying servetune.
+func launchModes() []struct {
+	name  string
+	guard []string
+} {
+	return []struct {
+		name  string
+		guard []string
+	}{{"direct", nil}, {"guarded", enginetest.Guard()}}
+}
+
 func start(t *testing.T, l *engines.Launcher, engine string, o enginetest.Options, cfg space.Config) *engines.Server {
 	t.Helper()
 	tgt := enginetest.Target(engine, "org/model", o)
@@ -78,48 +90,51 @@ func groupGone(t *testing.T, pgid int) {
 // serve → teardown, with no process left and no pidfile.
 func TestLifecycleConformance(t *testing.T) {
 	for _, engine := range fakeable() {
-		t.Run(engine, func(t *testing.T) {
-			t.Parallel()
-			l := launcher(t)
-			s := start(t, l, engine, enginetest.Options{Worker: true, StartupDelay: 50 * time.Millisecond}, space.Config{engines.KnobTP: int64(1)})
-			if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
-				t.Fatalf("WaitReady: %v\n%s", err, strings.Join(s.Tail(20), "\n"))
-			}
-			resp, err := http.Get(s.BaseURL + "/v1/models")
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if !strings.Contains(string(body), `"`+s.Model+`"`) {
-				t.Errorf("/v1/models = %s; want the served name %q", body, s.Model)
-			}
-			req := `{"model":"` + s.Model + `","prompt":[1,2,3],"max_tokens":4,"stream":true,"ignore_eos":true}`
-			resp, err = http.Post(s.BaseURL+"/v1/completions", "application/json", strings.NewReader(req))
-			if err != nil {
-				t.Fatal(err)
-			}
-			stream, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if !strings.Contains(string(stream), "[DONE]") {
-				t.Errorf("completion stream = %s", stream)
-			}
-			pids, _ := filepath.Glob(filepath.Join(l.StudyDir, "engines", "*.json"))
-			if len(pids) != 1 {
-				t.Errorf("pidfiles while running = %v", pids)
-			}
-			if err := s.Stop(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			groupGone(t, s.PGID)
-			if pids, _ := filepath.Glob(filepath.Join(l.StudyDir, "engines", "*.json")); len(pids) != 0 {
-				t.Errorf("pidfiles after Stop = %v", pids)
-			}
-			log, _ := os.ReadFile(s.LogPath)
-			if !strings.Contains(string(log), "--port=") || !strings.Contains(string(log), "[servetune:") {
-				t.Errorf("engine.log lacks the command line:\n%s", log)
-			}
-		})
+		for _, m := range launchModes() {
+			t.Run(engine+"/"+m.name, func(t *testing.T) {
+				t.Parallel()
+				l := launcher(t)
+				l.Guard = m.guard
+				s := start(t, l, engine, enginetest.Options{Worker: true, StartupDelay: 50 * time.Millisecond}, space.Config{engines.KnobTP: int64(1)})
+				if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
+					t.Fatalf("WaitReady: %v\n%s", err, strings.Join(s.Tail(20), "\n"))
+				}
+				resp, err := http.Get(s.BaseURL + "/v1/models")
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if !strings.Contains(string(body), `"`+s.Model+`"`) {
+					t.Errorf("/v1/models = %s; want the served name %q", body, s.Model)
+				}
+				req := `{"model":"` + s.Model + `","prompt":[1,2,3],"max_tokens":4,"stream":true,"ignore_eos":true}`
+				resp, err = http.Post(s.BaseURL+"/v1/completions", "application/json", strings.NewReader(req))
+				if err != nil {
+					t.Fatal(err)
+				}
+				stream, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if !strings.Contains(string(stream), "[DONE]") {
+					t.Errorf("completion stream = %s", stream)
+				}
+				pids, _ := filepath.Glob(filepath.Join(l.StudyDir, "engines", "*.json"))
+				if len(pids) != 1 {
+					t.Errorf("pidfiles while running = %v", pids)
+				}
+				if err := s.Stop(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				groupGone(t, s.PGID)
+				if pids, _ := filepath.Glob(filepath.Join(l.StudyDir, "engines", "*.json")); len(pids) != 0 {
+					t.Errorf("pidfiles after Stop = %v", pids)
+				}
+				log, _ := os.ReadFile(s.LogPath)
+				if !strings.Contains(string(log), "--port=") || !strings.Contains(string(log), "[servetune:") {
+					t.Errorf("engine.log lacks the command line:\n%s", log)
+				}
+			})
+		}
 	}
 }
 
@@ -143,27 +158,30 @@ func TestFailureClassesFromFakes(t *testing.T) {
 	}
 	for _, engine := range fakeable() {
 		for _, c := range cases {
-			t.Run(engine+"/"+c.name, func(t *testing.T) {
-				t.Parallel()
-				l := launcher(t)
-				tgt := enginetest.Target(engine, "org/model", c.o)
-				et := tgt.Engines[engine]
-				et.ExtraArgs = c.extra
-				tgt.Engines[engine] = et
-				s, err := l.Start(context.Background(), c.cfg, tgt, t.TempDir())
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer s.Stop(context.Background())
-				err = s.WaitReady(context.Background(), 500*time.Millisecond)
-				f, ok := engines.AsFailure(err)
-				if !ok || f.Class != c.want {
-					t.Fatalf("WaitReady = %v; want class %s\nlog:\n%s", err, c.want, strings.Join(s.Tail(20), "\n"))
-				}
-				if c.want != engines.StartupTimeout && len(f.Lines) == 0 {
-					t.Errorf("failure %v keeps no deciding log lines", f)
-				}
-			})
+			for _, m := range launchModes() {
+				t.Run(engine+"/"+c.name+"/"+m.name, func(t *testing.T) {
+					t.Parallel()
+					l := launcher(t)
+					l.Guard = m.guard
+					tgt := enginetest.Target(engine, "org/model", c.o)
+					et := tgt.Engines[engine]
+					et.ExtraArgs = c.extra
+					tgt.Engines[engine] = et
+					s, err := l.Start(context.Background(), c.cfg, tgt, t.TempDir())
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer s.Stop(context.Background())
+					err = s.WaitReady(context.Background(), 500*time.Millisecond)
+					f, ok := engines.AsFailure(err)
+					if !ok || f.Class != c.want {
+						t.Fatalf("WaitReady = %v; want class %s\nlog:\n%s", err, c.want, strings.Join(s.Tail(20), "\n"))
+					}
+					if c.want != engines.StartupTimeout && len(f.Lines) == 0 {
+						t.Errorf("failure %v keeps no deciding log lines", f)
+					}
+				})
+			}
 		}
 	}
 }

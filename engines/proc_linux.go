@@ -16,26 +16,44 @@ func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
+// setupProcAttr puts a setup step in the engine's group pgid.
+func setupProcAttr(pgid int) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pgid: pgid, Pdeathsig: syscall.SIGKILL}
+}
+
 // groupAlive reports whether any non-zombie process is in group pgid. A
 // zombie holds its pgid until reaped, and in containers without an init
 // nobody may reap orphans, so kill(-pgid, 0) alone would never say "gone".
 func groupAlive(pgid int) bool {
-	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		st, ok := parseStat(string(b))
-		if ok && st.pgrp == pgid && st.state != "Z" && st.state != "X" {
+	for _, p := range readProcs() {
+		if p.pgid == pgid && p.live {
 			return true
 		}
 	}
 	return false
 }
 
+// readProcs lists every process the kernel shows in /proc.
+func readProcs() []proc {
+	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
+	out := make([]proc, 0, len(paths))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // exited since the glob
+		}
+		st, ok := parseStat(string(b))
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if ok && err == nil {
+			out = append(out, proc{pid: pid, ppid: st.ppid, pgid: st.pgrp, live: st.state != "Z" && st.state != "X"})
+		}
+	}
+	return out
+}
+
 type procStat struct {
 	state     string
+	ppid      int
 	pgrp      int
 	startTime uint64
 }
@@ -51,9 +69,10 @@ func parseStat(s string) (procStat, bool) {
 	if len(f) < 20 {
 		return procStat{}, false
 	}
+	ppid, _ := strconv.Atoi(f[1])
 	pgrp, _ := strconv.Atoi(f[2])
 	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return procStat{state: f[0], pgrp: pgrp, startTime: start}, true
+	return procStat{state: f[0], ppid: ppid, pgrp: pgrp, startTime: start}, true
 }
 
 // processStart identifies a process instance: PIDs are reused, (PID, start

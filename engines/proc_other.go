@@ -6,6 +6,10 @@ import "syscall"
 
 func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
+func setupProcAttr(pgid int) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
+}
+
 // groupAlive cannot tell zombies apart without /proc; kill(2) with signal 0
 // is the portable test.
 func groupAlive(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
@@ -17,3 +21,7 @@ func processStart(pid int) (uint64, bool) {
 	}
 	return 0, true
 }
+
+// readProcs has no /proc to read; the guardian then signals the leader
+// only and servetune's group signal does the rest.
+func readProcs() []proc { return nil }

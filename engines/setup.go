@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/servetune/servetune/space"
@@ -41,7 +40,7 @@ func (s *Server) setUp(ctx context.Context, client *http.Client, timeout time.Du
 		c.Stdout, c.Stderr = s.log, s.log
 		// In the engine's group, so teardown and the pidfile reaper stop
 		// a setup step that hangs.
-		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: s.PGID, Pdeathsig: syscall.SIGKILL}
+		c.SysProcAttr = setupProcAttr(s.PGID)
 		c.WaitDelay = 5 * time.Second
 		err := c.Run()
 		if err == nil {

@@ -2,13 +2,15 @@ package engines
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
 )
 
 // TensorRT-LLM's extra options file is YAML. servetune writes a small,
-// fixed subset (nested maps of scalars, {} and null) and reads the same
+// fixed subset (nested maps of scalars, {} and null; FuzzWriteYAML checks
+// it against a real YAML parser) and reads the same
 // subset plus one-line flow maps ({a: 1, b: true}), which is how people
 // write these files by hand. A YAML library would be more than this needs.
 
@@ -26,19 +28,31 @@ func writeYAMLMap(b *strings.Builder, m map[string]any, indent int) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		pad := strings.Repeat(" ", indent)
+		writeYAMLKey(b, k, indent)
 		switch v := m[k].(type) {
 		case map[string]any:
 			if len(v) == 0 {
-				fmt.Fprintf(b, "%s%s: {}\n", pad, k)
+				b.WriteString(" {}\n")
 				continue
 			}
-			fmt.Fprintf(b, "%s%s:\n", pad, k)
+			b.WriteString("\n")
 			writeYAMLMap(b, v, indent+2)
 		default:
-			fmt.Fprintf(b, "%s%s: %s\n", pad, k, yamlScalar(v))
+			fmt.Fprintf(b, " %s\n", yamlScalar(v))
 		}
 	}
+}
+
+// writeYAMLKey writes "key:". YAML caps an implicit key at 1024
+// characters; a longer one needs the explicit "? key" form.
+func writeYAMLKey(b *strings.Builder, k string, indent int) {
+	pad := strings.Repeat(" ", indent)
+	key := yamlString(k)
+	if len(key) > 1000 {
+		fmt.Fprintf(b, "%s? %s\n%s:", pad, key, pad)
+		return
+	}
+	fmt.Fprintf(b, "%s%s:", pad, key)
 }
 
 func yamlScalar(v any) string {
@@ -46,16 +60,55 @@ func yamlScalar(v any) string {
 	case nil:
 		return "null"
 	case string:
-		if _, err := strconv.ParseFloat(x, 64); err == nil || x == "" || strings.ContainsAny(x, ":#{}[],&*!|>'\"%@`") ||
-			x == "true" || x == "false" || x == "null" {
-			return strconv.Quote(x)
-		}
-		return x
+		return yamlString(x)
 	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
+		return yamlFloat(x)
 	default:
 		return fmt.Sprint(x)
 	}
+}
+
+// yamlString leaves plain only what YAML 1.1 (PyYAML, which TRT-LLM reads
+// the file with) and 1.2 both read back as the same string: identifiers
+// and paths that no resolver takes for a number, bool or null. Everything
+// else is double-quoted; Go's escapes are a subset of YAML's for valid
+// UTF-8, which TOML guarantees.
+func yamlString(s string) string {
+	switch strings.ToLower(s) {
+	case "", "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~":
+		return strconv.Quote(s)
+	}
+	for i, r := range s {
+		lead := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_' || r == '/'
+		if !lead && (i == 0 || !(r >= '0' && r <= '9' || r == '.' || r == '-')) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// yamlFloat writes a float that reads back as a float: with a dot (1.0,
+// 1.0e+21; YAML 1.1 needs it) and YAML's spelling of the non-finite ones.
+func yamlFloat(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return ".nan"
+	case math.IsInf(x, 1):
+		return ".inf"
+	case math.IsInf(x, -1):
+		return "-.inf"
+	}
+	s := strconv.FormatFloat(x, 'f', -1, 64)
+	if len(s) > 24 {
+		s = strconv.FormatFloat(x, 'e', -1, 64)
+	}
+	if strings.Contains(s, ".") {
+		return s
+	}
+	if i := strings.IndexByte(s, 'e'); i >= 0 {
+		return s[:i] + ".0" + s[i:]
+	}
+	return s + ".0"
 }
 
 // readYAML parses the subset writeYAML produces, plus flow maps.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/servetune/servetune/engines/enginetest"
 )
 
 // The servetune binary, built once for every test that needs a real
@@ -19,6 +21,7 @@ var testBinary struct {
 }
 
 func TestMain(m *testing.M) {
+	enginetest.Main() // returns unless this process is a fake engine
 	code := m.Run()
 	if testBinary.dir != "" {
 		os.RemoveAll(testBinary.dir)

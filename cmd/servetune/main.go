@@ -99,6 +99,7 @@ func commands(e *env) []*cli.Command {
 		commandCommand(e),
 		labCommand(e),
 		testmodelCommand(e),
+		guardCommand(),
 	}
 }
 

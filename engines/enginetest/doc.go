@@ -4,7 +4,9 @@
 // startup, ready, out-of-memory and argument-error lines, serves its
 // readiness endpoints and an OpenAI streaming completions endpoint (the
 // bench/benchtest server), and can be told to hang at startup, die during
-// the benchmark, ignore SIGTERM or fork a worker into its process group.
+// the benchmark, ignore SIGTERM or fork workers into its process group
+// (one in a session of its own). Guard runs the guardian (engines.RunGuard)
+// in the test binary, so launcher tests can run engines guarded.
 //
 // A test package opts in with
 //

@@ -47,36 +47,62 @@ type Options struct {
 	// Worker forks a child into the engine's process group, as vLLM and
 	// SGLang fork engine-core and scheduler processes.
 	Worker bool
+	// Workers forks that many children instead (tensor-parallel ranks).
+	Workers int
+	// Setsid makes the last worker start its own session, leaving the
+	// engine's process group as a daemonising helper would.
+	Setsid bool
 	// OOMAbove makes a mem_fraction above it fail with OOM, so a sampler
 	// test has an infeasible region to learn.
 	OOMAbove float64
-	// PIDFile, when set, receives "PID PGID" of the engine and, with
-	// Worker, of the worker (one line each).
+	// PIDFile, when set, receives "PID PGID" of the engine and of each
+	// worker (one line each).
 	PIDFile string
 }
 
 const envOptions = "SERVETUNE_FAKE_ENGINE"
 
+// guardArg as this binary's first argument makes it the guardian.
+const guardArg = "-servetune-guard"
+
 // Target returns a target whose engine program is this test binary acting
 // as a fake of engine.
 func Target(engine, model string, o Options) space.Target {
+	return space.Target{
+		Runner: "process", Model: model, Engine: engine, GPUs: 1, GPU: "fake",
+		Engines: map[string]space.EngineTarget{engine: {Command: []string{Program()}, Env: Env(engine, o)}},
+	}
+}
+
+// Program is the fake engine's program: this test binary.
+func Program() string {
 	exe, err := os.Executable()
 	if err != nil {
 		panic(err)
 	}
+	return exe
+}
+
+// Env is the environment that makes Program a fake of engine.
+func Env(engine string, o Options) map[string]string {
 	b, _ := json.Marshal(struct {
 		Engine string
 		Options
 	}{engine, o})
-	return space.Target{
-		Runner: "process", Model: model, Engine: engine, GPUs: 1, GPU: "fake",
-		Engines: map[string]space.EngineTarget{engine: {Command: []string{exe}, Env: map[string]string{envOptions: string(b)}}},
-	}
+	return map[string]string{envOptions: string(b)}
 }
 
-// Main turns this process into a fake engine when the environment says so,
-// and never returns then; otherwise it returns at once.
+// Guard is a Launcher.Guard that runs engines.RunGuard in this test
+// binary, so package tests exercise the guardian without servetune.
+func Guard() []string { return []string{Program(), guardArg} }
+
+// Main turns this process into a fake engine (or the guardian of one)
+// when its arguments or environment say so, and never returns then;
+// otherwise it returns at once.
 func Main() {
+	if len(os.Args) > 1 && os.Args[1] == guardArg {
+		os.Exit(engines.RunGuard(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	raw := os.Getenv(envOptions)
 	if raw == "" {
 		return
@@ -135,13 +161,9 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return usageError(engine, err, stderr)
 	}
-	if o.Worker {
-		w := exec.Command(os.Args[0])
-		w.Env = append(os.Environ(), "SERVETUNE_FAKE_ROLE=worker")
-		if err := w.Start(); err != nil {
-			fmt.Fprintln(stderr, "fake engine: worker:", err)
-			return 1
-		}
+	if err := startWorkers(o); err != nil {
+		fmt.Fprintln(stderr, "fake engine: worker:", err)
+		return 1
 	}
 	l := lines(engine, p)
 	fmt.Fprintln(stdout, l.starting)
@@ -164,6 +186,22 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 		return 139
 	}
 	return serve(engine, o, p, l, mode == Hang, stdout, stderr)
+}
+
+func startWorkers(o Options) error {
+	n := o.Workers
+	if n == 0 && o.Worker {
+		n = 1
+	}
+	for i := range n {
+		w := exec.Command(os.Args[0])
+		w.Env = append(os.Environ(), "SERVETUNE_FAKE_ROLE=worker")
+		w.SysProcAttr = &syscall.SysProcAttr{Setsid: o.Setsid && i == n-1}
+		if err := w.Start(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func usageError(engine string, err error, stderr io.Writer) int {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // Limits that keep a corrupt or hostile header from allocating gigabytes.
@@ -104,9 +105,21 @@ func (d *decoder) str() string {
 		d.err = fmt.Errorf("string of %d bytes", n)
 		return ""
 	}
-	b := make([]byte, n)
-	d.full(b)
-	return string(b)
+	return string(d.bytes(n))
+}
+
+// bytes reads n bytes, growing the buffer as they arrive: a corrupt length
+// must not allocate up to maxString before the input runs out.
+func (d *decoder) bytes(n uint64) []byte {
+	const chunk = 64 << 10
+	b := make([]byte, 0, min(n, chunk))
+	for uint64(len(b)) < n && d.err == nil {
+		k := int(min(n-uint64(len(b)), chunk))
+		b = slices.Grow(b, k)
+		d.full(b[len(b) : len(b)+k])
+		b = b[:len(b)+k]
+	}
+	return b
 }
 
 func (d *decoder) value(t ValueType) any {
@@ -183,8 +196,10 @@ func (d *decoder) array() any {
 	return nil
 }
 
+// readArray grows with the elements that arrive, from a small first guess,
+// for the same reason as bytes.
 func readArray[T any](d *decoder, n uint64, one func(*decoder) T) []T {
-	xs := make([]T, 0, min(n, 4096))
+	xs := make([]T, 0, min(n, 256))
 	for i := uint64(0); i < n && d.err == nil; i++ {
 		xs = append(xs, one(d))
 	}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/servetune/servetune/engines/enginetest"
+	"github.com/servetune/servetune/objective"
+)
+
+// fakeEngineSpace is a process-runner study whose engine is this test
+// binary faking a vLLM that forks tensor-parallel workers, one of which
+// leaves the group with setsid; each records "PID PGID" in pids. Its
+// completions are slow enough that the benchmark is still running when
+// servetune is killed.
+func fakeEngineSpace(t *testing.T, dir, pids string) string {
+	t.Helper()
+	env := enginetest.Env("vllm", enginetest.Options{Workers: 3, Setsid: true, PIDFile: pids, ITL: 10 * time.Millisecond})
+	var envTOML []string
+	for k, v := range env {
+		envTOML = append(envTOML, fmt.Sprintf("%s = %q", k, v))
+	}
+	src := fmt.Sprintf(`
+[study]
+name = "guard"
+n_trials = 2
+
+[target]
+runner = "process"
+model = "Qwen/Qwen3-8B"
+gpu = "H100"
+gpus = 1
+engine = "vllm"
+
+[target.engines.vllm]
+command = [%q]
+env = { %s }
+
+[[objectives]]
+metric = "total_tps"
+direction = "maximize"
+
+[profiles]
+run = ["slow"]
+
+[profiles.custom.slow]
+input_len = 64
+output_len = 1024
+num_prompts = 16
+max_concurrency = 4
+request_rate = inf
+
+[params.max_running]
+values = [8, 16]
+`, enginetest.Program(), strings.Join(envTOML, ", "))
+	path := filepath.Join(dir, "space.toml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// liveState says whether the /proc/PID/stat text is of a running process
+// and gives its process group.
+func liveState(stat string) (live bool, pgid int) {
+	f := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:])
+	if len(f) < 3 {
+		return false, 0
+	}
+	pgid, _ = strconv.Atoi(f[2])
+	return f[0] != "Z" && f[0] != "X", pgid
+}
+
+// liveInGroup lists the running members of process group pgid; the
+// guardian killed with servetune may linger as a zombie nobody reaps.
+func liveInGroup(pgid int) []int {
+	var out []int
+	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if live, pg := liveState(string(b)); live && pg == pgid {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// livePIDs lists which of the "PID PGID" lines in path name a process
+// that is still running (zombies waiting for a reaper do not count).
+func livePIDs(path string) (recorded int, live []int) {
+	b, _ := os.ReadFile(path)
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		recorded++
+		pid, _ := strconv.Atoi(f[0])
+		if st, err := os.ReadFile("/proc/" + f[0] + "/stat"); err == nil {
+			if ok, _ := liveState(string(st)); ok {
+				live = append(live, pid)
+			}
+		}
+	}
+	return recorded, live
+}
+
+// kill -9 of servetune while the engine serves the benchmark takes the
+// engine, its workers and the worker that called setsid along within 2 s,
+// without another servetune run to reap them.
+func TestKill9TakesTheEngineAlong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and launches engine processes")
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	pids := filepath.Join(dir, "pids")
+	cmd := exec.Command(bin, "--log-format", "json", "--log-level", "debug", "run", fakeEngineSpace(t, dir, pids))
+	cmd.Dir = dir
+	logs, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pgids []int
+	sc := bufio.NewScanner(logs)
+	for sc.Scan() {
+		var ev struct {
+			Message string `json:"message"`
+			Phase   string `json:"phase"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Message == "trial phase" && ev.Phase == string(objective.Benchmarking) {
+			pgids = enginePGIDs(t, filepath.Join(dir, "studies", "guard"))
+			break
+		}
+	}
+	if n, live := livePIDs(pids); n != 4 || len(live) != 4 || len(pgids) != 1 {
+		_ = cmd.Process.Kill()
+		t.Fatalf("before the kill: %d processes recorded, %v running, engine groups %v; want 4, 4 and one", n, live, pgids)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		_, live := livePIDs(pids)
+		group := liveInGroup(pgids[0])
+		if len(live) == 0 && len(group) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range live {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			_ = syscall.Kill(-pgids[0], syscall.SIGKILL)
+			t.Fatalf("2 s after kill -9 of servetune, engine processes %v are running; engine group %d: %v", live, pgids[0], group)
+		}
+		time.Sleep(20 * time.Millisecond) // polling other processes' exit
+	}
+}

@@ -1,0 +1,129 @@
+package engines_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/enginetest"
+)
+
+func guarded(t *testing.T) *engines.Launcher {
+	l := launcher(t)
+	l.Guard = enginetest.Guard()
+	return l
+}
+
+// recordedPIDs polls the fake's PID file until n processes have written
+// their "PID PGID" line, and returns pid → pgid.
+func recordedPIDs(t *testing.T, path string, n int) map[int]int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		got := map[int]int{}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			f := strings.Fields(line)
+			if len(f) == 2 {
+				pid, _ := strconv.Atoi(f[0])
+				pgid, _ := strconv.Atoi(f[1])
+				got[pid] = pgid
+			}
+		}
+		if len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d processes recorded their PIDs", len(got), n)
+		}
+		time.Sleep(10 * time.Millisecond) // polling a file another process writes
+	}
+}
+
+// alive reports whether pid is a running (non-zombie) process.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+// When servetune dies, the guardian sees its stdin close and stops the
+// engine, its workers, and a worker that left the group with setsid.
+func TestGuardianStopsEverythingWhenServetuneDies(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	l := guarded(t)
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	s := start(t, l, "vllm", enginetest.Options{Workers: 3, Setsid: true, PIDFile: pidFile}, nil)
+	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	pids := recordedPIDs(t, pidFile, 4)
+	escaped := 0
+	for pid, pgid := range pids {
+		if pgid != s.PGID {
+			escaped++
+		}
+		if !alive(pid) {
+			t.Fatalf("process %d died before servetune did", pid)
+		}
+	}
+	if escaped != 1 {
+		t.Fatalf("%d processes outside the engine group %d, want the setsid worker: %v", escaped, s.PGID, pids)
+	}
+	engines.CutLifeline(s)
+	select {
+	case <-s.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the guardian did not exit after servetune went away")
+	}
+	for pid := range pids {
+		if alive(pid) {
+			t.Errorf("process %d outlived servetune", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// The guardian's exit is the engine's: the same exit code, or death by
+// the same signal, so failures are described and classified alike.
+func TestGuardianPropagatesTheEnginesEnd(t *testing.T) {
+	cases := []struct {
+		name string
+		o    enginetest.Options
+		sig  syscall.Signal // sent to the engine leader, 0 for none
+		want string
+	}{
+		{"exit code", enginetest.Options{Mode: enginetest.Crash}, 0, "(exit status 139)"},
+		{"SIGKILL", enginetest.Options{Mode: enginetest.Hang}, syscall.SIGKILL, "killed by SIGKILL"},
+		{"SIGHUP", enginetest.Options{Mode: enginetest.Hang}, syscall.SIGHUP, "(killed by signal hangup)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			pidFile := filepath.Join(t.TempDir(), "pids")
+			c.o.PIDFile = pidFile
+			s := start(t, guarded(t), "sglang", c.o, nil)
+			if c.sig != 0 {
+				for pid := range recordedPIDs(t, pidFile, 1) {
+					_ = syscall.Kill(pid, c.sig)
+				}
+			}
+			<-s.Done()
+			if f := s.Failure(engines.Starting); !strings.Contains(f.Message, c.want) {
+				t.Errorf("failure %q; want it to say %q", f.Message, c.want)
+			}
+		})
+	}
+}
