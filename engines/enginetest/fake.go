@@ -30,6 +30,8 @@ const (
 	Invalid      Mode = "invalid"       // print the engine's config ValueError and exit 1
 	PortConflict Mode = "port_conflict" // fail to bind: address already in use
 	Crash        Mode = "crash"         // exit 139 during startup with no known message
+	Mute         Mode = "mute"          // become ready, accept requests, never answer them
+	Reject       Mode = "reject"        // become ready, answer every request 400 as vLLM does a too-long prompt
 )
 
 // Options script one fake engine.
@@ -214,6 +216,9 @@ func usageError(engine string, err error, stderr io.Writer) int {
 	return 2
 }
 
+// tooLong is vLLM's answer to a prompt longer than the model's context.
+const tooLong = `{"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 9000 tokens (8000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}`
+
 func serve(engine string, o Options, p engines.Parsed, l engineLines, hang bool, stdout, stderr io.Writer) int {
 	ln, err := net.Listen("tcp", net.JoinHostPort(p.Host, strconv.Itoa(p.Port)))
 	if err != nil {
@@ -246,7 +251,16 @@ func serve(engine string, o Options, p engines.Parsed, l engineLines, hang bool,
 			fmt.Fprintln(stderr, strings.Join(l.crash, "\n"))
 			os.Exit(1)
 		}
-		stream.Config.Handler.ServeHTTP(w, r)
+		switch o.Mode {
+		case Mute:
+			<-r.Context().Done()
+		case Reject:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, tooLong)
+		default:
+			stream.Config.Handler.ServeHTTP(w, r)
+		}
 	})
 	go func() { _ = http.Serve(ln, mux) }()
 	if !hang {

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/enginetest"
+	"github.com/servetune/servetune/studies"
+)
+
+// faultSpace is a process-runner study of a fake vLLM scripted by o, with
+// extra [target] lines.
+func faultSpace(t *testing.T, dir string, o enginetest.Options, target string) string {
+	t.Helper()
+	var env []string
+	for k, v := range enginetest.Env("vllm", o) {
+		env = append(env, fmt.Sprintf("%s = %q", k, v))
+	}
+	src := fmt.Sprintf(`
+[study]
+name = "faults"
+n_trials = 2
+
+[target]
+runner = "process"
+model = "Qwen/Qwen3-8B"
+gpu = "H100"
+gpus = 1
+engine = "vllm"
+%s
+
+[target.engines.vllm]
+command = [%q]
+env = { %s }
+
+[[objectives]]
+metric = "total_tps"
+direction = "maximize"
+
+[profiles]
+run = ["small"]
+
+[profiles.custom.small]
+input_len = 16
+output_len = 8
+num_prompts = 6
+max_concurrency = 3
+request_rate = inf
+
+[params.max_running]
+values = [8, 16]
+`, target, enginetest.Program(), strings.Join(env, ", "))
+	path := filepath.Join(dir, "space.toml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Engines that serve but never produce a usable benchmark must not stall
+// the study nor "win" it: each trial fails with its class and reason, the
+// study moves on, leaves no engine behind, and exits 3 since nothing
+// completed.
+func TestFaultyEnginesFailTheirTrialsAndTheStudyMovesOn(t *testing.T) {
+	bin := buildBinary(t)
+	for _, c := range []struct {
+		name   string
+		mode   enginetest.Mode
+		target string
+		class  engines.Class
+		reason string
+	}{
+		{"never answers, stalls", enginetest.Mute, `stall_timeout = "1s"`, engines.BenchFailed, "stalled"},
+		{"never answers, trial limit", enginetest.Mute, "stall_timeout = \"1h\"\ntrial_timeout = \"3s\"", engines.Timeout, "time limit"},
+		{"rejects every request", enginetest.Reject, "", engines.BenchFailed, "maximum context length"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			space := faultSpace(t, dir, enginetest.Options{Mode: c.mode}, c.target)
+			cmd := exec.Command(bin, "--log-format", "json", "run", space)
+			cmd.Dir = dir
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			code := cmd.ProcessState.ExitCode()
+			if code != exitNoComplete {
+				t.Fatalf("exit %d (%v), want %d:\n%s", code, err, exitNoComplete, out)
+			}
+			if took := time.Since(start); took > 2*time.Minute {
+				t.Errorf("the study took %v", took)
+			}
+			ts := readTrials(t, filepath.Join(dir, "studies", "faults", "study.db"))
+			if len(ts) != 2 {
+				t.Fatalf("%d trials, want 2", len(ts))
+			}
+			for _, tr := range ts {
+				if tr.State != studies.Failed || tr.Failure == nil || tr.Failure.Class != c.class || !strings.Contains(tr.Failure.Message, c.reason) {
+					t.Errorf("trial %d: %s %+v, want failed %s mentioning %q", tr.Number, tr.State, tr.Failure, c.class, c.reason)
+				}
+			}
+			if left := enginePGIDs(t, filepath.Join(dir, "studies", "faults")); len(left) != 0 {
+				t.Errorf("engines left running: %v", left)
+			}
+		})
+	}
+}
