@@ -102,8 +102,6 @@ type scanner struct {
 	bad bool
 }
 
-func (s *scanner) ok() bool { return !s.bad }
-
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {

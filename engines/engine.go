@@ -218,11 +218,6 @@ func invalid(format string, a ...any) error {
 	return &Failure{Class: InvalidConfig, Message: fmt.Sprintf(format, a...)}
 }
 
-// knobError names engine and knob for a value the engine cannot take.
-func knobError(engine, knob string, format string, a ...any) error {
-	return invalid("%s: knob %s: %s", engine, knob, fmt.Sprintf(format, a...))
-}
-
 // sortedKeys is for deterministic messages.
 func sortedKeys[V any](m map[string]V) []string {
 	ks := make([]string, 0, len(m))

@@ -23,7 +23,6 @@ import (
 type fakeRunner struct {
 	calls   []space.Config
 	cancel  func() // when set, called during the next Run, which then fails as the ctx does
-	blocked bool
 }
 
 func (f *fakeRunner) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
