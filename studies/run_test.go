@@ -319,7 +319,7 @@ func TestPruningStopsClearlyWorseTrials(t *testing.T) {
 	sp.Study.Sampler = "grid"
 	sp.Baseline = space.Config{"engine": "vllm", "max_running": int64(256), "mem_fraction": 0.8, "dp": int64(1)}
 	st, dir := openStore(t)
-	rule := search.DefaultPruneRule
+	rule := search.DefaultPruneRule()
 	if err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: &checkpointRunner{}, Dir: dir, Log: zerolog.Nop(), Prune: &rule}); err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 		Log:     e.log, OnEvent: view.event,
 	}
 	if o.prune {
-		rule := search.DefaultPruneRule
+		rule := search.DefaultPruneRule()
 		ro.Prune = &rule
 	}
 	err = studies.Run(ctx, ro)
