@@ -23,9 +23,9 @@ import (
 // violation). Like the seeds, it stops at a coordinate-wise optimum, which
 // may be a local one.
 //
-// Propose assumes that the previous proposal has been told or abandoned:
-// when a knob's values are all proposed it decides the knob from what was
-// told. Observations of configs it did not propose (a resumed study's
+// A knob is decided from what was told once all its values are proposed
+// and none is still being measured; a proposal never told (abandoned)
+// does not hold the sweep up. Observations of configs it did not propose (a resumed study's
 // history) are remembered, so the sweep replays without re-measuring them.
 type Greedy struct {
 	sp    *space.Space
@@ -59,8 +59,11 @@ func (g *Greedy) Tell(o Observation) {
 	g.results[o.Config.Key()] = o
 }
 
-// Propose returns the next config to measure, or false when the sweep is over.
-func (g *Greedy) Propose() (space.Config, bool) {
+// Propose returns the next config to measure. busy reports the configs
+// being measured: they are not proposed again, and a knob is decided only
+// once none of its configs is busy (until then ErrPending). ErrExhausted
+// ends the sweep.
+func (g *Greedy) Propose(busy func(space.Config) bool) (space.Config, error) {
 	if !g.started {
 		g.started = true
 		g.batch = g.engineBatch()
@@ -70,14 +73,27 @@ func (g *Greedy) Propose() (space.Config, bool) {
 		for len(g.queue) > 0 {
 			c := g.queue[0]
 			g.queue = g.queue[1:]
-			if _, known := g.results[c.Key()]; !known {
-				return c, true
+			if _, known := g.results[c.Key()]; !known && !busy(c) {
+				return c, nil
 			}
+		}
+		if g.waiting(busy) {
+			return nil, ErrPending
 		}
 		g.decide()
 		g.advance()
 	}
-	return nil, false
+	return nil, ErrExhausted
+}
+
+// waiting reports whether a config of the current knob is still busy.
+func (g *Greedy) waiting(busy func(space.Config) bool) bool {
+	for _, c := range g.batch {
+		if _, known := g.results[c.Key()]; !known && busy(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // Best is the incumbent config and its observation; ok is false until
@@ -213,4 +229,48 @@ func (g *Greedy) advance() {
 		}
 	}
 	g.done = true
+}
+
+// greedySampler is Greedy as a Sampler. A batch is the rest of the
+// current knob's sweep: the next knob depends on its results.
+type greedySampler struct {
+	sp *space.Space
+	g  *Greedy
+	// told holds every observation by configKey, to answer the sweep's
+	// proposals that a resumed study measured already.
+	told map[string]Observation
+}
+
+func newGreedy(b build) (Sampler, error) {
+	return &greedySampler{sp: b.sp, g: NewGreedy(b.sp), told: map[string]Observation{}}, nil
+}
+
+// Ask returns up to n configs of the current knob's sweep.
+func (s *greedySampler) Ask(n int, pending []space.Config) ([]space.Config, error) {
+	return batch(s.sp, n, pending, func(busy map[string]bool) (space.Config, error) {
+		return s.next(func(c space.Config) bool { return busy[configKey(s.sp, c)] })
+	})
+}
+
+// next is the sweep's next proposal not measured yet; one that was (a
+// resumed study) is answered from memory.
+func (s *greedySampler) next(busy func(space.Config) bool) (space.Config, error) {
+	for {
+		c, err := s.g.Propose(busy)
+		if err != nil {
+			return nil, err
+		}
+		o, seen := s.told[configKey(s.sp, c)]
+		if !seen {
+			return c, nil
+		}
+		s.g.Tell(o)
+	}
+}
+
+// Tell records a finished trial.
+func (s *greedySampler) Tell(o Observation) error {
+	s.told[configKey(s.sp, o.Config)] = o
+	s.g.Tell(o)
+	return nil
 }

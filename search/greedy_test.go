@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -49,9 +50,12 @@ func sweep(t *testing.T, g *Greedy, f func(space.Config) Observation) []space.Co
 	t.Helper()
 	var proposed []space.Config
 	for i := 0; ; i++ {
-		c, ok := g.Propose()
-		if !ok {
+		c, err := g.Propose(func(space.Config) bool { return false })
+		if errors.Is(err, ErrExhausted) {
 			return proposed
+		}
+		if err != nil {
+			t.Fatal(err)
 		}
 		if i > 100 {
 			t.Fatal("greedy sweep does not end")

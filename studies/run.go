@@ -94,19 +94,19 @@ func Run(ctx context.Context, o RunOptions) error {
 		return err
 	}
 	seed := sp.Study.Seed + int64(len(trials)) // a resumed run must not replay the same random draws
-	searcher, err := search.New(sp, seed, observations(sp, trials), o.Log, o.Search)
+	sampler, err := search.NewSampler(sp.Study.Sampler, sp, seed, observations(sp, trials), o.Log, o.Search)
 	if err != nil {
 		return err
 	}
-	l := &loop{RunOptions: o, searcher: searcher, trials: trials, started: o.Now()}
+	l := &loop{RunOptions: o, sampler: sampler, trials: trials, started: o.Now()}
 	return l.run(ctx)
 }
 
 type loop struct {
 	RunOptions
-	searcher *search.Searcher
-	trials   []Trial
-	started  time.Time
+	sampler search.Sampler
+	trials  []Trial
+	started time.Time
 }
 
 // next is a config to run and why.
@@ -183,11 +183,11 @@ func (l *loop) pick() (next, error) {
 			return next{cfg: t.Config, origin: "repeat"}, nil
 		}
 	}
-	c, err := l.searcher.Ask()
+	cs, err := l.sampler.Ask(1, nil)
 	if err != nil {
 		return next{}, err
 	}
-	return next{cfg: l.Space.WithTargetEngine(c), origin: "sampler"}, nil
+	return next{cfg: l.Space.WithTargetEngine(cs[0]), origin: "sampler"}, nil
 }
 
 func (l *loop) has(f func(Trial) bool) bool {
@@ -216,7 +216,7 @@ func (l *loop) trial(ctx context.Context, n next, done int) error {
 	}
 	l.trials = append(l.trials, t)
 	if !isInterrupted(t) {
-		if err := l.searcher.Tell(observation(l.Space, t)); err != nil {
+		if err := l.sampler.Tell(observation(l.Space, t)); err != nil {
 			return err
 		}
 	}
