@@ -50,7 +50,7 @@ func Grid(sp *space.Space) []space.Config {
 // everything.
 type gridSampler struct {
 	sp *space.Space
-	// queue is the configs not yet proposed, in the order to propose them.
+	// queue is the configs not told yet, in the order to propose them.
 	queue []space.Config
 	told  map[string]bool
 }
@@ -61,9 +61,9 @@ func newGrid(b build) (Sampler, error) {
 	return g, nil
 }
 
-// Ask takes the next n configs of the queue that are neither told nor
-// pending. Pending ones stay queued: should their trial never be told,
-// they are proposed later.
+// Ask returns the first n configs of the queue that are neither told nor
+// pending. A config leaves the queue only when it is told: one asked for
+// and then abandoned (no longer pending, never told) is proposed again.
 func (g *gridSampler) Ask(n int, pending []space.Config) ([]space.Config, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("ask for %d configs: at least 1", n)
@@ -73,11 +73,12 @@ func (g *gridSampler) Ask(n int, pending []space.Config) ([]space.Config, error)
 	i := 0
 	for ; i < len(g.queue) && len(out) < n; i++ {
 		c := g.queue[i]
-		switch k := configKey(g.sp, c); {
-		case g.told[k]: // measured: drop it
-		case busy[k]:
-			kept = append(kept, c)
-		default:
+		k := configKey(g.sp, c)
+		if g.told[k] {
+			continue // measured: it leaves the queue
+		}
+		kept = append(kept, c)
+		if !busy[k] {
 			busy[k] = true
 			out = append(out, c)
 		}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -268,7 +269,13 @@ func TestTargetEngineConfigsAreRecognised(t *testing.T) {
 			t.Fatalf("grid proposed %v again after a resume", c)
 		}
 	}
-	if _, err := askOne(s); err != ErrExhausted {
-		t.Errorf("second Ask = %v, want ErrExhausted (12 grid points, 11 measured, 1 asked)", err)
+	if _, err := s.Ask(1, []space.Config{sp.WithTargetEngine(c)}); !errors.Is(err, ErrPending) {
+		t.Errorf("Ask with the last point pending = %v, want ErrPending (12 grid points, 11 measured, 1 running)", err)
+	}
+	if err := s.Tell(Observation{Config: sp.WithTargetEngine(c), State: Complete, Value: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := askOne(s); !errors.Is(err, ErrExhausted) {
+		t.Errorf("Ask after the last point = %v, want ErrExhausted", err)
 	}
 }
