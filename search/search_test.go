@@ -130,7 +130,7 @@ func TestAskNeverRepeatsAToldConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		told := keySet(sp, nil)
+		told := map[string]bool{}
 		for _, h := range history {
 			told[h.Config.Key()] = true
 		}

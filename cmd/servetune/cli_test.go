@@ -135,3 +135,18 @@ func TestQuickstartPrintsFrontWithServingCommands(t *testing.T) {
 		t.Errorf("show nosuch: exit %d %s", code, errText)
 	}
 }
+
+// A sampler that cannot serve the lab's runs is a usage error before any
+// simulation starts.
+func TestLabRejectsSamplersItCannotRun(t *testing.T) {
+	cases := map[string][]string{
+		"tpe optimises one objective; this study has 2": {"lab", "--mo-samplers", "motpe,tpe"},
+		`unknown sampler "nsga2"`:                       {"lab", "--samplers", "nsga2"},
+	}
+	for want, args := range cases {
+		code, out, errText := runCLI(t, t.TempDir(), args...)
+		if code != 2 || out != "" || !strings.Contains(errText, want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", args, code, out, errText, want)
+		}
+	}
+}
