@@ -46,8 +46,9 @@ func (g *guard) Ask(n int, pending []space.Config) ([]space.Config, error) {
 }
 
 // askOne returns a config neither told nor busy that is not predicted to
-// fail; failing that, for an infinite space, the last draw (the caller
-// records it as infeasible, and Tell teaches the sampler).
+// fail; failing that, for an infinite space, the last draw unless it is
+// busy (the caller records it as measured or infeasible, and Tell teaches
+// the sampler).
 func (g *guard) askOne(busy map[string]bool) (space.Config, error) {
 	var last space.Config
 	for i := range modelAttempts + randomAttempts {
@@ -70,6 +71,9 @@ func (g *guard) askOne(busy map[string]bool) (space.Config, error) {
 	}
 	if finite(g.sp) {
 		return g.unmeasured(busy)
+	}
+	if busy[configKey(g.sp, last)] {
+		return nil, ErrPending
 	}
 	return last, nil
 }
