@@ -30,7 +30,8 @@ import (
 type Greedy struct {
 	sp    *space.Space
 	order []space.Param
-	// results holds every told observation by config key.
+	// results holds every told observation by configKey: told configs
+	// carry the target's engine, proposals may not.
 	results map[string]Observation
 	// best is the incumbent; bestKey is "" before the engine phase ends.
 	best    space.Config
@@ -56,7 +57,7 @@ func NewGreedy(sp *space.Space) *Greedy {
 
 // Tell records a finished trial.
 func (g *Greedy) Tell(o Observation) {
-	g.results[o.Config.Key()] = o
+	g.results[configKey(g.sp, o.Config)] = o
 }
 
 // Propose returns the next config to measure. busy reports the configs
@@ -73,7 +74,7 @@ func (g *Greedy) Propose(busy func(space.Config) bool) (space.Config, error) {
 		for len(g.queue) > 0 {
 			c := g.queue[0]
 			g.queue = g.queue[1:]
-			if _, known := g.results[c.Key()]; !known && !busy(c) {
+			if _, known := g.results[configKey(g.sp, c)]; !known && !busy(c) {
 				return c, nil
 			}
 		}
@@ -89,7 +90,7 @@ func (g *Greedy) Propose(busy func(space.Config) bool) (space.Config, error) {
 // waiting reports whether a config of the current knob is still busy.
 func (g *Greedy) waiting(busy func(space.Config) bool) bool {
 	for _, c := range g.batch {
-		if _, known := g.results[c.Key()]; !known && busy(c) {
+		if _, known := g.results[configKey(g.sp, c)]; !known && busy(c) {
 			return true
 		}
 	}
@@ -178,18 +179,18 @@ func (g *Greedy) decide() {
 	cur, has := g.results[g.bestKey]
 	has = has && greedyEligible(cur)
 	for _, c := range g.batch {
-		o, ok := g.results[c.Key()]
+		o, ok := g.results[configKey(g.sp, c)]
 		if !ok || !greedyEligible(o) {
 			continue
 		}
 		if !has || Dominates(greedyPoint(o), greedyPoint(cur), objs) {
-			g.best, g.bestKey, cur, has = c, c.Key(), o, true
+			g.best, g.bestKey, cur, has = c, configKey(g.sp, c), o, true
 		}
 	}
 	if g.bestKey == "" && len(g.batch) > 0 {
 		// Nothing ran: sweep on from the first config rather than stop, so
 		// a knob that fixes the defaults (a memory setting) is still found.
-		g.best, g.bestKey = g.batch[0], g.batch[0].Key()
+		g.best, g.bestKey = g.batch[0], configKey(g.sp, g.batch[0])
 	}
 }
 
@@ -218,7 +219,7 @@ func (g *Greedy) advance() {
 		for _, v := range sweepValues(p) {
 			c := g.best.Clone()
 			c[p.Name] = v
-			if c = g.complete(c); c.Key() != g.bestKey {
+			if c = g.complete(c); configKey(g.sp, c) != g.bestKey {
 				cs = append(cs, c)
 			}
 		}

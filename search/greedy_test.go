@@ -155,3 +155,21 @@ func TestGreedyDefaultsAndMinimise(t *testing.T) {
 		t.Errorf("best = %v (%v), want chunk=default mr=1 (4)", best, o.Value)
 	}
 }
+
+// In a space without an engine knob, proposals lack the engine and the
+// study tells observations that carry the target's: the sweep must still
+// recognise them, keep the better values and end at the same optimum.
+func TestGreedyWithTargetEngine(t *testing.T) {
+	sp, f := greedyLandscape()
+	sp.Params, sp.Rules = sp.Params[1:], nil
+	sp.Target.Engine = "sglang"
+	g := NewGreedy(sp)
+	sweep(t, g, func(c space.Config) Observation {
+		o := f(sp.WithTargetEngine(c))
+		o.Config = sp.WithTargetEngine(c)
+		return o
+	})
+	if best, o, _ := g.Best(); best.Summary() != "mem=0.85 mr=4 spec=none" || o.Value != 26.5 {
+		t.Errorf("best = %s (%v), want mem=0.85 mr=4 spec=none (26.5)", best.Summary(), o.Value)
+	}
+}
