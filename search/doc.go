@@ -1,9 +1,21 @@
-// Package search owns the decisions about what to try next: samplers that
-// propose configs from a space given what earlier trials measured (goptuna
-// TPE and CMA-ES, seeded random, grid), and the pure functions that rank
-// results — feasibility, dominance and Pareto fronts.
+// Package search owns the decisions about what to try next and the pure
+// functions that rank results.
 //
-// It never runs anything and never touches storage: the study loop feeds it
-// observations and asks for the next config, so a resumed study rebuilds
-// the sampler's memory from its records alone.
+// Samplers propose configs from a space given what earlier trials
+// measured. Each is one implementation of Sampler in its own file: motpe
+// (servetune's multi-objective TPE, the default), tpe and cmaes (goptuna,
+// used by these two only), random, grid and greedy (coordinate search).
+// NewSampler builds one by name; CheckSampler says whether a name exists
+// and can serve a study's objectives. What every model sampler shares —
+// never re-proposing a told or pending config, avoiding configs the
+// Feasibility model predicts to fail, random draws when the model is stuck
+// — is guard, in one place. Ask takes a batch size and the configs still
+// running, so several workers can share one sampler.
+//
+// Ranking: feasibility-first dominance, Pareto fronts, hypervolume and
+// noise ties; PruneRule decides whether a running trial can still win.
+//
+// It never runs anything and never touches storage: the study loop feeds
+// it observations and asks for the next configs, so a resumed study
+// rebuilds the sampler's memory from its records alone.
 package search

@@ -119,9 +119,9 @@ func pressureAtMost(a, b space.Config) bool {
 func pressureRank(knob string, v any) (rank float64, ok bool) {
 	switch knob {
 	case "mem_fraction", "chunked_prefill", "max_running", "cuda_graph_max_bs", "speculative_num_draft_tokens":
-		return number(v)
+		return space.Number(v, true)
 	case "tp":
-		n, ok := number(v)
+		n, ok := space.Number(v, true)
 		return -n, ok
 	case "kv_cache_dtype":
 		s := strings.ToLower(space.FormatValue(v))
@@ -143,14 +143,6 @@ func pressureRank(knob string, v any) (rank float64, ok bool) {
 		}
 	}
 	return 0, false
-}
-
-func number(v any) (float64, bool) {
-	if s, isStr := v.(string); isStr && s == space.Default {
-		return 0, false
-	}
-	x, ok := space.Config{"x": v}.Float("x")
-	return x, ok && !math.IsNaN(x)
 }
 
 // discreteMatch reports whether a and b agree on every knob that is not a
@@ -181,24 +173,14 @@ func (f *Feasibility) isFloat(k string, v any) bool {
 }
 
 func sameValue(a, b any) bool {
-	fa, numA := numeric(a)
-	fb, numB := numeric(b)
+	// Number-typed values only, not numeric strings: a float knob stored
+	// as 1 and read back as int64 1 is the same value.
+	fa, numA := space.Number(space.Normalize(a), false)
+	fb, numB := space.Number(space.Normalize(b), false)
 	if numA && numB {
 		return math.Abs(fa-fb) <= 1e-9*math.Max(1, math.Abs(fa))
 	}
 	return numA == numB && space.FormatValue(a) == space.FormatValue(b)
-}
-
-// numeric is a number-typed value (not a numeric string) as float64: a
-// float knob stored as 1 and read back as int64 1 is the same value.
-func numeric(v any) (float64, bool) {
-	switch x := space.Normalize(v).(type) {
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
 }
 
 func unionKeys(a, b space.Config) []string {

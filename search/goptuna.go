@@ -1,92 +1,190 @@
 package search
 
 import (
+	"fmt"
 	"math"
+	"math/rand"
 
 	"github.com/c-bata/goptuna"
+	"github.com/c-bata/goptuna/tpe"
+	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/space"
 )
 
-// A knob's goptuna distribution, internal (float) representation and the
-// suggest call that draws it must agree, so that history rebuilt from
-// stored configs looks to the sampler exactly like configs it proposed.
-
-func distribution(p space.Param) any {
-	switch {
-	case p.Kind == space.Categorical:
-		return goptuna.CategoricalDistribution{Choices: choices(p)}
-	case p.Log && p.Kind == space.Int:
-		return goptuna.LogUniformDistribution{Low: p.Low, High: p.High + 1 - 1e-9}
-	case p.Log:
-		return goptuna.LogUniformDistribution{Low: p.Low, High: p.High}
-	case p.Kind == space.Int && p.Step > 1:
-		return goptuna.StepIntUniformDistribution{Low: int(p.Low), High: int(p.High), Step: int(p.Step)}
-	case p.Kind == space.Int:
-		return goptuna.IntUniformDistribution{Low: int(p.Low), High: int(p.High)}
-	case p.Step > 0:
-		return goptuna.DiscreteUniformDistribution{Low: p.Low, High: p.High, Q: p.Step}
-	}
-	return goptuna.UniformDistribution{Low: p.Low, High: p.High}
+// studyModel proposes from a goptuna study: the model of the tpe and
+// cmaes samplers. goptuna optimises the first objective.
+type studyModel struct {
+	sp    *space.Space
+	rng   *rand.Rand
+	study *goptuna.Study
+	// asked maps a config's key to the goptuna trials that proposed it and
+	// are not told yet, oldest first.
+	asked map[string][]int
+	// told holds the keys of told configs, to count the start-up.
+	told map[string]bool
+	// lo and hi bound the measured values, for the infeasible penalty.
+	lo, hi   float64
+	hasWorst bool
 }
 
-func choices(p space.Param) []string {
-	out := make([]string, len(p.Values))
-	for i, v := range p.Values {
-		out[i] = space.FormatValue(v)
+// startupTrials is how many seeded random configs precede model-based
+// sampling. goptuna's own startup draws categoricals from the global rand,
+// which would make studies irreproducible for a seed.
+const startupTrials = 10
+
+// newStudyModel creates the goptuna study: first-objective direction,
+// seeded TPE for the knobs a relative sampler in extra does not take.
+func newStudyModel(b build, extra ...goptuna.StudyOption) (*studyModel, error) {
+	dir := goptuna.StudyDirectionMaximize
+	if b.sp.Objectives[0].Direction == space.Minimize {
+		dir = goptuna.StudyDirectionMinimize
 	}
-	return out
+	opts := append([]goptuna.StudyOption{
+		goptuna.StudyOptionDirection(dir),
+		goptuna.StudyOptionLogger(zlog{b.log}),
+		goptuna.StudyOptionSampler(tpe.NewSampler(tpe.SamplerOptionSeed(b.seed), tpe.SamplerOptionNumberOfStartupTrials(0))),
+	}, extra...)
+	st, err := goptuna.CreateStudy(b.sp.Study.Name, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("create goptuna study: %w", err)
+	}
+	return &studyModel{sp: b.sp, rng: b.rng, study: st, asked: map[string][]int{}, told: map[string]bool{}}, nil
 }
 
-func internal(p space.Param, v any) float64 {
-	if p.Kind == space.Categorical {
-		for i, c := range p.Values {
-			if space.FormatValue(c) == space.FormatValue(v) {
-				return float64(i)
-			}
+func (m *studyModel) propose() (space.Config, error) {
+	if len(m.told) < startupTrials {
+		return m.sp.Sample(m.rng), nil
+	}
+	id, err := m.study.Storage.CreateNewTrial(m.study.ID)
+	if err != nil {
+		return nil, err
+	}
+	tr := goptuna.Trial{Study: m.study, ID: id}
+	if err := tr.CallRelativeSampler(); err != nil {
+		return nil, err
+	}
+	order, err := m.sp.Order()
+	if err != nil {
+		return nil, err
+	}
+	c := space.Config{}
+	for _, p := range order {
+		if !m.sp.Active(p, c) {
+			continue
 		}
-		return 0
-	}
-	f, _ := space.Config{"x": v}.Float("x")
-	return f
-}
-
-func suggest(tr *goptuna.Trial, p space.Param) (any, error) {
-	switch {
-	case p.Kind == space.Categorical:
-		cs := choices(p)
-		s, err := tr.SuggestCategorical(p.Name, cs)
+		v, err := suggest(&tr, p)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("sample %s: %w", p.Name, err)
 		}
-		for i, c := range cs {
-			if c == s {
-				return p.Values[i], nil
-			}
-		}
-		return nil, nil
-	case p.Log && p.Kind == space.Int:
-		d := distribution(p).(goptuna.LogUniformDistribution)
-		f, err := tr.SuggestLogFloat(p.Name, d.Low, d.High)
-		return int64(math.Min(math.Floor(f), p.High)), err
-	case p.Log:
-		return tr.SuggestLogFloat(p.Name, p.Low, p.High)
-	case p.Kind == space.Int && p.Step > 1:
-		n, err := tr.SuggestStepInt(p.Name, int(p.Low), int(p.High), int(p.Step))
-		return int64(n), err
-	case p.Kind == space.Int:
-		n, err := tr.SuggestInt(p.Name, int(p.Low), int(p.High))
-		return int64(n), err
-	case p.Step > 0:
-		f, err := tr.SuggestDiscreteFloat(p.Name, p.Low, p.High, p.Step)
-		return roundStep(f, p.Step), err
+		c[p.Name] = v
 	}
-	return tr.SuggestFloat(p.Name, p.Low, p.High)
+	k := configKey(m.sp, c)
+	m.asked[k] = append(m.asked[k], id)
+	return c, nil
 }
 
-// roundStep removes float drift (0.7 + 3*0.05) so equal configs have equal keys.
-func roundStep(x, step float64) float64 {
-	digits := math.Max(0, math.Ceil(-math.Log10(step))+2)
-	m := math.Pow(10, digits)
-	return math.Round(x*m) / m
+// reject closes the goptuna trial that proposed c: as failed for a
+// duplicate, as the infeasible penalty for a predicted failure, so the
+// model learns the region without a launch.
+func (m *studyModel) reject(c space.Config, infeasible bool) {
+	k := configKey(m.sp, c)
+	ids := m.asked[k]
+	if len(ids) == 0 {
+		return // a start-up draw: no goptuna trial
+	}
+	id := ids[len(ids)-1]
+	m.forget(k, len(ids)-1)
+	if infeasible && m.hasWorst && m.study.Storage.SetTrialValue(id, m.penalty()) == nil {
+		_ = m.study.Storage.SetTrialState(id, goptuna.TrialStateComplete)
+		return
+	}
+	_ = m.study.Storage.SetTrialState(id, goptuna.TrialStateFail)
 }
+
+// forget drops the i-th trial asked for key k.
+func (m *studyModel) forget(k string, i int) {
+	ids := append(m.asked[k][:i:i], m.asked[k][i+1:]...)
+	if len(ids) == 0 {
+		delete(m.asked, k)
+		return
+	}
+	m.asked[k] = ids
+}
+
+// tell completes the trial that proposed the config, or records one for a
+// config the study did not propose (history, the baseline, a retry).
+func (m *studyModel) tell(o Observation) error {
+	k := configKey(m.sp, o.Config)
+	m.told[k] = true
+	id, err := m.trialOf(k, o.Config)
+	if err != nil {
+		return err
+	}
+	value, ok := o.Value, (o.State == Complete || o.State == Pruned) && !math.IsNaN(o.Value)
+	if ok && o.State == Complete {
+		m.observe(value)
+	} else if !ok && (o.State == Infeasible || o.State == Pruned) && m.hasWorst {
+		// goptuna's TPE ignores failed trials, so an infeasible config (or
+		// one pruned because it could not win) is told as worse than
+		// anything measured: the model moves away from the region instead
+		// of proposing it again and again.
+		value, ok = m.penalty(), true
+	}
+	if !ok {
+		return m.study.Storage.SetTrialState(id, goptuna.TrialStateFail)
+	}
+	if err := m.study.Storage.SetTrialValue(id, value); err != nil {
+		return err
+	}
+	return m.study.Storage.SetTrialState(id, goptuna.TrialStateComplete)
+}
+
+// trialOf is the oldest open trial that proposed key k, or a new trial
+// carrying c's knobs.
+func (m *studyModel) trialOf(k string, c space.Config) (int, error) {
+	if ids := m.asked[k]; len(ids) > 0 {
+		m.forget(k, 0)
+		return ids[0], nil
+	}
+	id, err := m.study.Storage.CreateNewTrial(m.study.ID)
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range m.sp.Params {
+		v, present := c[p.Name]
+		if !present || !p.Contains(v) {
+			continue
+		}
+		if err := m.study.Storage.SetTrialParam(id, p.Name, internal(p, v), distribution(p)); err != nil {
+			return 0, fmt.Errorf("tell %s: %w", p.Name, err)
+		}
+	}
+	return id, nil
+}
+
+func (m *studyModel) observe(v float64) {
+	if !m.hasWorst {
+		m.lo, m.hi, m.hasWorst = v, v, true
+		return
+	}
+	m.lo, m.hi = math.Min(m.lo, v), math.Max(m.hi, v)
+}
+
+// penalty is a value a little worse than the worst measured one.
+func (m *studyModel) penalty() float64 {
+	margin := 0.1*(m.hi-m.lo) + 1e-9*math.Max(math.Abs(m.hi), 1)
+	if m.sp.Objectives[0].Direction == space.Minimize {
+		return m.hi + margin
+	}
+	return m.lo - margin
+}
+
+// zlog routes goptuna's logger into zerolog at debug level; goptuna's
+// default writes to stdout, which belongs to servetune's own output.
+type zlog struct{ l zerolog.Logger }
+
+func (z zlog) Debug(msg string, f ...any) { z.l.Debug().Fields(f).Msg("goptuna: " + msg) }
+func (z zlog) Info(msg string, f ...any)  { z.l.Debug().Fields(f).Msg("goptuna: " + msg) }
+func (z zlog) Warn(msg string, f ...any)  { z.l.Warn().Fields(f).Msg("goptuna: " + msg) }
+func (z zlog) Error(msg string, f ...any) { z.l.Error().Fields(f).Msg("goptuna: " + msg) }

@@ -23,14 +23,15 @@ import (
 // violation). Like the seeds, it stops at a coordinate-wise optimum, which
 // may be a local one.
 //
-// Propose assumes that the previous proposal has been told or abandoned:
-// when a knob's values are all proposed it decides the knob from what was
-// told. Observations of configs it did not propose (a resumed study's
+// A knob is decided from what was told once all its values are proposed
+// and none is still being measured; a proposal never told (abandoned)
+// does not hold the sweep up. Observations of configs it did not propose (a resumed study's
 // history) are remembered, so the sweep replays without re-measuring them.
 type Greedy struct {
 	sp    *space.Space
 	order []space.Param
-	// results holds every told observation by config key.
+	// results holds every told observation by configKey: told configs
+	// carry the target's engine, proposals may not.
 	results map[string]Observation
 	// best is the incumbent; bestKey is "" before the engine phase ends.
 	best    space.Config
@@ -56,11 +57,14 @@ func NewGreedy(sp *space.Space) *Greedy {
 
 // Tell records a finished trial.
 func (g *Greedy) Tell(o Observation) {
-	g.results[o.Config.Key()] = o
+	g.results[configKey(g.sp, o.Config)] = o
 }
 
-// Propose returns the next config to measure, or false when the sweep is over.
-func (g *Greedy) Propose() (space.Config, bool) {
+// Propose returns the next config to measure. busy reports the configs
+// being measured: they are not proposed again, and a knob is decided only
+// once none of its configs is busy (until then ErrPending). ErrExhausted
+// ends the sweep.
+func (g *Greedy) Propose(busy func(space.Config) bool) (space.Config, error) {
 	if !g.started {
 		g.started = true
 		g.batch = g.engineBatch()
@@ -70,14 +74,27 @@ func (g *Greedy) Propose() (space.Config, bool) {
 		for len(g.queue) > 0 {
 			c := g.queue[0]
 			g.queue = g.queue[1:]
-			if _, known := g.results[c.Key()]; !known {
-				return c, true
+			if _, known := g.results[configKey(g.sp, c)]; !known && !busy(c) {
+				return c, nil
 			}
+		}
+		if g.waiting(busy) {
+			return nil, ErrPending
 		}
 		g.decide()
 		g.advance()
 	}
-	return nil, false
+	return nil, ErrExhausted
+}
+
+// waiting reports whether a config of the current knob is still busy.
+func (g *Greedy) waiting(busy func(space.Config) bool) bool {
+	for _, c := range g.batch {
+		if _, known := g.results[configKey(g.sp, c)]; !known && busy(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // Best is the incumbent config and its observation; ok is false until
@@ -162,18 +179,18 @@ func (g *Greedy) decide() {
 	cur, has := g.results[g.bestKey]
 	has = has && greedyEligible(cur)
 	for _, c := range g.batch {
-		o, ok := g.results[c.Key()]
+		o, ok := g.results[configKey(g.sp, c)]
 		if !ok || !greedyEligible(o) {
 			continue
 		}
 		if !has || Dominates(greedyPoint(o), greedyPoint(cur), objs) {
-			g.best, g.bestKey, cur, has = c, c.Key(), o, true
+			g.best, g.bestKey, cur, has = c, configKey(g.sp, c), o, true
 		}
 	}
 	if g.bestKey == "" && len(g.batch) > 0 {
 		// Nothing ran: sweep on from the first config rather than stop, so
 		// a knob that fixes the defaults (a memory setting) is still found.
-		g.best, g.bestKey = g.batch[0], g.batch[0].Key()
+		g.best, g.bestKey = g.batch[0], configKey(g.sp, g.batch[0])
 	}
 }
 
@@ -202,7 +219,7 @@ func (g *Greedy) advance() {
 		for _, v := range sweepValues(p) {
 			c := g.best.Clone()
 			c[p.Name] = v
-			if c = g.complete(c); c.Key() != g.bestKey {
+			if c = g.complete(c); configKey(g.sp, c) != g.bestKey {
 				cs = append(cs, c)
 			}
 		}
@@ -213,4 +230,48 @@ func (g *Greedy) advance() {
 		}
 	}
 	g.done = true
+}
+
+// greedySampler is Greedy as a Sampler. A batch is the rest of the
+// current knob's sweep: the next knob depends on its results.
+type greedySampler struct {
+	sp *space.Space
+	g  *Greedy
+	// told holds every observation by configKey, to answer the sweep's
+	// proposals that a resumed study measured already.
+	told map[string]Observation
+}
+
+func newGreedy(b build) (Sampler, error) {
+	return &greedySampler{sp: b.sp, g: NewGreedy(b.sp), told: map[string]Observation{}}, nil
+}
+
+// Ask returns up to n configs of the current knob's sweep.
+func (s *greedySampler) Ask(n int, pending []space.Config) ([]space.Config, error) {
+	return batch(s.sp, n, pending, func(busy map[string]bool) (space.Config, error) {
+		return s.next(func(c space.Config) bool { return busy[configKey(s.sp, c)] })
+	})
+}
+
+// next is the sweep's next proposal not measured yet; one that was (a
+// resumed study) is answered from memory.
+func (s *greedySampler) next(busy func(space.Config) bool) (space.Config, error) {
+	for {
+		c, err := s.g.Propose(busy)
+		if err != nil {
+			return nil, err
+		}
+		o, seen := s.told[configKey(s.sp, c)]
+		if !seen {
+			return c, nil
+		}
+		s.g.Tell(o)
+	}
+}
+
+// Tell records a finished trial.
+func (s *greedySampler) Tell(o Observation) error {
+	s.told[configKey(s.sp, o.Config)] = o
+	s.g.Tell(o)
+	return nil
 }

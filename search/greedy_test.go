@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -49,9 +50,12 @@ func sweep(t *testing.T, g *Greedy, f func(space.Config) Observation) []space.Co
 	t.Helper()
 	var proposed []space.Config
 	for i := 0; ; i++ {
-		c, ok := g.Propose()
-		if !ok {
+		c, err := g.Propose(func(space.Config) bool { return false })
+		if errors.Is(err, ErrExhausted) {
 			return proposed
+		}
+		if err != nil {
+			t.Fatal(err)
 		}
 		if i > 100 {
 			t.Fatal("greedy sweep does not end")
@@ -149,5 +153,23 @@ func TestGreedyDefaultsAndMinimise(t *testing.T) {
 	}
 	if best, o, _ := g.Best(); best.Summary() != "chunk=default mr=1" || o.Value != 4 {
 		t.Errorf("best = %v (%v), want chunk=default mr=1 (4)", best, o.Value)
+	}
+}
+
+// In a space without an engine knob, proposals lack the engine and the
+// study tells observations that carry the target's: the sweep must still
+// recognise them, keep the better values and end at the same optimum.
+func TestGreedyWithTargetEngine(t *testing.T) {
+	sp, f := greedyLandscape()
+	sp.Params, sp.Rules = sp.Params[1:], nil
+	sp.Target.Engine = "sglang"
+	g := NewGreedy(sp)
+	sweep(t, g, func(c space.Config) Observation {
+		o := f(sp.WithTargetEngine(c))
+		o.Config = sp.WithTargetEngine(c)
+		return o
+	})
+	if best, o, _ := g.Best(); best.Summary() != "mem=0.85 mr=4 spec=none" || o.Value != 26.5 {
+		t.Errorf("best = %s (%v), want mem=0.85 mr=4 spec=none (26.5)", best.Summary(), o.Value)
 	}
 }

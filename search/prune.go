@@ -63,7 +63,9 @@ type PruneRule struct {
 // 0.2`: at 0.1, 6.5% of prunes on the GLM-5.2 landscape were false and the
 // final best lost 10%; at 0.2, 3.4% and none lost, for about half the
 // GPU-seconds either way (docs/benchmarks.md).
-var DefaultPruneRule = PruneRule{MinStep: 3, Margin: 0.20, Steps: 10}
+func DefaultPruneRule() PruneRule {
+	return PruneRule{MinStep: 3, Margin: 0.20, Steps: 10}
+}
 
 // margin is the relative noise margin at a step.
 func (r PruneRule) margin(step int) float64 {

@@ -8,7 +8,7 @@ import (
 )
 
 func TestPruneRule(t *testing.T) {
-	r := DefaultPruneRule
+	r := DefaultPruneRule()
 	one := []space.Objective{maxObj("tps")}
 	two := []space.Objective{maxObj("tps"), minObj("tpot")}
 	cp := func(step int, v ...float64) Checkpoint { return Checkpoint{Step: step, Values: v} }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -62,6 +63,15 @@ func TestFrontAndBest(t *testing.T) {
 	}
 }
 
+// askOne asks for one config, as a study with one worker does.
+func askOne(s Sampler) (space.Config, error) {
+	cs, err := s.Ask(1, nil)
+	if err != nil {
+		return nil, err
+	}
+	return cs[0], nil
+}
+
 func testSpace(sampler string) *space.Space {
 	when, _ := space.ParseExpr(`mode == "b"`)
 	return &space.Space{
@@ -83,13 +93,13 @@ func TestGridEnumeratesConditionalSpaceOnce(t *testing.T) {
 	if len(g) != 12 {
 		t.Fatalf("grid has %d configs, want 12: %v", len(g), g)
 	}
-	s, err := New(sp, 1, nil, zerolog.Nop(), Options{})
+	s, err := NewSampler(sp.Study.Sampler, sp, 1, nil, zerolog.Nop(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
 	for i := 0; i < 12; i++ {
-		c, err := s.Ask()
+		c, err := askOne(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +114,7 @@ func TestGridEnumeratesConditionalSpaceOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.Ask(); err != ErrExhausted {
+	if _, err := askOne(s); err != ErrExhausted {
 		t.Fatalf("Ask after the whole grid = %v, want ErrExhausted", err)
 	}
 }
@@ -116,28 +126,28 @@ func TestAskNeverRepeatsAToldConfig(t *testing.T) {
 		for _, c := range Grid(sp)[:10] {
 			history = append(history, Observation{Config: c, State: Complete, Value: 1})
 		}
-		s, err := New(sp, 7, history, zerolog.Nop(), Options{})
+		s, err := NewSampler(sp.Study.Sampler, sp, 7, history, zerolog.Nop(), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		told := map[string]bool{}
 		for _, h := range history {
-			if !s.Seen(h.Config) {
-				t.Fatalf("%s: history config %v not seen after rebuild", kind, h.Config)
-			}
+			told[h.Config.Key()] = true
 		}
 		for i := 0; i < 2; i++ {
-			c, err := s.Ask()
+			c, err := askOne(s)
 			if err != nil {
 				t.Fatalf("%s: %v", kind, err)
 			}
-			if s.Seen(c) {
+			if told[c.Key()] {
 				t.Fatalf("%s proposed an already measured config %v", kind, c)
 			}
+			told[c.Key()] = true
 			if err := s.Tell(Observation{Config: c, State: Complete, Value: 0}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := s.Ask(); err != ErrExhausted {
+		if _, err := askOne(s); err != ErrExhausted {
 			t.Fatalf("%s: Ask on an exhausted space = %v, want ErrExhausted", kind, err)
 		}
 	}
@@ -147,13 +157,13 @@ func TestRandomSamplerIsDeterministicForASeed(t *testing.T) {
 	draw := func(seed int64) []string {
 		sp := testSpace("random")
 		sp.Params[2].Step = 0 // continuous, so the space is not exhausted
-		s, err := New(sp, seed, nil, zerolog.Nop(), Options{})
+		s, err := NewSampler(sp.Study.Sampler, sp, seed, nil, zerolog.Nop(), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out []string
 		for i := 0; i < 8; i++ {
-			c, err := s.Ask()
+			c, err := askOne(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,14 +196,14 @@ func TestTPEConvergesOnAQuadratic(t *testing.T) {
 		Objectives: []space.Objective{maxObj("y")},
 		Params:     []space.Param{{Name: "x", Kind: space.Float, Low: 0, High: 1}},
 	}
-	s, err := New(sp, 11, nil, zerolog.Nop(), Options{})
+	s, err := NewSampler(sp.Study.Sampler, sp, 11, nil, zerolog.Nop(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := func(x float64) float64 { return -(x - 0.73) * (x - 0.73) }
 	bestStartup, best := math.Inf(-1), math.Inf(-1)
 	for i := 0; i < 50; i++ {
-		c, err := s.Ask()
+		c, err := askOne(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,12 +231,12 @@ func TestTPEConvergesOnAQuadratic(t *testing.T) {
 func TestCMAESWithCategoricalKnobs(t *testing.T) {
 	sp := testSpace("cmaes")
 	sp.Params = append(sp.Params, space.Param{Name: "mem", Kind: space.Float, Low: 0.5, High: 0.9})
-	s, err := New(sp, 3, nil, zerolog.Nop(), Options{})
+	s, err := NewSampler(sp.Study.Sampler, sp, 3, nil, zerolog.Nop(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 25; i++ {
-		c, err := s.Ask()
+		c, err := askOne(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,11 +256,11 @@ func TestTargetEngineConfigsAreRecognised(t *testing.T) {
 	for _, c := range Grid(sp)[:11] {
 		history = append(history, Observation{Config: sp.WithTargetEngine(c), State: Complete, Value: 1})
 	}
-	s, err := New(sp, 2, history, zerolog.Nop(), Options{})
+	s, err := NewSampler(sp.Study.Sampler, sp, 2, history, zerolog.Nop(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Ask()
+	c, err := askOne(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +269,13 @@ func TestTargetEngineConfigsAreRecognised(t *testing.T) {
 			t.Fatalf("grid proposed %v again after a resume", c)
 		}
 	}
-	if _, err := s.Ask(); err != ErrExhausted {
-		t.Errorf("second Ask = %v, want ErrExhausted (12 grid points, 11 measured, 1 asked)", err)
+	if _, err := s.Ask(1, []space.Config{sp.WithTargetEngine(c)}); !errors.Is(err, ErrPending) {
+		t.Errorf("Ask with the last point pending = %v, want ErrPending (12 grid points, 11 measured, 1 running)", err)
+	}
+	if err := s.Tell(Observation{Config: sp.WithTargetEngine(c), State: Complete, Value: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := askOne(s); !errors.Is(err, ErrExhausted) {
+		t.Errorf("Ask after the last point = %v, want ErrExhausted", err)
 	}
 }

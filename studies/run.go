@@ -91,19 +91,19 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	sp := o.Space
 	seed := sp.Study.Seed + int64(len(trials)) // a resumed run must not replay the same random draws
-	searcher, err := search.New(sp, seed, observations(sp, trials), o.Log, o.Search)
+	sampler, err := search.NewSampler(sp.Study.Sampler, sp, seed, observations(sp, trials), o.Log, o.Search)
 	if err != nil {
 		return err
 	}
-	l := &loop{RunOptions: o, searcher: searcher, trials: trials, started: o.Now()}
+	l := &loop{RunOptions: o, sampler: sampler, trials: trials, started: o.Now()}
 	return l.run(ctx)
 }
 
 type loop struct {
 	RunOptions
-	searcher *search.Searcher
-	trials   []Trial
-	started  time.Time
+	sampler search.Sampler
+	trials  []Trial
+	started time.Time
 }
 
 // maxRuleStreak bounds consecutive rule-breaking proposals: a sampler that
@@ -151,11 +151,18 @@ func (l *loop) stop(ctx context.Context, done int) (bool, error) {
 	return err != nil, err
 }
 
-// ask is the sampler's next proposal.
-func (l *loop) ask() (space.Config, error) { return l.searcher.Ask() }
+// ask is the sampler's next proposal. One study loop runs one trial at a
+// time, so nothing is pending.
+func (l *loop) ask() (space.Config, error) {
+	cs, err := l.sampler.Ask(1, nil)
+	if err != nil {
+		return nil, err
+	}
+	return cs[0], nil
+}
 
 // tell teaches the sampler a finished trial.
-func (l *loop) tell(t Trial) error { return l.searcher.Tell(observation(l.Space, t)) }
+func (l *loop) tell(t Trial) error { return l.sampler.Tell(observation(l.Space, t)) }
 
 func (l *loop) trial(ctx context.Context, n next, done int) error {
 	if err := ctx.Err(); err != nil {

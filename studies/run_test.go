@@ -228,7 +228,7 @@ func TestMeasuredConfigIsReusedNotRelaunched(t *testing.T) {
 	l := &loop{RunOptions: RunOptions{Space: sp, Store: st, Runner: fr, Dir: dir, Repeat: 1, Now: time.Now, OnEvent: func(Event) {}}}
 	l.trials, _ = st.Trials(context.Background())
 	var err error
-	if l.searcher, err = search.New(sp, 1, observations(sp, l.trials), zerolog.Nop(), search.Options{}); err != nil {
+	if l.sampler, err = search.NewSampler(sp.Study.Sampler, sp, 1, observations(sp, l.trials), zerolog.Nop(), search.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	done := l.trials[1]
@@ -322,7 +322,7 @@ func TestPruningStopsClearlyWorseTrials(t *testing.T) {
 	sp.Study.Sampler = "grid"
 	sp.Baseline = space.Config{"engine": "vllm", "max_running": int64(256), "mem_fraction": 0.8, "dp": int64(1)}
 	st, dir := openStore(t)
-	rule := search.DefaultPruneRule
+	rule := search.DefaultPruneRule()
 	if err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: &checkpointRunner{}, Dir: dir, Log: zerolog.Nop(), Prune: &rule}); err != nil {
 		t.Fatal(err)
 	}

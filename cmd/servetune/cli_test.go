@@ -135,3 +135,36 @@ func TestQuickstartPrintsFrontWithServingCommands(t *testing.T) {
 		t.Errorf("show nosuch: exit %d %s", code, errText)
 	}
 }
+
+// A sampler that cannot serve the lab's runs is a usage error before any
+// simulation starts.
+func TestLabRejectsSamplersItCannotRun(t *testing.T) {
+	cases := map[string][]string{
+		"tpe optimises one objective; this study has 2": {"lab", "--mo-samplers", "motpe,tpe"},
+		`unknown sampler "nsga2"`:                       {"lab", "--samplers", "nsga2"},
+	}
+	for want, args := range cases {
+		code, out, errText := runCLI(t, t.TempDir(), args...)
+		if code != 2 || out != "" || !strings.Contains(errText, want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", args, code, out, errText, want)
+		}
+	}
+}
+
+// A sampler that cannot serve the study is refused at load, naming the
+// key and what to use instead; it never silently becomes another sampler.
+func TestSingleObjectiveSamplerRefusedForTwoObjectives(t *testing.T) {
+	src, err := os.ReadFile("../../examples/quickstart.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tpe.toml")
+	if err := os.WriteFile(path, []byte(strings.Replace(string(src), `sampler = "motpe"`, `sampler = "tpe"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errText := runCLI(t, dir, "run", path)
+	if code != 2 || !strings.Contains(errText, "tpe.toml:9: study.sampler:") || !strings.Contains(errText, "use motpe") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errText)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/studies/lab"
 )
 
@@ -31,6 +32,9 @@ func labCommand(e *env) *cli.Command {
 			}
 			if len(split(c.String("samplers"))) == 0 {
 				return usagef("--samplers names no sampler")
+			}
+			if err := checkSamplers(c); err != nil {
+				return err
 			}
 			dir, err := os.MkdirTemp("", "servetune-lab-")
 			if err != nil {
@@ -105,4 +109,22 @@ func split(s string) []string {
 		}
 	}
 	return out
+}
+
+// checkSamplers rejects a sampler that does not exist or cannot serve its
+// runs' objectives (one for --samplers, two for --mo-samplers) before any
+// simulation starts.
+func checkSamplers(c *cli.Context) error {
+	runs := []struct {
+		flag       string
+		objectives int
+	}{{"samplers", 1}, {"mo-samplers", 2}}
+	for _, r := range runs {
+		for _, name := range split(c.String(r.flag)) {
+			if err := search.CheckSampler(name, r.objectives); err != nil {
+				return usagef("--%s: %v", r.flag, err)
+			}
+		}
+	}
+	return nil
 }

@@ -110,7 +110,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		Log:     e.log, OnEvent: view.event,
 	}
 	if o.prune {
-		rule := search.DefaultPruneRule
+		rule := search.DefaultPruneRule()
 		ro.Prune = &rule
 	}
 	err := studies.Run(ctx, ro)

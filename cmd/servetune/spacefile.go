@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 )
 
@@ -20,19 +18,9 @@ func spaceOptions() space.Options {
 		Engines:     engines.Names(),
 		Profile:     bench.Lookup,
 		Metric:      bench.KnownMetric,
-		Sampler:     checkSampler,
+		Sampler:     search.CheckSampler,
 		CheckTarget: simCards,
 	}
-}
-
-// checkSampler refuses an unknown sampler name.
-// TODO(lead): replace with search.CheckSampler once it exists.
-func checkSampler(name string, _ int) error {
-	known := []string{"motpe", "tpe", "random", "grid", "cmaes", "greedy"}
-	if !slices.Contains(known, name) {
-		return fmt.Errorf("must be one of %s, got %q", strings.Join(known, ", "), name)
-	}
-	return nil
 }
 
 // simCards refuses a simulated target whose GPU or model has no card:

@@ -150,7 +150,7 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	ro := studies.RunOptions{Space: &sp, Store: st, Runner: &noisyRunner{o: o, cv: opt.NoiseCV, seed: int64(seed)}, Dir: dir,
 		Log: zerolog.Nop(), Search: search.Options{NoFeasibility: opt.NoFeasibility}}
 	if opt.Prune {
-		rule := search.DefaultPruneRule
+		rule := search.DefaultPruneRule()
 		if opt.PruneMargin > 0 {
 			rule.Margin = opt.PruneMargin
 		}

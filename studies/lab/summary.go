@@ -137,7 +137,7 @@ func (r *Result) Markdown(w io.Writer) {
 	if o.Prune {
 		prune = fmt.Sprintf("margin %g", o.PruneMargin)
 		if o.PruneMargin == 0 {
-			prune = fmt.Sprintf("margin %g", search.DefaultPruneRule.Margin)
+			prune = fmt.Sprintf("margin %g", search.DefaultPruneRule().Margin)
 		}
 	}
 	fmt.Fprintf(w, "\n\n%d seeds, noise CV %.2f, %d trials, pruning %s, feasibility learning=%v. True optimum %.4g over %d feasible grid points",

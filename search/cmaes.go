@@ -1,0 +1,29 @@
+package search
+
+import (
+	"github.com/c-bata/goptuna"
+	"github.com/c-bata/goptuna/cmaes"
+
+	"github.com/servetune/servetune/space"
+)
+
+// newCMAES is goptuna's CMA-ES over the numeric knobs that always exist;
+// categorical and conditional knobs are left to goptuna's TPE.
+func newCMAES(b build) (Sampler, error) {
+	// The space is given explicitly: goptuna's own intersection of past
+	// trials' distributions compares them with != and panics on
+	// categoricals.
+	numeric := map[string]any{}
+	for _, p := range b.sp.Params {
+		if p.Kind != space.Categorical && p.When == nil {
+			numeric[p.Name] = distribution(p)
+		}
+	}
+	m, err := newStudyModel(b,
+		goptuna.StudyOptionRelativeSampler(cmaes.NewSampler(cmaes.SamplerOptionSeed(b.seed))),
+		goptuna.StudyOptionDefineSearchSpace(numeric))
+	if err != nil {
+		return nil, err
+	}
+	return newGuard(b, m), nil
+}

@@ -1,0 +1,130 @@
+package search
+
+import (
+	"math/rand"
+
+	"github.com/servetune/servetune/space"
+)
+
+// model is what a model sampler contributes: proposals from what it has
+// learned. guard turns it into a Sampler.
+type model interface {
+	// propose draws one config.
+	propose() (space.Config, error)
+	// reject says a proposal will not run: it was measured or pending
+	// already, or it is predicted infeasible.
+	reject(c space.Config, infeasible bool)
+	// tell teaches the model one finished trial.
+	tell(o Observation) error
+}
+
+// guard is the behaviour every model sampler shares, so that a model only
+// proposes: never a config told or pending already, nor one the
+// feasibility model predicts to fail, while it can find another.
+//
+// A model may keep proposing measured configs once it is confident;
+// after modelAttempts of those, random draws keep the study moving, and
+// for a finite space an unmeasured grid point.
+type guard struct {
+	sp    *space.Space
+	rng   *rand.Rand
+	model model
+	feas  *Feasibility // nil when off
+	told  map[string]bool
+}
+
+const modelAttempts, randomAttempts = 20, 100
+
+func newGuard(b build, m model) *guard {
+	return &guard{sp: b.sp, rng: b.rng, model: m, feas: b.feas, told: map[string]bool{}}
+}
+
+// Ask proposes up to n configs, one at a time: each one joins the
+// pending configs the next must differ from.
+func (g *guard) Ask(n int, pending []space.Config) ([]space.Config, error) {
+	return batch(g.sp, n, pending, g.askOne)
+}
+
+// askOne returns a config neither told nor busy that is not predicted to
+// fail; failing that, for an infinite space, the last draw unless it is
+// busy (the caller records it as measured or infeasible, and Tell teaches
+// the sampler).
+func (g *guard) askOne(busy map[string]bool) (space.Config, error) {
+	var last space.Config
+	for i := range modelAttempts + randomAttempts {
+		c, err := g.draw(i)
+		if err != nil {
+			return nil, err
+		}
+		last = c
+		if k := configKey(g.sp, c); g.told[k] || busy[k] {
+			g.model.reject(c, false)
+			continue
+		}
+		if g.feas != nil {
+			if bad, _ := g.feas.Predict(c); bad {
+				g.model.reject(c, true)
+				continue
+			}
+		}
+		return c, nil
+	}
+	if finite(g.sp) {
+		return g.unmeasured(busy)
+	}
+	if busy[configKey(g.sp, last)] {
+		return nil, ErrPending
+	}
+	return last, nil
+}
+
+// draw is the model's proposal for the first modelAttempts, then a
+// random config.
+func (g *guard) draw(attempt int) (space.Config, error) {
+	if attempt < modelAttempts {
+		return g.model.propose()
+	}
+	return g.sp.Sample(g.rng), nil
+}
+
+// unmeasured is a random grid point neither told nor busy.
+func (g *guard) unmeasured(busy map[string]bool) (space.Config, error) {
+	var free []space.Config
+	waiting := false
+	for _, c := range Grid(g.sp) {
+		k := configKey(g.sp, c)
+		switch {
+		case g.told[k]:
+		case busy[k]:
+			waiting = true
+		default:
+			free = append(free, c)
+		}
+	}
+	switch {
+	case len(free) > 0:
+		return free[g.rng.Intn(len(free))], nil
+	case waiting:
+		return nil, ErrPending
+	}
+	return nil, ErrExhausted
+}
+
+// Tell records a finished trial.
+func (g *guard) Tell(o Observation) error {
+	g.told[configKey(g.sp, o.Config)] = true
+	if g.feas != nil {
+		g.feas.Tell(o)
+	}
+	return g.model.tell(o)
+}
+
+// finite reports whether every knob of the space has a finite domain.
+func finite(sp *space.Space) bool {
+	for _, p := range sp.Params {
+		if _, ok := p.Grid(); !ok {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,95 @@
+package search
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/servetune/servetune/space"
+)
+
+// spec names a sampler, says what it can optimise and builds it.
+type spec struct {
+	name string
+	// single is set for samplers that optimise the first objective only.
+	single bool
+	build  func(b build) (Sampler, error)
+}
+
+// build is what a sampler is made from.
+type build struct {
+	sp   *space.Space
+	seed int64
+	// rng is seeded with seed; guard and the model samplers draw from it.
+	rng  *rand.Rand
+	feas *Feasibility // nil when Options.NoFeasibility
+	log  zerolog.Logger
+}
+
+// specs are the samplers a [study] may name, in the order users see them.
+func specs() []spec {
+	return []spec{
+		{name: "motpe", build: newMOTPE},
+		{name: "tpe", single: true, build: newTPE},
+		{name: "random", build: newRandom},
+		{name: "grid", build: newGrid},
+		{name: "cmaes", single: true, build: newCMAES},
+		{name: "greedy", single: true, build: newGreedy},
+	}
+}
+
+// SamplerNames are the sampler names a [study] may name.
+func SamplerNames() []string {
+	var out []string
+	for _, s := range specs() {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+// CheckSampler reports whether the sampler exists and can serve a study
+// with that many objectives.
+func CheckSampler(name string, objectives int) error {
+	s, ok := lookup(name)
+	if !ok {
+		return fmt.Errorf("unknown sampler %q: use one of %s", name, strings.Join(SamplerNames(), ", "))
+	}
+	if s.single && objectives > 1 {
+		return fmt.Errorf("%s optimises one objective; this study has %d: use motpe or random", name, objectives)
+	}
+	return nil
+}
+
+func lookup(name string) (spec, bool) {
+	for _, s := range specs() {
+		if s.name == name {
+			return s, true
+		}
+	}
+	return spec{}, false
+}
+
+// NewSampler builds the named sampler over the space, seeded, and teaches
+// it the history (a resumed study's finished trials).
+func NewSampler(name string, sp *space.Space, seed int64, history []Observation, log zerolog.Logger, opt Options) (Sampler, error) {
+	if err := CheckSampler(name, len(sp.Objectives)); err != nil {
+		return nil, err
+	}
+	s, _ := lookup(name)
+	b := build{sp: sp, seed: seed, rng: rand.New(rand.NewSource(seed)), log: log}
+	if !opt.NoFeasibility {
+		b.feas = NewFeasibility(sp)
+	}
+	smp, err := s.build(b)
+	if err != nil {
+		return nil, fmt.Errorf("sampler %s: %w", name, err)
+	}
+	for _, o := range history {
+		if err := smp.Tell(o); err != nil {
+			return nil, fmt.Errorf("sampler %s: history: %w", name, err)
+		}
+	}
+	return smp, nil
+}
