@@ -21,8 +21,8 @@ import (
 // fakeRunner measures configs with a closed-form landscape: throughput
 // grows with max_running, TPOT too; mem_fraction 0.95 "OOMs".
 type fakeRunner struct {
-	calls   []space.Config
-	cancel  func() // when set, called during the next Run, which then fails as the ctx does
+	calls  []space.Config
+	cancel func() // when set, called during the next Run, which then fails as the ctx does
 }
 
 func (f *fakeRunner) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
