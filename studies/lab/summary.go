@@ -9,13 +9,13 @@ import (
 	"github.com/servetune/servetune/search"
 )
 
-// Checkpoints are the trial counts the summary reports.
-var Checkpoints = []int{10, 20, 30, 40, 60}
+// marks are the trial counts the summary reports.
+func marks() []int { return []int{10, 20, 30, 40, 60} }
 
 // Row is one sampler's medians over seeds.
 type Row struct {
 	Sampler string `json:"sampler"`
-	// Best[i] is the median true best after Checkpoints[i] trials.
+	// Best[i] is the median true best after marks()[i] trials.
 	Best []float64 `json:"best"`
 	// Gap30 is the median relative gap to the optimum at 30 trials.
 	Gap30 float64 `json:"gap_at_30"`
@@ -46,12 +46,12 @@ func (r *Result) Summarize() []Row {
 	for _, s := range r.samplers() {
 		row := Row{Sampler: s}
 		var gaps, trials, gpu, toGreedy, hv []float64
-		best := make([][]float64, len(Checkpoints))
+		best := make([][]float64, len(marks()))
 		for _, run := range r.Runs {
 			if run.Sampler != s {
 				continue
 			}
-			for i, k := range Checkpoints {
+			for i, k := range marks() {
 				best[i] = append(best[i], at(run.Best, k))
 			}
 			gaps = append(gaps, gap(at(run.Best, 30), r.Truth.Optimum, obj.Direction == "minimize"))
@@ -66,7 +66,7 @@ func (r *Result) Summarize() []Row {
 			row.Pruned += run.Pruned
 			row.FalsePrunes += run.FalsePrunes
 		}
-		for i := range Checkpoints {
+		for i := range marks() {
 			row.Best = append(row.Best, median(best[i]))
 		}
 		row.Gap30, row.Trials, row.GPUHours = median(gaps), median(trials), median(gpu)
@@ -146,11 +146,11 @@ func (r *Result) Markdown(w io.Writer) {
 		fmt.Fprintf(w, "; true front hypervolume %.4g (reference point %v)", r.Truth.FrontHV, fmtVec(r.Truth.Ref))
 	}
 	fmt.Fprint(w, ".\n\n| sampler |")
-	for _, k := range Checkpoints {
+	for _, k := range marks() {
 		fmt.Fprintf(w, " best@%d |", k)
 	}
 	fmt.Fprint(w, " gap@30 | trials | GPU-h | trials to greedy's best | HV@40 | pruned (false) |\n|---|")
-	fmt.Fprint(w, strings.Repeat("---|", len(Checkpoints)+6), "\n")
+	fmt.Fprint(w, strings.Repeat("---|", len(marks())+6), "\n")
 	for _, row := range r.Summarize() {
 		fmt.Fprintf(w, "| %s |", row.Sampler)
 		for _, b := range row.Best {
