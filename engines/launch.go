@@ -31,8 +31,9 @@ const (
 // tests shorten the durations and replace GPUApps.
 type Launcher struct {
 	Log zerolog.Logger
-	// StudyDir receives a pidfile per running engine (see ReapStale).
-	StudyDir string
+	// PidDir receives a pidfile per running engine (see ReapStale); the
+	// study directory's owner (studies.Dir) says where it is.
+	PidDir string
 	// Grace is SIGTERM → SIGKILL; default DefaultGrace.
 	Grace time.Duration
 	// LogLimit caps engine.log; default DefaultLogLimit.

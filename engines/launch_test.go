@@ -38,7 +38,7 @@ func fakeable() []string {
 
 func launcher(t *testing.T) *engines.Launcher {
 	return &engines.Launcher{
-		Log: zerolog.New(zerolog.NewTestWriter(t)), StudyDir: t.TempDir(),
+		Log: zerolog.New(zerolog.NewTestWriter(t)), PidDir: t.TempDir(),
 		Grace: 2 * time.Second, PollInterval: 20 * time.Millisecond, ProbeTimeout: time.Second,
 		GPUApps: func(context.Context) ([]int, bool, error) { return nil, false, nil },
 	}
@@ -118,7 +118,7 @@ func TestLifecycleConformance(t *testing.T) {
 				if !strings.Contains(string(stream), "[DONE]") {
 					t.Errorf("completion stream = %s", stream)
 				}
-				pids, _ := filepath.Glob(filepath.Join(l.StudyDir, "engines", "*.json"))
+				pids, _ := filepath.Glob(filepath.Join(l.PidDir, "*.json"))
 				if len(pids) != 1 {
 					t.Errorf("pidfiles while running = %v", pids)
 				}
@@ -126,7 +126,7 @@ func TestLifecycleConformance(t *testing.T) {
 					t.Fatal(err)
 				}
 				groupGone(t, s.PGID)
-				if pids, _ := filepath.Glob(filepath.Join(l.StudyDir, "engines", "*.json")); len(pids) != 0 {
+				if pids, _ := filepath.Glob(filepath.Join(l.PidDir, "*.json")); len(pids) != 0 {
 					t.Errorf("pidfiles after Stop = %v", pids)
 				}
 				log, _ := os.ReadFile(s.LogPath)
@@ -226,12 +226,12 @@ func TestReapStale(t *testing.T) {
 	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if err := engines.ReapStale(context.Background(), l.StudyDir, zerolog.Nop()); err != nil {
+	if err := engines.ReapStale(context.Background(), l.PidDir, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
 	<-s.Done()
 	groupGone(t, s.PGID)
-	if left, _ := filepath.Glob(filepath.Join(l.StudyDir, "engines", "*")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(l.PidDir, "*")); len(left) != 0 {
 		t.Errorf("pidfiles left: %v", left)
 	}
 	b, _ := os.ReadFile(pidFile)

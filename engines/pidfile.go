@@ -26,30 +26,28 @@ type pidRecord struct {
 	Started time.Time `json:"started"`
 }
 
-func pidDir(studyDir string) string { return filepath.Join(studyDir, "engines") }
-
-func writePidfile(studyDir string, rec pidRecord) (string, error) {
-	if studyDir == "" {
+func writePidfile(dir string, rec pidRecord) (string, error) {
+	if dir == "" {
 		return "", nil
 	}
-	if err := os.MkdirAll(pidDir(studyDir), 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("pidfile: %w", err)
 	}
 	b, _ := json.MarshalIndent(rec, "", "  ")
-	path := filepath.Join(pidDir(studyDir), strconv.Itoa(rec.PID)+".json")
+	path := filepath.Join(dir, strconv.Itoa(rec.PID)+".json")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return "", fmt.Errorf("pidfile: %w", err)
 	}
 	return path, nil
 }
 
-// ReapStale stops engines that an earlier servetune in this study directory
-// launched and never tore down (it was killed with -9, or the machine
-// lost power mid-run), then removes their pidfiles. Call it before the
+// ReapStale stops engines that an earlier servetune launched, recorded in
+// pidfiles in dir and never tore down (it was killed with -9, or the
+// machine lost power mid-run), then removes their pidfiles. Call it before the
 // first launch: a leftover engine holds the GPUs and would make every new
 // trial look like an out-of-memory config.
 func ReapStale(ctx context.Context, dir string, log zerolog.Logger) error {
-	files, err := filepath.Glob(filepath.Join(pidDir(dir), "*.json"))
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return err
 	}

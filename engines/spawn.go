@@ -22,7 +22,7 @@ func (s *Server) spawn() error {
 	}
 	s.cmd, s.PGID = c, c.Process.Pid
 	start, _ := processStart(s.PGID)
-	s.pidfile, err = writePidfile(s.l.StudyDir, pidRecord{PID: s.PGID, PGID: s.PGID, Start: start, Argv: c.Args, Started: time.Now()})
+	s.pidfile, err = writePidfile(s.l.PidDir, pidRecord{PID: s.PGID, PGID: s.PGID, Start: start, Argv: c.Args, Started: time.Now()})
 	if err != nil {
 		s.l.Log.Warn().Err(err).Msg("engine pidfile not written; a killed servetune may leave this engine running")
 	}

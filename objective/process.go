@@ -21,7 +21,6 @@ import (
 // one needs.
 type ProcessRunner struct {
 	log      zerolog.Logger
-	studyDir string
 	launcher *engines.Launcher
 	bench    bench.RunOptions
 	reuse    bool
@@ -49,12 +48,12 @@ func WithBenchOptions(o bench.RunOptions) ProcessOption {
 // benchmark-side settings) skips the launch. Call Close at the end.
 func WithReuse() ProcessOption { return func(r *ProcessRunner) { r.reuse = true } }
 
-// NewProcessRunner returns a Runner that launches engines; studyDir holds
-// the engine pidfiles and, for trials without a Dir, trial-N directories.
-// Engines a killed earlier run left there are the study's to reap
-// (studies.OpenSession), under its lock, before the first trial.
-func NewProcessRunner(log zerolog.Logger, studyDir string, opts ...ProcessOption) *ProcessRunner {
-	r := &ProcessRunner{log: log, studyDir: studyDir, launcher: &engines.Launcher{Log: log, StudyDir: studyDir}}
+// NewProcessRunner returns a Runner that launches engines, each recorded
+// by a pidfile in pidDir. Engines a killed earlier run left there are the
+// study's to reap (studies.OpenSession), under its lock, before the first
+// trial.
+func NewProcessRunner(log zerolog.Logger, pidDir string, opts ...ProcessOption) *ProcessRunner {
+	r := &ProcessRunner{log: log, launcher: &engines.Launcher{Log: log, PidDir: pidDir}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -74,7 +73,7 @@ func (r *ProcessRunner) Run(ctx context.Context, t Trial) (Result, error) {
 	gpus := engines.GPUs(t.Config, t.Target)
 	dir := t.Dir
 	if dir == "" {
-		dir = filepath.Join(r.studyDir, fmt.Sprintf("trial-%d", t.Number))
+		return Result{}, errors.New("objective: a trial needs its own directory (Trial.Dir) for the engine's log and files")
 	}
 	res := Result{Metrics: map[string]map[string]float64{}, LogPath: filepath.Join(dir, "engine.log")}
 	phase := func(p Phase) {

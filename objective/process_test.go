@@ -63,7 +63,7 @@ func TestProcessRunnerTrial(t *testing.T) {
 	var ph phases
 	tgt := enginetest.Target("sglang", "org/model", enginetest.Options{Worker: true, StartupDelay: 30 * time.Millisecond})
 	cfg := space.Config{engines.KnobTP: int64(2), engines.KnobMemFraction: 0.8}
-	res, err := r.Run(context.Background(), Trial{Number: 1, Config: cfg, Target: tgt, OnPhase: ph.add,
+	res, err := r.Run(context.Background(), Trial{Dir: t.TempDir(), Number: 1, Config: cfg, Target: tgt, OnPhase: ph.add,
 		Profiles: []bench.Profile{tinyProfile("a", 8, 0), tinyProfile("b", 5, 2)}})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -77,7 +77,7 @@ func TestProcessRunnerTrial(t *testing.T) {
 	if res.Duration <= 0 || math.Abs(res.GPUSeconds-2*res.Duration.Seconds()) > 1e-9 {
 		t.Errorf("GPUSeconds = %v for %v on tp=2", res.GPUSeconds, res.Duration)
 	}
-	if _, err := os.Stat(res.LogPath); err != nil || filepath.Base(filepath.Dir(res.LogPath)) != "trial-1" {
+	if _, err := os.Stat(res.LogPath); err != nil || filepath.Base(res.LogPath) != "engine.log" {
 		t.Errorf("log %q: %v", res.LogPath, err)
 	}
 }
@@ -96,7 +96,7 @@ func TestProcessRunnerClassifiesFailures(t *testing.T) {
 			t.Parallel()
 			r := fastRunner(t)
 			tgt := enginetest.Target("vllm", "org/model", c.o)
-			res, err := r.Run(context.Background(), Trial{Number: 3, Config: space.Config{engines.KnobMemFraction: 0.9}, Target: tgt,
+			res, err := r.Run(context.Background(), Trial{Dir: t.TempDir(), Number: 3, Config: space.Config{engines.KnobMemFraction: 0.9}, Target: tgt,
 				Profiles: []bench.Profile{tinyProfile("p", 20, 0)}})
 			f, ok := engines.AsFailure(err)
 			if !ok || f.Class != c.want {
@@ -113,7 +113,7 @@ func TestProcessRunnerRejectsUnsupportedKnobBeforeLaunch(t *testing.T) {
 	r := fastRunner(t)
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	tgt := enginetest.Target("trtllm", "org/model", enginetest.Options{PIDFile: pidFile})
-	_, err := r.Run(context.Background(), Trial{Config: space.Config{engines.KnobDP: int64(2)}, Target: tgt})
+	_, err := r.Run(context.Background(), Trial{Dir: t.TempDir(), Config: space.Config{engines.KnobDP: int64(2)}, Target: tgt})
 	if f, ok := engines.AsFailure(err); !ok || f.Class != engines.InvalidConfig {
 		t.Fatalf("Run = %v; want invalid_config", err)
 	}
@@ -146,7 +146,7 @@ func TestInterruptLeavesNoProcess(t *testing.T) {
 			if at == WarmingUp {
 				p.Warmup = 4
 			}
-			_, err := r.Run(ctx, Trial{Config: space.Config{}, Target: enginetest.Target("vllm", "org/model", o), Profiles: []bench.Profile{p}, OnPhase: onPhase})
+			_, err := r.Run(ctx, Trial{Dir: t.TempDir(), Config: space.Config{}, Target: enginetest.Target("vllm", "org/model", o), Profiles: []bench.Profile{p}, OnPhase: onPhase})
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("Run = %v; want context.Canceled", err)
 			}
@@ -172,7 +172,7 @@ func TestProcessRunnerReusesAMatchingServer(t *testing.T) {
 	cfg := space.Config{engines.KnobTP: int64(1)}
 	var first, second phases
 	for _, ph := range []*phases{&first, &second} {
-		if _, err := r.Run(context.Background(), Trial{Config: cfg, Target: tgt, Profiles: []bench.Profile{tinyProfile("p", 3, 0)}, OnPhase: ph.add}); err != nil {
+		if _, err := r.Run(context.Background(), Trial{Dir: t.TempDir(), Config: cfg, Target: tgt, Profiles: []bench.Profile{tinyProfile("p", 3, 0)}, OnPhase: ph.add}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,7 +181,7 @@ func TestProcessRunnerReusesAMatchingServer(t *testing.T) {
 	}
 	var third phases
 	cfg2 := space.Config{engines.KnobTP: int64(2)}
-	if _, err := r.Run(context.Background(), Trial{Config: cfg2, Target: tgt, Profiles: []bench.Profile{tinyProfile("p", 3, 0)}, OnPhase: third.add}); err != nil {
+	if _, err := r.Run(context.Background(), Trial{Dir: t.TempDir(), Config: cfg2, Target: tgt, Profiles: []bench.Profile{tinyProfile("p", 3, 0)}, OnPhase: third.add}); err != nil {
 		t.Fatal(err)
 	}
 	if third.String() != "tearing down → launching → benchmarking" {
@@ -190,7 +190,7 @@ func TestProcessRunnerReusesAMatchingServer(t *testing.T) {
 	if err := r.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if left, _ := filepath.Glob(filepath.Join(r.studyDir, "engines", "*.json")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(r.launcher.PidDir, "*.json")); len(left) != 0 {
 		t.Errorf("engines still recorded after Close: %v", left)
 	}
 }
@@ -259,7 +259,7 @@ func TestProcessRunnerPrunesAtACheckpoint(t *testing.T) {
 	tgt := enginetest.Target("vllm", "org/model", enginetest.Options{ITL: 2 * time.Millisecond})
 	var steps []int
 	var completed []float64
-	res, err := r.Run(context.Background(), Trial{Number: 1, Config: space.Config{}, Target: tgt,
+	res, err := r.Run(context.Background(), Trial{Dir: t.TempDir(), Number: 1, Config: space.Config{}, Target: tgt,
 		Profiles: []bench.Profile{tinyProfile("p", 40, 0)},
 		Judge: func(c Checkpoint) Verdict {
 			steps = append(steps, c.Step)

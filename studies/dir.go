@@ -74,6 +74,9 @@ func (d Dir) Name() string { return filepath.Base(d.path) }
 // Trial is trial n's own directory.
 func (d Dir) Trial(n int) string { return filepath.Join(d.path, fmt.Sprintf("trial-%d", n)) }
 
+// Engines is where the pidfiles of the study's running engines are.
+func (d Dir) Engines() string { return filepath.Join(d.path, "engines") }
+
 // Exists reports whether the study has a database.
 func (d Dir) Exists() bool {
 	_, err := os.Stat(d.db)
@@ -98,7 +101,7 @@ func (d Dir) Lock(me Holder, log zerolog.Logger) (*Lock, error) {
 // out of memory. Only the lock holder may call it: a live run's engines
 // are not stale.
 func (d Dir) reapStale(ctx context.Context, log zerolog.Logger) error {
-	if err := engines.ReapStale(ctx, d.path, log); err != nil {
+	if err := engines.ReapStale(ctx, d.Engines(), log); err != nil {
 		return fmt.Errorf("stopping engines left by an earlier run: %w", err)
 	}
 	return nil

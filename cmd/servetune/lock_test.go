@@ -20,7 +20,7 @@ func TestSecondRunOfALiveStudyIsRefused(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	space := faultSpace(t, dir, enginetest.Options{StartupDelay: 2 * time.Second}, "")
-	first := exec.Command(bin, "--log-format", "json", "run", space)
+	first := exec.Command(bin, "--log-format", "json", "run", "--no-prune", space)
 	first.Dir = dir
 	var firstOut strings.Builder
 	first.Stdout, first.Stderr = &firstOut, &firstOut
@@ -51,6 +51,8 @@ func TestSecondRunOfALiveStudyIsRefused(t *testing.T) {
 	for _, tr := range ts {
 		if tr.State == studies.Complete {
 			complete++
+		} else {
+			t.Errorf("trial %d: %s %s", tr.Number, tr.State, tr.Why())
 		}
 	}
 	if len(ts) != 2 || complete != 2 {

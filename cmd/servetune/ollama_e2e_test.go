@@ -281,7 +281,7 @@ func TestOllamaFailureClasses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			l := &engines.Launcher{Log: zerolog.New(zerolog.NewTestWriter(t)), StudyDir: filepath.Join(dir, "study-"+c.name),
+			l := &engines.Launcher{Log: zerolog.New(zerolog.NewTestWriter(t)), PidDir: filepath.Join(dir, "study-"+c.name, "engines"),
 				Grace: 5 * time.Second, PollInterval: 100 * time.Millisecond}
 			tgt := space.Target{Runner: "process", Model: c.model, Engine: "ollama", GPUs: 1,
 				Engines: map[string]space.EngineTarget{"ollama": {Command: []string{ollama, "serve"}, Version: "0.5.7"}}}

@@ -179,7 +179,7 @@ func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space
 func newRunner(e *env, sp *space.Space, d studies.Dir) (objective.Runner, error) {
 	switch sp.Target.Runner {
 	case "process":
-		return objective.NewProcessRunner(e.log, d.Path(), objective.WithReuse(), objective.WithLauncher(guardEngines)), nil
+		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(guardEngines)), nil
 	default:
 		return objective.NewSimRunner(), nil
 	}

@@ -32,7 +32,7 @@ func simTarget(bin, engine string) space.Target {
 
 func simLauncher(t *testing.T) *engines.Launcher {
 	return &engines.Launcher{
-		Log: zerolog.New(zerolog.NewTestWriter(t)), StudyDir: t.TempDir(),
+		Log: zerolog.New(zerolog.NewTestWriter(t)), PidDir: t.TempDir(),
 		Grace: 5 * time.Second, PollInterval: 20 * time.Millisecond, ProbeTimeout: time.Second,
 		GPUApps: func(context.Context) ([]int, bool, error) { return nil, false, nil },
 	}
