@@ -86,6 +86,8 @@ func (d *decoder) objectives(ts []map[string]any) []Objective {
 			d.fail(join(path, "metric"), "is required")
 		} else if d.opt.Metric != nil && !d.opt.Metric(o.Metric) {
 			d.fail(join(path, "metric"), "unknown metric %q (e.g. total_tps, output_tps, request_tps, mean_tpot_ms, p99_ttft_ms, mean_e2e_s)", o.Metric)
+		} else if needsSLO(o.Metric) {
+			d.fail(join(path, "metric"), sloMessage, o.Metric)
 		}
 		if o.Direction != Maximize && o.Direction != Minimize {
 			d.fail(join(path, "direction"), "must be \"maximize\" or \"minimize\", got %q", o.Direction)
@@ -111,6 +113,8 @@ func (d *decoder) constraints(ts []map[string]any) []Constraint {
 		}
 		if d.opt.Metric != nil && !d.opt.Metric(c.Metric) {
 			d.fail(join(path, "expr"), "unknown metric %q", c.Metric)
+		} else if needsSLO(c.Metric) {
+			d.fail(join(path, "expr"), sloMessage, c.Metric)
 		}
 		c.Profile = d.str(m, "profile", path, "")
 		out = append(out, c)
@@ -294,3 +298,10 @@ func (d *decoder) rangeSize(p Param, path string) {
 		d.fail(join(path, "step"), "step %v is too small for the range %v..%v (more than 2^52 steps)", p.Step, p.Low, p.High)
 	}
 }
+
+// needsSLO names the metrics that count requests against SLO thresholds.
+// A study cannot declare those thresholds yet, so such a metric is
+// undefined in every trial and every trial would fail.
+func needsSLO(metric string) bool { return metric == "goodput_rps" || metric == "slo_attainment" }
+
+const sloMessage = "%s counts requests within SLO thresholds, which a study cannot declare yet: every trial would fail; optimise a throughput and bound latency with constraints (e.g. \"p99_ttft_ms <= 2000\")"
