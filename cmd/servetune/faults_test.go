@@ -14,17 +14,25 @@ import (
 	"github.com/servetune/servetune/studies"
 )
 
-// faultSpace is a process-runner study of a fake vLLM scripted by o, with
-// extra [target] lines.
-func faultSpace(t *testing.T, dir string, o enginetest.Options, target string) string {
+// fakeStudy is a process-runner study of a fake vLLM (this test binary)
+// scripted by opts.
+type fakeStudy struct {
+	name   string
+	opts   enginetest.Options
+	target string // extra [target] lines
+	// outputLen and prompts shape its one profile.
+	outputLen, prompts int
+}
+
+func (f fakeStudy) write(t *testing.T, dir string) string {
 	t.Helper()
 	var env []string
-	for k, v := range enginetest.Env("vllm", o) {
+	for k, v := range enginetest.Env("vllm", f.opts) {
 		env = append(env, fmt.Sprintf("%s = %q", k, v))
 	}
 	src := fmt.Sprintf(`
 [study]
-name = "faults"
+name = %q
 n_trials = 2
 
 [target]
@@ -48,19 +56,24 @@ run = ["small"]
 
 [profiles.custom.small]
 input_len = 16
-output_len = 8
-num_prompts = 6
+output_len = %d
+num_prompts = %d
 max_concurrency = 3
 request_rate = inf
 
 [params.max_running]
 values = [8, 16]
-`, target, enginetest.Program(), strings.Join(env, ", "))
+`, f.name, f.target, enginetest.Program(), strings.Join(env, ", "), f.outputLen, f.prompts)
 	path := filepath.Join(dir, "space.toml")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// faultSpace is a small fakeStudy named "faults".
+func faultSpace(t *testing.T, dir string, o enginetest.Options, target string) string {
+	return fakeStudy{name: "faults", opts: o, target: target, outputLen: 8, prompts: 6}.write(t, dir)
 }
 
 // Engines that serve but never produce a usable benchmark must not stall

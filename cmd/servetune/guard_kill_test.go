@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,56 +16,13 @@ import (
 	"github.com/servetune/servetune/objective"
 )
 
-// fakeEngineSpace is a process-runner study whose engine is this test
-// binary faking a vLLM that forks tensor-parallel workers, one of which
-// leaves the group with setsid; each records "PID PGID" in pids. Its
-// completions are slow enough that the benchmark is still running when
-// servetune is killed.
+// fakeEngineSpace is a study whose engine is this test binary faking a
+// vLLM that forks tensor-parallel workers, one of which leaves the group
+// with setsid; each records "PID PGID" in pids. Its completions are slow
+// enough that the benchmark is still running when servetune is killed.
 func fakeEngineSpace(t *testing.T, dir, pids string) string {
-	t.Helper()
-	env := enginetest.Env("vllm", enginetest.Options{Workers: 3, Setsid: true, PIDFile: pids, ITL: 10 * time.Millisecond})
-	var envTOML []string
-	for k, v := range env {
-		envTOML = append(envTOML, fmt.Sprintf("%s = %q", k, v))
-	}
-	src := fmt.Sprintf(`
-[study]
-name = "guard"
-n_trials = 2
-
-[target]
-runner = "process"
-model = "Qwen/Qwen3-8B"
-gpu = "H100"
-gpus = 1
-engine = "vllm"
-
-[target.engines.vllm]
-command = [%q]
-env = { %s }
-
-[[objectives]]
-metric = "total_tps"
-direction = "maximize"
-
-[profiles]
-run = ["slow"]
-
-[profiles.custom.slow]
-input_len = 64
-output_len = 1024
-num_prompts = 16
-max_concurrency = 4
-request_rate = inf
-
-[params.max_running]
-values = [8, 16]
-`, enginetest.Program(), strings.Join(envTOML, ", "))
-	path := filepath.Join(dir, "space.toml")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	o := enginetest.Options{Workers: 3, Setsid: true, PIDFile: pids, ITL: 10 * time.Millisecond}
+	return fakeStudy{name: "guard", opts: o, outputLen: 1024, prompts: 16}.write(t, dir)
 }
 
 // liveState says whether the /proc/PID/stat text is of a running process
