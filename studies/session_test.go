@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -104,6 +105,10 @@ func TestSpaceCheckComparesParsedSpaces(t *testing.T) {
 	}
 	if err := open("# a comment\n" + studySource(50, "")); err != nil {
 		t.Errorf("comment + n_trials edit refused: %v", err)
+	}
+	looser := strings.Replace(studySource(5, ""), "[target]", "[target]\nstall_timeout = \"10m\"", 1)
+	if err := open(looser); err != nil {
+		t.Errorf("a longer stall_timeout refused: %v", err)
 	}
 	changed := studySource(5, "") + "\n[params.chunked_prefill]\nvalues = [512, 1024]\n"
 	if err := open(changed); !errors.Is(err, ErrSpaceChanged) {

@@ -11,7 +11,8 @@ import (
 // checkSpace stores the space with a new study and refuses to resume a
 // study whose space changed in a way that makes its trials incomparable.
 // The parsed spaces are compared, not the files' bytes: comments,
-// formatting, key order, n_trials and timeout may change freely.
+// formatting, key order, n_trials, the study timeout and the target's
+// time limits may change freely.
 func checkSpace(ctx context.Context, store *Store, sp *space.Space, o OpenOptions) error {
 	old, err := store.Meta(ctx, "space")
 	if err != nil {
@@ -72,9 +73,13 @@ func fingerprint(sp *space.Space) map[string][]byte {
 		Name, Sampler string
 		Seed          int64
 	}{sp.Study.Name, sp.Study.Sampler, sp.Study.Seed}
+	// Time limits and the failed-request threshold bound how a trial is
+	// run, not what it measures: a user may loosen them to resume.
+	target := sp.Target
+	target.StartupTimeout, target.StallTimeout, target.TrialTimeout, target.MaxFailedFraction = 0, 0, 0, 0
 	out := map[string][]byte{}
 	for part, v := range map[string]any{
-		"study": study, "target": sp.Target, "objectives": sp.Objectives, "constraints": sp.Constraints,
+		"study": study, "target": target, "objectives": sp.Objectives, "constraints": sp.Constraints,
 		"profiles": sp.Profiles, "params": params, "rules": rules, "baseline": sp.Baseline, "enqueue": sp.Enqueue,
 	} {
 		out[part], _ = json.Marshal(v)
