@@ -1,9 +1,14 @@
 // Package objective owns one trial: given a config, the target and the
 // benchmark profiles, measure it — on the built-in simulator in-process,
 // or by launching the real engine, waiting until it is ready, benchmarking
-// every profile and tearing it down — and return the metrics per profile
-// and the GPU-seconds spent, or a classified failure.
+// every profile and tearing it down — and return the metrics per profile,
+// the checkpoints it reported and the GPU-seconds spent, or a classified
+// failure.
 //
-// Runner is the seam between the study loop and the two ways of
-// measuring; the loop never knows which one it drives.
+// Runner is the seam between the study loop and the ways of measuring;
+// the loop never knows which one it drives. Measure wraps any Runner with
+// the trial's time limit and the judgement of its benchmark (too many
+// failed requests fail the trial). Runners report each benchmark
+// checkpoint through Trial.Report to the trial's Judge, a pure function
+// the study supplies; the verdict comes back in the Result, as a value.
 package objective

@@ -1,7 +1,10 @@
-// Package studies owns a study's life: its SQLite record of every trial
-// (params, state, metrics per profile, failure class and log lines, GPU
-// seconds), the loop that asks the sampler, runs trials and records them so
-// that a kill at any moment loses at most the trial in flight, resume, and
-// the result model with its renderers (text, JSON, CSV, Markdown) for
-// listing, showing and reporting the best trials and Pareto fronts.
+// Package studies owns a study's life: its directory and layout (Dir, the
+// only code that builds those paths), the lock that keeps a second
+// servetune out (Lock, OpenSession), the SQLite record of every trial and
+// its explicit schema migrations (Store), the one vocabulary of trial
+// outcomes (State), the loop that picks configs, runs trials through
+// objective.Measure and records them so that a kill at any moment loses at
+// most the trial in flight, resume, and the result model with its
+// renderers (text, JSON, CSV, Markdown) for listing, showing and
+// reporting the best trials and Pareto fronts.
 package studies
