@@ -43,6 +43,22 @@ type Profile struct {
 	TextPrompts bool `toml:"text_prompts" json:"text_prompts,omitempty"`
 	// NoIgnoreEOS stops sending `ignore_eos: true`, for servers that reject it.
 	NoIgnoreEOS bool `toml:"no_ignore_eos" json:"no_ignore_eos,omitempty"`
+
+	// SLO bounds the requests counted by goodput_rps and slo_attainment;
+	// nil leaves both undefined. A space's [slo] fills it for profiles
+	// that set none.
+	SLO *SLO `toml:"slo" json:"slo,omitempty"`
+	// SearchRate makes a trial look for the highest request rate this
+	// profile sustains within its SLO instead of running it once.
+	SearchRate *RateSearch `toml:"search_rate" json:"search_rate,omitempty"`
+}
+
+// RateSearch bounds the search for the highest request rate (req/s)
+// whose SLO attainment is at least Attainment.
+type RateSearch struct {
+	Attainment float64 `toml:"attainment" json:"attainment"`
+	Low        float64 `toml:"low" json:"low"`
+	High       float64 `toml:"high" json:"high"`
 }
 
 // Unlimited reports whether requests are all sent at time zero.
@@ -144,6 +160,8 @@ func (p Profile) Problems() []Problem {
 	if e := p.EndpointName(); e != EndpointCompletions && e != EndpointChat {
 		bad("endpoint", "must be completions or chat, not %q", p.Endpoint)
 	}
+	p.SLO.problems(bad)
+	p.SearchRate.problems(bad)
 	return probs
 }
 
