@@ -103,6 +103,7 @@ func (r Report) Text(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "  ~ within noise of a neighbour on every objective (noise %.1f%%, %s)\n", r.NoiseCV*100, src)
 	}
+	r.guardsText(w)
 	fmt.Fprintln(w, "\nServing commands:")
 	for _, rw := range r.Winners {
 		if rw.CommandError != "" {
@@ -224,7 +225,7 @@ func TrialsText(w io.Writer, sp *space.Space, ts []Trial) error {
 	fmt.Fprint(tw, "\tgpu_s\tconfig\tfailure\n")
 	for _, t := range ts {
 		state := string(t.State)
-		if t.State == Complete && Violation(sp, t) > 0 {
+		if t.State == Complete && Violation(sp, t, Baseline(ts)) > 0 {
 			state += " (SLO missed)"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s", t.Number, state, t.Origin)
