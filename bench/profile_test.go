@@ -72,6 +72,11 @@ func TestProfileSLOAndRateSearchProblems(t *testing.T) {
 		{"bad search", func(p *Profile) { p.SearchRate = &RateSearch{Attainment: 1.5, Low: 0, High: 0} },
 			[]string{"search_rate.attainment", "search_rate.low", "search_rate.high"}},
 		{"inverted range", func(p *Profile) { p.SearchRate = &RateSearch{Attainment: 0.9, Low: 8, High: 4} }, []string{"search_rate.high"}},
+		{"unknown kind", func(p *Profile) { p.Kind = "accuracy" }, []string{"kind"}},
+		{"quality has no rate search", func(p *Profile) {
+			p.Kind, p.SLO = KindQuality, &SLO{TTFTMs: 1}
+			p.SearchRate = &RateSearch{Attainment: 0.9, Low: 1, High: 4}
+		}, []string{"search_rate"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
