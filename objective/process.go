@@ -219,6 +219,9 @@ func (r *ProcessRunner) profile(_ context.Context, t Trial, res *Result, p bench
 		}
 	}
 	out, err := run(p, opts)
+	if err == nil && p.Quality() {
+		scoreReplies(t, res, p, out)
+	}
 	if pruned && err == nil {
 		// Requests abandoned by the stop are not the engine's failure.
 		res.Metrics[p.Name] = out.Metrics.Values()
@@ -227,7 +230,7 @@ func (r *ProcessRunner) profile(_ context.Context, t Trial, res *Result, p bench
 	if err != nil {
 		return err
 	}
-	res.Metrics[p.Name] = out.Metrics.Values()
+	res.Metrics[p.Name] = withQuality(out.Metrics.Values(), res.Metrics[p.Name])
 	if class, example, n := out.Metrics.DominantError(); n > 0 {
 		res.addError(p.Name, fmt.Sprintf("%s (%d×): %s", class, n, example))
 	}

@@ -51,8 +51,17 @@ func withSLO(ps []bench.Profile, s *bench.SLO) []bench.Profile {
 // metricNeed says what a profile must declare for a metric to be defined
 // on it ("" when nothing): a metric no trial can produce would make every
 // trial fail.
-func metricNeed(metric string, p bench.Profile) string {
+func metricNeed(metric string, p bench.Profile, s *Space) string {
 	switch metric {
+	case bench.AnswerAccuracy, bench.BaselineAgreement:
+		switch {
+		case !p.Quality():
+			return "scores replies: only a profile with kind = \"quality\" measures it"
+		case s.Target.Runner == "sim":
+			return "scores replies, and the simulator generates none: use runner = \"process\""
+		case metric == bench.BaselineAgreement && s.Baseline == nil:
+			return "compares replies with the baseline's, but the space has no [baseline]"
+		}
 	case "goodput_rps", "slo_attainment":
 		if p.SLO == nil {
 			return "counts requests within SLO thresholds: declare them in [slo] (or the profile's slo = {...})"
@@ -66,7 +75,8 @@ func metricNeed(metric string, p bench.Profile) string {
 }
 
 // definedMetrics refuses objectives and constraints on metrics their
-// profile cannot produce, and rate searches without an SLO.
+// profile cannot produce, rate searches without an SLO, and guards
+// without a baseline to compare with.
 func (d *decoder) definedMetrics(s *Space) {
 	byName := map[string]bench.Profile{}
 	for _, p := range s.Profiles {
@@ -77,7 +87,7 @@ func (d *decoder) definedMetrics(s *Space) {
 	}
 	for i, o := range s.Objectives {
 		p := byName[s.ObjectiveProfile(o.Profile)]
-		if why := metricNeed(o.Metric, p); why != "" {
+		if why := metricNeed(o.Metric, p, s); why != "" {
 			d.fail(fmt.Sprintf("objectives[%d].metric", i), "%s on profile %q %s", o.Metric, p.Name, why)
 		}
 	}
@@ -86,7 +96,7 @@ func (d *decoder) definedMetrics(s *Space) {
 			d.fail(fmt.Sprintf("constraints[%d].expr", i), "%q compares with the baseline, but the space has no [baseline]", c.Src)
 		}
 		p := byName[s.ObjectiveProfile(c.Profile)]
-		if why := metricNeed(c.Metric, p); why != "" {
+		if why := metricNeed(c.Metric, p, s); why != "" {
 			d.fail(fmt.Sprintf("constraints[%d].expr", i), "%s on profile %q %s", c.Metric, p.Name, why)
 		}
 	}

@@ -30,7 +30,7 @@ func (l *loop) measure(ctx context.Context, t *Trial) error {
 		return nil
 	}
 	res, err := objective.Measure(ctx, l.Runner, l.objectiveTrial(t))
-	t.Metrics, t.GPUSeconds, t.LogPath = definedMetrics(res.Metrics), res.GPUSeconds, res.LogPath
+	t.Metrics, t.GPUSeconds, t.LogPath, t.Replies = definedMetrics(res.Metrics), res.GPUSeconds, res.LogPath, res.Replies
 	recordCheckpoints(l.Space, t, res)
 	if errors.Is(err, engines.ErrProgram) {
 		// Not the config's fault: it does not count toward n_trials and
@@ -56,6 +56,8 @@ func (l *loop) objectiveTrial(t *Trial) objective.Trial {
 		Judge:             l.judge(),
 		Timeout:           trialTimeout(l.Space.Target.TrialTimeout, l.Space.Profiles),
 		MaxFailedFraction: l.Space.Target.MaxFailedFraction,
+		BaselineReplies:   baselineReplies(l.trials),
+		IsBaseline:        t.Origin == "baseline",
 	}
 }
 

@@ -82,3 +82,12 @@ func points(sp *space.Space, ts []Trial) ([]search.Point, []int) {
 	}
 	return pts, idx
 }
+
+// baselineReplies are the finished baseline's replies per quality
+// profile, nil until it finished.
+func baselineReplies(ts []Trial) map[string][]string {
+	if b := Baseline(ts); b != nil {
+		return b.Replies
+	}
+	return nil
+}
