@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines/enginetest"
 )
 
 // The search's path on a server that meets the target up to a knee: low,
@@ -112,5 +113,45 @@ func TestMissedTarget(t *testing.T) {
 		if got := missedTarget(tc.m, tc.total, tc.target); got != tc.wantMissd {
 			t.Errorf("%s: missedTarget = %v", tc.name, got)
 		}
+	}
+}
+
+// On a real engine (the fake one here) the search runs every step on the
+// one launched engine: an SLO every request meets ends at high after two
+// steps; one no request meets ends at low, its step stopped early.
+func TestProcessRunnerSearchesRate(t *testing.T) {
+	cases := []struct {
+		name  string
+		slo   bench.SLO
+		steps int
+		rate  float64
+	}{
+		{"met everywhere", bench.SLO{E2ELMs: 60_000}, 2, 400},
+		{"met nowhere", bench.SLO{TTFTMs: 1e-6}, 1, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := fastRunner(t)
+			tgt := enginetest.Target("sglang", "org/model", enginetest.Options{Worker: true})
+			p := tinyProfile("chat", 20, 0)
+			slo := tc.slo
+			p.SLO, p.SearchRate = &slo, &bench.RateSearch{Attainment: 0.9, Low: 200, High: 400}
+			var steps []int
+			res, err := r.Run(context.Background(), Trial{Dir: t.TempDir(), Number: 1, Target: tgt, Profiles: []bench.Profile{p},
+				Judge: func(c Checkpoint) Verdict { steps = append(steps, c.Step); return Verdict{} }})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			m := res.Metrics["chat"]
+			if len(steps) != tc.steps || m[MaxRateMetric] != tc.rate {
+				t.Errorf("steps %v, metrics %v: want %d steps and rate %v", steps, m, tc.steps, tc.rate)
+			}
+			if tc.rate == 0 && m["completed"]+m["failed"] >= 20 {
+				t.Errorf("a step that cannot meet the target ran all its requests: %v", m)
+			}
+			if tc.rate > 0 && (m["slo_attainment"] != 1 || m["goodput_rps"] <= 0) {
+				t.Errorf("metrics at the rate found %v", m)
+			}
+		})
 	}
 }
