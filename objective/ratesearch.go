@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"math"
+	"time"
 
 	"github.com/servetune/servetune/bench"
 )
@@ -97,6 +98,17 @@ func searchRate(ctx context.Context, t Trial, res *Result, p bench.Profile, step
 		}
 	}
 	return found(at, s.pass), false, nil
+}
+
+// RateSearchDuration bounds how long a profile's rate search sends
+// requests, for the trial's time limit: at most maxRateSteps steps, each
+// at low or above, each at most max_duration when the profile sets one.
+func RateSearchDuration(p bench.Profile) time.Duration {
+	step := p.MaxDuration
+	if step == 0 && p.SearchRate != nil {
+		step = time.Duration(float64(p.NumPrompts+p.Warmup) / p.SearchRate.Low * float64(time.Second))
+	}
+	return maxRateSteps * step
 }
 
 // found is a step's metrics with the rate found added.

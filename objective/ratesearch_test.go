@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines/enginetest"
@@ -153,5 +154,16 @@ func TestProcessRunnerSearchesRate(t *testing.T) {
 				t.Errorf("metrics at the rate found %v", m)
 			}
 		})
+	}
+}
+
+func TestRateSearchDuration(t *testing.T) {
+	p := bench.Profile{NumPrompts: 290, Warmup: 10, SearchRate: &bench.RateSearch{Attainment: 0.99, Low: 0.5, High: 64}}
+	if got := RateSearchDuration(p); got != maxRateSteps*600*time.Second {
+		t.Errorf("bound %v, want %d steps of 300 requests at 0.5 req/s", got, maxRateSteps)
+	}
+	p.MaxDuration = time.Minute
+	if got := RateSearchDuration(p); got != maxRateSteps*time.Minute {
+		t.Errorf("bound %v, want %d steps of max_duration", got, maxRateSteps)
 	}
 }

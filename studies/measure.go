@@ -115,10 +115,14 @@ func trialTimeout(set time.Duration, profiles []bench.Profile) time.Duration {
 }
 
 // expectedDuration is how long a profile's requests take to arrive: its
-// max_duration when set, else num_prompts at the request rate. An
+// rate search's bound, its max_duration when set, else num_prompts at the
+// request rate. An
 // unlimited rate's duration depends on the engine: 0, and the floor of
 // trialTimeout bounds it.
 func expectedDuration(p bench.Profile) time.Duration {
+	if p.SearchRate != nil {
+		return objective.RateSearchDuration(p)
+	}
 	if p.MaxDuration > 0 {
 		return p.MaxDuration
 	}
