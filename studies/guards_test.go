@@ -3,11 +3,13 @@ package studies
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 )
 
@@ -86,5 +88,28 @@ func TestReportFlagsGuardBreaks(t *testing.T) {
 	}
 	if want := "  sharegpt:\n    trial 2: total_tps >= 0.95 * baseline: 2845.48 vs 5738.89 (baseline 6040.94)\n"; !strings.Contains(text.String(), want) {
 		t.Errorf("text report lacks\n%s\ngot:\n%s", want, text.String())
+	}
+}
+
+// A study with several profiles has checkpoints on which an objective of
+// another profile is undefined: `servetune show --json` writes it as
+// null instead of failing on NaN.
+func TestTrialsJSONWritesUndefinedCheckpointValuesAsNull(t *testing.T) {
+	_, trials := guardFixture(t)
+	trials[1].Intermediate = []search.Checkpoint{{Profile: "sharegpt", Step: 1, Values: []float64{math.NaN()}}}
+	var out bytes.Buffer
+	if err := TrialsJSON(&out, trials); err != nil {
+		t.Fatal(err)
+	}
+	var back []struct {
+		Intermediate []struct {
+			Values []*float64 `json:"values"`
+		} `json:"intermediate"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 3 || len(back[1].Intermediate) != 1 || back[1].Intermediate[0].Values[0] != nil {
+		t.Errorf("exported checkpoints: %s", out.String())
 	}
 }

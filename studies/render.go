@@ -291,10 +291,20 @@ func TrialsJSON(w io.Writer, ts []Trial) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if ts == nil {
-		ts = []Trial{}
+	// A checkpoint's undefined values (an objective of another profile)
+	// are NaN in memory and null in JSON, as in the store.
+	type exported struct {
+		Trial
+		Intermediate []storedCheckpoint `json:"intermediate,omitempty"`
 	}
-	return enc.Encode(ts)
+	out := make([]exported, len(ts))
+	for i, t := range ts {
+		out[i] = exported{Trial: t}
+		if len(t.Intermediate) > 0 {
+			out[i].Intermediate = toStored(t.Intermediate)
+		}
+	}
+	return enc.Encode(out)
 }
 
 func sortedSet(m map[string]bool) []string {
