@@ -5,7 +5,10 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/space"
 )
 
@@ -67,5 +70,37 @@ func (r Report) guardsText(w io.Writer) {
 		for _, g := range byProfile[p] {
 			fmt.Fprintf(w, "    trial %d: %s: %s vs %s (baseline %s)\n", g.Trial, g.Constraint, fmtNum(g.Value), fmtNum(g.Bound), fmtNum(g.Baseline))
 		}
+	}
+}
+
+// ProfileSLO is one profile's latency SLO.
+type ProfileSLO struct {
+	Profile string    `json:"profile"`
+	SLO     bench.SLO `json:"slo"`
+}
+
+func profileSLOs(sp *space.Space) []ProfileSLO {
+	var out []ProfileSLO
+	for _, p := range sp.Profiles {
+		if p.SLO != nil {
+			out = append(out, ProfileSLO{p.Name, *p.SLO})
+		}
+	}
+	return out
+}
+
+// slosText lists the latency SLOs, one line per profile.
+func (r Report) slosText(w io.Writer) {
+	for _, s := range r.SLOs {
+		var bounds []string
+		for _, b := range []struct {
+			name string
+			ms   float64
+		}{{"ttft", s.SLO.TTFTMs}, {"tpot", s.SLO.TPOTMs}, {"e2el", s.SLO.E2ELMs}} {
+			if b.ms > 0 {
+				bounds = append(bounds, fmt.Sprintf("%s <= %s ms", b.name, strconv.FormatFloat(b.ms, 'f', -1, 64)))
+			}
+		}
+		fmt.Fprintf(w, "Latency SLO (%s): %s\n", s.Profile, strings.Join(bounds, ", "))
 	}
 }

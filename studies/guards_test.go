@@ -113,3 +113,42 @@ func TestTrialsJSONWritesUndefinedCheckpointValuesAsNull(t *testing.T) {
 		t.Errorf("exported checkpoints: %s", out.String())
 	}
 }
+
+func TestReportShowsLatencySLOs(t *testing.T) {
+	src := `
+[study]
+name = "slo"
+[target]
+model = "m"
+engine = "sglang"
+[slo]
+ttft_ms = 2000
+tpot_ms = 50.5
+[[objectives]]
+metric = "goodput_rps"
+direction = "maximize"
+[profiles]
+run = ["balanced", "chat"]
+[profiles.custom.chat]
+input_len = 8
+output_len = 8
+num_prompts = 4
+slo = { e2el_ms = 900 }
+[params.max_running]
+values = [64, 128]
+`
+	sp, err := space.Parse(context.Background(), "slo.toml", src, space.Options{Metric: bench.KnownMetric, Profile: func(n string) (bench.Profile, bool) { return bench.Profile{Name: n}, true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials := []Trial{{Number: 1, State: Complete, Origin: "sampler", Config: space.Config{"engine": "sglang", "max_running": int64(64)},
+		Metrics: map[string]map[string]float64{"balanced": {"goodput_rps": 3}}}}
+	var text bytes.Buffer
+	if err := BuildReport(sp, trials, nil).Text(&text); err != nil {
+		t.Fatal(err)
+	}
+	want := "Latency SLO (balanced): ttft <= 2000 ms, tpot <= 50.5 ms\nLatency SLO (chat): e2el <= 900 ms\n"
+	if !strings.Contains(text.String(), want) {
+		t.Errorf("report lacks\n%s\ngot:\n%s", want, text.String())
+	}
+}

@@ -64,6 +64,7 @@ func (r Report) Text(w io.Writer) error {
 	for _, c := range r.Constraints {
 		fmt.Fprintf(w, "SLO: %s\n", c)
 	}
+	r.slosText(w)
 	if r.Baseline != nil {
 		fmt.Fprintf(w, "Baseline (trial %d): %s\n", r.Baseline.Trial, r.values(*r.Baseline, false))
 	}

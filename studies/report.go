@@ -32,6 +32,9 @@ type Report struct {
 	// GuardBreaks lists every complete trial that breaks a constraint
 	// relative to the baseline, per profile.
 	GuardBreaks []GuardBreak `json:"guard_breaks,omitempty"`
+	// SLOs are the latency bounds goodput_rps and slo_attainment count
+	// against, per profile that has one.
+	SLOs []ProfileSLO `json:"slos,omitempty"`
 }
 
 // DefaultNoiseCV is the noise assumed when a study repeated no config:
@@ -100,6 +103,7 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 	}
 	base := Baseline(trials)
 	r.GuardBreaks = guardBreaks(sp, trials, base)
+	r.SLOs = profileSLOs(sp)
 	row := func(t Trial) Row {
 		rw := Row{Trial: t.Number, Origin: t.Origin, Config: t.Config, Values: Values(sp, t), Feasible: Violation(sp, t, base) == 0}
 		if base != nil {
