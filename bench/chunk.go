@@ -16,6 +16,9 @@ type chunk struct {
 	// or tool calls). Chat role-only chunks and llama.cpp's final empty-text
 	// chunk are not content.
 	content bool
+	// text is the first choice's completions `text` or chat `content`, as
+	// the raw bytes of the JSON string (escapes intact, aliasing the data).
+	text []byte
 	// usage: a usage object was present (completion/prompt token counts).
 	usage            bool
 	promptTokens     int
@@ -277,7 +280,7 @@ func (s *scanner) choices(c *chunk) bool {
 	err := s.object(func(key []byte) bool {
 		switch string(key) {
 		case "text":
-			return s.contentString(c)
+			return s.contentString(c, true)
 		case "delta", "message":
 			if s.peek() != '{' {
 				return s.skip()
@@ -285,8 +288,10 @@ func (s *scanner) choices(c *chunk) bool {
 			s.i++
 			return s.object(func(key []byte) bool {
 				switch string(key) {
-				case "content", "reasoning_content", "reasoning":
-					return s.contentString(c)
+				case "content":
+					return s.contentString(c, true)
+				case "reasoning_content", "reasoning":
+					return s.contentString(c, false)
 				case "tool_calls":
 					c.content = c.content || s.nonEmptyArray()
 				}
@@ -308,13 +313,17 @@ func (s *scanner) choices(c *chunk) bool {
 
 // contentString marks the chunk as content when the value is a non-empty
 // string (null and "" are not content).
-func (s *scanner) contentString(c *chunk) bool {
+// An answer's text is kept apart from reasoning, which is not the answer.
+func (s *scanner) contentString(c *chunk, answer bool) bool {
 	if s.peek() != '"' {
 		return s.skip()
 	}
 	v, ok := s.str()
 	if len(v) > 0 {
 		c.content = true
+		if answer {
+			c.text = v
+		}
 	}
 	return ok
 }

@@ -1,6 +1,9 @@
 package bench
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 func TestParseChunk(t *testing.T) {
 	cases := []struct {
@@ -43,11 +46,27 @@ func TestParseChunk(t *testing.T) {
 			if err := parseChunk([]byte(tc.data), &got); err != nil {
 				t.Fatalf("parseChunk: %v", err)
 			}
-			if got != tc.want {
+			text := jsonStringText(got.text)
+			got.text = nil
+			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+			if want := answerTexts[tc.name]; text != want {
+				t.Errorf("answer text %q, want %q", text, want)
 			}
 		})
 	}
+}
+
+// answerTexts are the replies quality profiles keep from the chunks above
+// (every other case carries none): reasoning is not the answer.
+var answerTexts = map[string]string{
+	"vllm completion":       " hi",
+	"escaped text":          `"\né`,
+	"chat content":          "ok",
+	"nested skipped values": "y",
+	"null error":            "a",
+	"null object":           "a",
 }
 
 func TestParseChunkMalformed(t *testing.T) {

@@ -219,6 +219,9 @@ func (s *sender) read(ctx context.Context, body io.Reader, conn net.Conn, rec Re
 			return fail(rec, ClassServer, errors.New(c.errMsg))
 		}
 		if c.content {
+			if s.plan.Profile.Quality() {
+				rec.Text += jsonStringText(c.text)
+			}
 			if chunks == 0 {
 				rec.TTFT = now - rec.Start
 			} else {

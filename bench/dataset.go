@@ -154,6 +154,11 @@ func shareGPTFile(p Profile) ([]PlannedRequest, error) {
 type jsonlEntry struct {
 	Prompt    *string `json:"prompt"`
 	MaxTokens int     `json:"max_tokens"`
+	// Reference is the expected answer of a quality profile: the reply
+	// must equal it (spaces at either end aside), or match
+	// ReferenceRegex.
+	Reference      *string `json:"reference"`
+	ReferenceRegex *string `json:"reference_regex"`
 }
 
 // jsonlFile reads one {"prompt": "...", "max_tokens": N} per line, in file
@@ -179,7 +184,11 @@ func jsonlFile(p Profile) ([]PlannedRequest, error) {
 		if e.Prompt == nil || e.MaxTokens <= 0 {
 			return nil, fmt.Errorf("jsonl dataset %s:%d: want {\"prompt\": string, \"max_tokens\": N > 0}", p.DatasetPath, line)
 		}
-		rows = append(rows, PlannedRequest{InputLen: EstimateTokens(*e.Prompt), OutputLen: e.MaxTokens, text: *e.Prompt})
+		ref, err := e.reference()
+		if err != nil {
+			return nil, fmt.Errorf("jsonl dataset %s:%d: %w", p.DatasetPath, line, err)
+		}
+		rows = append(rows, PlannedRequest{InputLen: EstimateTokens(*e.Prompt), OutputLen: e.MaxTokens, text: *e.Prompt, ref: ref})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("jsonl dataset %s: %w", p.DatasetPath, err)

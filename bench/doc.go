@@ -26,7 +26,11 @@
 // run (Checkpoints, CheckpointSteps), used by the live run and the
 // simulator alike; the validity of a profile (Profile.Problems, each named
 // by its TOML key); the prompt vocabulary (PromptWords) the tiny test
-// model's tokenizer is built from. Undefined metrics are absent from
+// model's tokenizer is built from; what an SLO is and how requests are
+// counted against it (goodput_rps, slo_attainment); and the scoring of a
+// quality profile's replies (greedy decoding, Replies, Quality:
+// answer_accuracy against JSONL references, baseline_agreement against
+// the baseline's replies). Undefined metrics are absent from
 // Metrics.Values, never NaN.
 //
 // # Example

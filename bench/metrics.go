@@ -33,6 +33,9 @@ type Metrics struct {
 	PeakOutputThroughput float64 `json:"peak_output_throughput"`
 	PeakConcurrent       float64 `json:"peak_concurrent_requests"`
 	Goodput              float64 `json:"request_goodput,omitempty"`
+	// SLOAttainment is the fraction of requests (completed or failed)
+	// that completed within every bound of GoodputSLO.
+	SLOAttainment float64 `json:"slo_attainment,omitempty"`
 	// GoodputSLO is the SLO goodput was measured against; nil when none was
 	// given (Goodput is then meaningless).
 	GoodputSLO *SLO     `json:"goodput_slo,omitempty"`
@@ -50,11 +53,12 @@ type Metrics struct {
 	Aborted int `json:"aborted,omitempty"`
 }
 
-// SLO bounds, in milliseconds, for goodput; zero means no bound.
+// SLO bounds, in milliseconds, for goodput and SLO attainment; zero means
+// no bound. The TOML keys are those of a space file's [slo] table.
 type SLO struct {
-	TTFTMs float64 `json:"ttft_ms,omitempty"`
-	TPOTMs float64 `json:"tpot_ms,omitempty"`
-	E2ELMs float64 `json:"e2el_ms,omitempty"`
+	TTFTMs float64 `toml:"ttft_ms" json:"ttft_ms,omitempty"`
+	TPOTMs float64 `toml:"tpot_ms" json:"tpot_ms,omitempty"`
+	E2ELMs float64 `toml:"e2el_ms" json:"e2el_ms,omitempty"`
 }
 
 // SummaryOptions controls Summarize.
@@ -147,6 +151,12 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 			m.GoodputSLO = &slo
 		}
 	}
+	if n := m.Completed + m.Failed; n > 0 && opt.Goodput != (SLO{}) {
+		// A failed request missed its SLO: attainment is what users saw.
+		m.SLOAttainment = float64(good) / float64(n)
+		slo := opt.Goodput
+		m.GoodputSLO = &slo
+	}
 	m.PeakOutputThroughput, m.PeakConcurrent = peaks(recs)
 	m.TTFT = summarize(ttfts, pcts)
 	m.TPOT = summarize(tpots, pcts)
@@ -180,6 +190,9 @@ func (m Metrics) Values() map[string]float64 {
 		if m.GoodputSLO != nil {
 			v["goodput_rps"] = m.Goodput
 		}
+	}
+	if m.GoodputSLO != nil && m.Completed+m.Failed > 0 {
+		v["slo_attainment"] = m.SLOAttainment
 	}
 	for name, d := range map[string]Dist{"ttft": m.TTFT, "tpot": m.TPOT, "itl": m.ITL, "e2e": m.E2EL} {
 		if d.N == 0 {

@@ -41,6 +41,8 @@ func TestSummarizeDefinitions(t *testing.T) {
 		// Goodput: #0 meets both (ttft 50, tpot 10); #1 fails ttft 70;
 		// #2 has one token, so TPOT counts as 0 and ttft 40 passes.
 		{"goodput", m.Goodput, 1},
+		// Attainment counts the failed requests as misses: 2 good of 5.
+		{"slo attainment", m.Values()["slo_attainment"], 2.0 / 5},
 	}
 	for _, c := range checks {
 		if !near(c.got, c.want) {
@@ -104,14 +106,16 @@ func TestValuesUndefinedAbsent(t *testing.T) {
 		present, gone []string
 	}{
 		{"nothing at all", nil, 0, SLO{}, []string{"completed", "failed"},
-			[]string{"request_tps", "output_tps", "total_tps", "mean_ttft_ms", "p99_e2e_ms", "mean_e2e_s", "goodput_rps"}},
+			[]string{"request_tps", "output_tps", "total_tps", "mean_ttft_ms", "p99_e2e_ms", "mean_e2e_s", "goodput_rps", "slo_attainment"}},
+		{"no SLO, no attainment", []Record{ok(3)}, time.Second, SLO{}, []string{"total_tps"}, []string{"slo_attainment", "goodput_rps"}},
+		{"an SLO over no requests has no attainment", nil, time.Second, SLO{TTFTMs: 100}, nil, []string{"slo_attainment"}},
 		{"only failures", []Record{{Class: ClassHTTP, Error: "HTTP 500"}}, time.Second, SLO{}, []string{"request_tps", "failed"},
 			[]string{"mean_ttft_ms", "median_tpot_ms", "p50_itl_ms", "median_e2e_s"}},
 		{"one-token replies have no TPOT", []Record{ok(1), ok(1)}, time.Second, SLO{}, []string{"mean_ttft_ms", "p99_e2e_s"},
 			[]string{"mean_tpot_ms", "p99_tpot_ms", "std_tpot_ms", "mean_itl_ms", "goodput_rps"}},
 		{"goodput under an SLO nobody meets is zero", []Record{ok(3)}, time.Second, SLO{TTFTMs: 1},
 			[]string{"goodput_rps", "mean_tpot_ms"}, nil},
-		{"zero duration has no throughput", []Record{ok(3)}, 0, SLO{TTFTMs: 100}, []string{"mean_ttft_ms"},
+		{"zero duration has no throughput", []Record{ok(3)}, 0, SLO{TTFTMs: 100}, []string{"mean_ttft_ms", "slo_attainment"},
 			[]string{"request_tps", "output_tps", "total_tps", "goodput_rps"}},
 	}
 	for _, tc := range cases {

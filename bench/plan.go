@@ -21,6 +21,7 @@ type PlannedRequest struct {
 
 	offset int    // random dataset: where this prompt's token cycle starts
 	text   string // sharegpt / jsonl: the prompt as given
+	ref    *reference
 }
 
 // Plan is a profile materialised: every request's lengths and arrival,

@@ -289,6 +289,8 @@ func TestDatasetErrors(t *testing.T) {
 		{DatasetJSONL, write("empty.jsonl", "\n\n"), "no prompts"},
 		{DatasetJSONL, write("bad.jsonl", "{\"prompt\":\"a\",\"max_tokens\":1}\n{oops\n"), "bad.jsonl:2"},
 		{DatasetJSONL, write("nomax.jsonl", `{"prompt":"a"}`), "nomax.jsonl:1"},
+		{DatasetJSONL, write("badre.jsonl", `{"prompt":"a","max_tokens":1,"reference_regex":"("}`), "badre.jsonl:1: reference_regex"},
+		{DatasetJSONL, write("bothrefs.jsonl", `{"prompt":"a","max_tokens":1,"reference":"x","reference_regex":"x"}`), "bothrefs.jsonl:1: give reference or reference_regex"},
 	}
 	for _, tc := range cases {
 		_, err := Profile{Dataset: tc.dataset, DatasetPath: tc.path, NumPrompts: 1}.Plan()

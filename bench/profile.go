@@ -43,6 +43,26 @@ type Profile struct {
 	TextPrompts bool `toml:"text_prompts" json:"text_prompts,omitempty"`
 	// NoIgnoreEOS stops sending `ignore_eos: true`, for servers that reject it.
 	NoIgnoreEOS bool `toml:"no_ignore_eos" json:"no_ignore_eos,omitempty"`
+
+	// SLO bounds the requests counted by goodput_rps and slo_attainment;
+	// nil leaves both undefined. A space's [slo] fills it for profiles
+	// that set none.
+	SLO *SLO `toml:"slo" json:"slo,omitempty"`
+	// Kind is "load" (default) or "quality": a quality profile decodes
+	// greedily (temperature 0, stopping at end of sequence), keeps each
+	// reply's text and scores it (Quality).
+	Kind string `toml:"kind" json:"kind,omitempty"`
+	// SearchRate makes a trial look for the highest request rate this
+	// profile sustains within its SLO instead of running it once.
+	SearchRate *RateSearch `toml:"search_rate" json:"search_rate,omitempty"`
+}
+
+// RateSearch bounds the search for the highest request rate (req/s)
+// whose SLO attainment is at least Attainment.
+type RateSearch struct {
+	Attainment float64 `toml:"attainment" json:"attainment"`
+	Low        float64 `toml:"low" json:"low"`
+	High       float64 `toml:"high" json:"high"`
 }
 
 // Unlimited reports whether requests are all sent at time zero.
@@ -54,6 +74,15 @@ const (
 	DatasetShareGPT = "sharegpt"
 	DatasetJSONL    = "jsonl"
 )
+
+// Profile kinds.
+const (
+	KindLoad    = "load"
+	KindQuality = "quality"
+)
+
+// Quality reports whether the profile scores replies rather than load.
+func (p Profile) Quality() bool { return p.Kind == KindQuality }
 
 // Endpoint names.
 const (
@@ -144,6 +173,14 @@ func (p Profile) Problems() []Problem {
 	if e := p.EndpointName(); e != EndpointCompletions && e != EndpointChat {
 		bad("endpoint", "must be completions or chat, not %q", p.Endpoint)
 	}
+	if k := p.Kind; k != "" && k != KindLoad && k != KindQuality {
+		bad("kind", "must be load or quality, not %q", k)
+	}
+	if p.Kind == KindQuality && p.SearchRate != nil {
+		bad("search_rate", "does not apply to a quality profile")
+	}
+	p.SLO.problems(bad)
+	p.SearchRate.problems(bad)
 	return probs
 }
 

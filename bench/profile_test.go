@@ -2,6 +2,7 @@ package bench
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -52,5 +53,42 @@ func TestProblemError(t *testing.T) {
 	got := Problem{Key: "input_len", Msg: "must be > 0 for the random dataset, not 0"}.Error()
 	if want := "input_len must be > 0 for the random dataset, not 0"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestProfileSLOAndRateSearchProblems(t *testing.T) {
+	base := Profile{InputLen: 10, OutputLen: 10, NumPrompts: 5}
+	cases := []struct {
+		name string
+		edit func(*Profile)
+		keys []string
+	}{
+		{"valid", func(p *Profile) {
+			p.SLO = &SLO{TTFTMs: 100}
+			p.SearchRate = &RateSearch{Attainment: 0.99, Low: 0.5, High: 64}
+		}, nil},
+		{"empty slo", func(p *Profile) { p.SLO = &SLO{} }, []string{"slo"}},
+		{"negative bound", func(p *Profile) { p.SLO = &SLO{TTFTMs: -1, E2ELMs: 5} }, []string{"slo.ttft_ms"}},
+		{"bad search", func(p *Profile) { p.SearchRate = &RateSearch{Attainment: 1.5, Low: 0, High: 0} },
+			[]string{"search_rate.attainment", "search_rate.low", "search_rate.high"}},
+		{"inverted range", func(p *Profile) { p.SearchRate = &RateSearch{Attainment: 0.9, Low: 8, High: 4} }, []string{"search_rate.high"}},
+		{"unknown kind", func(p *Profile) { p.Kind = "accuracy" }, []string{"kind"}},
+		{"quality has no rate search", func(p *Profile) {
+			p.Kind, p.SLO = KindQuality, &SLO{TTFTMs: 1}
+			p.SearchRate = &RateSearch{Attainment: 0.9, Low: 1, High: 4}
+		}, []string{"search_rate"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := base
+			tc.edit(&p)
+			var keys []string
+			for _, pr := range p.Problems() {
+				keys = append(keys, pr.Key)
+			}
+			if fmt.Sprint(keys) != fmt.Sprint(tc.keys) {
+				t.Errorf("problems at %v, want %v", keys, tc.keys)
+			}
+		})
 	}
 }

@@ -19,8 +19,11 @@ type Record struct {
 	// Latency is send → end of stream.
 	Latency time.Duration `json:"latency_ns"`
 	// ITL holds the gaps between consecutive content chunks after the first.
-	ITL   []time.Duration `json:"itl_ns,omitempty"`
-	Error string          `json:"error,omitempty"`
+	ITL []time.Duration `json:"itl_ns,omitempty"`
+	// Text is the reply (completions text or chat content), kept only by
+	// quality profiles.
+	Text  string `json:"text,omitempty"`
+	Error string `json:"error,omitempty"`
 	// Class says what kind of failure Error is, so a report can tell
 	// timeouts from HTTP 503s from broken streams.
 	Class ErrorClass `json:"class,omitempty"`

@@ -71,7 +71,11 @@ func (pl *Plan) appendBody(b []byte, r *PlannedRequest, model string) []byte {
 	b = append(b, `,"max_tokens":`...)
 	b = strconv.AppendInt(b, int64(r.OutputLen), 10)
 	b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
-	if !p.NoIgnoreEOS {
+	switch {
+	case p.Quality():
+		// Greedy decoding to the model's own end: the reply is the answer.
+		b = append(b, `,"temperature":0`...)
+	case !p.NoIgnoreEOS:
 		b = append(b, `,"ignore_eos":true`...)
 	}
 	return append(b, '}')

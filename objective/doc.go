@@ -3,7 +3,11 @@
 // or by launching the real engine, waiting until it is ready, benchmarking
 // every profile and tearing it down — and return the metrics per profile,
 // the checkpoints it reported and the GPU-seconds spent, or a classified
-// failure.
+// failure. A profile with search_rate is measured by a search for the
+// highest request rate within its SLO on the one running engine
+// (ratesearch.go: the step schedule is a pure decision, reported as
+// checkpoints for pruning); a quality profile's replies are scored and
+// returned for the study to keep.
 //
 // Runner is the seam between the study loop and the ways of measuring;
 // the loop never knows which one it drives. Measure wraps any Runner with

@@ -40,6 +40,11 @@ type Trial struct {
 	// MaxFailedFraction is the share of failed requests above which
 	// Measure fails the benchmark.
 	MaxFailedFraction float64
+	// BaselineReplies are the baseline trial's replies per quality
+	// profile, for baseline_agreement; nil until the baseline finished.
+	// The baseline trial itself (IsBaseline) agrees with itself: 1.
+	BaselineReplies map[string][]string
+	IsBaseline      bool
 }
 
 // ErrPruned says the trial was stopped early because it could not win.
@@ -60,6 +65,10 @@ type Result struct {
 	// Errors holds, per profile with failed requests, the most frequent
 	// request error (redacted), for the reason of a failed benchmark.
 	Errors map[string]string `json:"errors,omitempty"`
+	// Replies holds each quality profile's replies in prompt order
+	// (bench.Replies), kept with the trial so that the baseline's become
+	// the reference of baseline_agreement.
+	Replies map[string][]string `json:"replies,omitempty"`
 }
 
 // Runner measures one trial. A failed trial returns an error wrapping an

@@ -156,52 +156,113 @@ func (r *ProcessRunner) measure(ctx context.Context, srv *engines.Server, t Tria
 		case <-bctx.Done():
 		}
 	}()
-	client := bench.Client{BaseURL: srv.BaseURL, Model: srv.Model}
-	for _, p := range t.Profiles {
-		opts := r.bench
-		started := false
-		user := opts.Progress
-		opts.Progress = func(pr bench.Progress) {
-			if !started {
-				started = true
-				phase(Benchmarking)
-			}
-			if user != nil {
-				user(pr)
-			}
-		}
-		if p.Warmup > 0 {
-			phase(WarmingUp)
-		} else {
-			phase(Benchmarking)
-			started = true
-		}
-		pruned := false
-		opts.StallTimeout = t.Target.StallTimeout
-		if t.Judge != nil {
-			opts.OnCheckpoint = func(step int, m bench.Metrics) bool {
-				pruned = t.Report(res, p.Name, step, m.Values())
-				return pruned
-			}
-		}
-		out, err := bench.Run(bctx, client, p, opts)
-		if pruned && err == nil {
-			// Requests abandoned by the stop are not the engine's failure.
-			res.Metrics[p.Name] = out.Metrics.Values()
-			return ErrPruned
-		}
+	run := func(p bench.Profile, opts bench.RunOptions) (bench.Result, error) {
+		out, err := bench.Run(bctx, bench.Client{BaseURL: srv.BaseURL, Model: srv.Model}, p, opts)
 		if engineDied(srv, ctx.Err() == nil && (err != nil || out.Metrics.Failed > 0)) {
-			return srv.Failure(engines.Serving)
+			return out, srv.Failure(engines.Serving)
 		}
 		if err != nil {
-			return interrupted(ctx, fmt.Errorf("profile %q: %w", p.Name, err))
+			return out, interrupted(ctx, fmt.Errorf("profile %q: %w", p.Name, err))
 		}
-		res.Metrics[p.Name] = out.Metrics.Values()
-		if class, example, n := out.Metrics.DominantError(); n > 0 {
-			res.addError(p.Name, fmt.Sprintf("%s (%d×): %s", class, n, example))
+		return out, nil
+	}
+	for _, p := range t.Profiles {
+		measure := r.profile
+		if p.SearchRate != nil {
+			measure = r.searchProfile
+		}
+		if err := measure(bctx, t, res, p, r.options(t, p, phase), run); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// runFunc benchmarks a profile on the trial's running engine; its error
+// is the engine's failure or the interruption.
+type runFunc func(p bench.Profile, opts bench.RunOptions) (bench.Result, error)
+
+// options are the benchmark options of one profile: progress turns the
+// phase to benchmarking once warm-up is over, and goodput counts against
+// the profile's SLO.
+func (r *ProcessRunner) options(t Trial, p bench.Profile, phase func(Phase)) bench.RunOptions {
+	opts := r.bench
+	opts.Summary = summaryFor(opts.Summary, p)
+	opts.StallTimeout = t.Target.StallTimeout
+	started := false
+	user := opts.Progress
+	opts.Progress = func(pr bench.Progress) {
+		if !started {
+			started = true
+			phase(Benchmarking)
+		}
+		if user != nil {
+			user(pr)
+		}
+	}
+	if p.Warmup > 0 {
+		phase(WarmingUp)
+	} else {
+		phase(Benchmarking)
+		started = true
+	}
+	return opts
+}
+
+// profile runs one profile once, reporting its checkpoints to the judge.
+func (r *ProcessRunner) profile(_ context.Context, t Trial, res *Result, p bench.Profile, opts bench.RunOptions, run runFunc) error {
+	pruned := false
+	if t.Judge != nil {
+		opts.OnCheckpoint = func(step int, m bench.Metrics) bool {
+			pruned = t.Report(res, p.Name, step, m.Values())
+			return pruned
+		}
+	}
+	out, err := run(p, opts)
+	if err == nil && p.Quality() {
+		scoreReplies(t, res, p, out)
+	}
+	if pruned && err == nil {
+		// Requests abandoned by the stop are not the engine's failure.
+		res.Metrics[p.Name] = out.Metrics.Values()
+		return ErrPruned
+	}
+	if err != nil {
+		return err
+	}
+	res.Metrics[p.Name] = withQuality(out.Metrics.Values(), res.Metrics[p.Name])
+	if class, example, n := out.Metrics.DominantError(); n > 0 {
+		res.addError(p.Name, fmt.Sprintf("%s (%d×): %s", class, n, example))
+	}
+	return nil
+}
+
+// searchProfile runs a profile's rate search on the running engine. A
+// step stops as soon as more of its requests missed the SLO than the
+// target allows: its verdict can no longer change.
+func (r *ProcessRunner) searchProfile(ctx context.Context, t Trial, res *Result, p bench.Profile, opts bench.RunOptions, run runFunc) error {
+	v, pruned, err := searchRate(ctx, t, res, p, func(_ context.Context, q bench.Profile) (map[string]float64, error) {
+		o := opts
+		o.OnCheckpoint = func(_ int, m bench.Metrics) bool { return missedTarget(m, q.NumPrompts, p.SearchRate.Attainment) }
+		out, err := run(q, o)
+		return out.Metrics.Values(), err
+	})
+	if err != nil {
+		return err
+	}
+	res.Metrics[p.Name] = v
+	if pruned {
+		return ErrPruned
+	}
+	return nil
+}
+
+// missedTarget reports whether a step whose requests so far are m can no
+// longer reach the target attainment over all total requests.
+func missedTarget(m bench.Metrics, total int, target float64) bool {
+	n := m.Completed + m.Failed
+	missed := float64(n) - m.SLOAttainment*float64(n)
+	return m.GoodputSLO != nil && missed > (1-target)*float64(total)+1e-9
 }
 
 // crashSettle is how long failed requests make the runner wait for the

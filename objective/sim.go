@@ -65,7 +65,7 @@ func (r *SimRunner) Run(ctx context.Context, t Trial) (Result, error) {
 			return res, err
 		}
 		phase(Benchmarking)
-		recs, dur, err := r.sim.Evaluate(ctx, t.Config, t.Target, p, t.Seed+int64(i))
+		pruned, err := r.profile(ctx, t, &res, i, p, &simulated)
 		if err != nil {
 			charge()
 			if _, ok := engines.AsFailure(err); ok {
@@ -73,18 +73,52 @@ func (r *SimRunner) Run(ctx context.Context, t Trial) (Result, error) {
 			}
 			return res, fmt.Errorf("simulate profile %q: %w", p.Name, err)
 		}
-		if step, at, partial := r.checkpoints(t, &res, p.Name, recs); step > 0 {
-			simulated += at
-			res.Metrics[p.Name] = partial
+		if pruned {
 			charge()
 			return res, ErrPruned
 		}
-		simulated += dur
-		res.Metrics[p.Name] = bench.Summarize(recs, dur, r.Summary).Values()
 	}
 	phase(TearingDown)
 	charge()
 	return res, nil
+}
+
+// profile measures the trial's i-th profile into res, adding the
+// simulated time it took; true means the judge stopped the trial.
+func (r *SimRunner) profile(ctx context.Context, t Trial, res *Result, i int, p bench.Profile, simulated *time.Duration) (bool, error) {
+	opt := summaryFor(r.Summary, p)
+	if p.SearchRate != nil {
+		v, pruned, err := searchRate(ctx, t, res, p, func(ctx context.Context, q bench.Profile) (map[string]float64, error) {
+			recs, dur, err := r.sim.Evaluate(ctx, t.Config, t.Target, q, t.Seed+int64(i))
+			*simulated += dur
+			return bench.Summarize(recs, dur, opt).Values(), err
+		})
+		if err == nil {
+			res.Metrics[p.Name] = v
+		}
+		return pruned, err
+	}
+	recs, dur, err := r.sim.Evaluate(ctx, t.Config, t.Target, p, t.Seed+int64(i))
+	if err != nil {
+		return false, err
+	}
+	if step, at, partial := r.checkpoints(t, res, p.Name, recs, opt); step > 0 {
+		*simulated += at
+		res.Metrics[p.Name] = partial
+		return true, nil
+	}
+	*simulated += dur
+	res.Metrics[p.Name] = bench.Summarize(recs, dur, opt).Values()
+	return false, nil
+}
+
+// summaryFor is how a profile's records are summarised: goodput and SLO
+// attainment count against the profile's own SLO.
+func summaryFor(o bench.SummaryOptions, p bench.Profile) bench.SummaryOptions {
+	if p.SLO != nil {
+		o.Goodput = *p.SLO
+	}
+	return o
 }
 
 // checkpoints replays the live client's intermediate reports on the
@@ -92,7 +126,7 @@ func (r *SimRunner) Run(ctx context.Context, t Trial) (Result, error) {
 // of the requests finished so far over the time so far. It returns the
 // step at which the trial's judge stopped it (0 if it never did), the
 // simulated time of that step and the partial metrics.
-func (r *SimRunner) checkpoints(t Trial, res *Result, profile string, recs []bench.Record) (int, time.Duration, map[string]float64) {
+func (r *SimRunner) checkpoints(t Trial, res *Result, profile string, recs []bench.Record, opt bench.SummaryOptions) (int, time.Duration, map[string]float64) {
 	if t.Judge == nil {
 		return 0, 0, nil
 	}
@@ -106,7 +140,6 @@ func (r *SimRunner) checkpoints(t Trial, res *Result, profile string, recs []ben
 	// Nine summaries per profile: skip the ITL distribution, which costs
 	// more than the simulation itself; objectives on ITL are then judged
 	// only at the end.
-	opt := r.Summary
 	opt.NoITL = true
 	sort.Slice(done, func(i, j int) bool { return end(done[i]) < end(done[j]) })
 	for _, cp := range bench.CheckpointSteps(len(done)) {

@@ -8,11 +8,12 @@ import (
 )
 
 func (d *decoder) space(raw map[string]any) *Space {
-	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue")
+	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue", "slo")
 	s := &Space{File: d.file}
 	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed"))
 	s.Target = d.target(d.table(raw, "target", "target", targetKeys...))
-	s.Profiles = d.profiles(d.table(raw, "profiles", "profiles", "run", "custom"))
+	s.SLO = d.slo(raw)
+	s.Profiles = withSLO(d.profiles(d.table(raw, "profiles", "profiles", "run", "custom")), s.SLO)
 	s.Objectives = d.objectives(d.tables(raw, "objectives"))
 	d.sampler(s.Study.Sampler, len(s.Objectives))
 	s.Constraints = d.constraints(d.tables(raw, "constraints"))
@@ -86,8 +87,6 @@ func (d *decoder) objectives(ts []map[string]any) []Objective {
 			d.fail(join(path, "metric"), "is required")
 		} else if d.opt.Metric != nil && !d.opt.Metric(o.Metric) {
 			d.fail(join(path, "metric"), "unknown metric %q (e.g. total_tps, output_tps, request_tps, mean_tpot_ms, p99_ttft_ms, mean_e2e_s)", o.Metric)
-		} else if needsSLO(o.Metric) {
-			d.fail(join(path, "metric"), sloMessage, o.Metric)
 		}
 		if o.Direction != Maximize && o.Direction != Minimize {
 			d.fail(join(path, "direction"), "must be \"maximize\" or \"minimize\", got %q", o.Direction)
@@ -113,8 +112,6 @@ func (d *decoder) constraints(ts []map[string]any) []Constraint {
 		}
 		if d.opt.Metric != nil && !d.opt.Metric(c.Metric) {
 			d.fail(join(path, "expr"), "unknown metric %q", c.Metric)
-		} else if needsSLO(c.Metric) {
-			d.fail(join(path, "expr"), sloMessage, c.Metric)
 		}
 		c.Profile = d.str(m, "profile", path, "")
 		out = append(out, c)
@@ -122,19 +119,44 @@ func (d *decoder) constraints(ts []map[string]any) []Constraint {
 	return out
 }
 
-// parseConstraint reads "metric OP number".
+// parseConstraint reads "METRIC OP NUMBER", or a guard relative to the
+// baseline: "METRIC OP FACTOR * baseline" (or "METRIC OP baseline").
 func parseConstraint(src string) (Constraint, error) {
 	for _, op := range []string{"<=", ">=", "<", ">"} {
 		if i := strings.Index(src, op); i > 0 {
 			metric := strings.TrimSpace(src[:i])
-			bound, err := strconv.ParseFloat(strings.TrimSpace(src[i+len(op):]), 64)
-			if err != nil || !isFinite(bound) || metric == "" || strings.ContainsAny(metric, " <>=") {
+			bound, relative, ok := parseBound(strings.TrimSpace(src[i+len(op):]))
+			if !ok || metric == "" || strings.ContainsAny(metric, " <>=") {
 				break
 			}
-			return Constraint{Metric: metric, Op: op, Bound: bound, Src: src}, nil
+			return Constraint{Metric: metric, Op: op, Bound: bound, Relative: relative, Src: src}, nil
 		}
 	}
-	return Constraint{}, fmt.Errorf("must read METRIC <= NUMBER (or <, >=, >), got %q", src)
+	return Constraint{}, fmt.Errorf("must read METRIC <= NUMBER (or <, >=, >), or METRIC >= FACTOR * baseline, got %q", src)
+}
+
+// parseBound reads a constraint's right-hand side: a finite number, or
+// a positive finite factor of the baseline's value on either side of *.
+func parseBound(rhs string) (bound float64, relative, ok bool) {
+	factor := rhs
+	if a, b, found := strings.Cut(rhs, "*"); found {
+		a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+		switch {
+		case b == Baseline:
+			factor, relative = a, true
+		case a == Baseline:
+			factor, relative = b, true
+		default:
+			return 0, false, false
+		}
+	} else if rhs == Baseline {
+		return 1, true, true
+	}
+	bound, err := strconv.ParseFloat(factor, 64)
+	if err != nil || !isFinite(bound) || relative && bound <= 0 {
+		return 0, false, false
+	}
+	return bound, relative, true
 }
 
 func (d *decoder) params(m map[string]any) []Param {
@@ -298,10 +320,3 @@ func (d *decoder) rangeSize(p Param, path string) {
 		d.fail(join(path, "step"), "step %v is too small for the range %v..%v (more than 2^52 steps)", p.Step, p.Low, p.High)
 	}
 }
-
-// needsSLO names the metrics that count requests against SLO thresholds.
-// A study cannot declare those thresholds yet, so such a metric is
-// undefined in every trial and every trial would fail.
-func needsSLO(metric string) bool { return metric == "goodput_rps" || metric == "slo_attainment" }
-
-const sloMessage = "%s counts requests within SLO thresholds, which a study cannot declare yet: every trial would fail; optimise a throughput and bound latency with constraints (e.g. \"p99_ttft_ms <= 2000\")"

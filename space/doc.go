@@ -1,11 +1,13 @@
 // Package space owns the search-space file: the TOML a user writes to
-// declare one study (target, objectives, SLO constraints, benchmark
-// profiles, knobs with their domains and `when` conditions, rules and the
+// declare one study (target, objectives, constraints absolute or relative
+// to the baseline, the [slo] latency bounds, benchmark profiles, knobs with their domains and `when` conditions, rules and the
 // baseline), its validation into one error that lists every problem with
 // file:line:key, and the pure operations on the result — which knobs are
 // active in a config, which rule a config breaks, whether a config lies in
 // the space (CheckConfig, also used by `servetune command --set`), random
-// sampling, grids. Validation refuses any file that could only produce
+// sampling, grids. It refuses a metric its profile cannot produce
+// (goodput without an SLO, max_rate_under_slo without search_rate,
+// quality metrics without a quality profile) at load. Validation refuses any file that could only produce
 // failing trials, and bounds its own cost: size and nesting are capped
 // before decoding and loading honours ctx.
 //

@@ -106,6 +106,7 @@ func (d *decoder) profileProblems(path string, sub map[string]any, err error) {
 // isProfileField reports whether a word of bench's message names a field
 // of the profile table (given in the file or not).
 func isProfileField(sub map[string]any, word string) bool {
+	word, _, _ = strings.Cut(word, ".") // slo.ttft_ms is inside the slo field
 	if _, ok := sub[word]; ok {
 		return true
 	}

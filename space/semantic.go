@@ -50,6 +50,7 @@ func (d *decoder) semantic(ctx context.Context, s *Space) {
 			d.fail(fmt.Sprintf("constraints[%d].profile", i), "profile %q is not in profiles.run", c.Profile)
 		}
 	}
+	d.definedMetrics(s)
 	d.config(s, s.Baseline, "baseline")
 	for i, c := range s.Enqueue {
 		d.config(s, c, fmt.Sprintf("enqueue[%d]", i))

@@ -15,8 +15,11 @@ type Space struct {
 	Target      Target
 	Objectives  []Objective
 	Constraints []Constraint
-	// Profiles are run in order by every trial.
+	// Profiles are run in order by every trial; each carries its SLO
+	// (its own, else the study's).
 	Profiles []bench.Profile
+	// SLO is the study's [slo], nil when it has none.
+	SLO *bench.SLO
 	// Params are the knobs in declared order.
 	Params   []Param
 	Rules    []Rule
@@ -61,13 +64,29 @@ func (o Objective) Better(a, b float64) bool {
 	return a > b
 }
 
-// Constraint is an SLO on a metric: Metric Op Bound, on one profile.
+// Constraint is an SLO on a metric: Metric Op Bound, on one profile. A
+// relative constraint (a guard) bounds it by Bound times the baseline
+// trial's value of the same metric on the same profile.
 type Constraint struct {
 	Metric  string
 	Op      string // "<=", "<", ">=", ">"
 	Bound   float64
 	Profile string
 	Src     string
+	// Relative makes Bound a factor of the baseline's value.
+	Relative bool `json:",omitempty"`
+}
+
+// Baseline is the word a relative constraint names the baseline's value by.
+const Baseline = "baseline"
+
+// Against is the constraint with its bound made absolute by the
+// baseline's value base; an absolute constraint is returned as is.
+func (c Constraint) Against(base float64) Constraint {
+	if c.Relative {
+		c.Bound, c.Relative = c.Bound*base, false
+	}
+	return c
 }
 
 // Violation is how far v is outside the constraint (0 when satisfied),

@@ -1,10 +1,12 @@
 // Package studies owns a study's life: its directory and layout (Dir, the
 // only code that builds those paths), the lock that keeps a second
 // servetune out (Lock, OpenSession), the SQLite record of every trial and
-// its explicit schema migrations (Store), the one vocabulary of trial
-// outcomes (State), the loop that picks configs, runs trials through
-// objective.Measure and records them so that a kill at any moment loses at
-// most the trial in flight, resume, and the result model with its
-// renderers (text, JSON, CSV, Markdown) for listing, showing and
-// reporting the best trials and Pareto fronts.
+// its explicit schema migrations (Store; quality profiles' replies
+// included), the one vocabulary of trial outcomes (State), the loop that
+// picks configs, runs trials through objective.Measure and records them so
+// that a kill at any moment loses at most the trial in flight, resume, and
+// the result model with its renderers (text, JSON, CSV, Markdown) for
+// listing, showing and reporting the best trials and Pareto fronts. It
+// judges constraints, including guards relative to the finished baseline
+// (unknown before it), and hands the baseline's replies to later trials.
 package studies

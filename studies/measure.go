@@ -30,7 +30,7 @@ func (l *loop) measure(ctx context.Context, t *Trial) error {
 		return nil
 	}
 	res, err := objective.Measure(ctx, l.Runner, l.objectiveTrial(t))
-	t.Metrics, t.GPUSeconds, t.LogPath = definedMetrics(res.Metrics), res.GPUSeconds, res.LogPath
+	t.Metrics, t.GPUSeconds, t.LogPath, t.Replies = definedMetrics(res.Metrics), res.GPUSeconds, res.LogPath, res.Replies
 	recordCheckpoints(l.Space, t, res)
 	if errors.Is(err, engines.ErrProgram) {
 		// Not the config's fault: it does not count toward n_trials and
@@ -56,6 +56,8 @@ func (l *loop) objectiveTrial(t *Trial) objective.Trial {
 		Judge:             l.judge(),
 		Timeout:           trialTimeout(l.Space.Target.TrialTimeout, l.Space.Profiles),
 		MaxFailedFraction: l.Space.Target.MaxFailedFraction,
+		BaselineReplies:   baselineReplies(l.trials),
+		IsBaseline:        t.Origin == "baseline",
 	}
 }
 
@@ -113,10 +115,14 @@ func trialTimeout(set time.Duration, profiles []bench.Profile) time.Duration {
 }
 
 // expectedDuration is how long a profile's requests take to arrive: its
-// max_duration when set, else num_prompts at the request rate. An
+// rate search's bound, its max_duration when set, else num_prompts at the
+// request rate. An
 // unlimited rate's duration depends on the engine: 0, and the floor of
 // trialTimeout bounds it.
 func expectedDuration(p bench.Profile) time.Duration {
+	if p.SearchRate != nil {
+		return objective.RateSearchDuration(p)
+	}
 	if p.MaxDuration > 0 {
 		return p.MaxDuration
 	}

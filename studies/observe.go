@@ -11,7 +11,7 @@ import (
 // what the sampler distinguishes (search.State), the one place where the
 // two vocabularies meet.
 
-func observation(sp *space.Space, t Trial) search.Observation {
+func observation(sp *space.Space, t Trial, base *Trial) search.Observation {
 	o := search.Observation{Config: t.Config, Value: math.NaN()}
 	switch {
 	case t.Failure != nil:
@@ -21,7 +21,7 @@ func observation(sp *space.Space, t Trial) search.Observation {
 	}
 	switch t.State {
 	case Complete:
-		o.State, o.Values, o.Violation = search.Complete, Values(sp, t), Violation(sp, t)
+		o.State, o.Values, o.Violation = search.Complete, Values(sp, t), Violation(sp, t, base)
 		o.Value = o.Values[0]
 	case Infeasible:
 		o.State = search.Infeasible
@@ -42,12 +42,13 @@ func observation(sp *space.Space, t Trial) search.Observation {
 func observations(sp *space.Space, ts []Trial) []search.Observation {
 	var out []search.Observation
 	seen := map[string]bool{}
+	base := Baseline(ts)
 	for _, t := range ts {
 		if t.State == Running || t.State == Interrupted || seen[t.Config.Key()] {
 			continue
 		}
 		seen[t.Config.Key()] = true
-		out = append(out, observation(sp, t))
+		out = append(out, observation(sp, t, base))
 	}
 	return out
 }

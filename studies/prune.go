@@ -51,7 +51,9 @@ func toCheckpoint(sp *space.Space, c objective.Checkpoint) search.Checkpoint {
 		}
 	}
 	for _, k := range sp.Constraints {
-		if v, ok := c.Metrics[k.Metric]; ok && sp.ObjectiveProfile(k.Profile) == c.Profile {
+		// A guard is judged against the baseline's final value, which a
+		// partial benchmark cannot be compared with.
+		if v, ok := c.Metrics[k.Metric]; ok && !k.Relative && sp.ObjectiveProfile(k.Profile) == c.Profile {
 			cp.Violation += k.Violation(v)
 		}
 	}

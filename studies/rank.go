@@ -17,9 +17,15 @@ func Values(sp *space.Space, t Trial) []float64 {
 }
 
 // Violation sums the trial's relative SLO violations (0 = all met).
-func Violation(sp *space.Space, t Trial) float64 {
+// base is the study's finished baseline (Baseline): a guard relative to
+// it is unknown, so not violated, until it has finished.
+func Violation(sp *space.Space, t Trial, base *Trial) float64 {
 	v := 0.0
 	for _, c := range sp.Constraints {
+		c, known := resolve(sp, c, base)
+		if !known {
+			continue
+		}
 		x := metric(t, sp.ObjectiveProfile(c.Profile), c.Metric)
 		if math.IsNaN(x) {
 			v += 1
@@ -28,6 +34,29 @@ func Violation(sp *space.Space, t Trial) float64 {
 		v += c.Violation(x)
 	}
 	return v
+}
+
+// resolve makes a guard's bound absolute with the baseline's value of its
+// metric on its profile; false when that value is not known.
+func resolve(sp *space.Space, c space.Constraint, base *Trial) (space.Constraint, bool) {
+	if !c.Relative {
+		return c, true
+	}
+	if base == nil {
+		return c, false
+	}
+	b := metric(*base, sp.ObjectiveProfile(c.Profile), c.Metric)
+	return c.Against(b), !math.IsNaN(b)
+}
+
+// Baseline is the study's baseline trial once it has finished, or nil.
+func Baseline(ts []Trial) *Trial {
+	for i := range ts {
+		if ts[i].Origin == "baseline" && ts[i].State == Complete {
+			return &ts[i]
+		}
+	}
+	return nil
 }
 
 func metric(t Trial, profile, name string) float64 {
@@ -43,12 +72,22 @@ func metric(t Trial, profile, name string) float64 {
 func points(sp *space.Space, ts []Trial) ([]search.Point, []int) {
 	var pts []search.Point
 	var idx []int
+	base := Baseline(ts)
 	for i, t := range ts {
 		if t.State != Complete {
 			continue
 		}
-		pts = append(pts, search.Point{Values: Values(sp, t), Violation: Violation(sp, t)})
+		pts = append(pts, search.Point{Values: Values(sp, t), Violation: Violation(sp, t, base)})
 		idx = append(idx, i)
 	}
 	return pts, idx
+}
+
+// baselineReplies are the finished baseline's replies per quality
+// profile, nil until it finished.
+func baselineReplies(ts []Trial) map[string][]string {
+	if b := Baseline(ts); b != nil {
+		return b.Replies
+	}
+	return nil
 }

@@ -12,11 +12,14 @@ import (
 
 // Trials returns every trial in number order.
 func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
-	reason := "reason"
+	reason, replies := "reason", "replies"
 	if s.schema < 2 {
 		reason = "NULL"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate FROM trials ORDER BY number`)
+	if s.schema < 3 {
+		replies = "NULL"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+replies+` FROM trials ORDER BY number`)
 	if err != nil {
 		return nil, fmt.Errorf("study %s: %w", s.path, err)
 	}
@@ -35,10 +38,15 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 func scanTrial(rows *sql.Rows) (Trial, error) {
 	var t Trial
 	var cfg, started string
-	var metrics, failure, reason, logPath, ended, inter sql.NullString
+	var metrics, failure, reason, logPath, ended, inter, replies sql.NullString
 	var retryOf, reusedFrom sql.NullInt64
-	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter); err != nil {
+	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies); err != nil {
 		return t, err
+	}
+	if replies.Valid {
+		if err := json.Unmarshal([]byte(replies.String), &t.Replies); err != nil {
+			return t, fmt.Errorf("trial %d replies: %w", t.Number, err)
+		}
 	}
 	if err := json.Unmarshal([]byte(cfg), &t.Config); err != nil {
 		return t, fmt.Errorf("trial %d config: %w", t.Number, err)

@@ -64,6 +64,7 @@ func (r Report) Text(w io.Writer) error {
 	for _, c := range r.Constraints {
 		fmt.Fprintf(w, "SLO: %s\n", c)
 	}
+	r.slosText(w)
 	if r.Baseline != nil {
 		fmt.Fprintf(w, "Baseline (trial %d): %s\n", r.Baseline.Trial, r.values(*r.Baseline, false))
 	}
@@ -103,6 +104,7 @@ func (r Report) Text(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "  ~ within noise of a neighbour on every objective (noise %.1f%%, %s)\n", r.NoiseCV*100, src)
 	}
+	r.guardsText(w)
 	fmt.Fprintln(w, "\nServing commands:")
 	for _, rw := range r.Winners {
 		if rw.CommandError != "" {
@@ -224,7 +226,7 @@ func TrialsText(w io.Writer, sp *space.Space, ts []Trial) error {
 	fmt.Fprint(tw, "\tgpu_s\tconfig\tfailure\n")
 	for _, t := range ts {
 		state := string(t.State)
-		if t.State == Complete && Violation(sp, t) > 0 {
+		if t.State == Complete && Violation(sp, t, Baseline(ts)) > 0 {
 			state += " (SLO missed)"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s", t.Number, state, t.Origin)
@@ -290,10 +292,20 @@ func TrialsJSON(w io.Writer, ts []Trial) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if ts == nil {
-		ts = []Trial{}
+	// A checkpoint's undefined values (an objective of another profile)
+	// are NaN in memory and null in JSON, as in the store.
+	type exported struct {
+		Trial
+		Intermediate []storedCheckpoint `json:"intermediate,omitempty"`
 	}
-	return enc.Encode(ts)
+	out := make([]exported, len(ts))
+	for i, t := range ts {
+		out[i] = exported{Trial: t}
+		if len(t.Intermediate) > 0 {
+			out[i].Intermediate = toStored(t.Intermediate)
+		}
+	}
+	return enc.Encode(out)
 }
 
 func sortedSet(m map[string]bool) []string {

@@ -29,6 +29,12 @@ type Report struct {
 	// when the study has any (NoiseMeasured), else DefaultNoiseCV.
 	NoiseCV       float64 `json:"noise_cv"`
 	NoiseMeasured bool    `json:"noise_measured"`
+	// GuardBreaks lists every complete trial that breaks a constraint
+	// relative to the baseline, per profile.
+	GuardBreaks []GuardBreak `json:"guard_breaks,omitempty"`
+	// SLOs are the latency bounds goodput_rps and slo_attainment count
+	// against, per profile that has one.
+	SLOs []ProfileSLO `json:"slos,omitempty"`
 }
 
 // DefaultNoiseCV is the noise assumed when a study repeated no config:
@@ -95,15 +101,11 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 		r.Counts.add(t)
 		r.GPUHours += t.GPUSeconds / 3600
 	}
-	var base *Trial
-	for i := range trials {
-		if trials[i].Origin == "baseline" && trials[i].State == Complete {
-			base = &trials[i]
-			break
-		}
-	}
+	base := Baseline(trials)
+	r.GuardBreaks = guardBreaks(sp, trials, base)
+	r.SLOs = profileSLOs(sp)
 	row := func(t Trial) Row {
-		rw := Row{Trial: t.Number, Origin: t.Origin, Config: t.Config, Values: Values(sp, t), Feasible: Violation(sp, t) == 0}
+		rw := Row{Trial: t.Number, Origin: t.Origin, Config: t.Config, Values: Values(sp, t), Feasible: Violation(sp, t, base) == 0}
 		if base != nil {
 			bv := Values(sp, *base)
 			for i, v := range rw.Values {

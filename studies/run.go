@@ -162,7 +162,9 @@ func (l *loop) ask() (space.Config, error) {
 }
 
 // tell teaches the sampler a finished trial.
-func (l *loop) tell(t Trial) error { return l.sampler.Tell(observation(l.Space, t)) }
+func (l *loop) tell(t Trial) error {
+	return l.sampler.Tell(observation(l.Space, t, Baseline(l.trials)))
+}
 
 func (l *loop) trial(ctx context.Context, n next, done int) error {
 	if err := ctx.Err(); err != nil {

@@ -271,7 +271,7 @@ expr = "p99_ttft_ms <= 3000"
 	// listed as equivalent.
 	values, configs := map[int64]bool{}, map[string]bool{}
 	for _, tr := range trials {
-		if tr.State == Complete && Violation(sp, tr) == 0 {
+		if tr.State == Complete && Violation(sp, tr, Baseline(trials)) == 0 {
 			mr, _ := tr.Config.Int("max_running")
 			values[mr] = true
 			configs[tr.Config.Key()] = true
@@ -347,7 +347,7 @@ func TestPruningStopsClearlyWorseTrials(t *testing.T) {
 			}
 			// The checkpoints keep the final ratio, so the projection from
 			// the incumbent is exact: 10 × max_running.
-			if o := observation(sp, tr); o.State != search.Pruned || math.Abs(o.Value-10*float64(mr)) > 1e-6 {
+			if o := observation(sp, tr, nil); o.State != search.Pruned || math.Abs(o.Value-10*float64(mr)) > 1e-6 {
 				t.Errorf("pruned trial %d told as %+v, want the projected %d", tr.Number, o, 10*mr)
 			}
 		case tr.State == Complete && mr < 256:

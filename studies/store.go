@@ -170,8 +170,12 @@ func (s *Store) Finish(ctx context.Context, t *Trial) error {
 	if err != nil {
 		return fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
-	_, err = s.db.ExecContext(ctx, `UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=? WHERE number=?`,
-		t.State, string(metrics), failure, nullStr(t.Reason), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, inter, t.Number)
+	replies, err := marshalOrNull(len(t.Replies) > 0, t.Replies)
+	if err != nil {
+		return fmt.Errorf("record trial %d: %w", t.Number, err)
+	}
+	_, err = s.db.ExecContext(ctx, `UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=? WHERE number=?`,
+		t.State, string(metrics), failure, nullStr(t.Reason), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, inter, replies, t.Number)
 	if err != nil {
 		return fmt.Errorf("study %s: record trial %d: %w", s.path, t.Number, err)
 	}

@@ -61,6 +61,9 @@ type Trial struct {
 	// Intermediate holds the objective values at each benchmark
 	// checkpoint, so later trials can be pruned against this one.
 	Intermediate []search.Checkpoint `json:"intermediate,omitempty"`
+	// Replies are the trial's replies per quality profile, in prompt
+	// order: the baseline's are what baseline_agreement compares with.
+	Replies map[string][]string `json:"replies,omitempty"`
 }
 
 // BrokeRule reports a config that was never launched because it breaks a
