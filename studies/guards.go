@@ -92,15 +92,35 @@ func profileSLOs(sp *space.Space) []ProfileSLO {
 // slosText lists the latency SLOs, one line per profile.
 func (r Report) slosText(w io.Writer) {
 	for _, s := range r.SLOs {
-		var bounds []string
-		for _, b := range []struct {
-			name string
-			ms   float64
-		}{{"ttft", s.SLO.TTFTMs}, {"tpot", s.SLO.TPOTMs}, {"e2el", s.SLO.E2ELMs}} {
-			if b.ms > 0 {
-				bounds = append(bounds, fmt.Sprintf("%s <= %s ms", b.name, strconv.FormatFloat(b.ms, 'f', -1, 64)))
-			}
+		fmt.Fprintf(w, "Latency SLO (%s): %s\n", s.Profile, s.bounds())
+	}
+}
+
+func (s ProfileSLO) bounds() string {
+	var bounds []string
+	for _, b := range []struct {
+		name string
+		ms   float64
+	}{{"ttft", s.SLO.TTFTMs}, {"tpot", s.SLO.TPOTMs}, {"e2el", s.SLO.E2ELMs}} {
+		if b.ms > 0 {
+			bounds = append(bounds, fmt.Sprintf("%s <= %s ms", b.name, strconv.FormatFloat(b.ms, 'f', -1, 64)))
 		}
-		fmt.Fprintf(w, "Latency SLO (%s): %s\n", s.Profile, strings.Join(bounds, ", "))
+	}
+	return strings.Join(bounds, ", ")
+}
+
+// guardsMarkdown is guardsText as a Markdown table, with the SLOs.
+func (r Report) guardsMarkdown(w io.Writer) {
+	for _, s := range r.SLOs {
+		fmt.Fprintf(w, "\nLatency SLO (%s): %s\n", s.Profile, s.bounds())
+	}
+	if len(r.GuardBreaks) == 0 {
+		return
+	}
+	fmt.Fprint(w, "\n### Guards broken\n\nThese trials are never the best trial nor on the front.\n\n| profile | trial | constraint | value | bound | baseline |\n|---|---|---|---|---|---|\n")
+	breaks := append([]GuardBreak(nil), r.GuardBreaks...)
+	sort.SliceStable(breaks, func(i, j int) bool { return breaks[i].Profile < breaks[j].Profile })
+	for _, g := range breaks {
+		fmt.Fprintf(w, "| %s | %d | `%s` | %s | %s | %s |\n", g.Profile, g.Trial, g.Constraint, fmtNum(g.Value), fmtNum(g.Bound), fmtNum(g.Baseline))
 	}
 }

@@ -211,6 +211,9 @@ func TestGuardRejectsTheSeedsShareGPTRegression(t *testing.T) {
 	if !strings.Contains(out, "Guards broken") {
 		t.Errorf("the report does not flag guard breaks:\n%s", out)
 	}
+	if code, md, _ := runCLI(t, dir, "best", "--markdown", "guarded"); code != 0 || !strings.Contains(md, "### Guards broken") || !strings.Contains(md, "| sharegpt | 2 |") {
+		t.Errorf("best --markdown does not flag the guard breaks:\n%s", md)
+	}
 	r := bestJSON(t, dir, "guarded")
 	seed := 0
 	for _, g := range r.GuardBreaks {
