@@ -119,29 +119,37 @@ func killWhenServing(t *testing.T, bin, dir string, env []string, minDone int) {
 	}
 }
 
-// TestOllamaEndToEnd tunes a real Ollama on CPU: a generated model, a
-// 6-trial study through the servetune binary, killed with -9 while an
-// engine serves and resumed. Every trial must have streamed real tokens,
-// no ollama process may survive, and the configs must differ measurably.
-func TestOllamaEndToEnd(t *testing.T) {
+// ollamaStudyDir prepares a study of real Ollama: the servetune binary, a
+// directory holding the tiny test model (tiny.gguf), and an environment
+// with ollama on PATH; the test fails if an ollama process outlives it.
+func ollamaStudyDir(t *testing.T) (bin, dir string, env []string) {
+	t.Helper()
 	if testing.Short() && os.Getenv("CI") == "" {
 		t.Skip("starts real engines")
 	}
 	ollama := findOllama(t)
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	env := append(os.Environ(), "PATH="+filepath.Dir(ollama)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	bin = buildBinary(t)
+	dir = t.TempDir()
+	env = append(os.Environ(), "PATH="+filepath.Dir(ollama)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Cleanup(func() {
 		if left := liveOllamas(dir); len(left) > 0 {
 			t.Errorf("ollama processes left behind:\n%s", strings.Join(left, "\n"))
 		}
 	})
-
 	gen := exec.Command(bin, "testmodel", "--out", "tiny.gguf")
 	gen.Dir = dir
 	if out, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("testmodel: %v\n%s", err, out)
 	}
+	return bin, dir, env
+}
+
+// TestOllamaEndToEnd tunes a real Ollama on CPU: a generated model, a
+// 6-trial study through the servetune binary, killed with -9 while an
+// engine serves and resumed. Every trial must have streamed real tokens,
+// no ollama process may survive, and the configs must differ measurably.
+func TestOllamaEndToEnd(t *testing.T) {
+	bin, dir, env := ollamaStudyDir(t)
 	spaceFile, err := os.ReadFile("testdata/ollama-e2e.toml")
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,23 +19,7 @@ import (
 // (a q4_0 KV cache, which Ollama on CPU ignores), so the guard
 // `baseline_agreement >= 0.9` keeps only the latter.
 func TestOllamaQualityGuard(t *testing.T) {
-	if testing.Short() && os.Getenv("CI") == "" {
-		t.Skip("starts real engines")
-	}
-	ollama := findOllama(t)
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	env := append(os.Environ(), "PATH="+filepath.Dir(ollama)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Cleanup(func() {
-		if left := liveOllamas(dir); len(left) > 0 {
-			t.Errorf("ollama processes left behind:\n%s", strings.Join(left, "\n"))
-		}
-	})
-	gen := exec.Command(bin, "testmodel", "--out", "tiny.gguf")
-	gen.Dir = dir
-	if out, err := gen.CombinedOutput(); err != nil {
-		t.Fatalf("testmodel: %v\n%s", err, out)
-	}
+	bin, dir, env := ollamaStudyDir(t)
 	for _, f := range []string{"ollama-quality.toml", "quality-prompts.jsonl"} {
 		b, err := os.ReadFile(filepath.Join("testdata", f))
 		if err != nil {
