@@ -49,21 +49,8 @@ const (
 // run executes the CLI and decides the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr, log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).With().Timestamp().Logger()}
-	app := &cli.App{
-		Name:      "servetune",
-		Usage:     "autotune LLM serving engines (vLLM, SGLang, TensorRT-LLM, Ollama) and the built-in simulator",
-		Writer:    stdout,
-		ErrWriter: stderr,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "log-format", Value: "auto", Usage: "auto | text | json"},
-			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug | info | warn | error"},
-		},
-		Before:          func(c *cli.Context) error { return e.configureLog(c) },
-		Commands:        commands(e),
-		ExitErrHandler:  func(*cli.Context, error) {},
-		HideHelpCommand: true,
-	}
-	err := app.RunContext(ctx, args)
+	app := newApp(e)
+	err := app.RunContext(ctx, hoistFlags(args, specOf(app.Flags, app.Commands, false)))
 	if err == nil {
 		return exitOK
 	}
@@ -73,6 +60,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "servetune:", err)
 	return exitCode(err)
+}
+
+func newApp(e *env) *cli.App {
+	return &cli.App{
+		Name:      "servetune",
+		Usage:     "autotune LLM serving engines (vLLM, SGLang, TensorRT-LLM, Ollama) and the built-in simulator",
+		Writer:    e.stdout,
+		ErrWriter: e.stderr,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "log-format", Value: "auto", Usage: "auto | text | json"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug | info | warn | error"},
+		},
+		Before:          func(c *cli.Context) error { return e.configureLog(c) },
+		Commands:        commands(e),
+		ExitErrHandler:  func(*cli.Context, error) {},
+		HideHelpCommand: true,
+	}
 }
 
 func exitCode(err error) int {
@@ -94,6 +98,7 @@ func commands(e *env) []*cli.Command {
 		studiesCommand(e),
 		showCommand(e),
 		bestCommand(e),
+		reportCommand(e),
 		benchCommand(e),
 		simCommand(e),
 		commandCommand(e),

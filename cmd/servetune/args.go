@@ -1,0 +1,91 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// argSpec is what reordering needs to know of a command: which of its
+// flags take a value, its subcommands, and whether it parses its own
+// arguments (then nothing is moved).
+type argSpec struct {
+	values map[string]bool
+	subs   map[string]argSpec
+	raw    bool
+}
+
+// specOf describes a command tree for hoistFlags.
+func specOf(flags []cli.Flag, cmds []*cli.Command, raw bool) argSpec {
+	s := argSpec{values: map[string]bool{}, subs: map[string]argSpec{}, raw: raw}
+	for _, f := range flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			s.values[n] = !isBool
+		}
+	}
+	for _, c := range cmds {
+		sub := specOf(c.Flags, c.Subcommands, c.SkipFlagParsing)
+		for _, n := range c.Names() {
+			s.subs[n] = sub
+		}
+	}
+	return s
+}
+
+// hoistFlags moves flags written after a command's positional arguments
+// before them (`show quickstart --json` → `show --json quickstart`), since
+// urfave/cli stops parsing flags at the first positional argument. A flag
+// keeps its value (`--sort total_tps`, `--sort=total_tps`); everything
+// after `--` stays where it is; a command that parses its own arguments
+// is left alone. args[0] is the program.
+func hoistFlags(args []string, s argSpec) []string {
+	if len(args) == 0 {
+		return args
+	}
+	return append([]string{args[0]}, hoist(args[1:], s)...)
+}
+
+func hoist(args []string, s argSpec) []string {
+	if s.raw {
+		return args
+	}
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(append(flags, pos...), args[i:]...)
+		case isFlag(a):
+			flags = append(flags, a)
+			if name := flagName(a); !strings.Contains(a, "=") && s.values[name] && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+		case len(pos) == 0 && hasSub(s, a):
+			return append(append(flags, a), hoist(args[i+1:], s.subs[a])...)
+		default:
+			pos = append(pos, a)
+		}
+	}
+	return append(flags, pos...)
+}
+
+func hasSub(s argSpec, name string) bool {
+	_, ok := s.subs[name]
+	return ok
+}
+
+// isFlag: "-x", "--x", "--x=v"; a lone "-" (stdin) and negative numbers
+// are arguments.
+func isFlag(a string) bool {
+	if len(a) < 2 || a[0] != '-' {
+		return false
+	}
+	return a[1] < '0' || a[1] > '9'
+}
+
+func flagName(a string) string {
+	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	return name
+}
