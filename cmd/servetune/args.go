@@ -36,39 +36,53 @@ func specOf(flags []cli.Flag, cmds []*cli.Command, raw bool) argSpec {
 // hoistFlags moves flags written after a command's positional arguments
 // before them (`show quickstart --json` → `show --json quickstart`), since
 // urfave/cli stops parsing flags at the first positional argument. A flag
-// keeps its value (`--sort total_tps`, `--sort=total_tps`); everything
-// after `--` stays where it is; a command that parses its own arguments
-// is left alone. args[0] is the program.
+// keeps its value (`--sort total_tps`, `--sort=total_tps`); a global flag
+// written after the command (`run x.toml --log-format json`) goes before
+// the command; everything after `--` stays where it is; a command that
+// parses its own arguments is left alone. args[0] is the program.
 func hoistFlags(args []string, s argSpec) []string {
 	if len(args) == 0 {
 		return args
 	}
-	return append([]string{args[0]}, hoist(args[1:], s)...)
+	global, rest := hoist(args[1:], s, s.values)
+	return append(append([]string{args[0]}, global...), rest...)
 }
 
-func hoist(args []string, s argSpec) []string {
+// hoist reorders one command's arguments; flags the command does not
+// define but the program does come back separately as global.
+func hoist(args []string, s argSpec, globals map[string]bool) (global, rest []string) {
 	if s.raw {
-		return args
+		return nil, args
 	}
 	var flags, pos []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			return append(append(flags, pos...), args[i:]...)
+			return global, append(append(flags, pos...), args[i:]...)
 		case isFlag(a):
-			flags = append(flags, a)
-			if name := flagName(a); !strings.Contains(a, "=") && s.values[name] && i+1 < len(args) {
+			name := flagName(a)
+			_, own := s.values[name]
+			takes, isGlobal := globals[name]
+			dst := &flags
+			if !own && isGlobal {
+				dst = &global
+			} else {
+				takes = s.values[name]
+			}
+			*dst = append(*dst, a)
+			if takes && !strings.Contains(a, "=") && i+1 < len(args) {
 				i++
-				flags = append(flags, args[i])
+				*dst = append(*dst, args[i])
 			}
 		case len(pos) == 0 && hasSub(s, a):
-			return append(append(flags, a), hoist(args[i+1:], s.subs[a])...)
+			g, r := hoist(args[i+1:], s.subs[a], globals)
+			return append(global, g...), append(append(flags, a), r...)
 		default:
 			pos = append(pos, a)
 		}
 	}
-	return append(flags, pos...)
+	return global, append(flags, pos...)
 }
 
 func hasSub(s argSpec, name string) bool {

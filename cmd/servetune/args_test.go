@@ -35,6 +35,9 @@ func TestHoistFlags(t *testing.T) {
 		// A value flag at the end without its value is left for the parser to refuse.
 		{"show q --sort", "show --sort q"},
 		{"", ""},
+		// A global flag after the command goes before it.
+		{"show quickstart --log-format json --json", "--log-format json show --json quickstart"},
+		{"sim serve x --log-format=json", "--log-format=json sim serve x"},
 	} {
 		in := append([]string{"servetune"}, strings.Fields(tc.in)...)
 		got := strings.Join(hoistFlags(in, spec)[1:], " ")

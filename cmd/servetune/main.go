@@ -19,6 +19,9 @@ import (
 type env struct {
 	stdout, stderr io.Writer
 	log            zerolog.Logger
+	// jsonLog: --log-format json asked for machine-read lines, so no
+	// live view either.
+	jsonLog bool
 }
 
 // usageError marks bad input: exit code 2, nothing written.
@@ -115,7 +118,7 @@ func (e *env) configureLog(c *cli.Context) error {
 	}
 	switch c.String("log-format") {
 	case "json":
-		e.log = zerolog.New(e.stderr).With().Timestamp().Logger()
+		e.log, e.jsonLog = zerolog.New(e.stderr).With().Timestamp().Logger(), true
 	case "text", "auto":
 	default:
 		return usagef("--log-format must be auto, text or json, not %q", c.String("log-format"))

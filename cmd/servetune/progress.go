@@ -46,7 +46,7 @@ func (e *env) progressFor(ctx context.Context, sp *space.Space, st *studies.Stor
 func newProgress(e *env, sp *space.Space, prior []studies.Trial, budget time.Duration, now func() time.Time) *progress {
 	p := &progress{e: e, sp: sp, out: e.stdout, now: now, width: 100,
 		stats: newRunStats(sp, prior, budget, now())}
-	if f, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := e.stdout.(*os.File); ok && !e.jsonLog && term.IsTerminal(int(f.Fd())) {
 		p.live = true
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 20 {
 			p.width = w

@@ -132,3 +132,22 @@ func TestLiveProgressOnATerminal(t *testing.T) {
 		t.Errorf("the log stream is shown on a terminal:\n%s", stderr.String())
 	}
 }
+
+func TestNoLiveViewForJSONLogsOrPipes(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	sp := progressSpace(t)
+	if p := newProgress(&env{stdout: tty}, sp, nil, 0, time.Now); !p.live {
+		t.Error("a terminal gets no live view")
+	}
+	if p := newProgress(&env{stdout: tty, jsonLog: true}, sp, nil, 0, time.Now); p.live {
+		t.Error("--log-format json on a terminal still draws the live view")
+	}
+	if p := newProgress(&env{stdout: &bytes.Buffer{}}, sp, nil, 0, time.Now); p.live {
+		t.Error("a pipe gets the live view")
+	}
+}
