@@ -56,3 +56,39 @@ func TestHoistFlagsKnowsEveryCommandsValueFlags(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// FuzzHoistFlags: reordering only moves words, keeps the program first
+// and everything after "--" in place, and is idempotent.
+func FuzzHoistFlags(f *testing.F) {
+	for _, s := range []string{
+		"show quickstart --json", "best q --export k8s --trial 3", "run x.toml --log-format json --fresh",
+		"sim serve x --gpus 8 -- --tp-size 8", "guard --x a", "show -1 - --sort=a b", "--log-level debug run a --n-trials 4",
+		"show q --sort", "command s.toml --set tp=8 --pretty", "-- show", "sim --engine x serve",
+	} {
+		f.Add(s)
+	}
+	app := newApp(&env{})
+	spec := specOf(app.Flags, app.Commands, false)
+	f.Fuzz(func(t *testing.T, line string) {
+		in := append([]string{"servetune"}, strings.Fields(line)...)
+		out := hoistFlags(in, spec)
+		if out[0] != "servetune" || len(out) != len(in) {
+			t.Fatalf("%q → %q", in, out)
+		}
+		a, b := slices.Clone(in), slices.Clone(out)
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			t.Fatalf("%q → %q is not a reordering", in, out)
+		}
+		if i := slices.Index(in, "--"); i >= 0 {
+			tail := in[i:]
+			if !slices.Equal(out[len(out)-len(tail):], tail) {
+				t.Fatalf("%q → %q moved words after --", in, out)
+			}
+		}
+		if again := hoistFlags(out, spec); !slices.Equal(again, out) {
+			t.Fatalf("not idempotent: %q → %q → %q", in, out, again)
+		}
+	})
+}

@@ -227,24 +227,32 @@ func (f Full) oomPlot() (Plot, bool) {
 	if len(mk) == 0 || !oom {
 		return Plot{}, false
 	}
-	p := Plot{ID: "oom", Title: "Where the study ran out of memory", X: Axis{Label: mk[0].Name}}
-	ran := func(p Point) bool { return p.State == studies.Complete || p.State == studies.Pruned }
-	if len(mk) == 1 {
-		p.Y = Axis{Label: "outcome", Levels: []string{"ran", "out of memory", "other failure"}}
-	} else {
-		p.Y = Axis{Label: mk[1].Name}
-		if !mk[1].Numeric {
-			p.Y.Levels = mk[1].Levels
-		}
+	p := Plot{ID: "oom", Title: "Where the study ran out of memory", X: knobAxis(mk[0]),
+		Y: Axis{Label: "outcome", Levels: oomOutcomes()}}
+	if len(mk) > 1 {
+		p.Y = knobAxis(mk[1])
 	}
-	if !mk[0].Numeric {
-		p.X.Levels = mk[0].Levels
+	p.Series = oomSeries(f.Points, mk)
+	return p, true
+}
+
+func oomOutcomes() []string { return []string{"ran", "out of memory", "other failure"} }
+
+func knobAxis(k Knob) Axis {
+	if k.Numeric {
+		return Axis{Label: k.Name}
 	}
+	return Axis{Label: k.Name, Levels: k.Levels}
+}
+
+// oomSeries places each trial by its first memory knob and, when there is
+// a second, by that one too (else by its outcome), grouped by outcome.
+func oomSeries(pts []Point, mk []Knob) []Series {
 	by := [3][]XY{}
-	for _, pt := range f.Points {
+	for _, pt := range pts {
 		g := 2
 		switch {
-		case ran(pt):
+		case pt.State == studies.Complete || pt.State == studies.Pruned:
 			g = 0
 		case pt.Class == "oom":
 			g = 1
@@ -257,12 +265,13 @@ func (f Full) oomPlot() (Plot, bool) {
 			by[g] = append(by[g], XY{x, y, pt.Trial})
 		}
 	}
+	var out []Series
 	for g, st := range []string{styleComplete, styleOOM, styleFailed} {
 		if len(by[g]) > 0 {
-			p.Series = append(p.Series, Series{Name: []string{"ran", "out of memory", "other failure"}[g], Style: st, Points: by[g]})
+			out = append(out, Series{Name: oomOutcomes()[g], Style: st, Points: by[g]})
 		}
 	}
-	return p, true
+	return out
 }
 
 // jitter spreads trials that share a categorical level a little, by
