@@ -2,9 +2,15 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
 )
 
 func TestMarkdownGolden(t *testing.T) {
@@ -75,5 +81,58 @@ func TestHTMLIsSelfContained(t *testing.T) {
 	}
 	if n := strings.Count(page, "<svg"); n != len(f.Plots()) {
 		t.Errorf("%d inline SVGs for %d plots", n, len(f.Plots()))
+	}
+}
+
+// One objective: no front to draw, the objective by trial instead; a CPU
+// target counts CPU-hours; the renderers still hold every section.
+func TestSingleObjectiveCPUStudy(t *testing.T) {
+	src := strings.Replace(fixtureSpace, "[[objectives]]\nmetric = \"mean_tpot_ms\"\ndirection = \"minimize\"\n", "", 1)
+	sp, err := space.Parse(context.Background(), "one.toml", src, space.Options{
+		Metric: bench.KnownMetric, Profile: func(n string) (bench.Profile, bool) { return bench.Profile{Name: n}, true },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Target.GPU = "cpu"
+	f := Build(sp, synthTrials(30), fixtureRender, Meta{Version: "test", Now: time.Unix(0, 0)})
+	if len(f.Summary.Winners) != 1 || f.Env.Unit != "CPU-hours" {
+		t.Fatalf("winners %d, unit %s", len(f.Summary.Winners), f.Env.Unit)
+	}
+	ids := map[string]bool{}
+	for _, p := range f.Plots() {
+		ids[p.ID] = true
+	}
+	if ids["pareto"] || !ids["objective"] || !ids["best-hours-0"] || ids["best-trial-1"] {
+		t.Errorf("plots %v", ids)
+	}
+	var b bytes.Buffer
+	if err := f.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"CPU-hours", "best total_tps so far by CPU-hours", "Which knobs mattered"} {
+		if !strings.Contains(strings.ToLower(b.String()), strings.ToLower(want)) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// A study with no complete trial yet renders without plots or a front.
+func TestEmptyStudyRenders(t *testing.T) {
+	trials := synthTrials(1)
+	trials[0].State, trials[0].Metrics = studies.Running, nil
+	f := Build(fixtureSpaceOf(t), trials, fixtureRender, Meta{Now: time.Unix(0, 0)})
+	if len(f.Plots()) != 0 || f.Importance != nil {
+		t.Errorf("plots %v, importance %v for a study without measurements", f.Plots(), f.Importance)
+	}
+	var b bytes.Buffer
+	if err := f.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Markdown(&b, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "No trial finished with every SLO met yet.") {
+		t.Error("the page does not say nothing finished")
 	}
 }
