@@ -103,3 +103,26 @@ func flagName(a string) string {
 	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 	return name
 }
+
+// usageErrors makes every command's flag errors bad input (exit 2, one
+// line naming the flag) instead of urfave/cli's help page on stdout.
+func usageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		name := c.Name
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return flagError(name, err) }
+		usageErrors(c.Subcommands)
+	}
+}
+
+// flagError names an unknown flag as the user wrote it; the flag
+// package reports "-bogus" for "--bogus".
+func flagError(cmd string, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = "unknown flag --" + strings.TrimPrefix(name, "-")
+	}
+	if cmd == "" {
+		return usagef("%s", msg)
+	}
+	return usagef("%s: %s", cmd, msg)
+}

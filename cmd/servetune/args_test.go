@@ -92,3 +92,12 @@ func FuzzHoistFlags(f *testing.F) {
 		}
 	})
 }
+
+func TestUnknownFlagsAreBadInput(t *testing.T) {
+	for _, args := range [][]string{{"show", "q", "--bogus"}, {"--bogus", "studies"}, {"sim", "serve", "--nope"}, {"best", "q", "--trial", "x"}} {
+		code, out, errText := runCLI(t, t.TempDir(), args...)
+		if code != 2 || out != "" || !strings.Contains(errText, "servetune: ") || strings.Count(errText, "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, code, out, errText)
+		}
+	}
+}

@@ -66,6 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func newApp(e *env) *cli.App {
+	cmds := commands(e)
+	usageErrors(cmds)
 	return &cli.App{
 		Name:      "servetune",
 		Usage:     "autotune LLM serving engines (vLLM, SGLang, TensorRT-LLM, Ollama) and the built-in simulator",
@@ -76,7 +78,8 @@ func newApp(e *env) *cli.App {
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug | info | warn | error"},
 		},
 		Before:          func(c *cli.Context) error { return e.configureLog(c) },
-		Commands:        commands(e),
+		Commands:        cmds,
+		OnUsageError:    func(_ *cli.Context, err error, _ bool) error { return flagError("", err) },
 		ExitErrHandler:  func(*cli.Context, error) {},
 		HideHelpCommand: true,
 	}
