@@ -195,7 +195,7 @@ func (f Full) slicePlot(k Knob) Plot {
 	o := f.Summary.Objectives[0]
 	p := Plot{ID: "slice-" + k.Name, Title: o.Metric + " by " + k.Name,
 		X: Axis{Label: k.Name}, Y: Axis{Label: objLabel(o)},
-		Series: f.scatter(func(p Point) (float64, float64, bool) { return k.X(p.Config), p.Values[0], true })}
+		Series: f.scatter(func(p Point) (float64, float64, bool) { return jitter(k, p), p.Values[0], true })}
 	if !k.Numeric {
 		p.X.Levels = k.Levels
 	}

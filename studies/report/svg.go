@@ -32,6 +32,7 @@ func (p Plot) SVG() ([]byte, error) {
 			return nil, fmt.Errorf("plot %s: series %s: %w", p.ID, s.Name, err)
 		}
 	}
+	legendRoom(pl, p.Y)
 	c := vgsvg.New(6*vg.Inch, 4*vg.Inch)
 	pl.Draw(draw.New(c))
 	var b bytes.Buffer
@@ -70,6 +71,18 @@ func addSeries(pl *plot.Plot, s Series) error {
 	pl.Add(sc)
 	pl.Legend.Add(s.Name, sc)
 	return nil
+}
+
+// legendRoom raises the top of the Y axis so the legend, drawn in the top
+// right corner, covers no mark.
+func legendRoom(pl *plot.Plot, y Axis) {
+	if y.Levels != nil {
+		pl.Y.Max += 0.3 * float64(len(y.Levels))
+		return
+	}
+	if span := pl.Y.Max - pl.Y.Min; span > 0 {
+		pl.Y.Max += 0.3 * span
+	}
 }
 
 // look gives each outcome a colour and a shape, so the plots read in
