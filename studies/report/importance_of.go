@@ -21,7 +21,7 @@ func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) []Import
 	for j, k := range ks {
 		cat[j] = !k.Numeric
 	}
-	any := false
+	found := false
 	for o := range objs {
 		var x [][]float64
 		var y []float64
@@ -37,10 +37,10 @@ func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) []Import
 		}
 		sh := PermutationImportance(x, cat, y, uint64(o))
 		for j := range sh {
-			out[j].Share[o], any = sh[j], true
+			out[j].Share[o], found = sh[j], true
 		}
 	}
-	if !any {
+	if !found {
 		return nil
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Share[0] > out[b].Share[0] })
