@@ -4,9 +4,12 @@
 // its explicit schema migrations (Store; quality profiles' replies
 // included), the one vocabulary of trial outcomes (State), the loop that
 // picks configs, runs trials through objective.Measure and records them so
-// that a kill at any moment loses at most the trial in flight, resume, and
-// the result model with its renderers (text, JSON, CSV, Markdown) for
-// listing, showing and reporting the best trials and Pareto fronts. It
-// judges constraints, including guards relative to the finished baseline
-// (unknown before it), and hands the baseline's replies to later trials.
+// that a kill at any moment loses at most the trial in flight, resume, the
+// events a live view draws (Event, with a benchmark's progress at each
+// checkpoint), and the result model with its renderers (text, JSON, CSV,
+// Markdown) for listing, showing and reporting the best trials and Pareto
+// fronts. It judges constraints, including guards relative to the finished
+// baseline (unknown before it), and hands the baseline's replies to later
+// trials. The report people read — HTML and Markdown with plots — is built
+// from the same trials in studies/report.
 package studies

@@ -92,11 +92,12 @@ func profileSLOs(sp *space.Space) []ProfileSLO {
 // slosText lists the latency SLOs, one line per profile.
 func (r Report) slosText(w io.Writer) {
 	for _, s := range r.SLOs {
-		fmt.Fprintf(w, "Latency SLO (%s): %s\n", s.Profile, s.bounds())
+		fmt.Fprintf(w, "Latency SLO (%s): %s\n", s.Profile, s.Bounds())
 	}
 }
 
-func (s ProfileSLO) bounds() string {
+// Bounds reads "ttft <= 500 ms, tpot <= 50 ms".
+func (s ProfileSLO) Bounds() string {
 	var bounds []string
 	for _, b := range []struct {
 		name string
@@ -109,10 +110,10 @@ func (s ProfileSLO) bounds() string {
 	return strings.Join(bounds, ", ")
 }
 
-// guardsMarkdown is guardsText as a Markdown table, with the SLOs.
-func (r Report) guardsMarkdown(w io.Writer) {
+// GuardsMarkdown is the SLOs and guardsText as a Markdown table.
+func (r Report) GuardsMarkdown(w io.Writer) {
 	for _, s := range r.SLOs {
-		fmt.Fprintf(w, "\nLatency SLO (%s): %s\n", s.Profile, s.bounds())
+		fmt.Fprintf(w, "\nLatency SLO (%s): %s\n", s.Profile, s.Bounds())
 	}
 	if len(r.GuardBreaks) == 0 {
 		return

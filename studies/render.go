@@ -143,7 +143,7 @@ func (r Report) Markdown(w io.Writer) error {
 		}
 		fmt.Fprintf(w, " `%s` |\n", rw.Config.Summary())
 	}
-	r.guardsMarkdown(w)
+	r.GuardsMarkdown(w)
 	for _, rw := range r.Winners {
 		fmt.Fprintf(w, "\nTrial %d:\n\n```sh\n%s\n```\n", rw.Trial, rw.Command)
 	}

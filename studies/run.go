@@ -27,6 +27,9 @@ type Event struct {
 	Kind  EventKind
 	Trial Trial
 	Phase objective.Phase
+	// Progress is the fraction of the trial's benchmarks done (0 to 1),
+	// set on the phase events sent at each benchmark checkpoint.
+	Progress float64
 	// Done counts finished trials (interrupted ones excluded) of Total.
 	Done, Total int
 	// Best is the best feasible trial so far on the first objective.

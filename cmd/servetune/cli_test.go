@@ -106,10 +106,12 @@ func TestQuickstartPrintsFrontWithServingCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"winners"`) || !strings.Contains(out, `"command": "`) {
 		t.Errorf("best --json: exit %d\n%.500s", code, out)
 	}
-	code, _, errText = runCLI(t, dir, "show", "quickstart", "--json")
-	if code != 2 || !strings.Contains(errText, "servetune show --json quickstart") {
-		t.Errorf("flags after the name: exit %d %s", code, errText)
+	// Flags after the study name work as well as before it.
+	code, out, errText = runCLI(t, dir, "show", "quickstart", "--json")
+	if code != 0 || !strings.HasPrefix(out, "[") {
+		t.Errorf("flags after the name: exit %d %s\n%.200s", code, errText, out)
 	}
+	checkReportCommands(t, dir)
 	// A second study warm-starts from the first one's front.
 	src, _ := os.ReadFile(abs)
 	warm := strings.Replace(strings.Replace(string(src), `name = "quickstart"`, `name = "warm"`, 1), "n_trials = 60", "n_trials = 4", 1)

@@ -19,6 +19,9 @@ import (
 type env struct {
 	stdout, stderr io.Writer
 	log            zerolog.Logger
+	// jsonLog: --log-format json asked for machine-read lines, so no
+	// live view either.
+	jsonLog bool
 }
 
 // usageError marks bad input: exit code 2, nothing written.
@@ -49,21 +52,8 @@ const (
 // run executes the CLI and decides the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr, log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).With().Timestamp().Logger()}
-	app := &cli.App{
-		Name:      "servetune",
-		Usage:     "autotune LLM serving engines (vLLM, SGLang, TensorRT-LLM, Ollama) and the built-in simulator",
-		Writer:    stdout,
-		ErrWriter: stderr,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "log-format", Value: "auto", Usage: "auto | text | json"},
-			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug | info | warn | error"},
-		},
-		Before:          func(c *cli.Context) error { return e.configureLog(c) },
-		Commands:        commands(e),
-		ExitErrHandler:  func(*cli.Context, error) {},
-		HideHelpCommand: true,
-	}
-	err := app.RunContext(ctx, args)
+	app := newApp(e)
+	err := app.RunContext(ctx, hoistFlags(args, specOf(app.Flags, app.Commands, false)))
 	if err == nil {
 		return exitOK
 	}
@@ -73,6 +63,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "servetune:", err)
 	return exitCode(err)
+}
+
+func newApp(e *env) *cli.App {
+	cmds := commands(e)
+	usageErrors(cmds)
+	return &cli.App{
+		Name:      "servetune",
+		Usage:     "autotune LLM serving engines (vLLM, SGLang, TensorRT-LLM, Ollama) and the built-in simulator",
+		Writer:    e.stdout,
+		ErrWriter: e.stderr,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "log-format", Value: "auto", Usage: "auto | text | json"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug | info | warn | error"},
+		},
+		Before:          func(c *cli.Context) error { return e.configureLog(c) },
+		Commands:        cmds,
+		OnUsageError:    func(_ *cli.Context, err error, _ bool) error { return flagError("", err) },
+		ExitErrHandler:  func(*cli.Context, error) {},
+		HideHelpCommand: true,
+	}
 }
 
 func exitCode(err error) int {
@@ -94,6 +104,7 @@ func commands(e *env) []*cli.Command {
 		studiesCommand(e),
 		showCommand(e),
 		bestCommand(e),
+		reportCommand(e),
 		benchCommand(e),
 		simCommand(e),
 		commandCommand(e),
@@ -110,7 +121,7 @@ func (e *env) configureLog(c *cli.Context) error {
 	}
 	switch c.String("log-format") {
 	case "json":
-		e.log = zerolog.New(e.stderr).With().Timestamp().Logger()
+		e.log, e.jsonLog = zerolog.New(e.stderr).With().Timestamp().Logger(), true
 	case "text", "auto":
 	default:
 		return usagef("--log-format must be auto, text or json, not %q", c.String("log-format"))

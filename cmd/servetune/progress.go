@@ -1,112 +1,163 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"math"
-
 	"os"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/mattn/go-isatty"
+	"github.com/charmbracelet/x/ansi"
+	"golang.org/x/term"
 
-	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
 
-// progress shows the study loop: one live, rewritten line per trial on a
-// terminal; structured log lines otherwise.
+// progress shows the study loop: on a terminal, one compact live block
+// (redrawn in place) above which a short line per finished trial scrolls;
+// otherwise structured log lines with rounded numbers. Events arrive from
+// the loop and from the runner's goroutines, hence the lock.
 type progress struct {
+	mu    sync.Mutex
 	e     *env
 	sp    *space.Space
+	out   io.Writer
 	live  bool
-	start time.Time
-	phase objective.Phase
-	open  bool
+	width int
+	now   func() time.Time
+	stats runStats
+	drawn int
 }
 
-func newProgress(e *env, sp *space.Space) *progress {
-	f, isFile := e.stdout.(*os.File)
-	return &progress{e: e, sp: sp, live: isFile && isatty.IsTerminal(f.Fd())}
+// progressFor starts the view of a study that may have run before: its
+// finished trials count toward the time spent, the baseline and the best.
+func (e *env) progressFor(ctx context.Context, sp *space.Space, st *studies.Store, budget time.Duration) (*progress, error) {
+	prior, err := st.Trials(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newProgress(e, sp, prior, budget, time.Now), nil
+}
+
+func newProgress(e *env, sp *space.Space, prior []studies.Trial, budget time.Duration, now func() time.Time) *progress {
+	p := &progress{e: e, sp: sp, out: e.stdout, now: now, width: 100,
+		stats: newRunStats(sp, prior, budget, now())}
+	if f, ok := e.stdout.(*os.File); ok && !e.jsonLog && term.IsTerminal(int(f.Fd())) {
+		p.live = true
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 20 {
+			p.width = w
+		}
+	}
+	return p
 }
 
 func (p *progress) event(ev studies.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stats.observe(ev, p.now())
+	if !p.live {
+		p.log(ev)
+		return
+	}
+	var finished string
+	if ev.Kind == studies.TrialFinished {
+		finished = finishedLine(p.sp, ev.Trial, p.stats.base, p.stats.baseTrial)
+	}
+	p.redraw(finished)
+}
+
+// redraw erases the live block, prints a finished trial's line (which
+// stays in the scrollback) and draws the block again below it.
+func (p *progress) redraw(finished string) {
+	var b strings.Builder
+	if p.drawn > 0 {
+		b.WriteString(ansi.CursorPreviousLine(p.drawn) + ansi.EraseScreenBelow)
+	}
+	if finished != "" {
+		b.WriteString(ansi.Truncate(finished, p.width-1, "…") + "\n")
+	}
+	lines := p.stats.block(p.now())
+	for _, l := range lines {
+		b.WriteString(ansi.Truncate(l, p.width-1, "…") + "\n")
+	}
+	p.drawn = len(lines)
+	fmt.Fprint(p.out, b.String())
+}
+
+// close erases the live block: the summary follows the finished lines.
+func (p *progress) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live && p.drawn > 0 {
+		fmt.Fprint(p.out, ansi.CursorPreviousLine(p.drawn)+ansi.EraseScreenBelow)
+		p.drawn = 0
+	}
+}
+
+func (p *progress) log(ev studies.Event) {
+	t := ev.Trial
 	switch ev.Kind {
 	case studies.TrialStarted:
-		p.start, p.phase = time.Now(), objective.Launching
-		if !p.live {
-			p.e.log.Info().Int("trial", ev.Trial.Number).Int("done", ev.Done).Int("of", ev.Total).
-				Str("origin", ev.Trial.Origin).Str("config", ev.Trial.Config.Summary()).Msg("trial started")
-		}
+		p.e.log.Info().Int("trial", t.Number).Int("done", ev.Done).Int("of", ev.Total).
+			Str("origin", t.Origin).Str("config", t.Config.Summary()).Msg("trial started")
 	case studies.TrialPhase:
-		p.phase = ev.Phase
-		if !p.live {
-			p.e.log.Debug().Int("trial", ev.Trial.Number).Str("phase", string(ev.Phase)).Msg("trial phase")
-		}
+		p.e.log.Debug().Int("trial", t.Number).Str("phase", string(ev.Phase)).Float64("bench_pct", roundSensibly(ev.Progress*100)).Msg("trial phase")
 	case studies.TrialFinished:
-		if p.live {
-			p.line(ev, p.outcome(ev.Trial))
-			fmt.Fprintln(p.e.stdout)
-			p.open = false
-			return
-		}
-		lg := p.e.log.Info().Int("trial", ev.Trial.Number).Int("done", ev.Done).Int("of", ev.Total).
-			Str("state", string(ev.Trial.State)).Float64("gpu_s", ev.Trial.GPUSeconds)
+		lg := p.e.log.Info().Int("trial", t.Number).Int("done", ev.Done).Int("of", ev.Total).
+			Str("state", string(t.State)).Float64(unitKey(p.stats.unit), roundSensibly(t.GPUSeconds/3600))
 		for i, o := range p.sp.Objectives {
-			if v := studies.Values(p.sp, ev.Trial)[i]; !math.IsNaN(v) {
-				lg = lg.Float64(o.Metric, v)
+			v := studies.Values(p.sp, t)[i]
+			if math.IsNaN(v) {
+				continue
+			}
+			lg = lg.Float64(o.Metric, roundSensibly(v))
+			if pct, ok := vsBaseline(v, p.stats.base, i); ok && t.Origin != "baseline" {
+				lg = lg.Float64(o.Metric+"_vs_baseline_pct", math.Round(pct*10)/10)
 			}
 		}
-		switch t := ev.Trial; {
+		switch {
 		case t.Failure != nil:
 			lg = lg.Str("failure", string(t.Failure.Class)).Str("reason", t.Failure.Message)
 		case t.Reason != "":
 			lg = lg.Str("reason", t.Reason)
 		}
 		lg.Msg("trial finished")
-		return
-	}
-	if p.live {
-		p.line(ev, string(p.phase))
 	}
 }
 
-func (p *progress) line(ev studies.Event, status string) {
-	summary := ev.Trial.Config.Summary()
-	if len(summary) > 60 {
-		summary = summary[:57] + "..."
+// unitKey names device time with its unit: gpu_h or cpu_h.
+func unitKey(unit string) string {
+	if unit == "CPU-hours" {
+		return "cpu_h"
 	}
-	best := ""
-	if ev.Best != nil {
-		o := p.sp.Objectives[0]
-		best = fmt.Sprintf(" | best %s %.2f (trial %d)", o.Metric, studies.Values(p.sp, *ev.Best)[0], ev.Best.Number)
-	}
-	fmt.Fprintf(p.e.stdout, "\r\033[K[%d/%d] trial %d %s %s | %s%s", ev.Done, ev.Total, ev.Trial.Number, status,
-		time.Since(p.start).Round(time.Second), summary, best)
-	p.open = true
+	return "gpu_h"
 }
 
-func (p *progress) outcome(t studies.Trial) string {
+// roundSensibly keeps what a reader can use: whole numbers from 100 up,
+// one decimal from 10, two below (3 significant digits under 1).
+func roundSensibly(x float64) float64 {
+	a := math.Abs(x)
 	switch {
-	case t.BrokeRule():
-		return "skipped (breaks a rule)"
-	case t.State == studies.Pruned:
-		return "pruned: " + t.Reason
-	case t.Failure != nil:
-		return fmt.Sprintf("%s (%s)", t.State, t.Failure.Class)
-	case t.ReusedFrom != 0:
-		return fmt.Sprintf("reused trial %d", t.ReusedFrom)
+	case math.IsNaN(x) || math.IsInf(x, 0) || a >= 100:
+		return math.Round(x)
+	case a >= 10:
+		return math.Round(x*10) / 10
+	case a >= 1 || a == 0:
+		return math.Round(x*100) / 100
 	}
-	parts := []string{string(t.State)}
-	for i, o := range p.sp.Objectives {
-		parts = append(parts, fmt.Sprintf("%s=%.2f", o.Metric, studies.Values(p.sp, t)[i]))
-	}
-	return strings.Join(parts, " ")
+	scale := math.Pow(10, 2-math.Floor(math.Log10(a)))
+	return math.Round(x*scale) / scale
 }
 
-func (p *progress) close() {
-	if p.open {
-		fmt.Fprintln(p.e.stdout)
+func fmtRounded(x float64) string { return fmt.Sprint(roundSensibly(x)) }
+
+func vsBaseline(v float64, base []float64, i int) (float64, bool) {
+	if i >= len(base) || math.IsNaN(base[i]) || base[i] == 0 || math.IsNaN(v) {
+		return 0, false
 	}
+	return (v - base[i]) / math.Abs(base[i]) * 100, true
 }

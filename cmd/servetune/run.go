@@ -103,7 +103,10 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 
 // loop runs the study with live progress.
 func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, runner objective.Runner, o runOptions) error {
-	view := newProgress(e, sp)
+	view, err := e.progressFor(ctx, sp, sess.Store, o.budget)
+	if err != nil {
+		return err
+	}
 	ro := studies.RunOptions{
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
@@ -113,7 +116,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		rule := search.DefaultPruneRule()
 		ro.Prune = &rule
 	}
-	err := studies.Run(ctx, ro)
+	err = studies.Run(ctx, ro)
 	view.close()
 	switch {
 	case errors.Is(err, studies.ErrTimeout):
@@ -139,6 +142,7 @@ func (e *env) summary(ctx context.Context, sp *space.Space, sess *studies.Sessio
 		return err
 	}
 	fmt.Fprintf(e.stdout, "\nStudy stored in %s (servetune show %s, servetune best %s).\n", sess.Store.Path(), sp.Study.Name, sp.Study.Name)
+	fmt.Fprintf(e.stdout, "Report with plots: servetune report %s (writes %s-report.html)\n", sp.Study.Name, sp.Study.Name)
 	if r.Counts.Complete == 0 {
 		return errNoComplete{total: r.Counts.Total}
 	}

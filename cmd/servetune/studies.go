@@ -97,9 +97,18 @@ func bestCommand(e *env) *cli.Command {
 		Name:      "best",
 		Usage:     "show the best trial (or Pareto front) of a study with its serving command",
 		ArgsUsage: "STUDY (a name under --dir, or a study.db path)",
+		Description: `--export docker prints a shell snippet: the generated files (if any),
+then one docker run of the engine's official image (vllm/vllm-openai,
+lmsysorg/sglang, nvcr.io/nvidia/tensorrt-llm/release, ollama/ollama;
+tagged with target.engines.<engine>.version, else latest) with the
+trial's exact argv and env. --export k8s prints a Deployment (GPU request,
+argv, env, /dev/shm, generated files from a ConfigMap) and a Service,
+ready for kubectl apply -f.`,
 		Flags: []cli.Flag{dirFlag(),
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.BoolFlag{Name: "markdown", Usage: "print Markdown"},
+			&cli.StringFlag{Name: "export", Usage: "print what deploys the best trial (or --trial): docker (a `docker run` line) | k8s (Deployment + Service + ConfigMap YAML)"},
+			&cli.IntFlag{Name: "trial", Usage: "with --export: this trial instead of the best (the front's first member)"},
 		},
 		Action: func(c *cli.Context) error {
 			sp, trials, err := studyArg(c)
@@ -107,6 +116,9 @@ func bestCommand(e *env) *cli.Command {
 				return err
 			}
 			r := studies.BuildReport(sp, trials, renderCommand(sp))
+			if c.IsSet("export") {
+				return e.export(sp, trials, r, c.String("export"), c.Int("trial"))
+			}
 			switch {
 			case c.Bool("json"):
 				return r.JSON(e.stdout)
@@ -121,9 +133,6 @@ func bestCommand(e *env) *cli.Command {
 // studyArg opens the study named by the first argument.
 func studyArg(c *cli.Context) (*space.Space, []studies.Trial, error) {
 	if c.NArg() != 1 {
-		if c.NArg() > 1 && strings.HasPrefix(c.Args().Get(1), "-") {
-			return nil, nil, usagef("%s: flags go before the study name: servetune %s %s %s", c.Command.Name, c.Command.Name, strings.Join(c.Args().Slice()[1:], " "), c.Args().First())
-		}
 		return nil, nil, usagef("%s takes one study name or path, got %d arguments", c.Command.Name, c.NArg())
 	}
 	arg := c.Args().First()

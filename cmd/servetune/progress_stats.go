@@ -1,0 +1,158 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/report"
+)
+
+// runStats is what the live block shows, kept from the study's events
+// (and the trials a resumed study had already finished).
+type runStats struct {
+	sp          *space.Space
+	unit        string
+	budgetHours float64
+	started     time.Time
+	done, total int
+	finished    int // in this run, for the ETA
+	hours       float64
+	base        []float64
+	// baseTrial is the finished baseline, against which guards are judged.
+	baseTrial *studies.Trial
+	best      []bestValue
+	cur       *current
+}
+
+type bestValue struct {
+	value float64
+	trial int
+}
+
+type current struct {
+	trial   int
+	summary string
+	phase   objective.Phase
+	pct     float64
+	since   time.Time
+}
+
+func newRunStats(sp *space.Space, prior []studies.Trial, budget time.Duration, now time.Time) runStats {
+	s := runStats{sp: sp, unit: report.DeviceUnit(sp.Target, sp.Engines()), budgetHours: budget.Hours(),
+		started: now, total: sp.Study.NTrials, best: make([]bestValue, len(sp.Objectives))}
+	for i := range s.best {
+		s.best[i].value = math.NaN()
+	}
+	for _, t := range prior {
+		s.record(t)
+	}
+	return s
+}
+
+// record counts a finished trial: device time, the baseline, the best
+// feasible value of each objective.
+func (s *runStats) record(t studies.Trial) {
+	s.hours += t.GPUSeconds / 3600
+	if t.Origin == "baseline" && t.State == studies.Complete && s.baseTrial == nil {
+		s.baseTrial = &t
+	}
+	if t.State != studies.Complete || studies.Violation(s.sp, t, s.baseTrial) > 0 {
+		return
+	}
+	vs := studies.Values(s.sp, t)
+	if t.Origin == "baseline" && s.base == nil {
+		s.base = vs
+	}
+	for i, o := range s.sp.Objectives {
+		b := &s.best[i]
+		if !math.IsNaN(vs[i]) && (math.IsNaN(b.value) || (o.Direction == space.Minimize) == (vs[i] < b.value)) {
+			*b = bestValue{vs[i], t.Number}
+		}
+	}
+}
+
+func (s *runStats) observe(ev studies.Event, now time.Time) {
+	s.done, s.total = ev.Done, ev.Total
+	switch ev.Kind {
+	case studies.TrialStarted:
+		s.cur = &current{trial: ev.Trial.Number, summary: ev.Trial.Config.Summary(), phase: objective.Launching, since: now}
+	case studies.TrialPhase:
+		if s.cur != nil {
+			s.cur.phase, s.cur.pct = ev.Phase, ev.Progress
+		}
+	case studies.TrialFinished:
+		s.record(ev.Trial)
+		s.cur = nil
+		if !ev.Trial.BrokeRule() {
+			s.finished++
+		}
+	}
+}
+
+// block is the live view: progress and time, best so far, the trial
+// running now.
+func (s runStats) block(now time.Time) []string {
+	elapsed := now.Sub(s.started).Round(time.Second)
+	head := fmt.Sprintf("servetune %s · trial %d of %d · %s %s", s.sp.Study.Name, min(s.done+1, s.total), s.total, fmtRounded(s.hours), s.unit)
+	if s.budgetHours > 0 {
+		head = fmt.Sprintf("servetune %s · trial %d of %d · %s / %s %s", s.sp.Study.Name, min(s.done+1, s.total), s.total, fmtRounded(s.hours), fmtRounded(s.budgetHours), s.unit)
+	}
+	head += " · elapsed " + elapsed.String()
+	if s.finished > 0 && s.total > s.done {
+		eta := time.Duration(float64(now.Sub(s.started)) / float64(s.finished) * float64(s.total-s.done))
+		head += " · ETA " + eta.Round(time.Second).String()
+	}
+	var bests []string
+	for i, o := range s.sp.Objectives {
+		if b := s.best[i]; !math.IsNaN(b.value) {
+			bests = append(bests, fmt.Sprintf("%s %s (trial %d)", o.Metric, fmtRounded(b.value), b.trial))
+		}
+	}
+	lines := []string{head}
+	if len(bests) > 0 {
+		lines = append(lines, "  best: "+strings.Join(bests, " · "))
+	}
+	if c := s.cur; c != nil {
+		phase := string(c.phase)
+		if c.phase == objective.Benchmarking && c.pct > 0 {
+			phase += fmt.Sprintf(" %.0f%%", c.pct*100)
+		}
+		lines = append(lines, fmt.Sprintf("  trial %d: %s (%s) · %s", c.trial, phase, now.Sub(c.since).Round(time.Second), c.summary))
+	}
+	return lines
+}
+
+// finishedLine is the one short line a finished trial leaves on the
+// terminal: its state, objectives with ± vs the baseline, why it did not
+// complete.
+func finishedLine(sp *space.Space, t studies.Trial, base []float64, baseTrial *studies.Trial) string {
+	head := fmt.Sprintf("trial %d %s", t.Number, t.State)
+	switch {
+	case t.BrokeRule():
+		return fmt.Sprintf("trial %d skipped: %s", t.Number, t.Reason)
+	case t.ReusedFrom != 0:
+		head += fmt.Sprintf(" (reuses trial %d)", t.ReusedFrom)
+	case t.Failure != nil:
+		return head + ": " + string(t.Failure.Class) + ": " + t.Failure.Message
+	case t.State != studies.Complete:
+		return head + ": " + t.Reason
+	}
+	parts := []string{head}
+	for i, o := range sp.Objectives {
+		v := studies.Values(sp, t)[i]
+		s := o.Metric + " " + fmtRounded(v)
+		if pct, ok := vsBaseline(v, base, i); ok && t.Origin != "baseline" {
+			s += fmt.Sprintf(" (%+.1f%%)", pct)
+		}
+		parts = append(parts, s)
+	}
+	if studies.Violation(sp, t, baseTrial) > 0 {
+		parts = append(parts, "SLO missed")
+	}
+	return strings.Join(parts, "  ")
+}

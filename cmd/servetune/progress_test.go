@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
+)
+
+func TestRoundSensibly(t *testing.T) {
+	for in, want := range map[float64]float64{
+		19534.2857: 19534, 132.4: 132, 85.58259: 85.6, 4.2213: 4.22, 0.123456: 0.123, 0.000123456: 0.000123, 0: 0, -66.14: -66.1,
+	} {
+		if got := roundSensibly(in); got != want {
+			t.Errorf("roundSensibly(%v) = %v, want %v", in, got, want)
+		}
+	}
+	if !math.IsNaN(roundSensibly(math.NaN())) {
+		t.Error("NaN must stay NaN (callers leave undefined values out)")
+	}
+}
+
+func progressSpace(t *testing.T) *space.Space {
+	t.Helper()
+	sp, err := loadSpace(context.Background(), "../../examples/quickstart.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+func TestFinishedLine(t *testing.T) {
+	sp := progressSpace(t)
+	m := func(tps, tpot float64) map[string]map[string]float64 {
+		return map[string]map[string]float64{"balanced": {"total_tps": tps, "mean_tpot_ms": tpot}}
+	}
+	base := []float64{5000, 80}
+	for _, tc := range []struct {
+		t    studies.Trial
+		want string
+	}{
+		{studies.Trial{Number: 1, State: studies.Complete, Origin: "baseline", Metrics: m(5000, 80)}, "trial 1 complete  total_tps 5000  mean_tpot_ms 80"},
+		{studies.Trial{Number: 7, State: studies.Complete, Metrics: m(7613.2, 66.14)}, "trial 7 complete  total_tps 7613 (+52.3%)  mean_tpot_ms 66.1 (-17.3%)"},
+		{studies.Trial{Number: 8, State: studies.Infeasible, Failure: &engines.Failure{Class: engines.OOM, Message: "CUDA out of memory"}}, "trial 8 infeasible: oom: CUDA out of memory"},
+		{studies.Trial{Number: 9, State: studies.Pruned, Reason: "worse at 30%"}, "trial 9 pruned: worse at 30%"},
+		{studies.Trial{Number: 10, State: studies.Infeasible, Reason: "breaks rule tp <= gpus"}, "trial 10 skipped: breaks rule tp <= gpus"},
+	} {
+		if got := finishedLine(sp, tc.t, base, nil); got != tc.want {
+			t.Errorf("got  %q\nwant %q", got, tc.want)
+		}
+	}
+}
+
+func TestLiveBlock(t *testing.T) {
+	sp := progressSpace(t)
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	base := studies.Trial{Number: 1, State: studies.Complete, Origin: "baseline", GPUSeconds: 3600,
+		Metrics: map[string]map[string]float64{"balanced": {"total_tps": 5040.4, "mean_tpot_ms": 85.58}}}
+	s := newRunStats(sp, []studies.Trial{base}, 10*time.Hour, t0)
+	s.observe(studies.Event{Kind: studies.TrialFinished, Trial: studies.Trial{Number: 2, State: studies.Pruned, GPUSeconds: 1800}, Done: 2, Total: 60}, t0.Add(time.Minute))
+	run := studies.Trial{Number: 3, Config: space.Config{"engine": "sglang", "tp": int64(8)}}
+	s.observe(studies.Event{Kind: studies.TrialStarted, Trial: run, Done: 2, Total: 60}, t0.Add(time.Minute))
+	s.observe(studies.Event{Kind: studies.TrialPhase, Trial: run, Phase: objective.Benchmarking, Progress: 0.4, Done: 2, Total: 60}, t0.Add(80*time.Second))
+	got := strings.Join(s.block(t0.Add(2*time.Minute)), "\n")
+	want := "servetune quickstart · trial 3 of 60 · 1.5 / 10 GPU-hours · elapsed 2m0s · ETA 1h56m0s\n" +
+		"  best: total_tps 5040 (trial 1) · mean_tpot_ms 85.6 (trial 1)\n" +
+		"  trial 3: benchmarking 40% (1m0s) · engine=sglang tp=8"
+	if got != want {
+		t.Errorf("block:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// The live view through a real pseudo-terminal: a short simulator study
+// draws the block (trial k of N, best, the phase) in place with the
+// terminal's cursor controls, leaves one line per finished trial, and
+// writes no log stream.
+func TestLiveProgressOnATerminal(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 160}); err != nil {
+		t.Fatal(err)
+	}
+	var screen bytes.Buffer
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		_, err := io.Copy(&screen, ptmx)
+		if err != nil && !errors.Is(err, syscall.EIO) && !errors.Is(err, os.ErrClosed) {
+			t.Errorf("reading the terminal: %v", err)
+		}
+	}()
+	example, _ := filepath.Abs("../../examples/quickstart.toml")
+	t.Chdir(t.TempDir())
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"servetune", "run", example, "--n-trials", "4"}, tty, &stderr)
+	tty.Close()
+	<-read
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	out := screen.String()
+	for _, want := range []string{
+		"servetune quickstart · trial 1 of 4", "trial 4 of 4", "launching", "benchmarking ", "  best: total_tps ",
+		"trial 1 complete  total_tps 5040  mean_tpot_ms 85.6\r\n", "\x1b[3F\x1b[J", "Pareto front",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("terminal output lacks %q:\n%q", want, out)
+		}
+	}
+	if !regexp.MustCompile(`benchmarking \d+%`).MatchString(out) {
+		t.Errorf("no benchmark percentage in the live block:\n%q", out)
+	}
+	if strings.Contains(stderr.String(), "trial finished") || strings.Contains(out, "INF") {
+		t.Errorf("the log stream is shown on a terminal:\n%s", stderr.String())
+	}
+}
+
+func TestNoLiveViewForJSONLogsOrPipes(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	sp := progressSpace(t)
+	if p := newProgress(&env{stdout: tty}, sp, nil, 0, time.Now); !p.live {
+		t.Error("a terminal gets no live view")
+	}
+	if p := newProgress(&env{stdout: tty, jsonLog: true}, sp, nil, 0, time.Now); p.live {
+		t.Error("--log-format json on a terminal still draws the live view")
+	}
+	if p := newProgress(&env{stdout: &bytes.Buffer{}}, sp, nil, 0, time.Now); p.live {
+		t.Error("a pipe gets the live view")
+	}
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkReportCommands runs report and best --export on the quickstart
+// study in dir (TestQuickstartPrintsFrontWithServingCommands made it).
+func checkReportCommands(t *testing.T, dir string) {
+	t.Helper()
+	code, out, errText := runCLI(t, dir, "report", "quickstart")
+	page, err := os.ReadFile(filepath.Join(dir, "quickstart-report.html"))
+	if code != 0 || err != nil || !strings.Contains(out, "quickstart-report.html") {
+		t.Fatalf("report: exit %d %v\n%s", code, err, errText)
+	}
+	for _, want := range []string{"<svg", "Profile balanced", "Which knobs mattered", "python3 -m sglang.launch_server", "<details>", "GPU-hours"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
+	}
+	code, _, errText = runCLI(t, dir, "report", "quickstart", "--markdown", "md")
+	md, err := os.ReadFile(filepath.Join(dir, "md", "report.md"))
+	if code != 0 || err != nil || !strings.Contains(string(md), "![Pareto front") {
+		t.Fatalf("report --markdown: exit %d %v\n%s", code, err, errText)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "md", "pareto.svg")); err != nil {
+		t.Errorf("the Markdown's plots are not beside it: %v", err)
+	}
+	code, _, errText = runCLI(t, dir, "report", "quickstart", "--markdown", "md", "--html", "x.html")
+	if code != 2 {
+		t.Errorf("--html with --markdown: exit %d %s", code, errText)
+	}
+	code, out, errText = runCLI(t, dir, "best", "quickstart", "--export", "docker")
+	if code != 0 || !strings.Contains(out, "docker run ") || !strings.Contains(out, "lmsysorg/sglang:latest -m sglang.launch_server") {
+		t.Errorf("best --export docker: exit %d %s\n%s", code, errText, out)
+	}
+	code, out, errText = runCLI(t, dir, "best", "quickstart", "--export", "k8s", "--trial", "1")
+	if code != 0 || !strings.Contains(out, "image: vllm/vllm-openai:latest") || !strings.Contains(out, "nvidia.com/gpu: 8") {
+		t.Errorf("best --export k8s --trial 1: exit %d %s\n%s", code, errText, out)
+	}
+	if code, _, _ := runCLI(t, dir, "best", "quickstart", "--export", "helm"); code != 2 {
+		t.Errorf("--export helm: exit %d, want 2", code)
+	}
+}

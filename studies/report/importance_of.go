@@ -1,0 +1,48 @@
+package report
+
+import (
+	"math"
+	"sort"
+
+	"github.com/servetune/servetune/studies"
+)
+
+// importanceOf fits the surrogate of each objective on the trials that
+// measured it and ranks knobs by their share of the first objective.
+func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) []Importance {
+	if len(ks) == 0 {
+		return nil
+	}
+	out := make([]Importance, len(ks))
+	for j, k := range ks {
+		out[j] = Importance{Knob: k.Name, Share: make([]float64, len(objs))}
+	}
+	cat := make([]bool, len(ks))
+	for j, k := range ks {
+		cat[j] = !k.Numeric
+	}
+	found := false
+	for o := range objs {
+		var x [][]float64
+		var y []float64
+		for _, p := range pts {
+			if p.State != studies.Complete || math.IsNaN(p.Values[o]) {
+				continue
+			}
+			row := make([]float64, len(ks))
+			for j, k := range ks {
+				row[j] = k.X(p.Config)
+			}
+			x, y = append(x, row), append(y, p.Values[o])
+		}
+		sh := PermutationImportance(x, cat, y, uint64(o))
+		for j := range sh {
+			out[j].Share[o], found = sh[j], true
+		}
+	}
+	if !found {
+		return nil
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Share[0] > out[b].Share[0] })
+	return out
+}

@@ -1,0 +1,166 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MarkdownFile is the name of the Markdown report inside its directory.
+const MarkdownFile = "report.md"
+
+// WriteMarkdown writes DIR/report.md and one SVG file per plot beside it.
+func (f Full) WriteMarkdown(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	plots := f.Plots()
+	for _, p := range plots {
+		svg, err := p.SVG()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, p.ID+".svg"), svg, 0o644); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	out, err := os.Create(filepath.Join(dir, MarkdownFile))
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := f.Markdown(out, plots); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// Markdown writes the report's text, linking each plot as ID.svg.
+func (f Full) Markdown(w io.Writer, plots []Plot) error {
+	e := f.Env
+	fmt.Fprintf(w, "# Study %s\n\n", e.Study)
+	fmt.Fprintf(w, "| | |\n|---|---|\n| model | %s |\n| hardware | %d×%s |\n| engines | %s |\n", e.Model, e.GPUs, orDash(e.GPU, "device"), engineList(e.Engines))
+	fmt.Fprintf(w, "| servetune | %s |\n| trials ran | %s – %s |\n| trials | %s |\n| %s | %s |\n\n",
+		e.Version, fmtDate(e.First), fmtDate(e.Last), f.Summary.Counts, e.Unit, fmt.Sprintf("%.2f", e.DeviceHours))
+	f.markdownProfiles(w)
+	if len(f.Summary.SLOs) > 0 || len(f.Summary.GuardBreaks) > 0 {
+		fmt.Fprint(w, "## SLOs and guards\n")
+		f.Summary.GuardsMarkdown(w)
+		fmt.Fprint(w, "\n")
+	}
+	fmt.Fprint(w, "## Plots\n\n")
+	for _, p := range plots {
+		fmt.Fprintf(w, "![%s](%s.svg)\n\n", p.Title, p.ID)
+		if p.Caption != "" {
+			fmt.Fprintf(w, "%s\n\n", p.Caption)
+		}
+	}
+	f.markdownImportance(w)
+	fmt.Fprint(w, "## Serving commands\n\n")
+	for _, rw := range f.Summary.Winners {
+		fmt.Fprintf(w, "Trial %d (%s):\n\n```sh\n%s\n```\n\n", rw.Trial, joinNums(rw.Values), orDash(rw.Command, "# cannot render: "+rw.CommandError))
+	}
+	f.markdownFailures(w)
+	return f.markdownTrials(w)
+}
+
+func engineList(es []EngineVersion) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Engine + " " + orDash(e.Version, "(version not pinned)")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (f Full) markdownProfiles(w io.Writer) {
+	fmt.Fprint(w, "## Baseline vs chosen configs\n\n")
+	for _, t := range f.Profiles {
+		fmt.Fprintf(w, "### Profile %s\n\n| trial |", t.Profile)
+		for _, c := range Columns() {
+			fmt.Fprintf(w, " %s |", c.Label)
+		}
+		fmt.Fprint(w, "\n|---|"+strings.Repeat("---:|", len(Columns()))+"\n")
+		for _, r := range t.Rows {
+			label := fmt.Sprint(r.Trial)
+			if r.Baseline {
+				label += " (baseline)"
+			}
+			fmt.Fprintf(w, "| %s |", label)
+			for _, c := range r.Cells {
+				fmt.Fprintf(w, " %s |", cellText(c))
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func cellText(c Cell) string {
+	if !c.Has {
+		return "–"
+	}
+	if !c.HasPct {
+		return fmtNum(c.Value)
+	}
+	return fmt.Sprintf("%s (%+.1f%%)", fmtNum(c.Value), c.Pct)
+}
+
+func (f Full) markdownImportance(w io.Writer) {
+	fmt.Fprint(w, "## Which knobs mattered\n\n")
+	if len(f.Importance) == 0 {
+		fmt.Fprint(w, "Too few complete trials to say.\n\n")
+		return
+	}
+	fmt.Fprint(w, "| knob |")
+	for _, o := range f.Summary.Objectives {
+		fmt.Fprintf(w, " share of %s |", o.Metric)
+	}
+	fmt.Fprint(w, "\n|---|"+strings.Repeat("---:|", len(f.Summary.Objectives))+"\n")
+	for _, im := range f.Importance {
+		fmt.Fprintf(w, "| %s |", im.Knob)
+		for _, s := range im.Share {
+			fmt.Fprintf(w, " %.0f%% |", s*100)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprint(w, "\nPermutation importance over a 5-nearest-neighbour surrogate of the complete trials.\n\n")
+}
+
+func (f Full) markdownFailures(w io.Writer) {
+	fmt.Fprint(w, "## Failures\n\n")
+	if len(f.Failures) == 0 {
+		fmt.Fprint(w, "Every trial completed.\n\n")
+		return
+	}
+	fmt.Fprint(w, "| class | trials | example | line |\n|---|---:|---:|---|\n")
+	for _, g := range f.Failures {
+		fmt.Fprintf(w, "| %s | %d | %d | `%s` |\n", g.Class, g.Count, g.Example, mdCell(g.Line))
+	}
+	fmt.Fprintln(w)
+}
+
+func (f Full) markdownTrials(w io.Writer) error {
+	fmt.Fprintf(w, "<details><summary>All %d trials</summary>\n\n| trial | state | origin |", len(f.Points))
+	for _, o := range f.Summary.Objectives {
+		fmt.Fprintf(w, " %s |", o.Metric)
+	}
+	fmt.Fprint(w, " device s | config | why |\n|---:|---|---|"+strings.Repeat("---:|", len(f.Summary.Objectives))+"---:|---|---|\n")
+	for _, p := range f.Points {
+		fmt.Fprintf(w, "| %d | %s | %s |", p.Trial, p.State, p.Origin)
+		for _, v := range p.Values {
+			fmt.Fprintf(w, " %s |", fmtNum(v))
+		}
+		fmt.Fprintf(w, " %.0f | `%s` | %s |\n", p.GPUSeconds, p.Config.Summary(), mdCell(p.Why))
+	}
+	_, err := fmt.Fprint(w, "\n</details>\n")
+	return err
+}
+
+// mdCell keeps a value inside one table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.ReplaceAll(s, "`", "'")
+	return strings.ReplaceAll(s, "\n", " ")
+}

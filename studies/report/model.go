@@ -1,0 +1,50 @@
+package report
+
+import (
+	"time"
+
+	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
+)
+
+// Full is the result model every renderer of this package reads.
+type Full struct {
+	Summary    studies.Report
+	Env        Env
+	Profiles   []ProfileTable
+	Points     []Point
+	Knobs      []Knob
+	Importance []Importance
+	Failures   []FailureGroup
+	// Front lists the trial numbers of the winners (best or front).
+	Front map[int]bool
+}
+
+// Meta is what the study's record does not hold: the servetune that
+// renders, and the moment of rendering.
+type Meta struct {
+	Version string
+	Now     time.Time
+}
+
+// Build assembles the full report from the same trials and renderer the
+// summary report uses, so both rank alike.
+func Build(sp *space.Space, trials []studies.Trial, render studies.Renderer, m Meta) Full {
+	f := Full{
+		Summary: studies.BuildReport(sp, trials, render),
+		Env:     environment(sp, trials, m),
+		Points:  points(sp, trials),
+		Knobs:   knobs(sp, trials),
+		Front:   map[int]bool{},
+	}
+	for _, w := range f.Summary.Winners {
+		f.Front[w.Trial] = true
+		for _, e := range w.Equivalent {
+			f.Front[e] = true
+		}
+	}
+	f.Profiles = profileTables(trials, f.Summary)
+	f.Importance = importanceOf(f.Summary.Objectives, f.Points, f.Knobs)
+	f.Failures = failures(trials)
+	return f
+}

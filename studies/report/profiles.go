@@ -1,0 +1,117 @@
+package report
+
+import (
+	"math"
+	"sort"
+
+	"github.com/servetune/servetune/studies"
+)
+
+// Column is one metric of the per-profile tables, in the seed reports'
+// order: throughput, then TTFT, TPOT, ITL and end-to-end latency.
+type Column struct {
+	Metric, Label string
+	// Higher is better for throughputs; lower for latencies.
+	Higher bool
+}
+
+// Columns lists the per-profile table's metrics.
+func Columns() []Column {
+	return []Column{
+		{"output_tps", "output tok/s", true},
+		{"total_tps", "total tok/s", true},
+		{"mean_ttft_ms", "mean TTFT ms", false},
+		{"p99_ttft_ms", "p99 TTFT ms", false},
+		{"mean_tpot_ms", "mean TPOT ms", false},
+		{"mean_itl_ms", "mean ITL ms", false},
+		{"mean_e2e_ms", "mean E2E ms", false},
+	}
+}
+
+// ProfileTable is baseline vs the chosen configs on one profile.
+type ProfileTable struct {
+	Profile string
+	Rows    []ProfileRow
+}
+
+// ProfileRow is one trial's metrics on the profile, cell by cell in
+// Columns order.
+type ProfileRow struct {
+	Trial    int
+	Baseline bool
+	Cells    []Cell
+}
+
+// Cell is a metric and its change against the baseline; Has and HasPct
+// say whether each is defined (an undefined metric is shown absent).
+type Cell struct {
+	Value, Pct  float64
+	Has, HasPct bool
+	// Better is +1 when the change is an improvement, -1 a regression.
+	Better int
+}
+
+// profileTables builds one table for every profile any trial measured,
+// so a regression on a second workload shows beside the first.
+func profileTables(trials []studies.Trial, r studies.Report) []ProfileTable {
+	byNum := map[int]studies.Trial{}
+	seen := map[string]bool{}
+	for _, t := range trials {
+		byNum[t.Number] = t
+		for p := range t.Metrics {
+			seen[p] = true
+		}
+	}
+	var rows []studies.Row
+	if r.Baseline != nil {
+		rows = append(rows, *r.Baseline)
+	}
+	rows = append(rows, r.Winners...)
+	var out []ProfileTable
+	for _, p := range sortedKeys(seen) {
+		tab := ProfileTable{Profile: p}
+		var base map[string]float64
+		if r.Baseline != nil {
+			base = byNum[r.Baseline.Trial].Metrics[p]
+		}
+		for _, rw := range rows {
+			isBase := rw.Origin == "baseline" && r.Baseline != nil && rw.Trial == r.Baseline.Trial
+			tab.Rows = append(tab.Rows, ProfileRow{rw.Trial, isBase, cells(byNum[rw.Trial].Metrics[p], base, isBase)})
+		}
+		out = append(out, tab)
+	}
+	return out
+}
+
+func cells(m, base map[string]float64, isBase bool) []Cell {
+	var out []Cell
+	for _, c := range Columns() {
+		var cl Cell
+		cl.Value, cl.Has = m[c.Metric]
+		if b, ok := base[c.Metric]; ok && cl.Has && !isBase && b != 0 {
+			cl.Pct, cl.HasPct = (cl.Value-b)/math.Abs(b)*100, true
+			cl.Better = betterSign(cl.Pct, c.Higher)
+		}
+		out = append(out, cl)
+	}
+	return out
+}
+
+func betterSign(pct float64, higher bool) int {
+	switch {
+	case pct == 0:
+		return 0
+	case (pct > 0) == higher:
+		return 1
+	}
+	return -1
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
