@@ -8,10 +8,13 @@ import (
 )
 
 func (d *decoder) space(raw map[string]any) *Space {
-	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue")
+	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue", "engines", "include")
 	s := &Space{File: d.file}
-	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed"))
+	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed", "on_drift"))
+	declared := d.declared(raw)
+	d.useDeclared(declared)
 	s.Target = d.target(d.table(raw, "target", "target", targetKeys...))
+	s.Target.Declared = declared
 	s.Profiles = d.profiles(d.table(raw, "profiles", "profiles", "run", "custom"))
 	s.Objectives = d.objectives(d.tables(raw, "objectives"))
 	d.sampler(s.Study.Sampler, len(s.Objectives))
@@ -60,6 +63,7 @@ func (d *decoder) study(m map[string]any) Study {
 		NTrials: int(d.integer(m, "n_trials", "study", 20)),
 		Timeout: d.duration(m, "timeout", "study"),
 		Seed:    d.integer(m, "seed", "study", 0),
+		OnDrift: d.oneOf(m, "on_drift", "study", "refuse", "warn"),
 	}
 	if st.Name == "" {
 		d.fail("study.name", "is required")

@@ -37,6 +37,9 @@ type Options struct {
 	// applies) and returns problems with Key and Msg set; Parse adds the
 	// file and line. nil accepts any target.
 	CheckTarget func(t Target) []Problem
+	// EngineFiles are files of [engines.<name>] declarations read after
+	// the space's own and its includes (the --engines flag).
+	EngineFiles []string
 	// Samples is how many random configs are drawn to detect a space no
 	// point of which satisfies the rules (default 4000).
 	Samples int
