@@ -102,7 +102,7 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	if err != nil {
 		return nil, err
 	}
-	eng, _ := Lookup(name)
+	eng, _ := lookup(name, t)
 	model, _ := ModelPath(cfg, t)
 	live, _ := eng.(liveSetup)
 	if live != nil {
@@ -114,7 +114,7 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	port, err := freePort(host)
+	port, err := enginePort(eng, host)
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +127,10 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 		BaseURL: "http://" + net.JoinHostPort(dialHost(host), fmt.Sprint(port)), LogPath: filepath.Join(dir, "engine.log"),
 		live: live, dir: dir, env: l.env(t, name, cmd), setup: setupArgv(cmd, t.Engines[name], t.Prefix)}
 	shown := cmd.Env
+	if d, ok := eng.(declared); ok {
+		shown = d.withListenEnv(shown, host, port, t.ServedName())
+		s.env = append(s.env, envList(d.listenEnv(host, port, t.ServedName()))...)
+	}
 	if live != nil {
 		shown = map[string]string{}
 		for k, v := range cmd.Env {
@@ -186,7 +190,7 @@ func (s *Server) WaitReady(ctx context.Context, timeout time.Duration) error {
 		timeout = DefaultStartupTimeout
 	}
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	probe := httpProbe(client, s.BaseURL, s.eng.Probes(), orDefault(s.l.ProbeTimeout, DefaultProbeTimeout))
+	probe := s.probe(client)
 	r, err := waitReady(ctx, probe, s.done, orDefault(s.l.PollInterval, DefaultPollInterval), timeout)
 	switch {
 	case err != nil:
@@ -194,7 +198,7 @@ func (s *Server) WaitReady(ctx context.Context, timeout time.Duration) error {
 	case r == exited:
 		return s.Failure(Starting)
 	case r == timedOut:
-		return Classify(s.Engine, Starting, Exit{TimedOut: true}, s.log.Tail(200))
+		return classify(s.Engine, s.eng.Patterns(), Starting, Exit{TimedOut: true}, s.log.Tail(200))
 	}
 	if s.live != nil {
 		if err := s.setUp(ctx, client, timeout); err != nil {
@@ -213,7 +217,7 @@ func (s *Server) Failure(stage Stage) *Failure {
 		exit = s.exit
 	default:
 	}
-	return Classify(s.Engine, stage, exit, s.log.Tail(200))
+	return classify(s.Engine, s.eng.Patterns(), stage, exit, s.log.Tail(200))
 }
 
 // Tail returns the last n lines of engine.log.

@@ -60,6 +60,9 @@ type Options struct {
 	// PIDFile, when set, receives "PID PGID" of the engine and of each
 	// worker (one line each).
 	PIDFile string
+	// VersionFile holds what GoSim's --version reports; a test changes it
+	// to upgrade the engine between runs.
+	VersionFile string
 }
 
 const envOptions = "SERVETUNE_FAKE_ENGINE"
@@ -156,6 +159,9 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 		}()
 	}
 	appendPID(o.PIDFile)
+	if engine == GoSim {
+		return goSim(o, args, stdout, stderr)
+	}
 	p, err := engines.ParseArgs(engine, args, engines.Latest())
 	if err == nil && len(p.Extra) > 0 {
 		err = fmt.Errorf("unrecognized arguments: %s", strings.Join(p.Extra, " "))
