@@ -3,10 +3,10 @@ package engines_test
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
