@@ -11,8 +11,7 @@ func (d *decoder) space(raw map[string]any) *Space {
 	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue", "engines", "include")
 	s := &Space{File: d.file}
 	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed", "on_drift"))
-	declared := d.declared(raw)
-	d.useDeclared(declared)
+	declared := d.useDeclared(d.declared(raw))
 	s.Target = d.target(d.table(raw, "target", "target", targetKeys...))
 	s.Target.Declared = declared
 	s.Profiles = d.profiles(d.table(raw, "profiles", "profiles", "run", "custom"))

@@ -18,13 +18,11 @@ func (d *decoder) engineDecls(engines map[string]any, known map[string]EngineDec
 			d.fail(path, "%s is a built-in engine: declare yours under another name, or set its program with [target.engines.%s] command", name, name)
 			continue
 		}
-		if _, dup := known[name]; dup {
+		if d.declaredHere[name] {
 			d.fail(path, "engine %q is declared twice (also in an included or --engines file)", name)
 			continue
 		}
-		if known == nil {
-			known = map[string]EngineDecl{}
-		}
+		d.declaredHere[name] = true
 		known[name] = d.engineDecl(d.table(engines, name, path, engineDeclKeys...), path)
 	}
 	return known

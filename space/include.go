@@ -14,7 +14,12 @@ import (
 // space file), then each Options.EngineFiles (the --engines flag). A
 // problem in an included file names that file and its line.
 func (d *decoder) declared(raw map[string]any) map[string]EngineDecl {
-	known := d.engineDecls(d.table(raw, "engines", "engines"), nil)
+	known := map[string]EngineDecl{}
+	for k, v := range d.opt.Declared {
+		known[k] = v
+	}
+	d.declaredHere = map[string]bool{}
+	known = d.engineDecls(d.table(raw, "engines", "engines"), known)
 	var files []string
 	if s, ok := raw["include"].(string); ok {
 		files = []string{s}
@@ -37,6 +42,9 @@ func (d *decoder) declared(raw map[string]any) map[string]EngineDecl {
 // cannot be read is reported in the including file ("" for a flag).
 func (d *decoder) include(path, key string, known map[string]EngineDecl) map[string]EngineDecl {
 	src, err := readLimited(path)
+	if err != nil && d.opt.Declared != nil {
+		return known
+	}
 	if err != nil {
 		d.problems = append(d.problems, Problem{File: d.file, Line: d.line(key), Key: key, Msg: fmt.Sprintf("cannot read engines file: %v", err)})
 		return known
@@ -50,7 +58,7 @@ func (d *decoder) include(path, key string, known map[string]EngineDecl) map[str
 		d.problems = append(d.problems, syntaxError(path, err).(*Error).Problems...)
 		return known
 	}
-	sub := &decoder{file: path, lines: keyLines(src), opt: d.opt}
+	sub := &decoder{file: path, lines: keyLines(src), opt: d.opt, declaredHere: d.declaredHere}
 	sub.finite(raw, "")
 	sub.unknown(raw, "", "engines")
 	known = sub.engineDecls(sub.table(raw, "engines", "engines"), known)
@@ -70,9 +78,9 @@ func readLimited(path string) (string, error) {
 
 // useDeclared makes the declared engines known to the rest of the checks:
 // their names are engines, and they support exactly the knobs they map.
-func (d *decoder) useDeclared(decls map[string]EngineDecl) {
+func (d *decoder) useDeclared(decls map[string]EngineDecl) map[string]EngineDecl {
 	if len(decls) == 0 {
-		return
+		return nil
 	}
 	if d.opt.Engines != nil {
 		d.opt.Engines = append(append([]string(nil), d.opt.Engines...), sortedKeys(asAny(decls))...)
@@ -85,6 +93,7 @@ func (d *decoder) useDeclared(decls map[string]EngineDecl) {
 		}
 		return builtin == nil || builtin(engine, knob)
 	}
+	return decls
 }
 
 func asAny[V any](m map[string]V) map[string]any {
