@@ -48,6 +48,10 @@ type Launcher struct {
 	GPUApps func(ctx context.Context) (pids []int, ok bool, err error)
 	// Environ is the engine's base environment; nil means os.Environ().
 	Environ []string
+	// fingerprints caches each engine's environment for the launcher's
+	// life (one study run): a version command may take seconds.
+	fpMu         sync.Mutex
+	fingerprints map[string]Fingerprint
 	// Guard is the argv prefix that runs the guardian (RunGuard), e.g.
 	// servetune's own binary and its hidden guard command. The guardian
 	// makes the engine and everything it starts die with servetune, even
@@ -68,6 +72,11 @@ type Server struct {
 	LogPath string
 	// Argv is what was executed (prefix and program override included).
 	Argv []string
+	// Ran is Argv with every variable servetune set for the engine,
+	// credentials redacted: the command a user copies to rerun the trial.
+	Ran Command
+	// Fingerprint is the environment the engine runs in.
+	Fingerprint Fingerprint
 
 	l        *Launcher
 	eng      Engine
@@ -144,7 +153,9 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	if s.log, err = openCappedLog(s.LogPath, l.LogLimit); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(s.log, "[servetune: %s]\n", Command{Argv: argv, Env: shown}.Shell())
+	s.Ran = ran(argv, setEnv(t, name, shown), l.baseEnv())
+	s.Fingerprint = l.fingerprint(ctx, t, name, model, s.env)
+	fmt.Fprintf(s.log, "[servetune: %s]\n", s.Ran.Shell())
 	s.gpuBase, _, _ = l.gpuApps(ctx)
 	if err := s.spawn(); err != nil {
 		s.log.Close()
@@ -311,17 +322,33 @@ func (l *Launcher) argv(c Command, et space.EngineTarget, prefix, listen []strin
 // env layers: servetune's environment, the target's, the engine's, then
 // what the config needs (later wins).
 func (l *Launcher) env(t space.Target, engine string, c Command) []string {
-	base := l.Environ
-	if base == nil {
-		base = os.Environ()
-	}
-	env := append([]string(nil), base...)
+	env := l.baseEnv()
 	for _, m := range []map[string]string{t.Env, t.Engines[engine].Env, c.Env} {
 		for _, k := range sortedKeys(m) {
 			env = append(env, k+"="+m[k])
 		}
 	}
 	return env
+}
+
+// baseEnv is what the engine inherits: Environ, else servetune's own.
+func (l *Launcher) baseEnv() []string {
+	if l.Environ == nil {
+		return os.Environ()
+	}
+	return append([]string(nil), l.Environ...)
+}
+
+// setEnv is every variable servetune sets for the engine: the target's,
+// the engine's, then the config's and listen ones (shown; later wins).
+func setEnv(t space.Target, engine string, shown map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range []map[string]string{t.Env, t.Engines[engine].Env, shown} {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // freePort asks the kernel for a free port on host. Another process can

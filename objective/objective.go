@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 )
 
@@ -60,6 +61,10 @@ type Result struct {
 	// Errors holds, per profile with failed requests, the most frequent
 	// request error (redacted), for the reason of a failed benchmark.
 	Errors map[string]string `json:"errors,omitempty"`
+	// Ran is the command the engine was started with (credentials
+	// redacted) and Fingerprint its environment; nil when no engine ran.
+	Ran         *engines.Command     `json:"ran,omitempty"`
+	Fingerprint *engines.Fingerprint `json:"fingerprint,omitempty"`
 }
 
 // Runner measures one trial. A failed trial returns an error wrapping an

@@ -12,11 +12,14 @@ import (
 
 // Trials returns every trial in number order.
 func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
-	reason := "reason"
+	reason, ran := "reason", "ran, fingerprint"
 	if s.schema < 2 {
 		reason = "NULL"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate FROM trials ORDER BY number`)
+	if s.schema < 3 {
+		ran = "NULL, NULL"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+ran+` FROM trials ORDER BY number`)
 	if err != nil {
 		return nil, fmt.Errorf("study %s: %w", s.path, err)
 	}
@@ -35,9 +38,12 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 func scanTrial(rows *sql.Rows) (Trial, error) {
 	var t Trial
 	var cfg, started string
-	var metrics, failure, reason, logPath, ended, inter sql.NullString
+	var metrics, failure, reason, logPath, ended, inter, ran, fp sql.NullString
 	var retryOf, reusedFrom sql.NullInt64
-	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter); err != nil {
+	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &ran, &fp); err != nil {
+		return t, err
+	}
+	if err := scanEnvironment(&t, ran, fp); err != nil {
 		return t, err
 	}
 	if err := json.Unmarshal([]byte(cfg), &t.Config); err != nil {
@@ -96,4 +102,21 @@ func upgradeOutcome(t *Trial) {
 		t.Reason = t.Failure.Message
 	}
 	t.Failure = nil
+}
+
+// scanEnvironment decodes the ran and fingerprint columns (schema 3).
+func scanEnvironment(t *Trial, ran, fp sql.NullString) error {
+	if ran.Valid {
+		t.Ran = &engines.Command{}
+		if err := json.Unmarshal([]byte(ran.String), t.Ran); err != nil {
+			return fmt.Errorf("trial %d command: %w", t.Number, err)
+		}
+	}
+	if fp.Valid {
+		t.Fingerprint = &engines.Fingerprint{}
+		if err := json.Unmarshal([]byte(fp.String), t.Fingerprint); err != nil {
+			return fmt.Errorf("trial %d fingerprint: %w", t.Number, err)
+		}
+	}
+	return nil
 }

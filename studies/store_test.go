@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -148,8 +149,8 @@ func TestLegacyStudyIsReadAndMigrated(t *testing.T) {
 	}
 	st, _ := Open(ctx, path, ReadOnly)
 	defer st.Close()
-	if v, _ := st.Meta(ctx, "schema_version"); v != "2" {
-		t.Errorf("schema_version %q after a read-write open, want 2", v)
+	if v, _ := st.Meta(ctx, "schema_version"); v != strconv.Itoa(schemaVersion) {
+		t.Errorf("schema_version %q after a read-write open, want %d", v, schemaVersion)
 	}
 }
 

@@ -61,6 +61,12 @@ type Trial struct {
 	// Intermediate holds the objective values at each benchmark
 	// checkpoint, so later trials can be pruned against this one.
 	Intermediate []search.Checkpoint `json:"intermediate,omitempty"`
+	// Ran is the command the engine actually ran with (prefix, program
+	// override, listen flags, the variables servetune set; credentials
+	// redacted), and Fingerprint the environment it ran in; both absent
+	// for simulated trials and trials that launched nothing.
+	Ran         *engines.Command     `json:"ran,omitempty"`
+	Fingerprint *engines.Fingerprint `json:"fingerprint,omitempty"`
 }
 
 // BrokeRule reports a config that was never launched because it breaks a

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -21,7 +20,7 @@ import (
 // "unknown flag: --x" on a flag it does not know followed by exit status
 // 0, and readiness on /health/ready, which answers 503 {"status":
 // "loading"} before the model is loaded while /health answers 200 at once.
-// `--version` prints the content of Options.VersionFile.
+// `--version` prints the content of Options.VersionFile (see run).
 const GoSim = "gosim"
 
 func goSim(o Options, args []string, stdout, stderr io.Writer) int {
@@ -31,16 +30,10 @@ func goSim(o Options, args []string, stdout, stderr io.Writer) int {
 	served := fs.String("served-model-name", "", "")
 	port := fs.Int("port", 8000, "")
 	seqs := fs.Int("max-num-seqs", 5, "")
-	version := fs.Bool("version", false, "")
 	if err := fs.Parse(args); err != nil {
 		// cobra's wording, and its exit status for a flag error in
 		// several Go servers: 0.
 		fmt.Fprintf(stderr, "Error: unknown flag: %s\n", unknownFlag(err))
-		return 0
-	}
-	if *version {
-		b, _ := os.ReadFile(o.VersionFile)
-		fmt.Fprintf(stdout, "gosim version %s\n", strings.TrimSpace(string(b)))
 		return 0
 	}
 	if *model == "" || fs.NArg() > 0 {
