@@ -11,7 +11,7 @@ func TestFirstVersion(t *testing.T) {
 		"INFO 12-01 10:00:00 [__init__.py:216] Automatically detected platform cuda.\n0.11.0\n": "0.11.0",
 		"0.5.3.post3": "0.5.3.post3",
 		"1.2.0rc1":    "1.2.0rc1",
-		"ollama version is 0.12.11\nWarning: client version is 0.12.11": "0.12.11",
+		"ollama version is 0.12.11\nWarning: client version is 0.12.11":             "0.12.11",
 		"version: 8993 (a95a11e5)\nbuilt with cc (GCC) 13.2.0 for x86_64-linux-gnu": "8993",
 		"gosim version 0.3.1": "0.3.1",
 		"usage: vllm [-h]":    "",
