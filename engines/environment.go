@@ -175,3 +175,16 @@ func servetuneVersion() string {
 	}
 	return ""
 }
+
+// EnvironmentNow is Environment for engine as target t would launch it
+// now, serving t's model: a run compares it with a study's record before
+// its first trial.
+func EnvironmentNow(ctx context.Context, t space.Target, engine string) Fingerprint {
+	env := os.Environ()
+	for _, m := range []map[string]string{t.Env, t.Engines[engine].Env, t.Declared[engine].Env} {
+		for _, k := range sortedKeys(m) {
+			env = append(env, k+"="+m[k])
+		}
+	}
+	return Environment(ctx, t, engine, t.Model, env)
+}

@@ -139,3 +139,51 @@ func TestStudyWhoseTrialsAllFailTheSameWayNamesTheClass(t *testing.T) {
 		}
 	}
 }
+
+// Trials record the engine's own version and the command that really ran;
+// resuming after the engine was upgraded is refused under on_drift =
+// "refuse" (the default) and runs, warned, under "warn".
+func TestResumeWithAnUpgradedEngineIsRefused(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	version := filepath.Join(dir, "version")
+	os.WriteFile(version, []byte("0.3.1"), 0o644)
+	space := goSimFiles(t, dir, "none", version)
+	run := func(args ...string) (int, string) {
+		cmd := exec.Command(bin, append([]string{"--log-format", "json", "run", "--no-prune"}, args...)...)
+		cmd.Dir = dir
+		out, _ := cmd.CombinedOutput()
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+	if code, out := run("--n-trials", "1", space); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, out)
+	}
+	db := filepath.Join(dir, "studies", "declared", "study.db")
+	ts := readTrials(t, db)
+	if len(ts) != 1 || ts[0].Fingerprint == nil || ts[0].Fingerprint.EngineVersion != "0.3.1" || ts[0].Fingerprint.Device == "" {
+		t.Fatalf("trial fingerprint %+v", ts[0].Fingerprint)
+	}
+	if ts[0].Ran == nil || !strings.Contains(ts[0].Ran.Shell(), "--model /models/tiny --max-num-seqs ") {
+		t.Errorf("recorded command %+v", ts[0].Ran)
+	}
+
+	os.WriteFile(version, []byte("0.4.0"), 0o644)
+	code, out := run("--n-trials", "2", space)
+	if code != 1 || !strings.Contains(out, "engine_version 0.3.1 → 0.4.0") || !strings.Contains(out, `on_drift = "warn"`) {
+		t.Errorf("upgraded engine: exit %d, want 1 naming the drift:\n%s", code, out)
+	}
+	if n := len(readTrials(t, db)); n != 1 {
+		t.Errorf("a refused run added trials: %d", n)
+	}
+
+	src, _ := os.ReadFile(space)
+	os.WriteFile(space, []byte(strings.Replace(string(src), "n_trials = 4", "n_trials = 4\non_drift = \"warn\"", 1)), 0o644)
+	code, out = run("--n-trials", "2", space)
+	if code != 0 || !strings.Contains(out, "environment drift") {
+		t.Errorf("on_drift = warn: exit %d, want 0 with a warning:\n%s", code, out)
+	}
+	ts = readTrials(t, db)
+	if len(ts) != 2 || ts[1].Fingerprint == nil || ts[1].Fingerprint.EngineVersion != "0.4.0" {
+		t.Errorf("the warned trial's fingerprint: %+v", ts[len(ts)-1].Fingerprint)
+	}
+}

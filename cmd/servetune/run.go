@@ -95,6 +95,13 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 	if err := recordEngines(ctx, sess.Store, sp); err != nil {
 		return err
 	}
+	trials, err := sess.Store.Trials(ctx)
+	if err != nil {
+		return err
+	}
+	if err := e.checkDrift(ctx, sp, trials); err != nil {
+		return err
+	}
 	runner, err := newRunner(e, sp, d)
 	if err != nil {
 		return err
