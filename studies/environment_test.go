@@ -3,6 +3,7 @@ package studies
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,5 +40,40 @@ func TestRanAndFingerprintAreStored(t *testing.T) {
 	}
 	if ts[1].Ran != nil || ts[1].Fingerprint != nil {
 		t.Errorf("a trial that launched nothing has %+v %+v", ts[1].Ran, ts[1].Fingerprint)
+	}
+}
+
+// A CPU study is billed in CPU-hours and its header names the processor;
+// a winner shows the command it really ran next to the canonical one, and
+// the report lists the environment.
+func TestReportNamesTheDeviceTheRanCommandAndTheEnvironment(t *testing.T) {
+	sp := studySpace(t, 4, "")
+	sp.Target.GPU = ""
+	fp := &engines.Fingerprint{Engine: "gosim", EngineVersion: "0.3.1", Device: "cpu", CPU: "2×AMD EPYC 9654", Host: "h", Checkpoint: "m"}
+	tr := Trial{Number: 1, Origin: "sampler", State: Complete, Config: space.Config{"tp": int64(1)}, GPUSeconds: 3600,
+		Metrics:     map[string]map[string]float64{sp.ObjectiveProfile(""): {sp.Objectives[0].Metric: 10}},
+		Ran:         &engines.Command{Argv: []string{"/opt/gosim", "--model", "m", "--port", "4000"}},
+		Fingerprint: fp}
+	r := BuildReport(sp, []Trial{tr}, func(space.Config) (string, error) { return "gosim --model m", nil })
+	var b strings.Builder
+	if err := r.Text(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"on 2×AMD EPYC 9654\n", "1.00 CPU-hours",
+		"Environment, trial 1: gosim 0.3.1; CPU 2×AMD EPYC 9654; host h; model m",
+		"    gosim --model m\n    ran as:\n    /opt/gosim --model m --port 4000\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestTrialList(t *testing.T) {
+	for want, ns := range map[string][]int{"trial 4": {4}, "trials 1-3, 5": {1, 2, 3, 5}, "trials 2, 4": {2, 4}} {
+		if got := trialList(ns); got != want {
+			t.Errorf("trialList(%v) = %q, want %q", ns, got, want)
+		}
 	}
 }

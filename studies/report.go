@@ -20,6 +20,14 @@ type Report struct {
 	Constraints    []string        `json:"constraints,omitempty"`
 	Counts         Counts          `json:"counts"`
 	GPUHours       float64         `json:"gpu_hours"`
+	// Device is "gpu" or "cpu" (then GPUHours are CPU-hours and CPU names
+	// the processor when a trial recorded it).
+	Device string `json:"device,omitempty"`
+	CPU    string `json:"cpu,omitempty"`
+	// Environment lists the environments the trials ran in (engine
+	// version, devices, host, checkpoint), one line each with its trials;
+	// more than one means the environment drifted during the study.
+	Environment []string `json:"environment,omitempty"`
 	MultiObjective bool            `json:"multi_objective"`
 	Baseline       *Row            `json:"baseline,omitempty"`
 	// Winners is the best trial (one objective) or the Pareto front.
@@ -73,6 +81,10 @@ type Row struct {
 	// Command is the ready-to-run serving command for the real engine.
 	Command      string `json:"command,omitempty"`
 	CommandError string `json:"command_error,omitempty"`
+	// Ran is the command the trial's engine really ran with (prefix,
+	// program override, listen flags, environment; credentials
+	// redacted) when it differs from Command.
+	Ran string `json:"ran,omitempty"`
 }
 
 // Renderer turns a config into its serving command (engines.Render in
@@ -94,7 +106,11 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 	for _, t := range trials {
 		r.Counts.add(t)
 		r.GPUHours += t.GPUSeconds / 3600
+		if t.Fingerprint != nil && r.CPU == "" {
+			r.CPU = t.Fingerprint.CPU
+		}
 	}
+	r.Device, r.Environment = device(sp.Target, trials), environments(trials)
 	var base *Trial
 	for i := range trials {
 		if trials[i].Origin == "baseline" && trials[i].State == Complete {
@@ -117,6 +133,7 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 			}
 			rw.Command = cmd
 		}
+		rw.Ran = ranCommand(t, rw.Command)
 		return rw
 	}
 	if base != nil {
