@@ -12,14 +12,14 @@ import (
 // Report is the result model of a study; every renderer (text, JSON,
 // Markdown) reads only this, and its JSON is the contract.
 type Report struct {
-	Study          string          `json:"study"`
-	Model          string          `json:"model"`
-	GPU            string          `json:"gpu"`
-	GPUs           int             `json:"gpus"`
-	Objectives     []ObjectiveInfo `json:"objectives"`
-	Constraints    []string        `json:"constraints,omitempty"`
-	Counts         Counts          `json:"counts"`
-	GPUHours       float64         `json:"gpu_hours"`
+	Study       string          `json:"study"`
+	Model       string          `json:"model"`
+	GPU         string          `json:"gpu"`
+	GPUs        int             `json:"gpus"`
+	Objectives  []ObjectiveInfo `json:"objectives"`
+	Constraints []string        `json:"constraints,omitempty"`
+	Counts      Counts          `json:"counts"`
+	GPUHours    float64         `json:"gpu_hours"`
 	// Device is "gpu" or "cpu" (then GPUHours are CPU-hours and CPU names
 	// the processor when a trial recorded it).
 	Device string `json:"device,omitempty"`
@@ -27,9 +27,9 @@ type Report struct {
 	// Environment lists the environments the trials ran in (engine
 	// version, devices, host, checkpoint), one line each with its trials;
 	// more than one means the environment drifted during the study.
-	Environment []string `json:"environment,omitempty"`
-	MultiObjective bool            `json:"multi_objective"`
-	Baseline       *Row            `json:"baseline,omitempty"`
+	Environment    []string `json:"environment,omitempty"`
+	MultiObjective bool     `json:"multi_objective"`
+	Baseline       *Row     `json:"baseline,omitempty"`
 	// Winners is the best trial (one objective) or the Pareto front.
 	Winners []Row `json:"winners"`
 	// NoiseCV is the run-to-run coefficient of variation used to flag front
