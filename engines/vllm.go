@@ -125,7 +125,7 @@ func vllmEP(r *renderer) {
 		dp = n
 	}
 	if ep != tp*dp {
-		r.fail(KnobEP, "vllm derives the expert-parallel size as tp×dp = %d; ep must be 1 or %d, not %d", tp*dp, tp*dp, ep)
+		r.fail(KnobEP, "vllm derives the expert-parallel size as tp×dp = %d; %s, not %d", tp*dp, epChoices(tp*dp), ep)
 		return
 	}
 	r.bare("--enable-expert-parallel")
@@ -316,3 +316,12 @@ func (vllm) Listen(host string, port int, model, served string) ([]string, strin
 // only once uvicorn runs, so each probe needs a short timeout; /health is
 // 200 only when the engine core is alive.
 func (vllm) Probes() []string { return []string{"/health", "/v1/models"} }
+
+// epChoices says which ep values vLLM can honour: 1, or tp×dp when that
+// is another value ("ep must be 1 or 1" offered no choice).
+func epChoices(tpdp int64) string {
+	if tpdp == 1 {
+		return "ep must be 1 (raise tp or dp to use expert parallelism)"
+	}
+	return fmt.Sprintf("ep must be 1 or %d", tpdp)
+}
