@@ -26,6 +26,7 @@ func (d *decoder) space(raw map[string]any) *Space {
 			s.Enqueue = append(s.Enqueue, c)
 		}
 	}
+	d.engineAPIs(s)
 	return s
 }
 

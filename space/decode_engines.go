@@ -168,3 +168,19 @@ func (d *decoder) regexp(re, path string) {
 		d.fail(path, "not a regular expression: %v", err)
 	}
 }
+
+// engineAPIs refuses a profile whose endpoint a declared engine of the
+// space does not serve: every request of every trial would fail.
+func (d *decoder) engineAPIs(s *Space) {
+	for _, name := range s.Engines() {
+		api := s.Target.Declared[name].API
+		if api == "" {
+			continue
+		}
+		for _, p := range s.Profiles {
+			if p.EndpointName() != api {
+				d.fail("engines."+name+".api", "engine %s serves only %q, but profile %q uses the %q endpoint", name, api, p.Name, p.EndpointName())
+			}
+		}
+	}
+}

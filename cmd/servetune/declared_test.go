@@ -187,3 +187,30 @@ func TestResumeWithAnUpgradedEngineIsRefused(t *testing.T) {
 		t.Errorf("the warned trial's fingerprint: %+v", ts[len(ts)-1].Fingerprint)
 	}
 }
+
+// `servetune command --engines FILE` renders a declared engine's canonical
+// command; without the file the engine is unknown (exit 2).
+func TestCommandRendersADeclaredEngineFromEnginesFlag(t *testing.T) {
+	dir := t.TempDir()
+	abs, _ := filepath.Abs("../../examples/engines/llama-server.toml")
+	space := filepath.Join(dir, "space.toml")
+	os.WriteFile(space, []byte(`[study]
+name = "llama"
+[target]
+runner = "process"
+model = "/models/tiny.gguf"
+engine = "llama-server"
+[[objectives]]
+metric = "total_tps"
+direction = "maximize"
+[params.max_running]
+values = [2, 4]
+`), 0o644)
+	code, out, errText := runCLI(t, dir, "command", space, "--engines", abs, "--set", "max_running=4", "--set", "flash_attn=on")
+	if code != 0 || out != "llama-server --model /models/tiny.gguf --flash-attn on --parallel 4\n" {
+		t.Errorf("exit %d, stdout %q, stderr %s", code, out, errText)
+	}
+	if code, _, errText := runCLI(t, dir, "command", space); code != 2 || !strings.Contains(errText, `unknown engine "llama-server"`) {
+		t.Errorf("without --engines: exit %d: %s", code, errText)
+	}
+}
