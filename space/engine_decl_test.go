@@ -66,8 +66,8 @@ func TestIncludedEngineIsDecoded(t *testing.T) {
 	want := EngineDecl{
 		Command: []string{"gosim", "serve"}, Model: Pass{Flag: "--model"}, Port: Pass{Flag: "--port"},
 		ServedName: Pass{Env: "SERVED"}, FlagStyle: "equals",
-		Knobs: map[string]KnobDecl{"max_running": {Flag: "--max-num-seqs", Bool: "present"}, "caching": {Flag: "--no-cache", Bool: "absent"}},
-		Ready: ReadyDecl{Path: "/health/ready", Status: 200, Field: "status", Value: "ready"},
+		Knobs:    map[string]KnobDecl{"max_running": {Flag: "--max-num-seqs", Bool: "present"}, "caching": {Flag: "--no-cache", Bool: "absent"}},
+		Ready:    ReadyDecl{Path: "/health/ready", Status: 200, Field: "status", Value: "ready"},
 		Failures: []FailureDecl{{Pattern: "KV cache is full", Class: "oom"}},
 	}
 	if got := sp.Target.Declared["gosim"]; !reflect.DeepEqual(got, want) {
