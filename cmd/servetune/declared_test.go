@@ -120,6 +120,16 @@ func TestDeclaredEngineIsTunedEndToEnd(t *testing.T) {
 	if left := enginePGIDs(t, filepath.Join(dir, "studies", "declared")); len(left) != 0 {
 		t.Errorf("engines left running: %v", left)
 	}
+	// best reads the study from its record, engines file or not, and shows
+	// the canonical command and the one that ran.
+	os.Remove(filepath.Join(dir, "engines.toml"))
+	best := exec.Command(bin, "best", "declared")
+	best.Dir = dir
+	out, err = best.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--model /models/tiny --max-num-seqs") || !strings.Contains(string(out), "ran as:") ||
+		!strings.Contains(string(out), "gosim 0.3.1") {
+		t.Errorf("best: %v\n%s", err, out)
+	}
 }
 
 // A declaration that passes --host to an engine without one: every trial
