@@ -3,8 +3,8 @@ package engines
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestFirstVersion(t *testing.T) {
