@@ -55,6 +55,20 @@ func TestDeclaredLlamaServerRendersItsFlags(t *testing.T) {
 	}
 }
 
+// The shipped vLLM-compatible simulator declaration passes the model as
+// --model and no host.
+func TestDeclaredVLLMSimRendersItsFlags(t *testing.T) {
+	abs, _ := filepath.Abs("../examples/engines/vllm-sim.toml")
+	tg := declaredTarget(t, "vllm-sim", "include = \""+abs+"\"\n", "")
+	cmd, err := engines.Render(space.Config{"max_running": int64(4)}, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cmd.Shell(); got != "vllm-sim --model /models/tiny.gguf --max-num-seqs 4" {
+		t.Errorf("command %s", got)
+	}
+}
+
 const goSimDecl = `
 [engines.gosim]
 command = [%q]

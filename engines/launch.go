@@ -165,7 +165,7 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 		}
 		return nil, &Failure{Class: InvalidConfig, Message: fmt.Sprintf("%s: cannot start %s: %v", name, argv[0], err)}
 	}
-	l.Log.Info().Str("engine", name).Int("pid", s.PGID).Str("url", s.BaseURL).Str("log", s.LogPath).Msg("engine started")
+	l.Log.Info().Str("engine", name).Int("pid", s.PGID).Str("url", s.BaseURL).Str("log", s.LogPath).Str("command", s.Ran.Shell()).Msg("engine started")
 	return s, nil
 }
 
