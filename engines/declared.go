@@ -77,11 +77,7 @@ func (e declared) knob(r *renderer, k string, kd space.KnobDecl) {
 		return
 	}
 	if kd.Env != "" {
-		if len(words) == 1 {
-			r.env[kd.Env] = words[0]
-		} else if len(words) == 0 {
-			r.env[kd.Env] = ""
-		}
+		r.env[kd.Env] = words[0] // value always renders one word for a variable
 		return
 	}
 	r.args = append(r.args, e.flag(kd.Flag, words)...)

@@ -139,3 +139,65 @@ func TestDeclaredEngineFlagErrorIsInvalidConfig(t *testing.T) {
 func quote(s string) string { return strconv.Quote(s) }
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+// Knobs mapped to variables, JSON values and "equals" style render as
+// declared; a boolean variable carries true/false.
+func TestDeclaredEngineEnvJSONAndEqualsStyle(t *testing.T) {
+	tg := declaredTarget(t, "x", "", `
+[engines.x]
+command = ["x"]
+model = "env:MODEL"
+port = "--port"
+flag_style = "equals"
+[engines.x.knobs]
+max_running = { flag = "--slots" }
+threads = { env = "X_THREADS" }
+fast = { env = "X_FAST" }
+extra = { flag = "--extra", json = true }
+[engines.x.ready]
+log = "listening"
+`)
+	cfg := space.Config{"max_running": int64(4), "threads": int64(8), "fast": true, "extra": "a b"}
+	cmd, err := engines.Render(cfg, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cmd.Shell(); got != `MODEL=/models/tiny.gguf X_FAST=true X_THREADS=8 x --extra='"a b"' --slots=4` {
+		t.Errorf("command %s", got)
+	}
+}
+
+// Readiness by a log line: the engine counts as ready once it printed it.
+func TestDeclaredEngineReadyByLogLine(t *testing.T) {
+	var env []string
+	for k, v := range enginetest.Env(enginetest.GoSim, enginetest.Options{StartupDelay: 200 * time.Millisecond}) {
+		env = append(env, k+" = "+quote(v))
+	}
+	tg := declaredTarget(t, "gosim", "", sprintf(`
+[engines.gosim]
+command = [%q]
+model = "--model"
+port = "--port"
+env = { %s }
+[engines.gosim.knobs]
+max_running = { flag = "--max-num-seqs" }
+[engines.gosim.ready]
+log = "model loaded, ready"
+`, enginetest.Program(), strings.Join(env, ", ")))
+	srv, err := launcher(t).Start(context.Background(), space.Config{"max_running": int64(4)}, tg, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(context.Background())
+	if err := srv.WaitReady(context.Background(), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(srv.BaseURL + "/health/ready")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("ready before the engine said so: %d", resp.StatusCode)
+	}
+}
