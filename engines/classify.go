@@ -13,6 +13,9 @@ type Pattern struct {
 	Re *regexp.Regexp
 	// Why is the one-line message stored with the trial.
 	Why string
+	// Quote appends the matched line to Why: for messages that say
+	// everything themselves (a usage error names the flag).
+	Quote bool
 }
 
 // Stage is how far a trial got when its engine stopped.
@@ -59,11 +62,17 @@ const maxDecidingLines = 8
 // crashed_during_benchmark or unknown. Pure, so every engine's real
 // messages are table-tested.
 func Classify(engine string, stage Stage, exit Exit, tail []string) *Failure {
-	var pats []Pattern
+	var own []Pattern
 	if e, ok := Lookup(engine); ok {
-		pats = append(pats, e.Patterns()...)
+		own = e.Patterns()
 	}
-	pats = append(pats, commonPatterns()...)
+	return classify(engine, own, stage, exit, tail)
+}
+
+// classify is Classify with the engine's own patterns given, so a declared
+// engine (not in the registry) is classified the same way.
+func classify(engine string, own []Pattern, stage Stage, exit Exit, tail []string) *Failure {
+	pats := append(append([]Pattern(nil), own...), commonPatterns()...)
 	for _, class := range []Class{PortConflict, OOM, InvalidConfig} {
 		if stage == Serving && class == InvalidConfig {
 			continue // config errors surface at startup; later ones are crashes
@@ -75,6 +84,9 @@ func Classify(engine string, stage Stage, exit Exit, tail []string) *Failure {
 				if p.Class == class && p.Re.MatchString(l) {
 					if why == "" {
 						why = p.Why
+						if p.Quote {
+							why += ": " + strings.TrimSpace(l)
+						}
 					}
 					lines = append(lines, strings.TrimSpace(l))
 					break
@@ -93,24 +105,47 @@ func Classify(engine string, stage Stage, exit Exit, tail []string) *Failure {
 		return &Failure{Class: CrashedDuringBenchmark, Message: fmt.Sprintf("%s stopped during the benchmark (%s)", engine, exit), Lines: evidence}
 	case exit.Signal == "killed":
 		return &Failure{Class: Unknown, Message: fmt.Sprintf("%s was killed by SIGKILL during startup (host out of memory?)", engine), Lines: evidence}
+	case exit.Exited && exit.Code == 0 && exit.Signal == "":
+		return cleanExitAtStartup(engine, evidence)
 	}
 	return &Failure{Class: Unknown, Message: fmt.Sprintf("%s exited during startup (%s)", engine, exit), Lines: evidence}
+}
+
+// cleanExitAtStartup: a server never exits 0 before serving unless it
+// refused to start — some (Go programs among them) print a usage error and
+// exit 0. The last line it printed is the best reason there is.
+func cleanExitAtStartup(engine string, evidence []string) *Failure {
+	msg := fmt.Sprintf("%s exited during startup with status 0", engine)
+	if len(evidence) > 0 {
+		msg += ": " + strings.TrimSpace(evidence[len(evidence)-1])
+	}
+	return &Failure{Class: InvalidConfig, Message: msg, Lines: evidence}
 }
 
 func pat(c Class, re, why string) Pattern {
 	return Pattern{Class: c, Re: regexp.MustCompile(re), Why: why}
 }
 
-// commonPatterns are messages any Python engine prints: PyTorch and CUDA
-// out-of-memory, a taken port, argparse/click usage errors.
+func quoted(c Class, re, why string) Pattern {
+	p := pat(c, re, why)
+	p.Quote = true
+	return p
+}
+
+// commonPatterns are messages any engine prints: PyTorch and CUDA
+// out-of-memory, a taken port, argparse/click usage errors, Go's flag
+// package (`flag provided but not defined`) and cobra/pflag (`unknown
+// flag`). Python exceptions may follow a process prefix: vLLM writes
+// engine-core output as "(EngineCore_DP0 pid=123) ValueError: …".
 func commonPatterns() []Pattern {
 	return []Pattern{
 		pat(PortConflict, `(?i)address already in use|\[Errno 98\]`, "port already in use"),
 		pat(OOM, `torch\.OutOfMemoryError|torch\.cuda\.OutOfMemoryError|CUDA out of memory`, "CUDA out of memory"),
 		pat(OOM, `CUDA error: out of memory|cudaErrorMemoryAllocation|CUBLAS_STATUS_ALLOC_FAILED|out of memory`, "CUDA out of memory"),
-		pat(InvalidConfig, `error: (argument|unrecognized arguments|the following arguments are required)`, "rejected arguments"),
+		pat(InvalidConfig, `error: (argument|the following arguments are required)`, "rejected arguments"),
 		pat(InvalidConfig, `^\s*(Error: (No such option|Invalid value|Got unexpected extra argument|Missing))`, "rejected arguments"),
-		pat(InvalidConfig, `^\s*(\w+\.)*(ValueError|AssertionError|NotImplementedError|pydantic[\w.]*ValidationError)\b`, "engine rejected the configuration"),
+		quoted(InvalidConfig, `unknown (short )?flag: -|flag provided but not defined: -|unrecognized arguments: `, "rejected arguments"),
+		pat(InvalidConfig, `^\s*(\(\w+ pid=\d+\)\s*)?(\w+\.)*(ValueError|AssertionError|NotImplementedError|pydantic[\w.]*ValidationError)\b`, "engine rejected the configuration"),
 		pat(InvalidConfig, `validation errors? for \w+`, "engine rejected the configuration"),
 	}
 }

@@ -1,13 +1,17 @@
 // Package engines owns everything servetune knows about real serving
 // engines: the knob → flag tables of vLLM, SGLang and TensorRT-LLM
-// (Render and its inverse Parse, per engine version), Ollama's knob →
+// (Render and its inverse Parse, per engine version), the adapter of an
+// engine declared in TOML (space.EngineDecl: argv, readiness by path,
+// JSON field or log line, its own failure messages), Ollama's knob →
 // environment and Modelfile mapping with its setup against the live server
 // (`ollama create`, model load), launching an engine
 // for a trial in its own process group with a size-capped log, waiting for
 // readiness, tearing it down until the GPUs are free, the guardian process
 // (RunGuard) that makes an engine and all its workers die with servetune
 // even after kill -9, reaping engines left behind by a killed servetune,
-// and classifying failures from exit status and log tail.
+// classifying failures from exit status and log tail, the command a trial
+// really ran (credentials redacted) and the environment fingerprint it ran
+// in (engine version read from the engine, devices, host, checkpoint).
 //
 // Rendering is pure and shared by trials, reports and `servetune command`,
 // so the command a report recommends is byte for byte the one that was

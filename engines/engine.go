@@ -116,9 +116,9 @@ func Supports(engine, knob string) bool {
 // or a value it cannot take is an *Failure of class InvalidConfig.
 func Render(cfg space.Config, t space.Target) (Command, error) {
 	name := EngineOf(cfg, t)
-	e, ok := Lookup(name)
+	e, ok := lookup(name, t)
 	if !ok {
-		return Command{}, invalid("unknown engine %q (known: %s)", name, strings.Join(Names(), ", "))
+		return Command{}, invalid("unknown engine %q (known: %s)", name, strings.Join(names(t), ", "))
 	}
 	v, err := ParseVersion(t.Engines[name].Version)
 	if err != nil {
@@ -204,7 +204,7 @@ func ModelPath(cfg space.Config, t space.Target) (string, error) {
 func checkKnobs(e Engine, cfg space.Config) error {
 	var errs []error
 	for _, k := range cfg.Keys() {
-		if cfg.Has(k) && !Supports(e.Name(), k) {
+		if cfg.Has(k) && !commonKnob(k) && !contains(e.Knobs(), k) {
 			errs = append(errs, fmt.Errorf("%s does not support knob %q (value %s)", e.Name(), k, cfg.String(k)))
 		}
 	}

@@ -19,8 +19,10 @@ var update = flag.Bool("update", false, "rewrite testdata/golden files")
 
 type seedCase struct {
 	name, engine, model, exact, source string
-	cfg                                space.Config
-	text                               string
+	// version is the engine release the seed ran ("" = newest).
+	version string
+	cfg     space.Config
+	text    string
 }
 
 func loadSeedCases(t *testing.T) []seedCase {
@@ -56,6 +58,8 @@ func loadSeedCases(t *testing.T) []seedCase {
 			cur.exact = strings.TrimPrefix(l, "# exact ")
 		case cur != nil && strings.HasPrefix(l, "# source "):
 			cur.source = strings.TrimPrefix(l, "# source ")
+		case cur != nil && strings.HasPrefix(l, "# version "):
+			cur.version = strings.TrimPrefix(l, "# version ")
 		case strings.HasPrefix(l, "#"):
 		case cur != nil:
 			body = append(body, l)
@@ -121,7 +125,13 @@ func normFlags(words []string, model string) []string {
 	return out
 }
 
-func (c seedCase) target() space.Target { return space.Target{Model: c.model, Engine: c.engine} }
+func (c seedCase) target() space.Target {
+	t := space.Target{Model: c.model, Engine: c.engine}
+	if c.version != "" {
+		t.Engines = map[string]space.EngineTarget{c.engine: {Version: c.version}}
+	}
+	return t
+}
 
 func TestSeedCommands(t *testing.T) {
 	cases := loadSeedCases(t)

@@ -48,6 +48,10 @@ type Launcher struct {
 	GPUApps func(ctx context.Context) (pids []int, ok bool, err error)
 	// Environ is the engine's base environment; nil means os.Environ().
 	Environ []string
+	// fingerprints caches each engine's environment for the launcher's
+	// life (one study run): a version command may take seconds.
+	fpMu         sync.Mutex
+	fingerprints map[string]Fingerprint
 	// Guard is the argv prefix that runs the guardian (RunGuard), e.g.
 	// servetune's own binary and its hidden guard command. The guardian
 	// makes the engine and everything it starts die with servetune, even
@@ -68,6 +72,11 @@ type Server struct {
 	LogPath string
 	// Argv is what was executed (prefix and program override included).
 	Argv []string
+	// Ran is Argv with every variable servetune set for the engine,
+	// credentials redacted: the command a user copies to rerun the trial.
+	Ran Command
+	// Fingerprint is the environment the engine runs in.
+	Fingerprint Fingerprint
 
 	l        *Launcher
 	eng      Engine
@@ -102,7 +111,7 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	if err != nil {
 		return nil, err
 	}
-	eng, _ := Lookup(name)
+	eng, _ := lookup(name, t)
 	model, _ := ModelPath(cfg, t)
 	live, _ := eng.(liveSetup)
 	if live != nil {
@@ -114,7 +123,7 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	port, err := freePort(host)
+	port, err := enginePort(eng, host)
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +136,10 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 		BaseURL: "http://" + net.JoinHostPort(dialHost(host), fmt.Sprint(port)), LogPath: filepath.Join(dir, "engine.log"),
 		live: live, dir: dir, env: l.env(t, name, cmd), setup: setupArgv(cmd, t.Engines[name], t.Prefix)}
 	shown := cmd.Env
+	if d, ok := eng.(declared); ok {
+		shown = d.withListenEnv(shown, host, port, t.ServedName())
+		s.env = append(s.env, envList(d.listenEnv(host, port, t.ServedName()))...)
+	}
 	if live != nil {
 		shown = map[string]string{}
 		for k, v := range cmd.Env {
@@ -140,7 +153,9 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	if s.log, err = openCappedLog(s.LogPath, l.LogLimit); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(s.log, "[servetune: %s]\n", Command{Argv: argv, Env: shown}.Shell())
+	s.Ran = ran(argv, setEnv(t, name, shown), l.baseEnv())
+	s.Fingerprint = l.fingerprint(ctx, t, name, model, s.env)
+	fmt.Fprintf(s.log, "[servetune: %s]\n", s.Ran.Shell())
 	s.gpuBase, _, _ = l.gpuApps(ctx)
 	if err := s.spawn(); err != nil {
 		s.log.Close()
@@ -150,7 +165,7 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 		}
 		return nil, &Failure{Class: InvalidConfig, Message: fmt.Sprintf("%s: cannot start %s: %v", name, argv[0], err)}
 	}
-	l.Log.Info().Str("engine", name).Int("pid", s.PGID).Str("url", s.BaseURL).Str("log", s.LogPath).Msg("engine started")
+	l.Log.Info().Str("engine", name).Int("pid", s.PGID).Str("url", s.BaseURL).Str("log", s.LogPath).Str("command", s.Ran.Shell()).Msg("engine started")
 	return s, nil
 }
 
@@ -186,7 +201,7 @@ func (s *Server) WaitReady(ctx context.Context, timeout time.Duration) error {
 		timeout = DefaultStartupTimeout
 	}
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	probe := httpProbe(client, s.BaseURL, s.eng.Probes(), orDefault(s.l.ProbeTimeout, DefaultProbeTimeout))
+	probe := s.probe(client)
 	r, err := waitReady(ctx, probe, s.done, orDefault(s.l.PollInterval, DefaultPollInterval), timeout)
 	switch {
 	case err != nil:
@@ -194,7 +209,7 @@ func (s *Server) WaitReady(ctx context.Context, timeout time.Duration) error {
 	case r == exited:
 		return s.Failure(Starting)
 	case r == timedOut:
-		return Classify(s.Engine, Starting, Exit{TimedOut: true}, s.log.Tail(200))
+		return classify(s.Engine, s.eng.Patterns(), Starting, Exit{TimedOut: true}, s.log.Tail(200))
 	}
 	if s.live != nil {
 		if err := s.setUp(ctx, client, timeout); err != nil {
@@ -213,7 +228,7 @@ func (s *Server) Failure(stage Stage) *Failure {
 		exit = s.exit
 	default:
 	}
-	return Classify(s.Engine, stage, exit, s.log.Tail(200))
+	return classify(s.Engine, s.eng.Patterns(), stage, exit, s.log.Tail(200))
 }
 
 // Tail returns the last n lines of engine.log.
@@ -307,17 +322,33 @@ func (l *Launcher) argv(c Command, et space.EngineTarget, prefix, listen []strin
 // env layers: servetune's environment, the target's, the engine's, then
 // what the config needs (later wins).
 func (l *Launcher) env(t space.Target, engine string, c Command) []string {
-	base := l.Environ
-	if base == nil {
-		base = os.Environ()
-	}
-	env := append([]string(nil), base...)
+	env := l.baseEnv()
 	for _, m := range []map[string]string{t.Env, t.Engines[engine].Env, c.Env} {
 		for _, k := range sortedKeys(m) {
 			env = append(env, k+"="+m[k])
 		}
 	}
 	return env
+}
+
+// baseEnv is what the engine inherits: Environ, else servetune's own.
+func (l *Launcher) baseEnv() []string {
+	if l.Environ == nil {
+		return os.Environ()
+	}
+	return append([]string(nil), l.Environ...)
+}
+
+// setEnv is every variable servetune sets for the engine: the target's,
+// the engine's, then the config's and listen ones (shown; later wins).
+func setEnv(t space.Target, engine string, shown map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range []map[string]string{t.Env, t.Engines[engine].Env, shown} {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // freePort asks the kernel for a free port on host. Another process can

@@ -222,6 +222,7 @@ func TestRenderErrors(t *testing.T) {
 		{space.Config{KnobEngine: "llamacpp"}, `unknown engine "llamacpp"`},
 		{space.Config{KnobEnableDPAttention: true}, `vllm does not support knob "enable_dp_attention"`},
 		{space.Config{KnobTP: int64(4), KnobEP: int64(2)}, "ep must be 1 or 4, not 2"},
+		{space.Config{KnobEP: int64(2)}, "ep must be 1 (raise tp or dp to use expert parallelism), not 2"},
 		{space.Config{KnobMemFraction: 1.5}, "want a fraction in (0, 1]"},
 		{space.Config{KnobTP: "eight"}, "knob tp: want an integer"},
 		{space.Config{KnobKVCacheDType: "int4"}, `vllm does not accept "int4"`},

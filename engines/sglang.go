@@ -27,9 +27,75 @@ func (sglang) Knobs() []string {
 
 func sglangProgram() []string { return []string{"python3", "-m", "sglang.launch_server"} }
 
-// sglangNew is the first release read with the newer enum values
-// (≈0.5.12-dev, upstream main 2026-05-19); 0.5.6 is the older reading.
-var sglangNew = MustVersion("0.5.12")
+// Release gates of server_args.py's choices, per the releases that first
+// accepted each value (issue 16's reading of the tagged sources; the
+// seeds' 0.5.3.post3 accepts none of them).
+var (
+	// sglangNew is the first release read with the newer enum values
+	// (≈0.5.12-dev, upstream main 2026-05-19): megamoe.
+	sglangNew = MustVersion("0.5.12")
+	// sglang054 accepts --kv-cache-dtype bf16/bfloat16; sglang055
+	// fp4_e2m1; sglang056 --moe-a2a-backend ascend_fuseep; sglang059 mori
+	// and flashinfer; sglang0510 nixl; sglang0511 --speculative-algorithm
+	// DFLASH.
+	sglang054  = MustVersion("0.5.4")
+	sglang055  = MustVersion("0.5.5")
+	sglang056  = MustVersion("0.5.6")
+	sglang059  = MustVersion("0.5.9")
+	sglang0510 = MustVersion("0.5.10")
+	sglang0511 = MustVersion("0.5.11")
+	// sglang0514 deprecates --cuda-graph-max-bs (for
+	// --cuda-graph-max-bs-decode) and --disable-cuda-graph (for
+	// --cuda-graph-backend-decode/prefill=disabled); the old spellings
+	// still work but warn.
+	sglang0514 = MustVersion("0.5.14")
+)
+
+// since returns the values whose release gate v has reached.
+func since(v Version, gated []gatedValue) []string {
+	var out []string
+	for _, g := range gated {
+		if v.AtLeast(g.from) {
+			out = append(out, g.value)
+		}
+	}
+	return out
+}
+
+// gatedValue is an enum value and the first release that accepts it.
+type gatedValue struct {
+	value string
+	from  Version
+}
+
+func sglangA2A(v Version) []string {
+	return since(v, []gatedValue{{"none", Version{}}, {"deepep", Version{}}, {"mooncake", Version{}},
+		{"ascend_fuseep", sglang056}, {"mori", sglang059}, {"flashinfer", sglang059}, {"nixl", sglang0510}, {"megamoe", sglangNew}})
+}
+
+func sglangKVDTypes(v Version) []string {
+	return since(v, []gatedValue{{"auto", Version{}}, {"fp8_e5m2", Version{}}, {"fp8_e4m3", Version{}},
+		{"bf16", sglang054}, {"bfloat16", sglang054}, {"fp4_e2m1", sglang055}})
+}
+
+func sglangAlgorithms(v Version) []string {
+	return since(v, []gatedValue{{"EAGLE", Version{}}, {"EAGLE3", Version{}}, {"NEXTN", Version{}},
+		{"STANDALONE", Version{}}, {"NGRAM", Version{}}, {"DFLASH", sglang0511}})
+}
+
+// sglangGraphs renders the CUDA graph knobs in v's spelling.
+func sglangGraphs(r *renderer, v Version) {
+	if !v.AtLeast(sglang0514) {
+		r.intFlag(KnobCUDAGraphMaxBS, "--cuda-graph-max-bs")
+		r.trueFlag(KnobDisableCUDAGraph, "--disable-cuda-graph")
+		return
+	}
+	r.intFlag(KnobCUDAGraphMaxBS, "--cuda-graph-max-bs-decode")
+	if off, ok := r.bool(KnobDisableCUDAGraph); ok && off {
+		r.flag("--cuda-graph-backend-decode", "disabled")
+		r.flag("--cuda-graph-backend-prefill", "disabled")
+	}
+}
 
 func (sglang) Render(cfg space.Config, v Version, model string) (Command, error) {
 	r := newRenderer("sglang", cfg, append(sglangProgram(), "--model-path", model)...)
@@ -39,23 +105,17 @@ func (sglang) Render(cfg space.Config, v Version, model string) (Command, error)
 	r.intFlag(KnobEP, "--ep-size")
 	r.fractionFlag(KnobMemFraction, "--mem-fraction-static")
 	r.intFlag(KnobChunkedPrefill, "--chunked-prefill-size") // -1 disables chunked prefill
-	a2a := []string{"none", "deepep", "mooncake", "ascend_fuseep"}
-	if v.AtLeast(sglangNew) {
-		a2a = append(a2a, "nixl", "mori", "flashinfer", "megamoe")
-	}
-	if b, ok := r.enum(KnobMoEA2ABackend, nil, a2a); ok && b != "none" {
+	if b, ok := r.enum(KnobMoEA2ABackend, nil, sglangA2A(v)); ok && b != "none" {
 		r.flag("--moe-a2a-backend", b)
 	}
 	r.intFlag(KnobMaxRunning, "--max-running-requests")
 	if m, ok := r.enum(KnobDeepEPMode, nil, []string{"auto", "normal", "low_latency"}); ok {
 		r.flag("--deepep-mode", m)
 	}
-	kv := []string{"auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16", "fp4_e2m1"}
-	if d, ok := r.enum(KnobKVCacheDType, map[string]string{"fp8": "fp8_e4m3"}, kv); ok {
+	if d, ok := r.enum(KnobKVCacheDType, map[string]string{"fp8": "fp8_e4m3"}, sglangKVDTypes(v)); ok {
 		r.flag("--kv-cache-dtype", d)
 	}
-	r.intFlag(KnobCUDAGraphMaxBS, "--cuda-graph-max-bs")
-	r.trueFlag(KnobDisableCUDAGraph, "--disable-cuda-graph")
+	sglangGraphs(r, v)
 	if b, ok := r.str(KnobAttentionBackend); ok {
 		r.flag("--attention-backend", strings.ToLower(b))
 	}
@@ -63,10 +123,7 @@ func (sglang) Render(cfg space.Config, v Version, model string) (Command, error)
 	if on, ok := r.bool(KnobPrefixCaching); ok && !on {
 		r.bare("--disable-radix-cache") // the radix cache is on by default
 	}
-	algos := []string{"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM"}
-	if v.AtLeast(sglangNew) {
-		algos = append(algos, "DFLASH")
-	}
+	algos := sglangAlgorithms(v)
 	// SGLang requests DeepSeek/GLM multi-token prediction as NEXTN (which
 	// it rewrites to EAGLE internally).
 	if a, ok := r.enum(KnobSpeculativeAlgorithm, map[string]string{"MTP": "NEXTN", "mtp": "NEXTN"}, nil); ok && !strings.EqualFold(a, "none") {
@@ -104,8 +161,14 @@ func (sglang) Parse(args []string, _ Version) (Parsed, error) {
 		{names: []string{"--max-running-requests"}, value: true, set: setInt(KnobMaxRunning)},
 		{names: []string{"--deepep-mode"}, value: true, set: setStr(KnobDeepEPMode)},
 		{names: []string{"--kv-cache-dtype"}, value: true, set: setStr(KnobKVCacheDType)},
-		{names: []string{"--cuda-graph-max-bs"}, value: true, set: setInt(KnobCUDAGraphMaxBS)},
+		{names: []string{"--cuda-graph-max-bs", "--cuda-graph-max-bs-decode"}, value: true, set: setInt(KnobCUDAGraphMaxBS)},
 		{names: []string{"--disable-cuda-graph"}, set: setBool(KnobDisableCUDAGraph, true)},
+		{names: []string{"--cuda-graph-backend-decode", "--cuda-graph-backend-prefill"}, value: true, set: func(p *parser, v string) error {
+			if v == "disabled" {
+				p.out.Config[KnobDisableCUDAGraph] = true
+			}
+			return nil
+		}},
 		{names: []string{"--attention-backend"}, value: true, set: setStr(KnobAttentionBackend)},
 		{names: []string{"--enable-torch-compile"}, set: setBool(KnobTorchCompile, true)},
 		{names: []string{"--disable-radix-cache"}, set: setBool(KnobPrefixCaching, false)},

@@ -32,7 +32,7 @@ func (trtllm) Knobs() []string {
 
 func trtllmProgram() []string { return []string{"trtllm-serve"} }
 
-func (trtllm) Render(cfg space.Config, _ Version, model string) (Command, error) {
+func (trtllm) Render(cfg space.Config, v Version, model string) (Command, error) {
 	r := newRenderer("trtllm", cfg, append(trtllmProgram(), model)...)
 	r.intFlag(KnobTP, "--tp_size")
 	r.intFlag(KnobEP, "--ep_size")
@@ -44,7 +44,7 @@ func (trtllm) Render(cfg space.Config, _ Version, model string) (Command, error)
 		r.bare("--enable_chunked_prefill")
 		r.flag("--max_num_tokens", fmt.Sprint(n))
 	}
-	y := trtllmYAML(r)
+	y := trtllmYAML(r, v)
 	c, err := r.command(len(trtllmProgram()))
 	if err != nil || len(y) == 0 {
 		return c, err
@@ -54,7 +54,7 @@ func (trtllm) Render(cfg space.Config, _ Version, model string) (Command, error)
 	return c, nil
 }
 
-func trtllmYAML(r *renderer) map[string]any {
+func trtllmYAML(r *renderer, v Version) map[string]any {
 	y := map[string]any{}
 	kv := map[string]any{}
 	sub := func(m map[string]any, k string) map[string]any {
@@ -73,6 +73,13 @@ func trtllmYAML(r *renderer) map[string]any {
 		kv["enable_block_reuse"] = on
 	}
 	if len(kv) > 0 {
+		// Up to 1.2.0rc1 the YAML kv_cache_config replaces the CLI's
+		// instead of merging with it (merging: NVIDIA/TensorRT-LLM PR
+		// #9262), dropping --kv_cache_free_gpu_memory_fraction for the 0.9
+		// default; repeating the fraction here is right on every release.
+		if f, ok := r.cfg.Float(KnobMemFraction); ok && r.has(KnobMemFraction) && f > 0 && f <= 1 {
+			kv["free_gpu_memory_fraction"] = f
+		}
 		y["kv_cache_config"] = kv
 	}
 	if off, ok := r.bool(KnobDisableCUDAGraph); ok && off {
@@ -90,13 +97,19 @@ func trtllmYAML(r *renderer) map[string]any {
 		[]string{"TRTLLM", "FLASHINFER", "VANILLA", "FLASHINFER_STAR_ATTENTION"}); ok {
 		y["attn_backend"] = b
 	}
-	if s := trtllmSpec(r); s != nil {
+	if s := trtllmSpec(r, v); s != nil {
 		y["speculative_config"] = s
 	}
 	return y
 }
 
-func trtllmSpec(r *renderer) map[string]any {
+// trtllm13 is the first release line whose llm_args.py accepts
+// decoding_type Eagle3 (PR #10124, merged after the 1.2 release
+// candidates); older ones reject it ("Invalid decoding type: Eagle3") and
+// take Eagle, which the PyTorch backend runs as Eagle3DecodingConfig.
+var trtllm13 = MustVersion("1.3.0")
+
+func trtllmSpec(r *renderer, v Version) map[string]any {
 	algo, ok := r.str(KnobSpeculativeAlgorithm)
 	if !ok || strings.EqualFold(algo, "none") {
 		return nil
@@ -112,7 +125,10 @@ func trtllmSpec(r *renderer) map[string]any {
 		}
 	case "EAGLE", "EAGLE3":
 		// On the PyTorch backend Eagle becomes Eagle3DecodingConfig anyway.
-		s["decoding_type"] = map[string]string{"EAGLE": "Eagle", "EAGLE3": "Eagle3"}[strings.ToUpper(algo)]
+		s["decoding_type"] = "Eagle"
+		if strings.EqualFold(algo, "EAGLE3") && v.AtLeast(trtllm13) {
+			s["decoding_type"] = "Eagle3"
+		}
 		if hasN {
 			s["max_draft_len"] = n
 		}

@@ -25,7 +25,24 @@ var (
 	// vllm013 added --attention-backend (PR #26315); before it the backend
 	// is the env var VLLM_ATTENTION_BACKEND. It also removed --cuda-graph-sizes.
 	vllm013 = MustVersion("0.13.0")
+	// vllm011 is the first release whose CacheDType (vllm/config/cache.py)
+	// has fp8_ds_mla (DeepSeek-V3.2's sparse MLA cache).
+	vllm011 = MustVersion("0.11.0")
+	// vllm014 is the first release after draft-model speculative decoding
+	// (PR #24322) was merged: 0.13.0 still raises "Speculative decoding
+	// with draft model is not supported yet" (vllm/config/speculative.py
+	// __post_init__; vllm-project/vllm#31883).
+	vllm014 = MustVersion("0.14.0")
+	// vllm018 is the first release after the 0.17 cut, where CacheDType
+	// gained float16 (PR #37199) and nvfp4 (PR #37332).
+	vllm018 = MustVersion("0.18.0")
 )
+
+// vllmKVDTypes are the --kv-cache-dtype values release v's parser accepts.
+func vllmKVDTypes(v Version) []string {
+	return since(v, []gatedValue{{"auto", Version{}}, {"bfloat16", Version{}}, {"fp8", Version{}}, {"fp8_e4m3", Version{}},
+		{"fp8_e5m2", Version{}}, {"fp8_inc", Version{}}, {"fp8_ds_mla", vllm011}, {"float16", vllm018}, {"nvfp4", vllm018}})
+}
 
 func (vllm) Name() string { return "vllm" }
 
@@ -69,11 +86,7 @@ func (vllm) Render(cfg space.Config, v Version, model string) (Command, error) {
 		}
 	}
 	r.intFlag(KnobMaxRunning, "--max-num-seqs")
-	kv := []string{"auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"}
-	if v.AtLeast(vllm013) {
-		kv = append(kv, "float16", "fp8_ds_mla", "nvfp4")
-	}
-	if d, ok := r.enum(KnobKVCacheDType, map[string]string{"bf16": "bfloat16"}, kv); ok {
+	if d, ok := r.enum(KnobKVCacheDType, map[string]string{"bf16": "bfloat16"}, vllmKVDTypes(v)); ok {
 		r.flag("--kv-cache-dtype", d)
 	}
 	if b := vllmAll2All(r); b != "" {
@@ -83,7 +96,7 @@ func (vllm) Render(cfg space.Config, v Version, model string) (Command, error) {
 			r.env["VLLM_ALL2ALL_BACKEND"] = b
 		}
 	}
-	vllmSpec(r)
+	vllmSpec(r, v)
 	if n, ok := r.int(KnobCUDAGraphMaxBS); ok {
 		if v.AtLeast(vllm0111) {
 			r.flag("--max-cudagraph-capture-size", fmt.Sprint(n))
@@ -125,7 +138,7 @@ func vllmEP(r *renderer) {
 		dp = n
 	}
 	if ep != tp*dp {
-		r.fail(KnobEP, "vllm derives the expert-parallel size as tp×dp = %d; ep must be 1 or %d, not %d", tp*dp, tp*dp, ep)
+		r.fail(KnobEP, "vllm derives the expert-parallel size as tp×dp = %d; %s, not %d", tp*dp, epChoices(tp*dp), ep)
 		return
 	}
 	r.bare("--enable-expert-parallel")
@@ -159,7 +172,7 @@ func vllmAll2All(r *renderer) string {
 	return ""
 }
 
-func vllmSpec(r *renderer) {
+func vllmSpec(r *renderer, v Version) {
 	algo, ok := r.str(KnobSpeculativeAlgorithm)
 	if !ok || strings.EqualFold(algo, "none") {
 		for _, k := range []string{KnobSpeculativeDraftModel, KnobSpeculativeNumTokens} {
@@ -174,6 +187,10 @@ func vllmSpec(r *renderer) {
 	s := specConfig{Method: strings.ToLower(algo)}
 	if m, known := methods[strings.ToUpper(algo)]; known {
 		s.Method = m
+	}
+	if s.Method == "draft_model" && !v.AtLeast(vllm014) {
+		r.fail(KnobSpeculativeAlgorithm, "vllm %s does not run a draft model (STANDALONE): it raises \"Speculative decoding with draft model is not supported yet\" before 0.14.0", v)
+		return
 	}
 	s.Model, _ = r.str(KnobSpeculativeDraftModel)
 	s.NumTokens, _ = r.int(KnobSpeculativeNumTokens)
@@ -195,6 +212,13 @@ func vllmCompile(r *renderer, v Version) {
 	}
 	if off, ok := r.bool(KnobDisableCUDAGraph); ok && off {
 		c.CUDAGraphMode = "NONE"
+	} else if on, ok := r.bool(KnobTorchCompile); ok && !on {
+		// Without compilation vLLM defaults cudagraph_mode to NONE
+		// (vllm/config/vllm.py, VllmConfig.__post_init__), so mode 0 alone
+		// would turn CUDA graphs off too. Full decode graphs need no
+		// compilation: keep them, so torch_compile=false changes
+		// compilation and, unavoidably, only the piecewise (prefill) graphs.
+		c.CUDAGraphMode = "FULL_DECODE_ONLY"
 	}
 	if c != (compileConfig{}) {
 		r.flag("--compilation-config", compactJSON(c))
@@ -316,3 +340,12 @@ func (vllm) Listen(host string, port int, model, served string) ([]string, strin
 // only once uvicorn runs, so each probe needs a short timeout; /health is
 // 200 only when the engine core is alive.
 func (vllm) Probes() []string { return []string{"/health", "/v1/models"} }
+
+// epChoices says which ep values vLLM can honour: 1, or tp×dp when that
+// is another value ("ep must be 1 or 1" offered no choice).
+func epChoices(tpdp int64) string {
+	if tpdp == 1 {
+		return "ep must be 1 (raise tp or dp to use expert parallelism)"
+	}
+	return fmt.Sprintf("ep must be 1 or %d", tpdp)
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 )
 
@@ -69,6 +70,10 @@ type Result struct {
 	// (bench.Replies), kept with the trial so that the baseline's become
 	// the reference of baseline_agreement.
 	Replies map[string][]string `json:"replies,omitempty"`
+	// Ran is the command the engine was started with (credentials
+	// redacted) and Fingerprint its environment; nil when no engine ran.
+	Ran         *engines.Command     `json:"ran,omitempty"`
+	Fingerprint *engines.Fingerprint `json:"fingerprint,omitempty"`
 }
 
 // Runner measures one trial. A failed trial returns an error wrapping an

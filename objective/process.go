@@ -91,7 +91,7 @@ func (r *ProcessRunner) Run(ctx context.Context, t Trial) (Result, error) {
 		err = r.measure(ctx, srv, t, &res, phase)
 	}
 	if srv != nil {
-		res.LogPath = srv.LogPath
+		res.LogPath, res.Ran, res.Fingerprint = srv.LogPath, &srv.Ran, &srv.Fingerprint
 		if err == nil && r.reuse {
 			r.warm, r.warmKey = srv, key
 		} else {

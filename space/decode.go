@@ -8,10 +8,12 @@ import (
 )
 
 func (d *decoder) space(raw map[string]any) *Space {
-	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue", "slo")
+	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue", "slo", "engines", "include")
 	s := &Space{File: d.file}
-	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed"))
+	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed", "on_drift"))
+	declared := d.useDeclared(d.declared(raw))
 	s.Target = d.target(d.table(raw, "target", "target", targetKeys...))
+	s.Target.Declared = declared
 	s.SLO = d.slo(raw)
 	s.Profiles = withSLO(d.profiles(d.table(raw, "profiles", "profiles", "run", "custom")), s.SLO)
 	s.Objectives = d.objectives(d.tables(raw, "objectives"))
@@ -25,6 +27,7 @@ func (d *decoder) space(raw map[string]any) *Space {
 			s.Enqueue = append(s.Enqueue, c)
 		}
 	}
+	d.engineAPIs(s)
 	return s
 }
 
@@ -61,6 +64,7 @@ func (d *decoder) study(m map[string]any) Study {
 		NTrials: int(d.integer(m, "n_trials", "study", 20)),
 		Timeout: d.duration(m, "timeout", "study"),
 		Seed:    d.integer(m, "seed", "study", 0),
+		OnDrift: d.oneOf(m, "on_drift", "study", "refuse", "warn"),
 	}
 	if st.Name == "" {
 		d.fail("study.name", "is required")

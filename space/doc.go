@@ -1,7 +1,11 @@
 // Package space owns the search-space file: the TOML a user writes to
 // declare one study (target, objectives, constraints absolute or relative
-// to the baseline, the [slo] latency bounds, benchmark profiles, knobs with their domains and `when` conditions, rules and the
-// baseline), its validation into one error that lists every problem with
+// to the baseline, the [slo] latency bounds, benchmark profiles, knobs with
+// their domains and `when` conditions, rules and the baseline), the
+// declarations of engines servetune has no adapter for ([engines.<name>]
+// in the file, in files it includes and in --engines files; decoded into
+// plain EngineDecl values that package engines turns into adapters), its
+// validation into one error that lists every problem with
 // file:line:key, and the pure operations on the result — which knobs are
 // active in a config, which rule a config breaks, whether a config lies in
 // the space (CheckConfig, also used by `servetune command --set`), random

@@ -37,6 +37,14 @@ type Options struct {
 	// applies) and returns problems with Key and Msg set; Parse adds the
 	// file and line. nil accepts any target.
 	CheckTarget func(t Target) []Problem
+	// EngineFiles are files of [engines.<name>] declarations read after
+	// the space's own and its includes (the --engines flag).
+	EngineFiles []string
+	// Declared are engines known before the file is read: those a study
+	// recorded when it ran. The file's own declarations replace them, and
+	// an include that cannot be read is skipped (the record has it), so a
+	// stored study reads on a machine without its engines files.
+	Declared map[string]EngineDecl
 	// Samples is how many random configs are drawn to detect a space no
 	// point of which satisfies the rules (default 4000).
 	Samples int
@@ -139,6 +147,9 @@ type decoder struct {
 	// nonFinite holds the keys already reported for a NaN or infinity, so
 	// the checks that read them do not report them again.
 	nonFinite []string
+	// declaredHere are the engines declared by the file and its
+	// includes so far, shared with the decoders of included files.
+	declaredHere map[string]bool
 	// later are problems from Options.CheckTarget, reported after the
 	// semantic checks (which run only on an otherwise clean file).
 	later []Problem

@@ -38,6 +38,10 @@ type Study struct {
 	NTrials int
 	Timeout time.Duration
 	Seed    int64
+	// OnDrift is what a trial whose environment fingerprint differs from
+	// the study's gets: "refuse" (default: the run stops before it) or
+	// "warn" (it runs, flagged).
+	OnDrift string
 }
 
 // Direction of an objective.

@@ -43,6 +43,9 @@ type Target struct {
 	MaxFailedFraction float64 `toml:"max_failed_fraction" json:"max_failed_fraction,omitempty"`
 	// Engines holds per-engine settings keyed by engine name.
 	Engines map[string]EngineTarget `toml:"engines" json:"engines,omitempty"`
+	// Declared are the engines the space declares ([engines.<name>], its
+	// includes and --engines files), by name; set by Parse.
+	Declared map[string]EngineDecl `toml:"-" json:"declared,omitempty"`
 	// Sim tunes the built-in simulator (noise, speed); ignored by real runs.
 	Sim SimTarget `toml:"sim" json:"sim,omitempty"`
 }

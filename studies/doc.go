@@ -1,7 +1,8 @@
 // Package studies owns a study's life: its directory and layout (Dir, the
 // only code that builds those paths), the lock that keeps a second
 // servetune out (Lock, OpenSession), the SQLite record of every trial and
-// its explicit schema migrations (Store; quality profiles' replies
+// its explicit schema migrations (Store; quality profiles' replies,
+// the command each engine really ran and its environment fingerprint
 // included), the one vocabulary of trial outcomes (State), the loop that
 // picks configs, runs trials through objective.Measure and records them so
 // that a kill at any moment loses at most the trial in flight, resume, the

@@ -27,10 +27,12 @@ func (l *loop) measure(ctx context.Context, t *Trial) error {
 	if t.ReusedFrom != 0 {
 		prev := l.byNumber(t.ReusedFrom)
 		t.State, t.Metrics, t.Failure, t.Reason, t.LogPath = prev.State, prev.Metrics, prev.Failure, prev.Reason, prev.LogPath
+		t.Ran, t.Fingerprint = prev.Ran, prev.Fingerprint
 		return nil
 	}
 	res, err := objective.Measure(ctx, l.Runner, l.objectiveTrial(t))
 	t.Metrics, t.GPUSeconds, t.LogPath, t.Replies = definedMetrics(res.Metrics), res.GPUSeconds, res.LogPath, res.Replies
+	t.Ran, t.Fingerprint = res.Ran, res.Fingerprint
 	recordCheckpoints(l.Space, t, res)
 	if errors.Is(err, engines.ErrProgram) {
 		// Not the config's fault: it does not count toward n_trials and

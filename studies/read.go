@@ -12,14 +12,17 @@ import (
 
 // Trials returns every trial in number order.
 func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
-	reason, replies := "reason", "replies"
+	reason, replies, ran := "reason", "replies", "ran, fingerprint"
 	if s.schema < 2 {
 		reason = "NULL"
 	}
 	if s.schema < 3 {
 		replies = "NULL"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+replies+` FROM trials ORDER BY number`)
+	if s.schema < 4 {
+		ran = "NULL, NULL"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+replies+`, `+ran+` FROM trials ORDER BY number`)
 	if err != nil {
 		return nil, fmt.Errorf("study %s: %w", s.path, err)
 	}
@@ -38,9 +41,12 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 func scanTrial(rows *sql.Rows) (Trial, error) {
 	var t Trial
 	var cfg, started string
-	var metrics, failure, reason, logPath, ended, inter, replies sql.NullString
+	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp sql.NullString
 	var retryOf, reusedFrom sql.NullInt64
-	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies); err != nil {
+	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp); err != nil {
+		return t, err
+	}
+	if err := scanEnvironment(&t, ran, fp); err != nil {
 		return t, err
 	}
 	if replies.Valid {
@@ -104,4 +110,21 @@ func upgradeOutcome(t *Trial) {
 		t.Reason = t.Failure.Message
 	}
 	t.Failure = nil
+}
+
+// scanEnvironment decodes the ran and fingerprint columns (schema 3).
+func scanEnvironment(t *Trial, ran, fp sql.NullString) error {
+	if ran.Valid {
+		t.Ran = &engines.Command{}
+		if err := json.Unmarshal([]byte(ran.String), t.Ran); err != nil {
+			return fmt.Errorf("trial %d command: %w", t.Number, err)
+		}
+	}
+	if fp.Valid {
+		t.Fingerprint = &engines.Fingerprint{}
+		if err := json.Unmarshal([]byte(fp.String), t.Fingerprint); err != nil {
+			return fmt.Errorf("trial %d fingerprint: %w", t.Number, err)
+		}
+	}
+	return nil
 }

@@ -59,8 +59,11 @@ func sanitize(r Report) any {
 
 // Text writes the report for a terminal.
 func (r Report) Text(w io.Writer) error {
-	fmt.Fprintf(w, "Study %s: %s on %d×%s\n", r.Study, r.Model, r.GPUs, r.GPU)
-	fmt.Fprintf(w, "Trials: %s; %.2f GPU-hours\n", r.Counts, r.GPUHours)
+	fmt.Fprintf(w, "Study %s: %s on %s\n", r.Study, r.Model, r.Devices())
+	fmt.Fprintf(w, "Trials: %s; %.2f %s\n", r.Counts, r.GPUHours, r.HoursUnit())
+	for _, env := range r.Environment {
+		fmt.Fprintf(w, "Environment, %s\n", env)
+	}
 	for _, c := range r.Constraints {
 		fmt.Fprintf(w, "SLO: %s\n", c)
 	}
@@ -112,13 +115,19 @@ func (r Report) Text(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(w, "  trial %d:\n    %s\n", rw.Trial, strings.ReplaceAll(rw.Command, "\n", "\n    "))
+		if rw.Ran != "" {
+			fmt.Fprintf(w, "    ran as:\n    %s\n", rw.Ran)
+		}
 	}
 	return nil
 }
 
 // Markdown writes the report as a Markdown section.
 func (r Report) Markdown(w io.Writer) error {
-	fmt.Fprintf(w, "## Study %s\n\n%s on %d×%s. Trials: %s; %.2f GPU-hours.\n\n", r.Study, r.Model, r.GPUs, r.GPU, r.Counts, r.GPUHours)
+	fmt.Fprintf(w, "## Study %s\n\n%s on %s. Trials: %s; %.2f %s.\n\n", r.Study, r.Model, r.Devices(), r.Counts, r.GPUHours, r.HoursUnit())
+	for _, env := range r.Environment {
+		fmt.Fprintf(w, "Environment, %s.\n\n", env)
+	}
 	fmt.Fprint(w, "| trial |")
 	for _, o := range r.Objectives {
 		fmt.Fprintf(w, " %s (%s) |", o.Metric, arrow(o.Direction))
@@ -146,6 +155,9 @@ func (r Report) Markdown(w io.Writer) error {
 	r.GuardsMarkdown(w)
 	for _, rw := range r.Winners {
 		fmt.Fprintf(w, "\nTrial %d:\n\n```sh\n%s\n```\n", rw.Trial, rw.Command)
+		if rw.Ran != "" {
+			fmt.Fprintf(w, "\nRan as:\n\n```sh\n%s\n```\n", rw.Ran)
+		}
 	}
 	return nil
 }

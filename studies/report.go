@@ -12,16 +12,24 @@ import (
 // Report is the result model of a study; every renderer (text, JSON,
 // Markdown) reads only this, and its JSON is the contract.
 type Report struct {
-	Study          string          `json:"study"`
-	Model          string          `json:"model"`
-	GPU            string          `json:"gpu"`
-	GPUs           int             `json:"gpus"`
-	Objectives     []ObjectiveInfo `json:"objectives"`
-	Constraints    []string        `json:"constraints,omitempty"`
-	Counts         Counts          `json:"counts"`
-	GPUHours       float64         `json:"gpu_hours"`
-	MultiObjective bool            `json:"multi_objective"`
-	Baseline       *Row            `json:"baseline,omitempty"`
+	Study       string          `json:"study"`
+	Model       string          `json:"model"`
+	GPU         string          `json:"gpu"`
+	GPUs        int             `json:"gpus"`
+	Objectives  []ObjectiveInfo `json:"objectives"`
+	Constraints []string        `json:"constraints,omitempty"`
+	Counts      Counts          `json:"counts"`
+	GPUHours    float64         `json:"gpu_hours"`
+	// Device is "gpu" or "cpu" (then GPUHours are CPU-hours and CPU names
+	// the processor when a trial recorded it).
+	Device string `json:"device,omitempty"`
+	CPU    string `json:"cpu,omitempty"`
+	// Environment lists the environments the trials ran in (engine
+	// version, devices, host, checkpoint), one line each with its trials;
+	// more than one means the environment drifted during the study.
+	Environment    []string `json:"environment,omitempty"`
+	MultiObjective bool     `json:"multi_objective"`
+	Baseline       *Row     `json:"baseline,omitempty"`
 	// Winners is the best trial (one objective) or the Pareto front.
 	Winners []Row `json:"winners"`
 	// NoiseCV is the run-to-run coefficient of variation used to flag front
@@ -79,6 +87,10 @@ type Row struct {
 	// Command is the ready-to-run serving command for the real engine.
 	Command      string `json:"command,omitempty"`
 	CommandError string `json:"command_error,omitempty"`
+	// Ran is the command the trial's engine really ran with (prefix,
+	// program override, listen flags, environment; credentials
+	// redacted) when it differs from Command.
+	Ran string `json:"ran,omitempty"`
 }
 
 // Renderer turns a config into its serving command (engines.Render in
@@ -100,7 +112,11 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 	for _, t := range trials {
 		r.Counts.add(t)
 		r.GPUHours += t.GPUSeconds / 3600
+		if t.Fingerprint != nil && r.CPU == "" {
+			r.CPU = t.Fingerprint.CPU
+		}
 	}
+	r.Device, r.Environment = device(sp.Target, trials), environments(trials)
 	base := Baseline(trials)
 	r.GuardBreaks = guardBreaks(sp, trials, base)
 	r.SLOs = profileSLOs(sp)
@@ -119,6 +135,7 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 			}
 			rw.Command = cmd
 		}
+		rw.Ran = ranCommand(t, rw.Command)
 		return rw
 	}
 	if base != nil {

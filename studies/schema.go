@@ -9,7 +9,7 @@ import (
 // schemaVersion is the study file's format. Each migration takes a file
 // from version i to i+1; Open applies the missing ones in order, so a
 // study created by an older servetune resumes under a newer one.
-const schemaVersion = 3
+const schemaVersion = 4
 
 var migrations = []string{
 	// 0 → 1: the original format.
@@ -38,6 +38,10 @@ CREATE INDEX IF NOT EXISTS trials_config_key ON trials(config_key);`,
 	// 2 → 3: quality profiles' replies, kept with each trial so that the
 	// baseline's are the reference of baseline_agreement.
 	`ALTER TABLE trials ADD COLUMN replies TEXT;`,
+	// 3 → 4: the command a trial's engine really ran with and the
+	// environment it ran in (issue 16), as JSON.
+	`ALTER TABLE trials ADD COLUMN ran TEXT;
+ALTER TABLE trials ADD COLUMN fingerprint TEXT;`,
 }
 
 // prepare checks that the file is a study and brings its schema up to

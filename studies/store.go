@@ -174,8 +174,16 @@ func (s *Store) Finish(ctx context.Context, t *Trial) error {
 	if err != nil {
 		return fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
-	_, err = s.db.ExecContext(ctx, `UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=? WHERE number=?`,
-		t.State, string(metrics), failure, nullStr(t.Reason), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, inter, replies, t.Number)
+	ran, err := marshalOrNull(t.Ran != nil, t.Ran)
+	if err != nil {
+		return fmt.Errorf("record trial %d: %w", t.Number, err)
+	}
+	fp, err := marshalOrNull(t.Fingerprint != nil, t.Fingerprint)
+	if err != nil {
+		return fmt.Errorf("record trial %d: %w", t.Number, err)
+	}
+	_, err = s.db.ExecContext(ctx, `UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=?, ran=?, fingerprint=? WHERE number=?`,
+		t.State, string(metrics), failure, nullStr(t.Reason), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, inter, replies, ran, fp, t.Number)
 	if err != nil {
 		return fmt.Errorf("study %s: record trial %d: %w", s.path, t.Number, err)
 	}

@@ -64,6 +64,12 @@ type Trial struct {
 	// Replies are the trial's replies per quality profile, in prompt
 	// order: the baseline's are what baseline_agreement compares with.
 	Replies map[string][]string `json:"replies,omitempty"`
+	// Ran is the command the engine actually ran with (prefix, program
+	// override, listen flags, the variables servetune set; credentials
+	// redacted), and Fingerprint the environment it ran in; both absent
+	// for simulated trials and trials that launched nothing.
+	Ran         *engines.Command     `json:"ran,omitempty"`
+	Fingerprint *engines.Fingerprint `json:"fingerprint,omitempty"`
 }
 
 // BrokeRule reports a config that was never launched because it breaks a

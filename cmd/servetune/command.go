@@ -32,13 +32,14 @@ warning on stderr.
 			&cli.StringSliceFlag{Name: "set", Usage: "knob=value (repeatable)"},
 			&cli.BoolFlag{Name: "pretty", Usage: "one flag per line, backslash-continued"},
 			&cli.BoolFlag{Name: "json", Usage: "print the command as JSON (argv, env, files)"},
+			enginesFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			o := commandOptions{sets: c.StringSlice("set"), pretty: c.Bool("pretty"), json: c.Bool("json")}
+			o := commandOptions{sets: c.StringSlice("set"), pretty: c.Bool("pretty"), json: c.Bool("json"), engines: c.StringSlice("engines")}
 			if err := o.trailing(c.Args().Slice()); err != nil {
 				return err
 			}
-			sp, err := loadSpace(c.Context, o.file)
+			sp, err := loadSpace(c.Context, o.file, o.engines...)
 			if err != nil {
 				return err
 			}
@@ -59,6 +60,7 @@ warning on stderr.
 type commandOptions struct {
 	file         string
 	sets         []string
+	engines      []string
 	pretty, json bool
 }
 
@@ -76,6 +78,11 @@ func (o *commandOptions) trailing(args []string) error {
 			o.sets = append(o.sets, args[i])
 		case strings.HasPrefix(a, "--set="):
 			o.sets = append(o.sets, strings.TrimPrefix(a, "--set="))
+		case a == "--engines" && i+1 < len(args):
+			i++
+			o.engines = append(o.engines, args[i])
+		case strings.HasPrefix(a, "--engines="):
+			o.engines = append(o.engines, strings.TrimPrefix(a, "--engines="))
 		case a == "--pretty":
 			o.pretty = true
 		case a == "--json":

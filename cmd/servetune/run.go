@@ -29,13 +29,14 @@ func runCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
 			&cli.DurationFlag{Name: "budget", Usage: "stop after this much GPU time (engine start + benchmark × GPUs, failures included), e.g. 8h"},
 			&cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"},
+			enginesFlag(),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("run takes one search-space file, got %d arguments", c.NArg())
 			}
-			sp, err := loadSpace(c.Context, c.Args().First())
+			sp, err := loadSpace(c.Context, c.Args().First(), c.StringSlice("engines")...)
 			if err != nil {
 				return err
 			}
@@ -48,7 +49,7 @@ func runCommand(e *env) *cli.Command {
 			if c.Duration("budget") < 0 {
 				return usagef("--budget must be positive")
 			}
-			opts := runOptions{root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune")}
+			opts := runOptions{engines: c.StringSlice("engines"), root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune")}
 			for _, name := range c.StringSlice("warm-start") {
 				cfgs, err := warmStart(c.Context, c.String("dir"), name, sp)
 				if err != nil {
@@ -63,6 +64,7 @@ func runCommand(e *env) *cli.Command {
 
 // runOptions are the run command's flags.
 type runOptions struct {
+	engines []string // --engines files
 	root    string
 	fresh   bool
 	repeat  int
@@ -78,7 +80,10 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 	}
 	d := studies.DirFor(o.root, sp)
 	sess, err := studies.OpenSession(ctx, d, sp, studies.OpenOptions{
-		Fresh: o.fresh, Source: string(src), Parse: parseStoredSpace, Holder: studies.Me(time.Now()), Log: e.log,
+		Fresh: o.fresh, Source: string(src), Holder: studies.Me(time.Now()), Log: e.log,
+		Parse: func(ctx context.Context, file, src string) (*space.Space, error) {
+			return space.Parse(ctx, file, src, spaceOptions(o.engines...))
+		},
 	})
 	if errors.Is(err, studies.ErrSpaceChanged) {
 		return usageError{err}
@@ -87,6 +92,16 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 		return err
 	}
 	defer sess.Close()
+	if err := recordEngines(ctx, sess.Store, sp); err != nil {
+		return err
+	}
+	trials, err := sess.Store.Trials(ctx)
+	if err != nil {
+		return err
+	}
+	if err := e.checkDrift(ctx, sp, trials); err != nil {
+		return err
+	}
 	runner, err := newRunner(e, sp, d)
 	if err != nil {
 		return err
@@ -144,16 +159,48 @@ func (e *env) summary(ctx context.Context, sp *space.Space, sess *studies.Sessio
 	fmt.Fprintf(e.stdout, "\nStudy stored in %s (servetune show %s, servetune best %s).\n", sess.Store.Path(), sp.Study.Name, sp.Study.Name)
 	fmt.Fprintf(e.stdout, "Report with plots: servetune report %s (writes %s-report.html)\n", sp.Study.Name, sp.Study.Name)
 	if r.Counts.Complete == 0 {
-		return errNoComplete{total: r.Counts.Total}
+		class, example := commonFailure(trials)
+		if class != "" {
+			fmt.Fprintf(e.stdout, "Every trial failed as %s: %s\n", class, example)
+		}
+		return errNoComplete{total: r.Counts.Total, class: class, example: example}
 	}
 	return nil
 }
 
-// errNoComplete: the study ran but measured nothing usable.
-type errNoComplete struct{ total int }
+// errNoComplete: the study ran but measured nothing usable. class is set
+// when every failed trial failed for the same class, example is one of
+// their reasons.
+type errNoComplete struct {
+	total   int
+	class   engines.Class
+	example string
+}
 
 func (e errNoComplete) Error() string {
+	if e.class != "" {
+		return fmt.Sprintf("the study has no complete trial (%d trials): every trial failed as %s (%s); see `servetune show` for the details", e.total, e.class, e.example)
+	}
 	return fmt.Sprintf("the study has no complete trial (%d trials): every config failed; see `servetune show` for the reasons", e.total)
+}
+
+// commonFailure is the class every engine failure among trials shares
+// (with the first one's reason), or "" when they differ or there is none.
+// Trials that never launched (a broken rule, an interruption) do not count.
+func commonFailure(trials []studies.Trial) (engines.Class, string) {
+	var class engines.Class
+	example := ""
+	for _, t := range trials {
+		switch {
+		case t.Failure == nil:
+			continue
+		case class == "":
+			class, example = t.Failure.Class, t.Failure.Message
+		case t.Failure.Class != class:
+			return "", ""
+		}
+	}
+	return class, example
 }
 
 // warmStart returns the winners of an earlier study, cut down to the knobs

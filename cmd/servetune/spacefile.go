@@ -2,18 +2,25 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
 )
 
-// spaceOptions wires what the space validator needs from downstream packages.
-func spaceOptions() space.Options {
+// spaceOptions wires what the space validator needs from downstream
+// packages; engineFiles are the --engines declarations.
+func spaceOptions(engineFiles ...string) space.Options {
 	return space.Options{
+		EngineFiles: engineFiles,
 		Supports:    engines.Supports,
 		Engines:     engines.Names(),
 		Profile:     bench.Lookup,
@@ -40,9 +47,10 @@ func simCards(t space.Target) []space.Problem {
 	return out
 }
 
-// loadSpace reads a space file; a bad file is a usage error (exit 2).
-func loadSpace(ctx context.Context, path string) (*space.Space, error) {
-	sp, err := space.Load(ctx, path, spaceOptions())
+// loadSpace reads a space file and the --engines files it is run with; a
+// bad file is a usage error (exit 2).
+func loadSpace(ctx context.Context, path string, engineFiles ...string) (*space.Space, error) {
+	sp, err := space.Load(ctx, path, spaceOptions(engineFiles...))
 	var se *space.Error
 	if errors.As(err, &se) {
 		return nil, usageError{err}
@@ -50,7 +58,44 @@ func loadSpace(ctx context.Context, path string) (*space.Space, error) {
 	return sp, err
 }
 
-// parseStoredSpace re-reads the space a study was created with.
-func parseStoredSpace(ctx context.Context, file, src string) (*space.Space, error) {
-	return space.Parse(ctx, file, src, spaceOptions())
+// parseStoredSpace re-reads the space a study was created with, knowing
+// the engines it declared (stored under metaEngines when it ran).
+func parseStoredSpace(ctx context.Context, file, src string, declared map[string]space.EngineDecl) (*space.Space, error) {
+	opt := spaceOptions()
+	opt.Declared = declared
+	return space.Parse(ctx, file, src, opt)
+}
+
+// metaEngines is the study metadata key holding the declared engines a
+// study ran with, so that show and best read it without its engines files.
+const metaEngines = "declared_engines"
+
+// storedEngines reads what a run recorded under metaEngines (nil if none).
+func storedEngines(ctx context.Context, store *studies.Store) (map[string]space.EngineDecl, error) {
+	raw, err := store.Meta(ctx, metaEngines)
+	if err != nil || raw == "" {
+		return nil, err
+	}
+	var out map[string]space.EngineDecl
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return nil, fmt.Errorf("study %s: %s: %w", store.Path(), metaEngines, err)
+	}
+	return out, nil
+}
+
+// recordEngines stores the run's declared engines under metaEngines.
+func recordEngines(ctx context.Context, store *studies.Store, sp *space.Space) error {
+	if len(sp.Target.Declared) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(sp.Target.Declared)
+	if err != nil {
+		return err
+	}
+	return store.SetMeta(ctx, metaEngines, string(b))
+}
+
+// enginesFlag is --engines on run and command.
+func enginesFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "engines", Usage: "a file of [engines.<name>] declarations (repeatable; see docs/engines.md)"}
 }

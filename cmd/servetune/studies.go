@@ -156,7 +156,11 @@ func openStudy(ctx context.Context, d studies.Dir) (*space.Space, []studies.Tria
 		return nil, nil, err
 	}
 	file, _ := store.Meta(ctx, "space_file")
-	sp, err := parseStoredSpace(ctx, file, src)
+	declared, err := storedEngines(ctx, store)
+	if err != nil {
+		return nil, nil, err
+	}
+	sp, err := parseStoredSpace(ctx, file, src, declared)
 	if err != nil {
 		return nil, nil, fmt.Errorf("study %s: stored space: %w", path, err)
 	}

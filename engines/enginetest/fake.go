@@ -60,6 +60,9 @@ type Options struct {
 	// PIDFile, when set, receives "PID PGID" of the engine and of each
 	// worker (one line each).
 	PIDFile string
+	// VersionFile holds what GoSim's --version reports; a test changes it
+	// to upgrade the engine between runs.
+	VersionFile string
 }
 
 const envOptions = "SERVETUNE_FAKE_ENGINE"
@@ -155,7 +158,16 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 			os.Exit(0)
 		}()
 	}
+	if isVersionQuery(args) {
+		// servetune fingerprints the engine before launching it; the
+		// query is not an engine (no pidfile line, no workers).
+		fmt.Fprintf(stdout, "%s version %s\n", engine, fakeVersion(o))
+		return 0
+	}
 	appendPID(o.PIDFile)
+	if engine == GoSim {
+		return goSim(o, args, stdout, stderr)
+	}
 	p, err := engines.ParseArgs(engine, args, engines.Latest())
 	if err == nil && len(p.Extra) > 0 {
 		err = fmt.Errorf("unrecognized arguments: %s", strings.Join(p.Extra, " "))
@@ -270,4 +282,18 @@ func serve(engine string, o Options, p engines.Parsed, l engineLines, hang bool,
 	}
 	<-make(chan struct{}) // serve until signalled
 	return 0
+}
+
+// isVersionQuery recognises `--version` and the python one-liners that
+// print SGLang's and TensorRT-LLM's versions.
+func isVersionQuery(args []string) bool {
+	return len(args) == 1 && args[0] == "--version" || len(args) == 2 && args[0] == "-c" && strings.Contains(args[1], "__version__")
+}
+
+// fakeVersion is Options.VersionFile's content, or 0.0.0.
+func fakeVersion(o Options) string {
+	if b, err := os.ReadFile(o.VersionFile); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	return "0.0.0"
 }

@@ -1,0 +1,190 @@
+package engines
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/servetune/servetune/space"
+)
+
+// versionTimeout bounds a version command: Python engines import torch
+// to print theirs.
+const versionTimeout = 2 * time.Minute
+
+// Environment reads the fingerprint of engine name as target t runs it on
+// this machine: the version the engine reports (env is the environment it
+// runs with), the devices, the host and the checkpoint. What cannot be read
+// stays empty.
+func Environment(ctx context.Context, t space.Target, name, model string, env []string) Fingerprint {
+	f := Fingerprint{Engine: name, DeclaredVersion: t.Engines[name].Version, Servetune: servetuneVersion(), Checkpoint: checkpoint(model)}
+	f.Host, _ = os.Hostname()
+	if argv := versionArgv(name, t); len(argv) > 0 {
+		f.EngineVersion = engineVersion(ctx, argv, env)
+	}
+	gpus := nvidiaSMI(ctx, "--query-gpu=name,driver_version", "--format=csv,noheader")
+	f.GPU, f.GPUCount, f.Driver = parseGPUs(gpus)
+	if f.GPUCount > 0 {
+		f.Device = "gpu"
+		f.CUDA = cudaVersion(nvidiaSMI(ctx))
+	} else {
+		f.Device = "cpu"
+		raw, _ := os.ReadFile("/proc/cpuinfo")
+		f.CPU = cpuModel(string(raw))
+	}
+	return f
+}
+
+// versionArgv is the command that prints engine name's version, after the
+// target's prefix: a declared engine's version_command; `vllm --version`
+// and `ollama --version` (with the target's program, if it overrides
+// one); SGLang's and TensorRT-LLM's version modules through python.
+func versionArgv(name string, t space.Target) []string {
+	program := func(def string) string {
+		if c := t.Engines[name].Command; len(c) > 0 {
+			return c[0]
+		}
+		return def
+	}
+	var argv []string
+	switch name {
+	case "vllm", "ollama":
+		argv = []string{program(name), "--version"}
+	case "sglang":
+		argv = []string{program("python3"), "-c", "import sglang; print(sglang.__version__)"}
+	case "trtllm":
+		argv = []string{"python3", "-c", "import tensorrt_llm; print(tensorrt_llm.__version__)"}
+	default:
+		argv = t.Declared[name].VersionCommand
+	}
+	if len(argv) == 0 {
+		return nil
+	}
+	return append(append([]string(nil), t.Prefix...), argv...)
+}
+
+func engineVersion(ctx context.Context, argv, env []string) string {
+	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = env
+	out, _ := cmd.CombinedOutput() // a failing command may still print it
+	return FirstVersion(string(out))
+}
+
+var (
+	versionWord = regexp.MustCompile(`\bv?(\d+\.\d+(\.\d+)?([.+-]?[0-9A-Za-z]+)*)\b`)
+	buildNumber = regexp.MustCompile(`version:?\s+(\d+)\b`)
+)
+
+// FirstVersion is the version a version command printed: from the first
+// line that says "version" (llama.cpp's "version: 8993 (a95a11e)" gives
+// "8993"), else the first dotted version anywhere ("INFO …\n0.11.0"), else
+// "".
+func FirstVersion(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(strings.ToLower(line), "version") {
+			continue
+		}
+		if m := versionWord.FindStringSubmatch(line); m != nil {
+			return m[1]
+		}
+		if m := buildNumber.FindStringSubmatch(line); m != nil {
+			return m[1]
+		}
+	}
+	if m := versionWord.FindStringSubmatch(out); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+func nvidiaSMI(ctx context.Context, args ...string) string {
+	path, err := exec.LookPath("nvidia-smi")
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, path, args...).Output()
+	return string(out)
+}
+
+// parseGPUs reads `nvidia-smi --query-gpu=name,driver_version
+// --format=csv,noheader`: the first GPU's name and driver, and the count.
+func parseGPUs(csv string) (name string, n int, driver string) {
+	for _, line := range strings.Split(strings.TrimSpace(csv), "\n") {
+		fields := strings.Split(line, ",")
+		if len(fields) != 2 || strings.TrimSpace(fields[0]) == "" {
+			continue
+		}
+		if n == 0 {
+			name, driver = strings.TrimSpace(fields[0]), strings.TrimSpace(fields[1])
+		}
+		n++
+	}
+	return name, n, driver
+}
+
+var cudaRe = regexp.MustCompile(`CUDA Version:\s*([\d.]+)`)
+
+func cudaVersion(smi string) string {
+	if m := cudaRe.FindStringSubmatch(smi); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// cpuModel reads the first "model name" of /proc/cpuinfo, with the
+// number of such lines (logical CPUs).
+func cpuModel(cpuinfo string) string {
+	name, n := "", 0
+	for _, line := range strings.Split(cpuinfo, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && strings.TrimSpace(k) == "model name" {
+			if n == 0 {
+				name = strings.TrimSpace(v)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d×%s", n, name)
+}
+
+// checkpoint identifies a model: a local path with size and modification
+// time (so a re-downloaded or re-quantized file differs), else its name.
+func checkpoint(model string) string {
+	st, err := os.Stat(model)
+	if err != nil {
+		return model
+	}
+	return fmt.Sprintf("%s (%d bytes, modified %s)", model, st.Size(), st.ModTime().UTC().Format(time.RFC3339))
+}
+
+func servetuneVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.Main.Version
+	}
+	return ""
+}
+
+// EnvironmentNow is Environment for engine as target t would launch it
+// now, serving t's model: a run compares it with a study's record before
+// its first trial.
+func EnvironmentNow(ctx context.Context, t space.Target, engine string) Fingerprint {
+	env := os.Environ()
+	for _, m := range []map[string]string{t.Env, t.Engines[engine].Env, t.Declared[engine].Env} {
+		for _, k := range sortedKeys(m) {
+			env = append(env, k+"="+m[k])
+		}
+	}
+	return Environment(ctx, t, engine, t.Model, env)
+}

@@ -1,0 +1,144 @@
+package engines
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestFirstVersion(t *testing.T) {
+	for out, want := range map[string]string{
+		"0.11.0\n": "0.11.0",
+		"INFO 12-01 10:00:00 [__init__.py:216] Automatically detected platform cuda.\n0.11.0\n": "0.11.0",
+		"0.5.3.post3": "0.5.3.post3",
+		"1.2.0rc1":    "1.2.0rc1",
+		"ollama version is 0.12.11\nWarning: client version is 0.12.11":             "0.12.11",
+		"version: 8993 (a95a11e5)\nbuilt with cc (GCC) 13.2.0 for x86_64-linux-gnu": "8993",
+		"gosim version 0.3.1": "0.3.1",
+		"usage: vllm [-h]":    "",
+		"":                    "",
+	} {
+		if got := FirstVersion(out); got != want {
+			t.Errorf("FirstVersion(%q) = %q, want %q", out, got, want)
+		}
+	}
+}
+
+// FuzzFirstVersion: a version is always a word of the output.
+func FuzzFirstVersion(f *testing.F) {
+	for _, s := range []string{"0.11.0", "version: 8993 (x)", "v1.2.0rc1", "a.b", "version 1.", "\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, out string) {
+		if v := FirstVersion(out); v != "" && !strings.Contains(out, v) {
+			t.Fatalf("FirstVersion(%q) = %q, not in the output", out, v)
+		}
+	})
+}
+
+func TestParseGPUsAndCPU(t *testing.T) {
+	name, n, driver := parseGPUs("NVIDIA H100 80GB HBM3, 550.54.15\nNVIDIA H100 80GB HBM3, 550.54.15\n")
+	if name != "NVIDIA H100 80GB HBM3" || n != 2 || driver != "550.54.15" {
+		t.Errorf("parseGPUs = %q %d %q", name, n, driver)
+	}
+	if _, n, _ := parseGPUs(""); n != 0 {
+		t.Errorf("no nvidia-smi output: %d GPUs", n)
+	}
+	if got := cpuModel("processor\t: 0\nmodel name\t: AMD EPYC 9654\nprocessor\t: 1\nmodel name\t: AMD EPYC 9654\n"); got != "2×AMD EPYC 9654" {
+		t.Errorf("cpuModel = %q", got)
+	}
+	if got := cudaVersion("| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |"); got != "12.4" {
+		t.Errorf("cudaVersion = %q", got)
+	}
+}
+
+// Drift ignores the host and servetune's version, and names what moved.
+func TestFingerprintDrift(t *testing.T) {
+	was := Fingerprint{Engine: "vllm", EngineVersion: "0.11.0", Device: "gpu", GPU: "H100", GPUCount: 8, Host: "a", Servetune: "v1"}
+	same := was
+	same.Host, same.Servetune = "b", "v2"
+	if d := same.Drift(was); len(d) != 0 {
+		t.Errorf("host/servetune change is drift: %v", d)
+	}
+	up := was
+	up.EngineVersion, up.GPU = "0.12.0", "H200"
+	if d := up.Drift(was); strings.Join(d, "; ") != "engine_version 0.11.0 → 0.12.0; gpu H100 → H200" {
+		t.Errorf("Drift = %v", d)
+	}
+}
+
+func TestVersionMismatch(t *testing.T) {
+	for _, c := range []struct{ declared, reported, want string }{
+		{"0.11.0", "0.11.0", ""},
+		{"0.11.0", "0.11.0+cu128", ""},
+		{"", "0.11.0", ""},
+		{"0.11.0", "0.12.1", "vllm reports version 0.12.1, the target declares 0.11.0"},
+	} {
+		f := Fingerprint{Engine: "vllm", DeclaredVersion: c.declared, EngineVersion: c.reported}
+		if got := f.VersionMismatch(); got != c.want {
+			t.Errorf("%s vs %s: %q, want %q", c.declared, c.reported, got, c.want)
+		}
+	}
+}
+
+// The recorded command keeps what a user needs to rerun the trial and
+// never a credential, set by the target or inherited.
+func TestRanRedactsSecrets(t *testing.T) {
+	c := ran([]string{"vllm", "serve", "m", "--api-key", "sk-inherited-1234"},
+		map[string]string{"HF_TOKEN": "hf_secret", "VLLM_USE_V1": "1"},
+		[]string{"PATH=/bin", "OPENAI_API_KEY=sk-inherited-1234"})
+	got := c.Shell()
+	want := "HF_TOKEN='[REDACTED]' VLLM_USE_V1=1 vllm serve m --api-key '[REDACTED]'"
+	if got != want {
+		t.Errorf("ran =\n %s\nwant\n %s", got, want)
+	}
+}
+
+// FuzzParseGPUs: nvidia-smi output of any shape gives a count no larger
+// than its lines, and a name exactly when there is a GPU.
+func FuzzParseGPUs(f *testing.F) {
+	for _, s := range []string{"NVIDIA H100 80GB HBM3, 550.54.15\n", "a, b\nc, d\n", "", ",\n", "x,y,z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, csv string) {
+		name, n, _ := parseGPUs(csv)
+		if n > strings.Count(csv, "\n")+1 || (n > 0) != (name != "") {
+			t.Fatalf("parseGPUs(%q) = %q, %d", csv, name, n)
+		}
+		_ = cpuModel(csv)
+	})
+}
+
+func TestFieldIs(t *testing.T) {
+	for _, c := range []struct {
+		body, field, want string
+		ok                bool
+	}{
+		{`{"status":"ready"}`, "status", "ready", true},
+		{`{"status":"loading"}`, "status", "ready", false},
+		{`{"a":{"b":true}}`, "a.b", "true", true},
+		{`{"n":2}`, "n", "2", true},
+		{`not json`, "status", "ready", false},
+		{`{"a":1}`, "a.b", "1", false},
+	} {
+		if got := fieldIs([]byte(c.body), c.field, c.want); got != c.ok {
+			t.Errorf("fieldIs(%s, %s, %s) = %v", c.body, c.field, c.want, got)
+		}
+	}
+}
+
+// FuzzFieldIs: a document whose field holds the string reads as it.
+func FuzzFieldIs(f *testing.F) {
+	f.Add("status", "ready")
+	f.Add("a.b", "")
+	f.Fuzz(func(t *testing.T, field, value string) {
+		if field == "" || strings.Contains(field, ".") || !utf8.ValidString(field) || !utf8.ValidString(value) {
+			return // JSON would rewrite the name or value
+		}
+		body, _ := json.Marshal(map[string]string{field: value})
+		if !fieldIs(body, field, value) {
+			t.Fatalf("fieldIs(%s, %q, %q) = false", body, field, value)
+		}
+	})
+}

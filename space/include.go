@@ -1,0 +1,105 @@
+package space
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+)
+
+// declared reads the engines a space declares: its own [engines.*], each
+// file it includes (`include = "engines.toml"` or a list, relative to the
+// space file), then each Options.EngineFiles (the --engines flag). A
+// problem in an included file names that file and its line.
+func (d *decoder) declared(raw map[string]any) map[string]EngineDecl {
+	known := map[string]EngineDecl{}
+	for k, v := range d.opt.Declared {
+		known[k] = v
+	}
+	d.declaredHere = map[string]bool{}
+	known = d.engineDecls(d.table(raw, "engines", "engines"), known)
+	var files []string
+	if s, ok := raw["include"].(string); ok {
+		files = []string{s}
+	} else {
+		files = d.strings(raw, "include", "")
+	}
+	for _, f := range files {
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(filepath.Dir(d.file), f)
+		}
+		known = d.include(f, "include", known)
+	}
+	for _, f := range d.opt.EngineFiles {
+		known = d.include(f, "", known)
+	}
+	return known
+}
+
+// include decodes one engines file into known. key is where a file that
+// cannot be read is reported in the including file ("" for a flag).
+func (d *decoder) include(path, key string, known map[string]EngineDecl) map[string]EngineDecl {
+	src, err := readLimited(path)
+	if err != nil && d.opt.Declared != nil {
+		return known
+	}
+	if err != nil {
+		d.problems = append(d.problems, Problem{File: d.file, Line: d.line(key), Key: key, Msg: fmt.Sprintf("cannot read engines file: %v", err)})
+		return known
+	}
+	if p := limits(path, src); p != nil {
+		d.problems = append(d.problems, *p)
+		return known
+	}
+	var raw map[string]any
+	if _, err := toml.Decode(src, &raw); err != nil {
+		d.problems = append(d.problems, syntaxError(path, err).(*Error).Problems...)
+		return known
+	}
+	sub := &decoder{file: path, lines: keyLines(src), opt: d.opt, declaredHere: d.declaredHere}
+	sub.finite(raw, "")
+	sub.unknown(raw, "", "engines")
+	known = sub.engineDecls(sub.table(raw, "engines", "engines"), known)
+	d.problems = append(d.problems, sub.problems...)
+	return known
+}
+
+func readLimited(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	return string(b), err
+}
+
+// useDeclared makes the declared engines known to the rest of the checks:
+// their names are engines, and they support exactly the knobs they map.
+func (d *decoder) useDeclared(decls map[string]EngineDecl) map[string]EngineDecl {
+	if len(decls) == 0 {
+		return nil
+	}
+	if d.opt.Engines != nil {
+		d.opt.Engines = append(append([]string(nil), d.opt.Engines...), sortedKeys(asAny(decls))...)
+	}
+	builtin := d.opt.Supports
+	d.opt.Supports = func(engine, knob string) bool {
+		if e, ok := decls[engine]; ok {
+			_, mapped := e.Knobs[knob]
+			return mapped || knob == "engine" || knob == "model_variant"
+		}
+		return builtin == nil || builtin(engine, knob)
+	}
+	return decls
+}
+
+func asAny[V any](m map[string]V) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,105 @@
+package studies
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/servetune/servetune/space"
+)
+
+// ranCommand is the command a trial's engine really ran, when it differs
+// from the canonical command a report recommends (its first line; the
+// rest lists generated files): both reproduce the trial, the first on
+// this machine.
+func ranCommand(t Trial, canonical string) string {
+	if t.Ran == nil {
+		return ""
+	}
+	ran := t.Ran.Shell()
+	first, _, _ := strings.Cut(canonical, "\n")
+	if ran == first {
+		return ""
+	}
+	return ran
+}
+
+// environments lists each distinct environment the study's trials ran in
+// with the trials that ran in it ("trials 1-3, 5: vllm 0.11.0; 8×H100 …"):
+// one line for a study that never drifted.
+func environments(trials []Trial) []string {
+	var order []string
+	runs := map[string][]int{}
+	for _, t := range trials {
+		if t.Fingerprint == nil {
+			continue
+		}
+		s := t.Fingerprint.String()
+		if _, seen := runs[s]; !seen {
+			order = append(order, s)
+		}
+		runs[s] = append(runs[s], t.Number)
+	}
+	out := make([]string, len(order))
+	for i, s := range order {
+		out[i] = fmt.Sprintf("%s: %s", trialList(runs[s]), s)
+	}
+	return out
+}
+
+// trialList is "trial 4" or "trials 1-3, 5".
+func trialList(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, fmt.Sprint(ns[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", ns[i], ns[j]))
+		}
+		i = j + 1
+	}
+	if len(ns) == 1 {
+		return "trial " + parts[0]
+	}
+	return "trials " + strings.Join(parts, ", ")
+}
+
+// device is "cpu" when the study's device is a CPU — the target names no
+// GPU (or "cpu"), or its trials ran on CPUs — else "gpu".
+func device(t space.Target, trials []Trial) string {
+	if strings.EqualFold(t.GPU, "cpu") {
+		return "cpu"
+	}
+	for _, tr := range trials {
+		if tr.Fingerprint != nil {
+			return tr.Fingerprint.Device
+		}
+	}
+	if t.GPU == "" {
+		return "cpu"
+	}
+	return "gpu"
+}
+
+// Devices names what the study ran on for its header: "8×H100", or the
+// CPU ("CPU", or its model when a trial recorded it).
+func (r Report) Devices() string {
+	if r.Device != "cpu" {
+		return fmt.Sprintf("%d×%s", r.GPUs, r.GPU)
+	}
+	if r.CPU != "" {
+		return r.CPU
+	}
+	return "CPU"
+}
+
+// HoursUnit names device time for what it is.
+func (r Report) HoursUnit() string {
+	if r.Device == "cpu" {
+		return "CPU-hours"
+	}
+	return "GPU-hours"
+}
