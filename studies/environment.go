@@ -2,6 +2,7 @@ package studies
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/servetune/servetune/space"
@@ -67,10 +68,10 @@ func trialList(ns []int) string {
 	return "trials " + strings.Join(parts, ", ")
 }
 
-// device is "cpu" when the study's device is a CPU — the target names no
-// GPU (or "cpu"), or its trials ran on CPUs — else "gpu".
-func device(t space.Target, trials []Trial) string {
-	if strings.EqualFold(t.GPU, "cpu") {
+// device is what the study ran on: "cpu" or "gpu". A trial's recorded
+// environment decides; without one, the target's declaration does.
+func device(sp *space.Space, trials []Trial) string {
+	if strings.EqualFold(sp.Target.GPU, "cpu") {
 		return "cpu"
 	}
 	for _, tr := range trials {
@@ -78,10 +79,28 @@ func device(t space.Target, trials []Trial) string {
 			return tr.Fingerprint.Device
 		}
 	}
-	if t.GPU == "" {
+	return TargetDevice(sp.Target, sp.Engines())
+}
+
+// TargetDevice is what a target runs on by its declaration alone: "cpu"
+// when it names no GPU (gpus = 0, gpu = "cpu", or no GPU named and only
+// Ollama, which then runs on the CPU), "gpu" otherwise.
+func TargetDevice(t space.Target, engines []string) string {
+	if t.GPUs == 0 || strings.EqualFold(t.GPU, "cpu") {
+		return "cpu"
+	}
+	if t.GPU == "" && len(engines) > 0 && !slices.ContainsFunc(engines, func(e string) bool { return e != "ollama" }) {
 		return "cpu"
 	}
 	return "gpu"
+}
+
+// HoursUnit names device time on a device: GPU-hours or CPU-hours.
+func HoursUnit(device string) string {
+	if device == "cpu" {
+		return "CPU-hours"
+	}
+	return "GPU-hours"
 }
 
 // Devices names what the study ran on for its header: "8×H100", or the
@@ -97,9 +116,4 @@ func (r Report) Devices() string {
 }
 
 // HoursUnit names device time for what it is.
-func (r Report) HoursUnit() string {
-	if r.Device == "cpu" {
-		return "CPU-hours"
-	}
-	return "GPU-hours"
-}
+func (r Report) HoursUnit() string { return HoursUnit(r.Device) }

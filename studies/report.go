@@ -116,7 +116,7 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 			r.CPU = t.Fingerprint.CPU
 		}
 	}
-	r.Device, r.Environment = device(sp.Target, trials), environments(trials)
+	r.Device, r.Environment = device(sp, trials), environments(trials)
 	base := Baseline(trials)
 	r.GuardBreaks = guardBreaks(sp, trials, base)
 	r.SLOs = profileSLOs(sp)

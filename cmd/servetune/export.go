@@ -13,7 +13,6 @@ import (
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
-	"github.com/servetune/servetune/studies/report"
 )
 
 // deployment is what `best --export` deploys: one trial's serving command
@@ -253,7 +252,7 @@ func (e *env) export(sp *space.Space, trials []studies.Trial, r studies.Report, 
 	}
 	eng := cfg.String("engine")
 	d := deployment{Study: sp.Study.Name, Trial: trial, Engine: eng, Version: sp.Target.Engines[eng].Version, Cmd: cmd}
-	if report.DeviceUnit(sp.Target, []string{eng}) == "GPU-hours" {
+	if studies.TargetDevice(sp.Target, []string{eng}) == "gpu" {
 		d.GPUs = sp.Target.GPUs
 	}
 	if kind == "docker" {

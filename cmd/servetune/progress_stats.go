@@ -9,7 +9,6 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
-	"github.com/servetune/servetune/studies/report"
 )
 
 // runStats is what the live block shows, kept from the study's events
@@ -43,7 +42,7 @@ type current struct {
 }
 
 func newRunStats(sp *space.Space, prior []studies.Trial, budget time.Duration, now time.Time) runStats {
-	s := runStats{sp: sp, unit: report.DeviceUnit(sp.Target, sp.Engines()), budgetHours: budget.Hours(),
+	s := runStats{sp: sp, unit: studies.HoursUnit(studies.TargetDevice(sp.Target, sp.Engines())), budgetHours: budget.Hours(),
 		started: now, total: sp.Study.NTrials, best: make([]bestValue, len(sp.Objectives))}
 	for i := range s.best {
 		s.best[i].value = math.NaN()

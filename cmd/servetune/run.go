@@ -27,7 +27,7 @@ func runCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "fresh", Usage: "delete the study of the same name and start over"},
 			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each config N times (noise estimates)"},
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
-			&cli.DurationFlag{Name: "budget", Usage: "stop after this much GPU time (engine start + benchmark × GPUs, failures included), e.g. 8h"},
+			&cli.DurationFlag{Name: "budget", Usage: "stop after this much device time (engine start + benchmark × GPUs, or CPU time on a CPU target; failures included), e.g. 8h"},
 			&cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"},
 			enginesFlag(),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
@@ -137,7 +137,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 	case errors.Is(err, studies.ErrTimeout):
 		e.log.Info().Dur("timeout", sp.Study.Timeout).Msg("study timeout reached")
 	case errors.Is(err, studies.ErrBudget):
-		e.log.Info().Dur("budget", o.budget).Msg("GPU-time budget spent")
+		e.log.Info().Dur("budget", o.budget).Msg("device-time budget spent")
 	case err != nil:
 		return err
 	}

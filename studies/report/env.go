@@ -2,7 +2,6 @@ package report
 
 import (
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/servetune/servetune/space"
@@ -42,31 +41,9 @@ func environment(sp *space.Space, trials []studies.Trial, m Meta) Env {
 		}
 	}
 	delete(names, "")
-	var list []string
 	for n := range names {
-		list = append(list, n)
 		e.Engines = append(e.Engines, EngineVersion{n, sp.Target.Engines[n].Version})
 	}
 	sort.Slice(e.Engines, func(i, j int) bool { return e.Engines[i].Engine < e.Engines[j].Engine })
-	e.Unit = DeviceUnit(sp.Target, list)
 	return e
-}
-
-// DeviceUnit names what the study's device time counts: CPU-hours when
-// the target has no GPU (gpus = 0, gpu = "cpu", or no GPU named and only
-// Ollama, which runs on the CPU then), GPU-hours otherwise.
-func DeviceUnit(t space.Target, engines []string) string {
-	if t.GPUs == 0 || strings.EqualFold(t.GPU, "cpu") {
-		return "CPU-hours"
-	}
-	if t.GPU == "" && len(engines) > 0 {
-		onlyOllama := true
-		for _, e := range engines {
-			onlyOllama = onlyOllama && e == "ollama"
-		}
-		if onlyOllama {
-			return "CPU-hours"
-		}
-	}
-	return "GPU-hours"
 }

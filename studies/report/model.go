@@ -37,6 +37,7 @@ func Build(sp *space.Space, trials []studies.Trial, render studies.Renderer, m M
 		Knobs:   knobs(sp, trials),
 		Front:   map[int]bool{},
 	}
+	f.Env.Unit = f.Summary.HoursUnit()
 	for _, w := range f.Summary.Winners {
 		f.Front[w.Trial] = true
 		for _, e := range w.Equivalent {

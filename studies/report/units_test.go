@@ -8,25 +8,6 @@ import (
 	"github.com/servetune/servetune/studies"
 )
 
-func TestDeviceUnit(t *testing.T) {
-	for _, tc := range []struct {
-		target  space.Target
-		engines []string
-		want    string
-	}{
-		{space.Target{GPU: "H200", GPUs: 8}, []string{"vllm", "sglang"}, "GPU-hours"},
-		{space.Target{GPUs: 0}, []string{"vllm"}, "CPU-hours"},
-		{space.Target{GPU: "cpu", GPUs: 1}, []string{"vllm"}, "CPU-hours"},
-		{space.Target{GPUs: 1}, []string{"ollama"}, "CPU-hours"},
-		{space.Target{GPU: "A100-80GB", GPUs: 1}, []string{"ollama"}, "GPU-hours"},
-		{space.Target{GPUs: 1}, []string{"ollama", "vllm"}, "GPU-hours"},
-	} {
-		if got := DeviceUnit(tc.target, tc.engines); got != tc.want {
-			t.Errorf("DeviceUnit(%+v, %v) = %s, want %s", tc.target, tc.engines, got, tc.want)
-		}
-	}
-}
-
 func TestBestSoFar(t *testing.T) {
 	nan := math.NaN()
 	pts := []Point{
