@@ -12,7 +12,7 @@ import (
 
 // Trials returns every trial in number order.
 func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
-	reason, replies, ran := "reason", "replies", "ran, fingerprint"
+	reason, replies, ran, worker := "reason", "replies", "ran, fingerprint", "worker"
 	if s.schema < 2 {
 		reason = "NULL"
 	}
@@ -22,7 +22,10 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 	if s.schema < 4 {
 		ran = "NULL, NULL"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+replies+`, `+ran+` FROM trials ORDER BY number`)
+	if s.schema < 5 {
+		worker = "NULL"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+replies+`, `+ran+`, `+worker+` FROM trials ORDER BY number`)
 	if err != nil {
 		return nil, fmt.Errorf("study %s: %w", s.path, err)
 	}
@@ -41,9 +44,9 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 func scanTrial(rows *sql.Rows) (Trial, error) {
 	var t Trial
 	var cfg, started string
-	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp sql.NullString
+	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp, worker sql.NullString
 	var retryOf, reusedFrom sql.NullInt64
-	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp); err != nil {
+	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp, &worker); err != nil {
 		return t, err
 	}
 	if err := scanEnvironment(&t, ran, fp); err != nil {
@@ -76,7 +79,7 @@ func scanTrial(rows *sql.Rows) (Trial, error) {
 		}
 		t.Intermediate = fromStored(cs)
 	}
-	t.Reason, t.LogPath = reason.String, logPath.String
+	t.Reason, t.LogPath, t.Worker = reason.String, logPath.String, worker.String
 	t.Start, _ = time.Parse(time.RFC3339Nano, started)
 	if ended.Valid {
 		t.End, _ = time.Parse(time.RFC3339Nano, ended.String)

@@ -59,6 +59,16 @@ type RunOptions struct {
 	Enqueue []space.Config
 	// Search tunes the sampler.
 	Search search.Options
+	// Workers is how many trials run at once (default 1: one after
+	// another, as a study always ran). With more, each trial is claimed
+	// under a lease renewed by heartbeat (docs/reliability.md).
+	Workers int
+	// WorkerID names this process's workers in their leases (default
+	// host:pid); worker i is WorkerID/i.
+	WorkerID string
+	// Lease is how long a claim lasts without a heartbeat (default
+	// DefaultLease).
+	Lease time.Duration
 }
 
 // ErrBudget says the GPU-time budget ended the run before n_trials.
@@ -99,6 +109,9 @@ func Run(ctx context.Context, o RunOptions) error {
 		return err
 	}
 	l := &loop{RunOptions: o, sampler: sampler, trials: trials, started: o.Now()}
+	if o.Workers > 1 {
+		return l.runParallel(ctx)
+	}
 	return l.run(ctx)
 }
 
@@ -154,10 +167,16 @@ func (l *loop) stop(ctx context.Context, done int) (bool, error) {
 	return err != nil, err
 }
 
-// ask is the sampler's next proposal. One study loop runs one trial at a
-// time, so nothing is pending.
+// ask is the sampler's next proposal given the configs of the trials
+// still running (none when trials run one at a time).
 func (l *loop) ask() (space.Config, error) {
-	cs, err := l.sampler.Ask(1, nil)
+	var pending []space.Config
+	for _, t := range l.trials {
+		if t.State == Running {
+			pending = append(pending, t.Config)
+		}
+	}
+	cs, err := l.sampler.Ask(1, pending)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 // schemaVersion is the study file's format. Each migration takes a file
 // from version i to i+1; Open applies the missing ones in order, so a
 // study created by an older servetune resumes under a newer one.
-const schemaVersion = 4
+const schemaVersion = 5
 
 var migrations = []string{
 	// 0 → 1: the original format.
@@ -42,6 +42,11 @@ CREATE INDEX IF NOT EXISTS trials_config_key ON trials(config_key);`,
 	// environment it ran in (issue 16), as JSON.
 	`ALTER TABLE trials ADD COLUMN ran TEXT;
 ALTER TABLE trials ADD COLUMN fingerprint TEXT;`,
+	// 4 → 5: trials run by several workers at once (issue 12): a running
+	// trial belongs to the worker that claimed it until its lease, renewed
+	// by heartbeat, expires.
+	`ALTER TABLE trials ADD COLUMN worker TEXT;
+ALTER TABLE trials ADD COLUMN lease_until TEXT;`,
 }
 
 // prepare checks that the file is a study and brings its schema up to

@@ -139,13 +139,18 @@ func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 // It is written even when ctx has just been cancelled: a trial row must
 // never be half-begun, and the caller finishes what it begins.
 func (s *Store) Begin(ctx context.Context, t *Trial) error {
+	return s.begin(ctx, t, nil)
+}
+
+// begin inserts a running trial, leased until lease when it is not nil.
+func (s *Store) begin(ctx context.Context, t *Trial, lease any) error {
 	cfg, err := json.Marshal(t.Config)
 	if err != nil {
 		return fmt.Errorf("record trial start: %w", err)
 	}
 	t.State = Running
-	res, err := s.db.ExecContext(context.WithoutCancel(ctx), `INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from) VALUES(?,?,?,?,?,?,?)`,
-		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom))
+	res, err := s.db.ExecContext(context.WithoutCancel(ctx), `INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until) VALUES(?,?,?,?,?,?,?,?,?)`,
+		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), nullStr(t.Worker), lease)
 	if err != nil {
 		return fmt.Errorf("study %s: record trial start: %w", s.path, err)
 	}
@@ -157,37 +162,45 @@ func (s *Store) Begin(ctx context.Context, t *Trial) error {
 // Finish stores a trial's outcome. Undefined metrics (NaN, ±Inf) are
 // dropped first: they are absent, never stored.
 func (s *Store) Finish(ctx context.Context, t *Trial) error {
+	_, err := s.finish(ctx, t, "")
+	return err
+}
+
+// finish writes a trial's outcome where its row matches cond too, and
+// says whether it did.
+func (s *Store) finish(ctx context.Context, t *Trial, cond string, condArgs ...any) (bool, error) {
 	t.Metrics = definedMetrics(t.Metrics)
 	metrics, err := json.Marshal(t.Metrics)
 	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
 	failure, err := marshalOrNull(t.Failure != nil, t.Failure)
 	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
 	inter, err := marshalOrNull(len(t.Intermediate) > 0, toStored(t.Intermediate))
 	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
 	replies, err := marshalOrNull(len(t.Replies) > 0, t.Replies)
 	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
 	ran, err := marshalOrNull(t.Ran != nil, t.Ran)
 	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
 	fp, err := marshalOrNull(t.Fingerprint != nil, t.Fingerprint)
 	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
-	_, err = s.db.ExecContext(ctx, `UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=?, ran=?, fingerprint=? WHERE number=?`,
-		t.State, string(metrics), failure, nullStr(t.Reason), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, inter, replies, ran, fp, t.Number)
+	args := append([]any{t.State, string(metrics), failure, nullStr(t.Reason), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, inter, replies, ran, fp, t.Number}, condArgs...)
+	res, err := s.db.ExecContext(ctx, `UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=?, ran=?, fingerprint=? WHERE number=?`+cond, args...)
 	if err != nil {
-		return fmt.Errorf("study %s: record trial %d: %w", s.path, t.Number, err)
+		return false, fmt.Errorf("study %s: record trial %d: %w", s.path, t.Number, err)
 	}
-	return nil
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 func marshalOrNull(present bool, v any) (any, error) {
