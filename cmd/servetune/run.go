@@ -29,6 +29,7 @@ func runCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
 			&cli.DurationFlag{Name: "budget", Usage: "stop after this much device time (engine start + benchmark × GPUs, or CPU time on a CPU target; failures included), e.g. 8h"},
 			&cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"},
+			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine (simulated targets; each trial is leased to a worker)"},
 			enginesFlag(),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
 		},
@@ -49,7 +50,10 @@ func runCommand(e *env) *cli.Command {
 			if c.Duration("budget") < 0 {
 				return usagef("--budget must be positive")
 			}
-			opts := runOptions{engines: c.StringSlice("engines"), root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune")}
+			if err := checkWorkers(sp, c.Int("workers")); err != nil {
+				return err
+			}
+			opts := runOptions{engines: c.StringSlice("engines"), root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers")}
 			for _, name := range c.StringSlice("warm-start") {
 				cfgs, err := warmStart(c.Context, c.String("dir"), name, sp)
 				if err != nil {
@@ -71,6 +75,20 @@ type runOptions struct {
 	budget  time.Duration
 	prune   bool
 	enqueue []space.Config
+	workers int
+}
+
+// checkWorkers refuses --workers values the run cannot honour: engines
+// launched for real would share GPUs and ports until trials are packed
+// onto their own devices, so only simulated targets run in parallel.
+func checkWorkers(sp *space.Space, n int) error {
+	switch {
+	case n < 1:
+		return usagef("--workers must be at least 1")
+	case n > 1 && sp.Target.Runner == "process":
+		return usagef("--workers %d: parallel trials of real engines need GPU packing, which is not available yet; run one worker", n)
+	}
+	return nil
 }
 
 func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runOptions) error {
@@ -125,7 +143,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 	ro := studies.RunOptions{
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
-		Log:     e.log, OnEvent: view.event,
+		Log:     e.log, OnEvent: view.event, Workers: o.workers,
 	}
 	if o.prune {
 		rule := search.DefaultPruneRule()

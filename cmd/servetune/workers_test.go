@@ -1,0 +1,57 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run --workers 4 keeps n_trials exact and never measures a config twice.
+func TestRunWithWorkersIsExact(t *testing.T) {
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	dir := t.TempDir()
+	code, _, errText := runCLI(t, dir, "--log-level", "warn", "run", "--workers", "4", "--n-trials", "16", abs)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errText)
+	}
+	code, out, errText := runCLI(t, dir, "show", "--json", "quickstart")
+	if code != 0 {
+		t.Fatalf("show: exit %d %s", code, errText)
+	}
+	var trials []struct {
+		Number int            `json:"number"`
+		State  string         `json:"state"`
+		Config map[string]any `json:"config"`
+		Worker string         `json:"worker"`
+	}
+	if err := json.Unmarshal([]byte(out), &trials); err != nil {
+		t.Fatal(err)
+	}
+	done, seen, workers := 0, map[string]int{}, map[string]bool{}
+	for _, tr := range trials {
+		if tr.State != "interrupted" && tr.State != "running" {
+			done++
+		}
+		key, _ := json.Marshal(tr.Config)
+		if prev, ok := seen[string(key)]; ok {
+			t.Errorf("trials %d and %d measure the same config %s", prev, tr.Number, key)
+		}
+		seen[string(key)] = tr.Number
+		workers[tr.Worker] = true
+	}
+	if done != 16 {
+		t.Errorf("%d trials finished, want exactly 16", done)
+	}
+	if len(workers) < 2 {
+		t.Errorf("trials ran on workers %v: want several", workers)
+	}
+}
+
+func TestWorkersRefusedWhereTheyCannotRun(t *testing.T) {
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	code, _, errText := runCLI(t, t.TempDir(), "run", "--workers", "0", abs)
+	if code != 2 || !strings.Contains(errText, "--workers") {
+		t.Errorf("--workers 0: exit %d %s, want a usage error", code, errText)
+	}
+}
