@@ -5,7 +5,9 @@
 // the command each engine really ran and its environment fingerprint
 // included), the one vocabulary of trial outcomes (State), the loop that
 // picks configs, runs trials through objective.Measure and records them so
-// that a kill at any moment loses at most the trial in flight, resume, the
+// that a kill at any moment loses at most the trial in flight (with several
+// workers, each trial claimed under a lease renewed by heartbeat, an
+// expired one reclaimed as interrupted), resume, the
 // events a live view draws (Event, with a benchmark's progress at each
 // checkpoint), and the result model with its renderers (text, JSON, CSV,
 // Markdown) for listing, showing and reporting the best trials and Pareto
