@@ -27,7 +27,7 @@ func (s *Store) Claim(ctx context.Context, t *Trial, until time.Time) error {
 
 // Renew extends the lease of a running trial its worker still holds.
 func (s *Store) Renew(ctx context.Context, number int, worker string, until time.Time) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE trials SET lease_until=? WHERE number=? AND worker=? AND state=?`, stamp(until), number, worker, Running)
+	res, err := s.db.ExecContext(ctx, s.bind(`UPDATE trials SET lease_until=? WHERE number=? AND worker=? AND state=?`), stamp(until), number, worker, Running)
 	if err != nil {
 		return fmt.Errorf("study %s: renew lease of trial %d: %w", s.path, number, err)
 	}
@@ -56,7 +56,7 @@ func (s *Store) FinishLeased(ctx context.Context, t *Trial) error {
 // Trials without a lease belong to a run holding the study's lock and
 // are left alone.
 func (s *Store) ReclaimExpired(ctx context.Context, now time.Time) ([]Trial, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT number, worker, lease_until FROM trials WHERE state=? AND lease_until IS NOT NULL`, Running)
+	rows, err := s.db.QueryContext(ctx, s.bind(`SELECT number, worker, lease_until FROM trials WHERE state=? AND lease_until IS NOT NULL`), Running)
 	if err != nil {
 		return nil, fmt.Errorf("study %s: find expired leases: %w", s.path, err)
 	}

@@ -23,6 +23,9 @@ type Store struct {
 	// schema is the file's format version (older read-only files are
 	// read as they are).
 	schema int
+	// pg says the store is a PostgreSQL schema shared by workers, not a
+	// study.db (same tables and record model).
+	pg bool
 }
 
 // Mode says how a store is opened.
@@ -103,7 +106,7 @@ func openDB(ctx context.Context, path string, mode Mode) (*sql.DB, error) {
 // read-only copy or directory need to create nothing; the next writer
 // turns WAL back on. Should a reader hold the file, it stays in WAL mode.
 func (s *Store) Close() error {
-	if !s.readOnly {
+	if !s.readOnly && !s.pg {
 		_, _ = s.db.Exec(`PRAGMA journal_mode=DELETE`)
 	}
 	return s.db.Close()
@@ -114,7 +117,7 @@ func (s *Store) Path() string { return s.path }
 
 // SetMeta stores a study-level value.
 func (s *Store) SetMeta(ctx context.Context, key, value string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, key, value)
+	_, err := s.db.ExecContext(ctx, s.bind(`INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`), key, value)
 	if err != nil {
 		return fmt.Errorf("study %s: store %s: %w", s.path, key, err)
 	}
@@ -124,7 +127,7 @@ func (s *Store) SetMeta(ctx context.Context, key, value string) error {
 // Meta reads a study-level value ("" when absent).
 func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 	var v string
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key=?`, key).Scan(&v)
+	err := s.db.QueryRowContext(ctx, s.bind(`SELECT value FROM meta WHERE key=?`), key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -149,14 +152,12 @@ func (s *Store) begin(ctx context.Context, t *Trial, lease any) error {
 		return fmt.Errorf("record trial start: %w", err)
 	}
 	t.State = Running
-	res, err := s.db.ExecContext(context.WithoutCancel(ctx), `INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until) VALUES(?,?,?,?,?,?,?,?,?)`,
-		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), nullStr(t.Worker), lease)
+	err = s.db.QueryRowContext(context.WithoutCancel(ctx), s.bind(`INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until) VALUES(?,?,?,?,?,?,?,?,?) RETURNING number`),
+		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), nullStr(t.Worker), lease).Scan(&t.Number)
 	if err != nil {
 		return fmt.Errorf("study %s: record trial start: %w", s.path, err)
 	}
-	n, err := res.LastInsertId()
-	t.Number = int(n)
-	return err
+	return nil
 }
 
 // Finish stores a trial's outcome. Undefined metrics (NaN, ±Inf) are
@@ -195,7 +196,7 @@ func (s *Store) finish(ctx context.Context, t *Trial, cond string, condArgs ...a
 		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
 	args := append([]any{t.State, string(metrics), failure, nullStr(t.Reason), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, inter, replies, ran, fp, t.Number}, condArgs...)
-	res, err := s.db.ExecContext(ctx, `UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=?, ran=?, fingerprint=? WHERE number=?`+cond, args...)
+	res, err := s.db.ExecContext(ctx, s.bind(`UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=?, ran=?, fingerprint=? WHERE number=?`+cond), args...)
 	if err != nil {
 		return false, fmt.Errorf("study %s: record trial %d: %w", s.path, t.Number, err)
 	}
