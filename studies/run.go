@@ -69,6 +69,11 @@ type RunOptions struct {
 	// Lease is how long a claim lasts without a heartbeat (default
 	// DefaultLease).
 	Lease time.Duration
+	// Shared says workers in other processes (other hosts) run the same
+	// study in Store: no study lock protects it, so trials left running
+	// are theirs until their lease expires, and each claim re-reads the
+	// study. `servetune worker` sets it.
+	Shared bool
 }
 
 // ErrBudget says the GPU-time budget ended the run before n_trials.
@@ -91,12 +96,8 @@ func Run(ctx context.Context, o RunOptions) error {
 	if o.OnEvent == nil {
 		o.OnEvent = func(Event) {}
 	}
-	interrupted, err := o.Store.RecoverInterrupted(ctx, o.Now())
-	if err != nil {
+	if err := recoverOwned(ctx, o); err != nil {
 		return err
-	}
-	for _, t := range interrupted {
-		o.Log.Warn().Int("trial", t.Number).Msg("trial was interrupted by a previous run; its config is retried once")
 	}
 	trials, err := o.Store.Trials(ctx)
 	if err != nil {
@@ -104,15 +105,41 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	sp := o.Space
 	seed := sp.Study.Seed + int64(len(trials)) // a resumed run must not replay the same random draws
+	if o.Shared {
+		seed += workerSeed(o.WorkerID) // peers starting together must not draw alike
+	}
 	sampler, err := search.NewSampler(sp.Study.Sampler, sp, seed, observations(sp, trials), o.Log, o.Search)
 	if err != nil {
 		return err
 	}
 	l := &loop{RunOptions: o, sampler: sampler, trials: trials, started: o.Now()}
-	if o.Workers > 1 {
+	if o.Workers > 1 || o.Shared {
 		return l.runParallel(ctx)
 	}
 	return l.run(ctx)
+}
+
+// recoverOwned records as interrupted the trials a dead predecessor left
+// running. Only the holder of the study's lock may: in a shared store the
+// running trials are peers' until their leases expire.
+func recoverOwned(ctx context.Context, o RunOptions) error {
+	if o.Shared {
+		return nil
+	}
+	interrupted, err := o.Store.RecoverInterrupted(ctx, o.Now())
+	for _, t := range interrupted {
+		o.Log.Warn().Int("trial", t.Number).Msg("trial was interrupted by a previous run; its config is retried once")
+	}
+	return err
+}
+
+// workerSeed spreads workers' random streams apart.
+func workerSeed(id string) int64 {
+	h := int64(0)
+	for _, b := range []byte(id) {
+		h = h*31 + int64(b)
+	}
+	return h & 0xffffff
 }
 
 type loop struct {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/servetune/servetune/search"
 )
@@ -32,26 +33,60 @@ type pool struct {
 	streak   int
 	stopErr  error
 	slots    []bool // worker i busy
+	// told are the trials the sampler has learnt (or skipped, when
+	// interrupted), so a shared store's refresh teaches each once.
+	told map[int]bool
 }
 
 // runParallel is run for several workers: it keeps the workers busy
 // while the study wants more trials than are finished or running, and
-// waits for the running ones before it returns.
+// waits for the running ones — its own, and in a shared store its
+// peers', which may yet be reclaimed and need a retry — before it
+// returns.
 func (l *loop) runParallel(ctx context.Context) error {
 	l.defaults()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers)}
+	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials)}
+	poll := time.NewTicker(l.Lease / 3)
+	defer poll.Stop()
+	cancelled := ctx.Done()
 	for {
 		p.fill(ctx)
-		if p.inFlight == 0 {
+		if p.inFlight == 0 && (p.stopErr != nil || !p.peersRunning()) {
 			return p.stopErr
 		}
-		if err := p.collect(ctx, <-p.done); err != nil && p.stopErr == nil {
-			p.stopErr = err
-			cancel() // a fatal error interrupts the other trials too
+		select {
+		case f := <-p.done:
+			if err := p.collect(ctx, f); err != nil && p.stopErr == nil {
+				p.stopErr = err
+				cancel() // a fatal error interrupts the other trials too
+			}
+		case <-poll.C: // peers' trials end without telling this process
+		case <-cancelled:
+			cancelled = nil // from now on, only wait for the trials in flight
+			if p.stopErr == nil {
+				p.stopErr = ctx.Err()
+			}
 		}
 	}
+}
+
+// told marks the trials the sampler was built from.
+func told(ts []Trial) map[int]bool {
+	out := map[int]bool{}
+	for _, t := range ts {
+		if t.State != Running {
+			out[t.Number] = true
+		}
+	}
+	return out
+}
+
+// peersRunning says whether other workers of a shared store still run
+// trials this process must wait for.
+func (p *pool) peersRunning() bool {
+	return p.Shared && slices.ContainsFunc(p.trials, func(t Trial) bool { return t.State == Running })
 }
 
 // defaults fills the parallel options left unset.
@@ -60,8 +95,7 @@ func (l *loop) defaults() {
 		l.Lease = DefaultLease
 	}
 	if l.WorkerID == "" {
-		host, _ := os.Hostname()
-		l.WorkerID = fmt.Sprintf("%s:%d", host, os.Getpid())
+		l.WorkerID = DefaultWorkerID()
 	}
 	var mu sync.Mutex
 	onEvent := l.OnEvent
@@ -72,11 +106,17 @@ func (l *loop) defaults() {
 	}
 }
 
+// DefaultWorkerID names this process's workers: host:pid.
+func DefaultWorkerID() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d", host, os.Getpid())
+}
+
 // fill starts trials until every worker is busy, the study needs no
 // more, or nothing can start before a running trial finishes.
 func (p *pool) fill(ctx context.Context) {
-	for p.stopErr == nil && p.inFlight < p.Workers {
-		if err := p.reclaim(ctx); err != nil {
+	for p.stopErr == nil && p.inFlight < p.Workers && ctx.Err() == nil {
+		if err := p.refresh(ctx); err != nil {
 			p.stopErr = err
 			return
 		}
@@ -84,35 +124,78 @@ func (p *pool) fill(ctx context.Context) {
 			return
 		}
 		n, err := p.pick()
-		switch {
-		case errors.Is(err, errWait) || errors.Is(err, search.ErrPending):
-			if p.inFlight == 0 {
-				p.stopErr = fmt.Errorf("the sampler waits for a trial but none is running: %w", err)
-			}
-			return
-		case errors.Is(err, search.ErrExhausted):
-			if p.inFlight == 0 {
-				p.Log.Info().Int("trials", countDone(p.trials)).Msg("every config of the space has been measured; stopping early")
-			}
-			return
-		case err != nil:
-			p.stopErr = err
+		if p.blocked(err) {
 			return
 		}
-		if err := p.start(ctx, n); err != nil {
+		err = p.start(ctx, n)
+		if errors.Is(err, errFull) {
+			return
+		}
+		if err != nil && !errors.Is(err, errTaken) {
 			p.stopErr = err
 		}
 	}
 }
 
+// blocked decides what a pick's error means: wait, stop, or go on.
+func (p *pool) blocked(err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, errWait) || errors.Is(err, search.ErrPending):
+		if p.inFlight == 0 && !p.peersRunning() {
+			p.stopErr = fmt.Errorf("the sampler waits for a trial but none is running: %w", err)
+		}
+	case errors.Is(err, search.ErrExhausted):
+		if p.inFlight == 0 && !p.peersRunning() {
+			p.Log.Info().Int("trials", countDone(p.trials)).Msg("every config of the space has been measured; stopping early")
+		}
+	default:
+		p.stopErr = err
+	}
+	return true
+}
+
 // wanted decides whether the study wants another trial started: the
 // running ones count toward n_trials, so the study never over-runs.
 func (p *pool) wanted(ctx context.Context) bool {
-	stop, err := p.stop(ctx, countDone(p.trials)+p.inFlight)
+	running := 0
+	for _, t := range p.trials {
+		if t.State == Running {
+			running++
+		}
+	}
+	stop, err := p.stop(ctx, countDone(p.trials)+running)
 	if stop && err != nil && p.stopErr == nil {
 		p.stopErr = err
 	}
 	return !stop
+}
+
+// refresh reclaims expired leases and, in a shared store, reads what
+// the other workers claimed and finished, teaching the sampler the
+// trials it has not seen.
+func (p *pool) refresh(ctx context.Context) error {
+	if err := p.reclaim(ctx); err != nil || !p.Shared {
+		return err
+	}
+	all, err := p.Store.Trials(ctx)
+	if err != nil {
+		return err
+	}
+	p.trials = all
+	for _, t := range all {
+		if t.State == Running || p.told[t.Number] {
+			continue
+		}
+		p.told[t.Number] = true
+		if t.State != Interrupted {
+			if err := p.tell(t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // reclaim takes back trials whose worker stopped renewing its lease.
@@ -146,7 +229,7 @@ func (p *pool) start(ctx context.Context, n next) error {
 	if prev := p.measured(n.cfg); prev != nil {
 		t.Origin, t.ReusedFrom = "reused", prev.Number
 	}
-	if err := p.Store.Claim(ctx, &t, p.Now().Add(p.Lease)); err != nil {
+	if err := p.Store.ClaimNext(ctx, &t, p.Now().Add(p.Lease), p.Space.Study.NTrials); err != nil {
 		return err
 	}
 	p.slots[slot] = true
@@ -184,7 +267,7 @@ func (p *pool) collect(ctx context.Context, f finished) error {
 		return err
 	}
 	p.replace(t)
-	if t.State != Interrupted {
+	if p.told[t.Number] = true; t.State != Interrupted {
 		if err := p.tell(t); err != nil {
 			return err
 		}
