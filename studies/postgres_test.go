@@ -1,8 +1,15 @@
 package studies
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -58,5 +65,103 @@ func TestStorageURLPasswordNeverReachesErrors(t *testing.T) {
 	}
 	if got := Redact("postgres://u:s3cret@h/db"); strings.Contains(got, "s3cret") {
 		t.Errorf("Redact = %q", got)
+	}
+}
+
+// Four workers share a study in PostgreSQL; one is killed with -9 in the
+// middle of its trial. The others finish the study: exactly n_trials,
+// unique numbers, the dead trial reclaimed and retried once, no config
+// measured twice.
+func TestWorkerKilledMidTrialLosesOnlyItsTrial(t *testing.T) {
+	url := pgtest.Start(t)
+	const nTrials = 14
+	doomed, claimed := startHangingWorker(t, url, nTrials)
+	sp := studySpace(t, nTrials, "")
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := range errs {
+		st, err := OpenPostgres(t.Context(), url, "unit", Create)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		wg.Go(func() {
+			errs[i] = Run(t.Context(), RunOptions{Space: sp, Store: st, Runner: &fakeRunner{}, Dir: DirOf(t.TempDir(), "unit"), Log: zerolog.Nop(),
+				Shared: true, WorkerID: fmt.Sprintf("host%d", i), Lease: 2 * time.Second})
+		})
+	}
+	if err := doomed.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = doomed.Wait()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("worker %d: %v", i, err)
+		}
+	}
+	st, err := OpenPostgres(context.Background(), url, "unit", ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	trials, err := st.Trials(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSharedStudy(t, trials, nTrials, claimed)
+}
+
+// startHangingWorker starts a worker process whose trial never ends and
+// returns once it has claimed one.
+func startHangingWorker(t *testing.T, url string, nTrials int) (*exec.Cmd, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), hangingWorkerEnv+"="+url, "STUDIES_TEST_N_TRIALS="+strconv.Itoa(nTrials), "STUDIES_TEST_DIR="+t.TempDir())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	var n int
+	if _, serr := fmt.Sscanf(line, "claimed %d", &n); err != nil || serr != nil {
+		t.Fatalf("hanging worker said %q (%v)", line, err)
+	}
+	return cmd, n
+}
+
+func checkSharedStudy(t *testing.T, trials []Trial, nTrials, dead int) {
+	t.Helper()
+	if got := countDone(trials); got != nTrials {
+		t.Errorf("%d trials finished, want exactly %d", got, nTrials)
+	}
+	seen, retries := map[string]int{}, 0
+	for i, tr := range trials {
+		if tr.Number != i+1 {
+			t.Errorf("trial %d numbered %d", i+1, tr.Number)
+		}
+		switch {
+		case tr.Number == dead:
+			if tr.State != Interrupted || tr.Worker != "doomed/0" {
+				t.Errorf("killed worker's trial %d: %s by %q, want interrupted, by doomed/0", dead, tr.State, tr.Worker)
+			}
+			continue
+		case tr.RetryOf == dead:
+			retries++
+		case tr.State == Running || tr.State == Interrupted:
+			t.Errorf("trial %d left %s", tr.Number, tr.State)
+		}
+		if prev, ok := seen[tr.Config.Key()]; ok {
+			t.Errorf("trials %d and %d measure the same config %s", prev, tr.Number, tr.Config.Key())
+		}
+		seen[tr.Config.Key()] = tr.Number
+	}
+	if retries != 1 {
+		t.Errorf("the killed trial was retried %d times, want once", retries)
 	}
 }

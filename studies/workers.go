@@ -91,6 +91,7 @@ func (p *pool) peersRunning() bool {
 
 // defaults fills the parallel options left unset.
 func (l *loop) defaults() {
+	l.Workers = max(l.Workers, 1)
 	if l.Lease <= 0 {
 		l.Lease = DefaultLease
 	}
