@@ -18,6 +18,11 @@ func dirFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "dir", Value: "studies", Usage: "directory holding studies/<name>/study.db"}
 }
 
+// storageFlag names shared study storage (see the worker command).
+func storageFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "storage", Usage: "read the study from shared storage, postgres://user@host/db (default $" + storageEnv + "; otherwise --dir)"}
+}
+
 func studiesCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "studies",
@@ -54,7 +59,7 @@ func showCommand(e *env) *cli.Command {
 		Name:      "show",
 		Usage:     "show every trial of a study",
 		ArgsUsage: "STUDY (a name under --dir, or a study.db path)",
-		Flags: []cli.Flag{dirFlag(),
+		Flags: []cli.Flag{dirFlag(), storageFlag(),
 			&cli.StringFlag{Name: "sort", Usage: "sort by a metric, e.g. total_tps or balanced/mean_tpot_ms (default: trial number)"},
 			&cli.BoolFlag{Name: "asc", Usage: "sort ascending (default: best first for objectives, descending otherwise)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
@@ -104,7 +109,7 @@ tagged with target.engines.<engine>.version, else latest) with the
 trial's exact argv and env. --export k8s prints a Deployment (GPU request,
 argv, env, /dev/shm, generated files from a ConfigMap) and a Service,
 ready for kubectl apply -f.`,
-		Flags: []cli.Flag{dirFlag(),
+		Flags: []cli.Flag{dirFlag(), storageFlag(),
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.BoolFlag{Name: "markdown", Usage: "print Markdown"},
 			&cli.StringFlag{Name: "export", Usage: "print what deploys the best trial (or --trial): docker (a `docker run` line) | k8s (Deployment + Service + ConfigMap YAML)"},
@@ -136,6 +141,14 @@ func studyArg(c *cli.Context) (*space.Space, []studies.Trial, error) {
 		return nil, nil, usagef("%s takes one study name or path, got %d arguments", c.Command.Name, c.NArg())
 	}
 	arg := c.Args().First()
+	if url := storageURL(c.String("storage")); studies.IsPostgres(url) {
+		store, err := studies.OpenPostgres(c.Context, url, arg, studies.ReadOnly)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer store.Close()
+		return readStudy(c.Context, store, studies.Redact(url)+" study "+arg)
+	}
 	d := studies.DirOf(c.String("dir"), arg)
 	if !d.Exists() {
 		return nil, nil, usagef("no study %q (looked for %s); `servetune studies` lists them", arg, d.DB())
@@ -151,6 +164,11 @@ func openStudy(ctx context.Context, d studies.Dir) (*space.Space, []studies.Tria
 		return nil, nil, err
 	}
 	defer store.Close()
+	return readStudy(ctx, store, path)
+}
+
+// readStudy reads a study's space and trials from its store.
+func readStudy(ctx context.Context, store *studies.Store, path string) (*space.Space, []studies.Trial, error) {
 	src, err := store.Meta(ctx, "space")
 	if err != nil {
 		return nil, nil, err

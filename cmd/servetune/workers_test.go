@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/servetune/servetune/studies/pgtest"
 )
 
 // run --workers 4 keeps n_trials exact and never measures a config twice.
@@ -53,5 +55,56 @@ func TestWorkersRefusedWhereTheyCannotRun(t *testing.T) {
 	code, _, errText := runCLI(t, t.TempDir(), "run", "--workers", "0", abs)
 	if code != 2 || !strings.Contains(errText, "--workers") {
 		t.Errorf("--workers 0: exit %d %s, want a usage error", code, errText)
+	}
+}
+
+func TestWorkerRefusesStorageItCannotShare(t *testing.T) {
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	t.Setenv(storageEnv, "")
+	for _, args := range [][]string{
+		{"worker", abs},
+		{"worker", "--storage", "studies/quickstart/study.db", abs},
+		{"worker", "--storage", "postgres://u@h/db", "--lease", "0s", abs},
+	} {
+		code, _, errText := runCLI(t, t.TempDir(), args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d %s, want a usage error", args, code, errText)
+		}
+	}
+}
+
+// A worker runs its share of a study in PostgreSQL; show and best read it
+// from there.
+func TestWorkerStudyInPostgresIsShownAndRanked(t *testing.T) {
+	url := pgtest.Start(t)
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	dir := t.TempDir()
+	code, _, errText := runCLI(t, dir, "--log-level", "warn", "worker", "--storage", url, "--workers", "3", "--n-trials", "12", abs)
+	if code != 0 {
+		t.Fatalf("worker: exit %d\n%s", code, errText)
+	}
+	t.Setenv(storageEnv, url) // the URL from the environment, as a cluster passes its secret
+	code, out, errText := runCLI(t, dir, "show", "--json", "quickstart")
+	if code != 0 {
+		t.Fatalf("show: exit %d %s", code, errText)
+	}
+	var trials []struct {
+		State string `json:"state"`
+	}
+	if err := json.Unmarshal([]byte(out), &trials); err != nil {
+		t.Fatal(err)
+	}
+	done := 0
+	for _, tr := range trials {
+		if tr.State != "interrupted" && tr.State != "running" {
+			done++
+		}
+	}
+	if done != 12 {
+		t.Errorf("%d trials finished in PostgreSQL, want 12", done)
+	}
+	code, out, _ = runCLI(t, dir, "best", "--json", "quickstart")
+	if code != 0 || !strings.Contains(out, `"winners"`) {
+		t.Errorf("best from PostgreSQL: exit %d\n%.300s", code, out)
 	}
 }
