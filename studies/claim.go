@@ -87,9 +87,13 @@ func (s *Store) insertLeased(ctx context.Context, tx *sql.Tx, t *Trial, until ti
 	if err != nil {
 		return fmt.Errorf("record trial start: %w", err)
 	}
+	devices, err := marshalOrNull(len(t.Devices) > 0, t.Devices)
+	if err != nil {
+		return fmt.Errorf("record trial start: %w", err)
+	}
 	t.State = Running
-	err = tx.QueryRowContext(ctx, s.bind(`INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until) VALUES(?,?,?,?,?,?,?,?,?) RETURNING number`),
-		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), t.Worker, stamp(until)).Scan(&t.Number)
+	err = tx.QueryRowContext(ctx, s.bind(`INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until, devices) VALUES(?,?,?,?,?,?,?,?,?,?) RETURNING number`),
+		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), t.Worker, stamp(until), devices).Scan(&t.Number)
 	if err != nil {
 		return fmt.Errorf("study %s: record trial start: %w", s.path, err)
 	}

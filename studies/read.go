@@ -12,7 +12,7 @@ import (
 
 // Trials returns every trial in number order.
 func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
-	reason, replies, ran, worker := "reason", "replies", "ran, fingerprint", "worker"
+	reason, replies, ran, worker := "reason", "replies", "ran, fingerprint", "worker, devices"
 	if s.schema < 2 {
 		reason = "NULL"
 	}
@@ -23,7 +23,7 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 		ran = "NULL, NULL"
 	}
 	if s.schema < 5 {
-		worker = "NULL"
+		worker = "NULL, NULL"
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+replies+`, `+ran+`, `+worker+` FROM trials ORDER BY number`)
 	if err != nil {
@@ -44,13 +44,18 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 func scanTrial(rows *sql.Rows) (Trial, error) {
 	var t Trial
 	var cfg, started string
-	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp, worker sql.NullString
+	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp, worker, devices sql.NullString
 	var retryOf, reusedFrom sql.NullInt64
-	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp, &worker); err != nil {
+	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp, &worker, &devices); err != nil {
 		return t, err
 	}
 	if err := scanEnvironment(&t, ran, fp); err != nil {
 		return t, err
+	}
+	if devices.Valid {
+		if err := json.Unmarshal([]byte(devices.String), &t.Devices); err != nil {
+			return t, fmt.Errorf("trial %d devices: %w", t.Number, err)
+		}
 	}
 	if replies.Valid {
 		if err := json.Unmarshal([]byte(replies.String), &t.Replies); err != nil {

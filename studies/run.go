@@ -74,6 +74,12 @@ type RunOptions struct {
 	// are theirs until their lease expires, and each claim re-reads the
 	// study. `servetune worker` sets it.
 	Shared bool
+	// Devices are the GPUs this process's workers share (--gpus, or the
+	// scheduler's list): each trial gets GPUNeed of them to itself and
+	// waits until that many are free. Empty: no packing.
+	Devices []string
+	// GPUNeed is a trial's GPU count (default engines.GPUs).
+	GPUNeed func(space.Config) int
 }
 
 // ErrBudget says the GPU-time budget ended the run before n_trials.

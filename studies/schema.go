@@ -45,9 +45,10 @@ CREATE INDEX IF NOT EXISTS trials_config_key ON trials(config_key);`,
 ALTER TABLE trials ADD COLUMN fingerprint TEXT;`,
 	// 4 → 5: trials run by several workers at once (issue 12): a running
 	// trial belongs to the worker that claimed it until its lease, renewed
-	// by heartbeat, expires.
+	// by heartbeat, expires; the GPUs it was packed onto.
 	`ALTER TABLE trials ADD COLUMN worker TEXT;
-ALTER TABLE trials ADD COLUMN lease_until TEXT;`,
+ALTER TABLE trials ADD COLUMN lease_until TEXT;
+ALTER TABLE trials ADD COLUMN devices TEXT;`,
 }
 
 // prepare checks that the file is a study and brings its schema up to

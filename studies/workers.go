@@ -36,6 +36,12 @@ type pool struct {
 	// told are the trials the sampler has learnt (or skipped, when
 	// interrupted), so a shared store's refresh teaches each once.
 	told map[int]bool
+	// devices are the GPUs trials are packed onto; waiting is a pick
+	// that did not fit them yet, taken the devices reserved for the next
+	// start.
+	devices *gpus
+	waiting *next
+	taken   []string
 }
 
 // runParallel is run for several workers: it keeps the workers busy
@@ -47,7 +53,7 @@ func (l *loop) runParallel(ctx context.Context) error {
 	l.defaults()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials)}
+	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: newGPUs(l.Devices)}
 	poll := time.NewTicker(l.Lease / 3)
 	defer poll.Stop()
 	cancelled := ctx.Done()
@@ -124,11 +130,14 @@ func (p *pool) fill(ctx context.Context) {
 		if !p.wanted(ctx) {
 			return
 		}
-		n, err := p.pick()
-		if p.blocked(err) {
+		n, err := p.next()
+		if p.blocked(err) || p.held(n) {
 			return
 		}
 		err = p.start(ctx, n)
+		if err != nil {
+			p.devices.release(p.taken)
+		}
 		if errors.Is(err, errFull) {
 			return
 		}
@@ -136,6 +145,16 @@ func (p *pool) fill(ctx context.Context) {
 			p.stopErr = err
 		}
 	}
+}
+
+// next is the pick held back for want of GPUs, else a new pick. A pick
+// that needs more GPUs than the worker owns is refused here: it is
+// recorded as never launched, like a config breaking a rule.
+func (p *pool) next() (next, error) {
+	if p.waiting != nil {
+		return *p.waiting, nil
+	}
+	return p.pick()
 }
 
 // blocked decides what a pick's error means: wait, stop, or go on.
@@ -226,7 +245,7 @@ func (p *pool) replace(t Trial) {
 // start claims the trial for a free worker and runs it there.
 func (p *pool) start(ctx context.Context, n next) error {
 	slot := slices.Index(p.slots, false)
-	t := Trial{Config: n.cfg, Origin: n.origin, RetryOf: n.retryOf, Start: p.Now(), Worker: fmt.Sprintf("%s/%d", p.WorkerID, slot)}
+	t := Trial{Config: n.cfg, Origin: n.origin, RetryOf: n.retryOf, Start: p.Now(), Worker: fmt.Sprintf("%s/%d", p.WorkerID, slot), Devices: p.taken}
 	if prev := p.measured(n.cfg); prev != nil {
 		t.Origin, t.ReusedFrom = "reused", prev.Number
 	}
@@ -258,6 +277,7 @@ func (l *loop) work(ctx context.Context, t Trial, slot int, done chan<- finished
 func (p *pool) collect(ctx context.Context, f finished) error {
 	p.inFlight--
 	p.slots[f.slot] = false
+	p.devices.release(f.t.Devices)
 	t := f.t
 	err := p.Store.FinishLeased(context.WithoutCancel(ctx), &t)
 	if errors.Is(err, ErrLeaseLost) {

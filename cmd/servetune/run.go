@@ -30,6 +30,7 @@ func runCommand(e *env) *cli.Command {
 			&cli.DurationFlag{Name: "budget", Usage: "stop after this much device time (engine start + benchmark × GPUs, or CPU time on a CPU target; failures included), e.g. 8h"},
 			&cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine (simulated targets; each trial is leased to a worker)"},
+			gpusFlag(),
 			enginesFlag(),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
 		},
@@ -53,7 +54,13 @@ func runCommand(e *env) *cli.Command {
 			if err := checkWorkers(sp, c.Int("workers")); err != nil {
 				return err
 			}
-			opts := runOptions{engines: c.StringSlice("engines"), root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers")}
+			var devices []string // one trial at a time packs nothing
+			if c.Int("workers") > 1 {
+				if devices, err = workerDevices(c.String("gpus")); err != nil {
+					return err
+				}
+			}
+			opts := runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers")}
 			for _, name := range c.StringSlice("warm-start") {
 				cfgs, err := warmStart(c.Context, c.String("dir"), name, sp)
 				if err != nil {
@@ -76,6 +83,7 @@ type runOptions struct {
 	prune   bool
 	enqueue []space.Config
 	workers int
+	devices []string
 }
 
 // checkWorkers refuses --workers values the run cannot honour: engines
@@ -143,7 +151,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 	ro := studies.RunOptions{
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
-		Log:     e.log, OnEvent: view.event, Workers: o.workers,
+		Log:     e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices,
 	}
 	if o.prune {
 		rule := search.DefaultPruneRule()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
@@ -29,6 +30,7 @@ func workerCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "worker-id", Usage: "this worker's name in trial leases (default host:pid)"},
 			&cli.DurationFlag{Name: "lease", Value: studies.DefaultLease, Usage: "how long a trial stays this worker's without a heartbeat"},
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
+			gpusFlag(),
 			enginesFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -42,7 +44,11 @@ func workerCommand(e *env) *cli.Command {
 			if n := c.Int("n-trials"); n > 0 {
 				sp.Study.NTrials = n
 			}
-			o := workerOptions{storage: storageURL(c.String("storage")), workers: c.Int("workers"), id: c.String("worker-id"), lease: c.Duration("lease"), root: c.String("dir"), engines: c.StringSlice("engines")}
+			devices, err := workerDevices(c.String("gpus"))
+			if err != nil {
+				return err
+			}
+			o := workerOptions{devices: devices, storage: storageURL(c.String("storage")), workers: c.Int("workers"), id: c.String("worker-id"), lease: c.Duration("lease"), root: c.String("dir"), engines: c.StringSlice("engines")}
 			if err := o.check(sp); err != nil {
 				return err
 			}
@@ -57,6 +63,27 @@ type workerOptions struct {
 	engines           []string // --engines files
 	workers           int
 	lease             time.Duration
+	devices           []string
+}
+
+func gpusFlag() cli.Flag {
+	return &cli.StringFlag{Name: "gpus", Usage: "GPUs this process packs trials onto, e.g. 0-7 (default: SLURM_JOB_GPUS, CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES; none: no packing)"}
+}
+
+// workerDevices is --gpus, else the GPUs the scheduler gave the process.
+func workerDevices(flag string) ([]string, error) {
+	if flag != "" {
+		ds, err := objective.ParseDevices(flag)
+		if err != nil {
+			return nil, usagef("--gpus: %v", err)
+		}
+		return ds, nil
+	}
+	ds, _, err := objective.DevicesFromEnv(os.Getenv)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return ds, nil
 }
 
 // storageURL is --storage, else $SERVETUNE_STORAGE.
@@ -105,7 +132,7 @@ func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOp
 	e.log.Info().Str("storage", studies.Redact(o.storage)).Str("study", sp.Study.Name).Int("workers", o.workers).Msg("worker joined the study")
 	err = studies.Run(ctx, studies.RunOptions{
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Log: e.log,
-		Workers: o.workers, WorkerID: o.id, Lease: o.lease, Shared: true,
+		Workers: o.workers, WorkerID: o.id, Lease: o.lease, Shared: true, Devices: o.devices,
 	})
 	if errors.Is(err, studies.ErrTimeout) || errors.Is(err, studies.ErrBudget) {
 		return nil

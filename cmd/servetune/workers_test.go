@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -106,5 +107,42 @@ func TestWorkerStudyInPostgresIsShownAndRanked(t *testing.T) {
 	code, out, _ = runCLI(t, dir, "best", "--json", "quickstart")
 	if code != 0 || !strings.Contains(out, `"winners"`) {
 		t.Errorf("best from PostgreSQL: exit %d\n%.300s", code, out)
+	}
+}
+
+// run --workers packs simulated trials onto the GPUs it is given: the
+// trials record theirs, and no GPU is outside the set.
+func TestRunWithWorkersPacksOntoItsGPUs(t *testing.T) {
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	dir := t.TempDir()
+	t.Setenv("SLURM_JOB_GPUS", "8,9,10,11,12,13,14,15") // the scheduler's set, unless --gpus says otherwise
+	code, _, errText := runCLI(t, dir, "--log-level", "warn", "run", "--workers", "4", "--n-trials", "8", abs)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errText)
+	}
+	code, out, _ := runCLI(t, dir, "show", "--json", "quickstart")
+	var trials []struct {
+		Number  int      `json:"number"`
+		Devices []string `json:"devices"`
+		Reason  string   `json:"reason"`
+	}
+	if err := json.Unmarshal([]byte(out), &trials); err != nil || code != 0 {
+		t.Fatalf("show: %v", err)
+	}
+	used := 0
+	for _, tr := range trials {
+		for _, d := range tr.Devices {
+			if n, _ := strconv.Atoi(d); n < 8 || n > 15 {
+				t.Errorf("trial %d ran on GPU %s, outside SLURM_JOB_GPUS", tr.Number, d)
+			}
+		}
+		used += len(tr.Devices)
+	}
+	if used == 0 {
+		t.Error("no trial recorded its GPUs")
+	}
+	code, _, errText = runCLI(t, t.TempDir(), "run", "--workers", "2", "--gpus", "0-x", abs)
+	if code != 2 || !strings.Contains(errText, "--gpus") {
+		t.Errorf("--gpus 0-x: exit %d %s, want a usage error", code, errText)
 	}
 }
