@@ -2,8 +2,11 @@ package objective
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
+
+	"github.com/servetune/servetune/space"
 )
 
 // ParseDevices reads a GPU list as --gpus, CUDA_VISIBLE_DEVICES and
@@ -87,4 +90,20 @@ func DevicesFromEnv(getenv func(string) string) ([]string, string, error) {
 		return ids, name, nil
 	}
 	return nil, "", nil
+}
+
+// WithDevices is the target a packed trial launches: its engine sees only
+// the trial's GPUs (CUDA_VISIBLE_DEVICES), whatever the target set. The
+// target is copied; nil devices leave it as it is.
+func WithDevices(t space.Target, devices []string) space.Target {
+	if len(devices) == 0 {
+		return t
+	}
+	env := maps.Clone(t.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["CUDA_VISIBLE_DEVICES"] = strings.Join(devices, ",")
+	t.Env = env
+	return t
 }

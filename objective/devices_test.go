@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/servetune/servetune/space"
 )
 
 func TestParseDevices(t *testing.T) {
@@ -56,6 +58,23 @@ func TestDevicesFromEnvHonoursEachScheduler(t *testing.T) {
 	}
 	if _, _, err := DevicesFromEnv(func(k string) string { return map[string]string{"CUDA_VISIBLE_DEVICES": "0,x"}[k] }); err == nil || !strings.Contains(err.Error(), "$CUDA_VISIBLE_DEVICES") {
 		t.Errorf("bad CUDA_VISIBLE_DEVICES: %v, want an error naming the variable", err)
+	}
+}
+
+func TestWithDevicesGivesTheEngineOnlyItsGPUs(t *testing.T) {
+	base := space.Target{Env: map[string]string{"CUDA_VISIBLE_DEVICES": "0,1,2,3,4,5,6,7", "HF_HOME": "/h"}}
+	got := WithDevices(base, []string{"4", "5"})
+	if got.Env["CUDA_VISIBLE_DEVICES"] != "4,5" || got.Env["HF_HOME"] != "/h" {
+		t.Errorf("env %v, want CUDA_VISIBLE_DEVICES=4,5 and the rest kept", got.Env)
+	}
+	if base.Env["CUDA_VISIBLE_DEVICES"] != "0,1,2,3,4,5,6,7" {
+		t.Error("WithDevices changed the target it was given")
+	}
+	if got := WithDevices(base, nil); got.Env["CUDA_VISIBLE_DEVICES"] != "0,1,2,3,4,5,6,7" {
+		t.Errorf("no devices changed the env: %v", got.Env)
+	}
+	if got := WithDevices(space.Target{}, []string{"GPU-a"}); got.Env["CUDA_VISIBLE_DEVICES"] != "GPU-a" {
+		t.Errorf("target without env: %v", got.Env)
 	}
 }
 
