@@ -81,7 +81,7 @@ func TestSlurmScriptStartsAWorkerPerNode(t *testing.T) {
 		}
 	}
 	var args []any
-	for _, f := range strings.Fields(s[strings.Index(s, "servetune worker"):]) {
+	for _, f := range strings.Fields(s[strings.LastIndex(s, "servetune worker "):]) {
 		if strings.HasPrefix(f, "--") {
 			args = append(args, f)
 		}
