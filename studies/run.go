@@ -80,6 +80,11 @@ type RunOptions struct {
 	Devices []string
 	// GPUNeed is a trial's GPU count (default engines.GPUs).
 	GPUNeed func(space.Config) int
+	// Virtual runs parallel workers on a virtual clock: each trial lasts
+	// the device time its runner charged divided by its GPUs, and trials
+	// finish in that order without waiting, so the lab measures N workers'
+	// wall-clock on the simulator deterministically.
+	Virtual bool
 }
 
 // ErrBudget says the GPU-time budget ended the run before n_trials.

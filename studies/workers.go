@@ -42,6 +42,8 @@ type pool struct {
 	devices *gpus
 	waiting *next
 	taken   []string
+	// clock is the virtual clock (RunOptions.Virtual), nil on real time.
+	clock *virtualClock
 }
 
 // runParallel is run for several workers: it keeps the workers busy
@@ -54,6 +56,9 @@ func (l *loop) runParallel(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: newGPUs(l.Devices)}
+	if l.Virtual {
+		p.useVirtualClock()
+	}
 	poll := time.NewTicker(l.Lease / 3)
 	defer poll.Stop()
 	cancelled := ctx.Done()
@@ -61,6 +66,12 @@ func (l *loop) runParallel(ctx context.Context) error {
 		p.fill(ctx)
 		if p.inFlight == 0 && (p.stopErr != nil || !p.peersRunning()) {
 			return p.stopErr
+		}
+		if p.clock != nil {
+			if err := p.collect(ctx, p.nextVirtual()); err != nil && p.stopErr == nil {
+				p.stopErr = err
+			}
+			continue
 		}
 		select {
 		case f := <-p.done:
@@ -258,6 +269,10 @@ func (p *pool) start(ctx context.Context, n next) error {
 	p.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: countDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
 	w := *p.loop
 	w.trials = slices.Clone(p.trials)
+	if p.clock != nil {
+		p.runVirtual(ctx, &w, t, slot)
+		return nil
+	}
 	go w.work(ctx, t, slot, p.done)
 	return nil
 }
