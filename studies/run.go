@@ -124,7 +124,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		return err
 	}
 	l := &loop{RunOptions: o, sampler: sampler, trials: trials, started: o.Now()}
-	if o.Workers > 1 || o.Shared {
+	if o.Workers > 1 || o.Shared || o.Virtual {
 		return l.runParallel(ctx)
 	}
 	return l.run(ctx)
