@@ -25,7 +25,7 @@ func labCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "pruning", Value: true, Usage: "also measure pruning + infeasibility learning against the first sampler without them"},
 			&cli.Float64SliceFlag{Name: "prune-margin", Usage: "pruning margins to measure (default: the default rule's)"},
 			&cli.StringFlag{Name: "json", Usage: "write every run's curves to this file"},
-			&cli.IntFlag{Name: "workers", Value: 1, Usage: "trials each study runs at once, on a virtual clock (curves are then in finish order)"},
+			&cli.IntFlag{Name: "workers", Value: 1, Usage: "trials each study runs at once, on a virtual clock (curves stay by trial number)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Int("seeds") < 1 || c.Int("trials") < 1 {
