@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/pgtest"
 )
 
@@ -145,4 +150,84 @@ func TestRunWithWorkersPacksOntoItsGPUs(t *testing.T) {
 	if code != 2 || !strings.Contains(errText, "--gpus") {
 		t.Errorf("--gpus 0-x: exit %d %s, want a usage error", code, errText)
 	}
+}
+
+// kill -9 of `run --workers 4` mid-trial, then a resume: every trial in
+// flight is recorded interrupted and retried once, n_trials stays exact
+// and no config is measured twice.
+func TestSIGKILLOfParallelRunThenResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	space, _ := filepath.Abs("testdata/kill.toml")
+	db := filepath.Join(dir, "studies", "kill", "study.db")
+	caught := false
+	for attempt := 0; attempt < 5 && !caught; attempt++ {
+		caught = killParallelMidTrial(t, bin, dir, space, db, 3+attempt)
+	}
+	if !caught {
+		t.Fatal("never managed to kill the study mid-trial in 5 attempts")
+	}
+	cmd := exec.Command(bin, "--log-format", "json", "run", "--workers", "4", space)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	done, retried, seen := 0, map[int]int{}, map[string]int{}
+	ts := readTrials(t, db)
+	for _, tr := range ts {
+		switch {
+		case tr.State == studies.Running:
+			t.Errorf("trial %d left running", tr.Number)
+		case tr.State == studies.Interrupted:
+			continue
+		case tr.RetryOf != 0:
+			retried[tr.RetryOf]++
+		}
+		if !tr.BrokeRule() {
+			done++
+		}
+		if prev, ok := seen[tr.Config.Key()]; ok && tr.RetryOf == 0 {
+			t.Errorf("trials %d and %d measure the same config", prev, tr.Number)
+		}
+		seen[tr.Config.Key()] = tr.Number
+	}
+	if done != 14 {
+		t.Errorf("%d finished trials, want exactly n_trials = 14", done)
+	}
+	for _, tr := range ts {
+		if tr.State == studies.Interrupted && retried[tr.Number] != 1 {
+			t.Errorf("interrupted trial %d retried %d times, want once", tr.Number, retried[tr.Number])
+		}
+	}
+}
+
+// killParallelMidTrial SIGKILLs `run --workers 4` when a trial starts
+// after minDone finished, and reports whether trials were left running.
+func killParallelMidTrial(t *testing.T, bin, dir, space, db string, minDone int) bool {
+	t.Helper()
+	cmd := exec.Command(bin, "--log-format", "json", "run", "--workers", "4", space)
+	cmd.Dir = dir
+	logs, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(logs)
+	for sc.Scan() {
+		var ev struct {
+			Message string `json:"message"`
+			Done    int    `json:"done"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Message == "trial started" && ev.Done >= minDone {
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			break
+		}
+	}
+	_ = cmd.Wait()
+	return slices.ContainsFunc(readTrials(t, db), func(tr studies.Trial) bool { return tr.State == studies.Running })
 }
