@@ -29,6 +29,7 @@ func runCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
 			&cli.DurationFlag{Name: "budget", Usage: "stop after this much device time (engine start + benchmark × GPUs, or CPU time on a CPU target; failures included), e.g. 8h"},
 			&cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"},
+			&cli.StringFlag{Name: "storage", Usage: "run the study in shared storage, postgres://user@host/db, as `servetune worker` does (default $" + storageEnv + "; otherwise studies/<name>/study.db)"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine (simulated targets; each trial is leased to a worker)"},
 			gpusFlag(),
 			enginesFlag(),
@@ -54,6 +55,9 @@ func runCommand(e *env) *cli.Command {
 			if err := checkWorkers(sp, c.Int("workers")); err != nil {
 				return err
 			}
+			if url := storageURL(c.String("storage")); url != "" {
+				return e.runShared(c, sp, url)
+			}
 			var devices []string // one trial at a time packs nothing
 			if c.Int("workers") > 1 {
 				if devices, err = workerDevices(c.String("gpus")); err != nil {
@@ -71,6 +75,24 @@ func runCommand(e *env) *cli.Command {
 			return e.runStudy(c.Context, sp, c.Args().First(), opts)
 		},
 	}
+}
+
+// runShared runs the study in shared storage: the run is one worker
+// among any others, with no study lock (--fresh and --warm-start need
+// the study's directory and are refused).
+func (e *env) runShared(c *cli.Context, sp *space.Space, url string) error {
+	if c.Bool("fresh") || len(c.StringSlice("warm-start")) > 0 {
+		return usagef("--fresh and --warm-start work on a study.db; drop the study's schema to start a shared study over")
+	}
+	devices, err := workerDevices(c.String("gpus"))
+	if err != nil {
+		return err
+	}
+	o := workerOptions{storage: url, workers: c.Int("workers"), lease: studies.DefaultLease, root: c.String("dir"), engines: c.StringSlice("engines"), devices: devices}
+	if err := o.check(sp); err != nil {
+		return err
+	}
+	return e.work(c.Context, sp, c.Args().First(), o)
 }
 
 // runOptions are the run command's flags.

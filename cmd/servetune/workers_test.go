@@ -231,3 +231,23 @@ func killParallelMidTrial(t *testing.T, bin, dir, space, db string, minDone int)
 	_ = cmd.Wait()
 	return slices.ContainsFunc(readTrials(t, db), func(tr studies.Trial) bool { return tr.State == studies.Running })
 }
+
+// run --storage postgres://… runs the study as one worker of a shared
+// study; a study.db path is not shared storage.
+func TestRunWithPostgresStorage(t *testing.T) {
+	url := pgtest.Start(t)
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	dir := t.TempDir()
+	code, _, errText := runCLI(t, dir, "--log-level", "warn", "run", "--storage", url, "--workers", "2", "--n-trials", "6", abs)
+	if code != 0 {
+		t.Fatalf("run --storage: exit %d\n%s", code, errText)
+	}
+	code, out, errText := runCLI(t, dir, "show", "--storage", url, "--json", "quickstart")
+	if code != 0 || !strings.Contains(out, `"worker"`) {
+		t.Errorf("show --storage: exit %d %s\n%.300s", code, errText, out)
+	}
+	code, _, errText = runCLI(t, dir, "run", "--storage", url, "--fresh", abs)
+	if code != 2 {
+		t.Errorf("run --storage --fresh: exit %d %s, want a usage error", code, errText)
+	}
+}
