@@ -36,14 +36,53 @@ func Redact(storage string) string {
 // the same tables as a study.db, so one database serves many studies.
 // The password comes from the URL or, better, from PGPASSWORD.
 func OpenPostgres(ctx context.Context, storage, name string, mode Mode) (*Store, error) {
-	where := Redact(storage) + " study " + name
+	return openPostgres(ctx, storage, pgSchema(name), Redact(storage)+" study "+name, mode)
+}
+
+// PostgresStudies opens, read-only, every study in the PostgreSQL
+// database at storage (for `servetune studies`); the caller closes them.
+func PostgresStudies(ctx context.Context, storage string) ([]*Store, error) {
+	db, err := openPostgresDB(storage, "")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'servetune\_%' ORDER BY schema_name`)
+	if err != nil {
+		return nil, fmt.Errorf("storage %s: %w", Redact(storage), redactErr(err, storage))
+	}
+	defer rows.Close()
+	var out []*Store
+	for rows.Next() {
+		var schema string
+		if err := rows.Scan(&schema); err != nil {
+			return out, err
+		}
+		st, err := openPostgres(ctx, storage, schema, Redact(storage)+" schema "+schema, ReadOnly)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
+
+func openPostgresDB(storage, schema string) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(storage)
 	if err != nil {
 		return nil, fmt.Errorf("storage %s: %w", Redact(storage), redactErr(err, storage))
 	}
-	schema := pgSchema(name)
-	cfg.RuntimeParams["search_path"] = schema
-	db := stdlib.OpenDB(*cfg)
+	if schema != "" {
+		cfg.RuntimeParams["search_path"] = schema
+	}
+	return stdlib.OpenDB(*cfg), nil
+}
+
+func openPostgres(ctx context.Context, storage, schema, where string, mode Mode) (*Store, error) {
+	db, err := openPostgresDB(storage, schema)
+	if err != nil {
+		return nil, err
+	}
 	db.SetMaxOpenConns(4)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()

@@ -18,6 +18,40 @@ func dirFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "dir", Value: "studies", Usage: "directory holding studies/<name>/study.db"}
 }
 
+// listed is one study `servetune studies` lists, opened on demand.
+type listed struct {
+	name string
+	open func() (*space.Space, []studies.Trial, string, error)
+}
+
+// listStudies lists the studies under --dir, or in --storage.
+func listStudies(c *cli.Context) []listed {
+	url := storageURL(c.String("storage"))
+	if !studies.IsPostgres(url) {
+		var out []listed
+		for _, d := range studies.List(c.String("dir")) {
+			out = append(out, listed{name: d.Name(), open: func() (*space.Space, []studies.Trial, string, error) {
+				sp, ts, err := openStudy(c.Context, d)
+				return sp, ts, d.DB(), err
+			}})
+		}
+		return out
+	}
+	stores, err := studies.PostgresStudies(c.Context, url)
+	out := []listed{}
+	if err != nil {
+		out = append(out, listed{name: "-", open: func() (*space.Space, []studies.Trial, string, error) { return nil, nil, studies.Redact(url), err }})
+	}
+	for _, st := range stores {
+		out = append(out, listed{name: st.Path(), open: func() (*space.Space, []studies.Trial, string, error) {
+			defer st.Close()
+			sp, ts, err := readStudy(c.Context, st, st.Path())
+			return sp, ts, st.Path(), err
+		}})
+	}
+	return out
+}
+
 // storageFlag names shared study storage (see the worker command).
 func storageFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "storage", Usage: "read the study from shared storage, postgres://user@host/db (default $" + storageEnv + "; otherwise --dir)"}
@@ -27,15 +61,14 @@ func studiesCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "studies",
 		Usage: "list studies with their trial counts and best result",
-		Flags: []cli.Flag{dirFlag()},
+		Flags: []cli.Flag{dirFlag(), storageFlag()},
 		Action: func(c *cli.Context) error {
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "study\ttrials\tcomplete\tbest\tpath")
-			for _, d := range studies.List(c.String("dir")) {
-				p := d.DB()
-				sp, trials, err := openStudy(c.Context, d)
+			for _, s := range listStudies(c) {
+				sp, trials, p, err := s.open()
 				if err != nil {
-					fmt.Fprintf(tw, "%s\t-\t-\t%v\t%s\n", d.Name(), err, p)
+					fmt.Fprintf(tw, "%s\t-\t-\t%v\t%s\n", s.name, err, p)
 					continue
 				}
 				r := studies.BuildReport(sp, trials, nil)

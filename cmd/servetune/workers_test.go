@@ -246,6 +246,10 @@ func TestRunWithPostgresStorage(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"worker"`) {
 		t.Errorf("show --storage: exit %d %s\n%.300s", code, errText, out)
 	}
+	code, out, errText = runCLI(t, dir, "studies", "--storage", url)
+	if code != 0 || !strings.Contains(out, "quickstart") || strings.Contains(out, "studies/") {
+		t.Errorf("studies --storage: exit %d %s\n%s", code, errText, out)
+	}
 	code, _, errText = runCLI(t, dir, "run", "--storage", url, "--fresh", abs)
 	if code != 2 {
 		t.Errorf("run --storage --fresh: exit %d %s, want a usage error", code, errText)
