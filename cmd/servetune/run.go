@@ -35,46 +35,59 @@ func runCommand(e *env) *cli.Command {
 			enginesFlag(),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("run takes one search-space file, got %d arguments", c.NArg())
-			}
-			sp, err := loadSpace(c.Context, c.Args().First(), c.StringSlice("engines")...)
-			if err != nil {
-				return err
-			}
-			if n := c.Int("n-trials"); n > 0 {
-				sp.Study.NTrials = n
-			}
-			if c.Int("repeat") < 1 {
-				return usagef("--repeat must be at least 1")
-			}
-			if c.Duration("budget") < 0 {
-				return usagef("--budget must be positive")
-			}
-			if err := checkWorkers(sp, c.Int("workers")); err != nil {
-				return err
-			}
-			if url := storageURL(c.String("storage")); url != "" {
-				return e.runShared(c, sp, url)
-			}
-			var devices []string // one trial at a time packs nothing
-			if c.Int("workers") > 1 {
-				if devices, err = workerDevices(c.String("gpus")); err != nil {
-					return err
-				}
-			}
-			opts := runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers")}
-			for _, name := range c.StringSlice("warm-start") {
-				cfgs, err := warmStart(c.Context, c.String("dir"), name, sp)
-				if err != nil {
-					return err
-				}
-				opts.enqueue = append(opts.enqueue, cfgs...)
-			}
-			return e.runStudy(c.Context, sp, c.Args().First(), opts)
-		},
+		Action: e.runAction,
 	}
+}
+
+// runAction checks the run command's flags and runs the study.
+func (e *env) runAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("run takes one search-space file, got %d arguments", c.NArg())
+	}
+	sp, err := loadSpace(c.Context, c.Args().First(), c.StringSlice("engines")...)
+	if err != nil {
+		return err
+	}
+	if n := c.Int("n-trials"); n > 0 {
+		sp.Study.NTrials = n
+	}
+	if c.Int("repeat") < 1 {
+		return usagef("--repeat must be at least 1")
+	}
+	if c.Duration("budget") < 0 {
+		return usagef("--budget must be positive")
+	}
+	if err := checkWorkers(sp, c.Int("workers")); err != nil {
+		return err
+	}
+	if url := storageURL(c.String("storage")); url != "" {
+		return e.runShared(c, sp, url)
+	}
+	opts, err := localRunOptions(c, sp)
+	if err != nil {
+		return err
+	}
+	return e.runStudy(c.Context, sp, c.Args().First(), opts)
+}
+
+// localRunOptions are the flags of a run in a study.db.
+func localRunOptions(c *cli.Context, sp *space.Space) (runOptions, error) {
+	var devices []string // one trial at a time packs nothing
+	if c.Int("workers") > 1 {
+		var err error
+		if devices, err = workerDevices(c.String("gpus")); err != nil {
+			return runOptions{}, err
+		}
+	}
+	opts := runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers")}
+	for _, name := range c.StringSlice("warm-start") {
+		cfgs, err := warmStart(c.Context, c.String("dir"), name, sp)
+		if err != nil {
+			return runOptions{}, err
+		}
+		opts.enqueue = append(opts.enqueue, cfgs...)
+	}
+	return opts, nil
 }
 
 // runShared runs the study in shared storage: the run is one worker
