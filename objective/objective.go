@@ -46,6 +46,10 @@ type Trial struct {
 	// The baseline trial itself (IsBaseline) agrees with itself: 1.
 	BaselineReplies map[string][]string
 	IsBaseline      bool
+	// Devices are the GPUs this trial owns when trials are packed onto
+	// a worker's GPUs (nil: the target's own setting); a launched engine
+	// sees only them.
+	Devices []string
 }
 
 // ErrPruned says the trial was stopped early because it could not win.

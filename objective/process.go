@@ -70,6 +70,7 @@ func (r *ProcessRunner) Run(ctx context.Context, t Trial) (Result, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	began := time.Now()
+	t.Target = WithDevices(t.Target, t.Devices)
 	gpus := engines.GPUs(t.Config, t.Target)
 	dir := t.Dir
 	if dir == "" {

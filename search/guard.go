@@ -42,6 +42,9 @@ func newGuard(b build, m model) *guard {
 // Ask proposes up to n configs, one at a time: each one joins the
 // pending configs the next must differ from.
 func (g *guard) Ask(n int, pending []space.Config) ([]space.Config, error) {
+	if l, ok := g.model.(liar); ok {
+		defer l.lie(pending)()
+	}
 	return batch(g.sp, n, pending, g.askOne)
 }
 

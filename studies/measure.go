@@ -60,6 +60,7 @@ func (l *loop) objectiveTrial(t *Trial) objective.Trial {
 		MaxFailedFraction: l.Space.Target.MaxFailedFraction,
 		BaselineReplies:   baselineReplies(l.trials),
 		IsBaseline:        t.Origin == "baseline",
+		Devices:           t.Devices,
 	}
 }
 

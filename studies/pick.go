@@ -18,6 +18,11 @@ type next struct {
 // interrupted baseline is retried as the baseline), the baseline, enqueued
 // configs, repeats, then the sampler.
 func (l *loop) pick() (next, error) {
+	if l.has(func(t Trial) bool { return t.State == Running && t.Origin == "baseline" }) {
+		// Guards and baseline_agreement compare with the baseline's
+		// result: it runs before anything else starts.
+		return next{}, errWait
+	}
 	for _, t := range l.trials {
 		if t.State == Interrupted && t.RetryOf == 0 && !l.has(func(u Trial) bool { return u.RetryOf == t.Number }) {
 			origin := "retry"
@@ -27,7 +32,7 @@ func (l *loop) pick() (next, error) {
 			return next{cfg: t.Config, origin: origin, retryOf: t.Number}, nil
 		}
 	}
-	if l.Space.Baseline != nil && !l.has(func(t Trial) bool { return t.Origin == "baseline" && t.State != Running && t.State != Interrupted }) {
+	if l.Space.Baseline != nil && !l.has(func(t Trial) bool { return t.Origin == "baseline" && t.State != Interrupted }) {
 		return next{cfg: l.Space.WithTargetEngine(l.Space.Baseline), origin: "baseline"}, nil
 	}
 	for _, c := range l.Enqueue {
@@ -37,7 +42,7 @@ func (l *loop) pick() (next, error) {
 		}
 	}
 	for _, t := range l.trials {
-		if t.State == Complete && t.ReusedFrom == 0 && l.count(t.Config) < l.Repeat {
+		if t.State == Complete && t.ReusedFrom == 0 && l.count(t.Config)+l.runningOf(t.Config) < l.Repeat {
 			return next{cfg: t.Config, origin: "repeat"}, nil
 		}
 	}
@@ -46,6 +51,17 @@ func (l *loop) pick() (next, error) {
 		return next{}, err
 	}
 	return next{cfg: l.Space.WithTargetEngine(c), origin: "sampler"}, nil
+}
+
+// runningOf is how many running trials measure config c.
+func (l *loop) runningOf(c space.Config) int {
+	key, n := c.Key(), 0
+	for _, t := range l.trials {
+		if t.State == Running && t.ReusedFrom == 0 && t.Config.Key() == key {
+			n++
+		}
+	}
+	return n
 }
 
 func (l *loop) has(f func(Trial) bool) bool {

@@ -12,7 +12,7 @@ import (
 
 // Trials returns every trial in number order.
 func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
-	reason, replies, ran := "reason", "replies", "ran, fingerprint"
+	reason, replies, ran, worker := "reason", "replies", "ran, fingerprint", "worker, devices"
 	if s.schema < 2 {
 		reason = "NULL"
 	}
@@ -22,7 +22,10 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 	if s.schema < 4 {
 		ran = "NULL, NULL"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+replies+`, `+ran+` FROM trials ORDER BY number`)
+	if s.schema < 5 {
+		worker = "NULL, NULL"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+replies+`, `+ran+`, `+worker+` FROM trials ORDER BY number`)
 	if err != nil {
 		return nil, fmt.Errorf("study %s: %w", s.path, err)
 	}
@@ -41,13 +44,18 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 func scanTrial(rows *sql.Rows) (Trial, error) {
 	var t Trial
 	var cfg, started string
-	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp sql.NullString
+	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp, worker, devices sql.NullString
 	var retryOf, reusedFrom sql.NullInt64
-	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp); err != nil {
+	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp, &worker, &devices); err != nil {
 		return t, err
 	}
 	if err := scanEnvironment(&t, ran, fp); err != nil {
 		return t, err
+	}
+	if devices.Valid {
+		if err := json.Unmarshal([]byte(devices.String), &t.Devices); err != nil {
+			return t, fmt.Errorf("trial %d devices: %w", t.Number, err)
+		}
 	}
 	if replies.Valid {
 		if err := json.Unmarshal([]byte(replies.String), &t.Replies); err != nil {
@@ -76,7 +84,7 @@ func scanTrial(rows *sql.Rows) (Trial, error) {
 		}
 		t.Intermediate = fromStored(cs)
 	}
-	t.Reason, t.LogPath = reason.String, logPath.String
+	t.Reason, t.LogPath, t.Worker = reason.String, logPath.String, worker.String
 	t.Start, _ = time.Parse(time.RFC3339Nano, started)
 	if ended.Valid {
 		t.End, _ = time.Parse(time.RFC3339Nano, ended.String)

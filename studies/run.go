@@ -59,6 +59,32 @@ type RunOptions struct {
 	Enqueue []space.Config
 	// Search tunes the sampler.
 	Search search.Options
+	// Workers is how many trials run at once (default 1: one after
+	// another, as a study always ran). With more, each trial is claimed
+	// under a lease renewed by heartbeat (docs/reliability.md).
+	Workers int
+	// WorkerID names this process's workers in their leases (default
+	// host:pid); worker i is WorkerID/i.
+	WorkerID string
+	// Lease is how long a claim lasts without a heartbeat (default
+	// DefaultLease).
+	Lease time.Duration
+	// Shared says workers in other processes (other hosts) run the same
+	// study in Store: no study lock protects it, so trials left running
+	// are theirs until their lease expires, and each claim re-reads the
+	// study. `servetune worker` sets it.
+	Shared bool
+	// Devices are the GPUs this process's workers share (--gpus, or the
+	// scheduler's list): each trial gets GPUNeed of them to itself and
+	// waits until that many are free. Empty: no packing.
+	Devices []string
+	// GPUNeed is a trial's GPU count (default engines.GPUs).
+	GPUNeed func(space.Config) int
+	// Virtual runs parallel workers on a virtual clock: each trial lasts
+	// the device time its runner charged divided by its GPUs, and trials
+	// finish in that order without waiting, so the lab measures N workers'
+	// wall-clock on the simulator deterministically.
+	Virtual bool
 }
 
 // ErrBudget says the GPU-time budget ended the run before n_trials.
@@ -81,12 +107,8 @@ func Run(ctx context.Context, o RunOptions) error {
 	if o.OnEvent == nil {
 		o.OnEvent = func(Event) {}
 	}
-	interrupted, err := o.Store.RecoverInterrupted(ctx, o.Now())
-	if err != nil {
+	if err := recoverOwned(ctx, o); err != nil {
 		return err
-	}
-	for _, t := range interrupted {
-		o.Log.Warn().Int("trial", t.Number).Msg("trial was interrupted by a previous run; its config is retried once")
 	}
 	trials, err := o.Store.Trials(ctx)
 	if err != nil {
@@ -94,12 +116,41 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	sp := o.Space
 	seed := sp.Study.Seed + int64(len(trials)) // a resumed run must not replay the same random draws
+	if o.Shared {
+		seed += workerSeed(o.WorkerID) // peers starting together must not draw alike
+	}
 	sampler, err := search.NewSampler(sp.Study.Sampler, sp, seed, observations(sp, trials), o.Log, o.Search)
 	if err != nil {
 		return err
 	}
 	l := &loop{RunOptions: o, sampler: sampler, trials: trials, started: o.Now()}
+	if o.Workers > 1 || o.Shared || o.Virtual {
+		return l.runParallel(ctx)
+	}
 	return l.run(ctx)
+}
+
+// recoverOwned records as interrupted the trials a dead predecessor left
+// running. Only the holder of the study's lock may: in a shared store the
+// running trials are peers' until their leases expire.
+func recoverOwned(ctx context.Context, o RunOptions) error {
+	if o.Shared {
+		return nil
+	}
+	interrupted, err := o.Store.RecoverInterrupted(ctx, o.Now())
+	for _, t := range interrupted {
+		o.Log.Warn().Int("trial", t.Number).Msg("trial was interrupted by a previous run; its config is retried once")
+	}
+	return err
+}
+
+// workerSeed spreads workers' random streams apart.
+func workerSeed(id string) int64 {
+	h := int64(0)
+	for _, b := range []byte(id) {
+		h = h*31 + int64(b)
+	}
+	return h & 0xffffff
 }
 
 type loop struct {
@@ -154,10 +205,16 @@ func (l *loop) stop(ctx context.Context, done int) (bool, error) {
 	return err != nil, err
 }
 
-// ask is the sampler's next proposal. One study loop runs one trial at a
-// time, so nothing is pending.
+// ask is the sampler's next proposal given the configs of the trials
+// still running (none when trials run one at a time).
 func (l *loop) ask() (space.Config, error) {
-	cs, err := l.sampler.Ask(1, nil)
+	var pending []space.Config
+	for _, t := range l.trials {
+		if t.State == Running {
+			pending = append(pending, t.Config)
+		}
+	}
+	cs, err := l.sampler.Ask(1, pending)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,12 +22,15 @@ import (
 // fakeRunner measures configs with a closed-form landscape: throughput
 // grows with max_running, TPOT too; mem_fraction 0.95 "OOMs".
 type fakeRunner struct {
+	mu     sync.Mutex // several workers may run trials at once
 	calls  []space.Config
 	cancel func() // when set, called during the next Run, which then fails as the ctx does
 }
 
 func (f *fakeRunner) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
+	f.mu.Lock()
 	f.calls = append(f.calls, t.Config)
+	f.mu.Unlock()
 	if f.cancel != nil {
 		f.cancel()
 		f.cancel = nil

@@ -2,6 +2,7 @@ package studies
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strconv"
 )
@@ -9,7 +10,7 @@ import (
 // schemaVersion is the study file's format. Each migration takes a file
 // from version i to i+1; Open applies the missing ones in order, so a
 // study created by an older servetune resumes under a newer one.
-const schemaVersion = 4
+const schemaVersion = 5
 
 var migrations = []string{
 	// 0 → 1: the original format.
@@ -42,6 +43,12 @@ CREATE INDEX IF NOT EXISTS trials_config_key ON trials(config_key);`,
 	// environment it ran in (issue 16), as JSON.
 	`ALTER TABLE trials ADD COLUMN ran TEXT;
 ALTER TABLE trials ADD COLUMN fingerprint TEXT;`,
+	// 4 → 5: trials run by several workers at once (issue 12): a running
+	// trial belongs to the worker that claimed it until its lease, renewed
+	// by heartbeat, expires; the GPUs it was packed onto.
+	`ALTER TABLE trials ADD COLUMN worker TEXT;
+ALTER TABLE trials ADD COLUMN lease_until TEXT;
+ALTER TABLE trials ADD COLUMN devices TEXT;`,
 }
 
 // prepare checks that the file is a study and brings its schema up to
@@ -73,7 +80,11 @@ func (s *Store) prepare(ctx context.Context, mode Mode) error {
 }
 
 func (s *Store) tables(ctx context.Context) (map[string]bool, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type='table'`)
+	q := `SELECT name FROM sqlite_master WHERE type='table'`
+	if s.pg {
+		q = `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`
+	}
+	rows, err := s.db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%w)", ErrNotStudy, err)
 	}
@@ -109,18 +120,45 @@ func (s *Store) version(ctx context.Context, empty bool) (int, error) {
 	return n, nil
 }
 
+// versionIn re-reads a PostgreSQL study's version inside the migration's
+// transaction, under its advisory lock: another worker may have created
+// or migrated the study meanwhile.
+func (s *Store) versionIn(ctx context.Context, tx *sql.Tx) (int, error) {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'meta'`).Scan(&n); err != nil || n == 0 {
+		return 0, err
+	}
+	var v string
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='schema_version'`).Scan(&v); err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(v)
+}
+
 func (s *Store) migrate(ctx context.Context, from int) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if s.pg {
+		if err := pgLock(ctx, tx); err != nil {
+			return err
+		}
+		if from, err = s.versionIn(ctx, tx); err != nil { // another worker may have migrated meanwhile
+			return err
+		}
+	}
 	for v := from; v < schemaVersion; v++ {
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+		m := migrations[v]
+		if v == 0 && s.pg {
+			m = pgFirstMigration
+		}
+		if _, err := tx.ExecContext(ctx, m); err != nil {
 			return fmt.Errorf("migrate study format %d → %d: %w", v, v+1, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, strconv.Itoa(schemaVersion)); err != nil {
+	if _, err := tx.ExecContext(ctx, s.bind(`INSERT INTO meta(key, value) VALUES('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`), strconv.Itoa(schemaVersion)); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

@@ -73,3 +73,28 @@ func (s *Session) Close() error {
 	}
 	return errors.Join(err, s.lock.Release())
 }
+
+// ErrNotShared says a worker was pointed at storage other workers cannot
+// share (a study.db): it would need the study's lock, which is one
+// process's.
+var ErrNotShared = errors.New("workers need shared storage (postgres://…); a study.db is run by one `servetune run --workers N`")
+
+// OpenShared opens a study in shared storage for one worker among many:
+// no study lock (peers on other hosts hold none either — each trial is
+// leased), no reaping or deletion (those need the lock), the store
+// created on first use and checked against the space. d holds this
+// worker's trial-N/ directories.
+func OpenShared(ctx context.Context, storage string, d Dir, sp *space.Space, o OpenOptions) (*Session, error) {
+	if !IsPostgres(storage) {
+		return nil, ErrNotShared
+	}
+	store, err := OpenPostgres(ctx, storage, sp.Study.Name, Create)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Dir: d, Store: store}
+	if err := checkSpace(ctx, store, sp, o); err != nil {
+		return nil, errors.Join(err, s.Close())
+	}
+	return s, nil
+}

@@ -23,6 +23,9 @@ type Store struct {
 	// schema is the file's format version (older read-only files are
 	// read as they are).
 	schema int
+	// pg says the store is a PostgreSQL schema shared by workers, not a
+	// study.db (same tables and record model).
+	pg bool
 }
 
 // Mode says how a store is opened.
@@ -103,7 +106,7 @@ func openDB(ctx context.Context, path string, mode Mode) (*sql.DB, error) {
 // read-only copy or directory need to create nothing; the next writer
 // turns WAL back on. Should a reader hold the file, it stays in WAL mode.
 func (s *Store) Close() error {
-	if !s.readOnly {
+	if !s.readOnly && !s.pg {
 		_, _ = s.db.Exec(`PRAGMA journal_mode=DELETE`)
 	}
 	return s.db.Close()
@@ -114,7 +117,7 @@ func (s *Store) Path() string { return s.path }
 
 // SetMeta stores a study-level value.
 func (s *Store) SetMeta(ctx context.Context, key, value string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, key, value)
+	_, err := s.db.ExecContext(ctx, s.bind(`INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`), key, value)
 	if err != nil {
 		return fmt.Errorf("study %s: store %s: %w", s.path, key, err)
 	}
@@ -124,7 +127,7 @@ func (s *Store) SetMeta(ctx context.Context, key, value string) error {
 // Meta reads a study-level value ("" when absent).
 func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 	var v string
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key=?`, key).Scan(&v)
+	err := s.db.QueryRowContext(ctx, s.bind(`SELECT value FROM meta WHERE key=?`), key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -139,55 +142,66 @@ func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 // It is written even when ctx has just been cancelled: a trial row must
 // never be half-begun, and the caller finishes what it begins.
 func (s *Store) Begin(ctx context.Context, t *Trial) error {
+	return s.begin(ctx, t, nil)
+}
+
+// begin inserts a running trial, leased until lease when it is not nil.
+func (s *Store) begin(ctx context.Context, t *Trial, lease any) error {
 	cfg, err := json.Marshal(t.Config)
 	if err != nil {
 		return fmt.Errorf("record trial start: %w", err)
 	}
 	t.State = Running
-	res, err := s.db.ExecContext(context.WithoutCancel(ctx), `INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from) VALUES(?,?,?,?,?,?,?)`,
-		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom))
+	err = s.db.QueryRowContext(context.WithoutCancel(ctx), s.bind(`INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until) VALUES(?,?,?,?,?,?,?,?,?) RETURNING number`),
+		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), nullStr(t.Worker), lease).Scan(&t.Number)
 	if err != nil {
 		return fmt.Errorf("study %s: record trial start: %w", s.path, err)
 	}
-	n, err := res.LastInsertId()
-	t.Number = int(n)
-	return err
+	return nil
 }
 
 // Finish stores a trial's outcome. Undefined metrics (NaN, ±Inf) are
 // dropped first: they are absent, never stored.
 func (s *Store) Finish(ctx context.Context, t *Trial) error {
+	_, err := s.finish(ctx, t, "")
+	return err
+}
+
+// finish writes a trial's outcome where its row matches cond too, and
+// says whether it did.
+func (s *Store) finish(ctx context.Context, t *Trial, cond string, condArgs ...any) (bool, error) {
 	t.Metrics = definedMetrics(t.Metrics)
 	metrics, err := json.Marshal(t.Metrics)
 	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
 	failure, err := marshalOrNull(t.Failure != nil, t.Failure)
 	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
 	inter, err := marshalOrNull(len(t.Intermediate) > 0, toStored(t.Intermediate))
 	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
 	replies, err := marshalOrNull(len(t.Replies) > 0, t.Replies)
 	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
 	ran, err := marshalOrNull(t.Ran != nil, t.Ran)
 	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
 	fp, err := marshalOrNull(t.Fingerprint != nil, t.Fingerprint)
 	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
-	_, err = s.db.ExecContext(ctx, `UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=?, ran=?, fingerprint=? WHERE number=?`,
-		t.State, string(metrics), failure, nullStr(t.Reason), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, inter, replies, ran, fp, t.Number)
+	args := append([]any{t.State, string(metrics), failure, nullStr(t.Reason), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, inter, replies, ran, fp, t.Number}, condArgs...)
+	res, err := s.db.ExecContext(ctx, s.bind(`UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=?, ran=?, fingerprint=? WHERE number=?`+cond), args...)
 	if err != nil {
-		return fmt.Errorf("study %s: record trial %d: %w", s.path, t.Number, err)
+		return false, fmt.Errorf("study %s: record trial %d: %w", s.path, t.Number, err)
 	}
-	return nil
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 func marshalOrNull(present bool, v any) (any, error) {

@@ -70,6 +70,12 @@ type Trial struct {
 	// for simulated trials and trials that launched nothing.
 	Ran         *engines.Command     `json:"ran,omitempty"`
 	Fingerprint *engines.Fingerprint `json:"fingerprint,omitempty"`
+	// Worker is the worker that claimed the trial when several run the
+	// study at once (absent for a study run by one).
+	Worker string `json:"worker,omitempty"`
+	// Devices are the GPUs the trial ran on when its worker packed
+	// trials onto its GPUs (absent otherwise).
+	Devices []string `json:"devices,omitempty"`
 }
 
 // BrokeRule reports a config that was never launched because it breaks a

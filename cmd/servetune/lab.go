@@ -25,6 +25,7 @@ func labCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "pruning", Value: true, Usage: "also measure pruning + infeasibility learning against the first sampler without them"},
 			&cli.Float64SliceFlag{Name: "prune-margin", Usage: "pruning margins to measure (default: the default rule's)"},
 			&cli.StringFlag{Name: "json", Usage: "write every run's curves to this file"},
+			&cli.IntFlag{Name: "workers", Value: 1, Usage: "trials each study runs at once, on a virtual clock (curves stay by trial number)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Int("seeds") < 1 || c.Int("trials") < 1 {
@@ -53,7 +54,7 @@ func labCommand(e *env) *cli.Command {
 				if err != nil {
 					return err
 				}
-				base := lab.Options{Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Dir: dir, Log: e.log}
+				base := lab.Options{Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Dir: dir, Log: e.log, Workers: c.Int("workers")}
 				runs := []lab.Options{with(base, func(o *lab.Options) { o.Samplers = split(c.String("samplers")); o.NoFeasibility = true })}
 				if c.Bool("pruning") {
 					margins := c.Float64Slice("prune-margin")

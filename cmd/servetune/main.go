@@ -101,6 +101,7 @@ func exitCode(err error) int {
 func commands(e *env) []*cli.Command {
 	return []*cli.Command{
 		runCommand(e),
+		workerCommand(e),
 		studiesCommand(e),
 		showCommand(e),
 		bestCommand(e),

@@ -22,7 +22,7 @@ profile, the Pareto front, best-so-far curves, per-knob slices, where the
 study ran out of memory, which knobs mattered, the serving commands and
 the failures. Without --html or --markdown it writes STUDY-report.html in
 the current directory. The study is opened read-only.`,
-		Flags: []cli.Flag{dirFlag(),
+		Flags: []cli.Flag{dirFlag(), storageFlag(),
 			&cli.StringFlag{Name: "html", Usage: "write the HTML report to `FILE`"},
 			&cli.StringFlag{Name: "markdown", Usage: "write report.md and its SVG plots into `DIR`"},
 		},

@@ -29,37 +29,83 @@ func runCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
 			&cli.DurationFlag{Name: "budget", Usage: "stop after this much device time (engine start + benchmark × GPUs, or CPU time on a CPU target; failures included), e.g. 8h"},
 			&cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"},
+			&cli.StringFlag{Name: "storage", Usage: "run the study in shared storage, postgres://user@host/db, as `servetune worker` does (default $" + storageEnv + "; otherwise studies/<name>/study.db)"},
+			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine (simulated targets; each trial is leased to a worker)"},
+			gpusFlag(),
 			enginesFlag(),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("run takes one search-space file, got %d arguments", c.NArg())
-			}
-			sp, err := loadSpace(c.Context, c.Args().First(), c.StringSlice("engines")...)
-			if err != nil {
-				return err
-			}
-			if n := c.Int("n-trials"); n > 0 {
-				sp.Study.NTrials = n
-			}
-			if c.Int("repeat") < 1 {
-				return usagef("--repeat must be at least 1")
-			}
-			if c.Duration("budget") < 0 {
-				return usagef("--budget must be positive")
-			}
-			opts := runOptions{engines: c.StringSlice("engines"), root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune")}
-			for _, name := range c.StringSlice("warm-start") {
-				cfgs, err := warmStart(c.Context, c.String("dir"), name, sp)
-				if err != nil {
-					return err
-				}
-				opts.enqueue = append(opts.enqueue, cfgs...)
-			}
-			return e.runStudy(c.Context, sp, c.Args().First(), opts)
-		},
+		Action: e.runAction,
 	}
+}
+
+// runAction checks the run command's flags and runs the study.
+func (e *env) runAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("run takes one search-space file, got %d arguments", c.NArg())
+	}
+	sp, err := loadSpace(c.Context, c.Args().First(), c.StringSlice("engines")...)
+	if err != nil {
+		return err
+	}
+	if n := c.Int("n-trials"); n > 0 {
+		sp.Study.NTrials = n
+	}
+	if c.Int("repeat") < 1 {
+		return usagef("--repeat must be at least 1")
+	}
+	if c.Duration("budget") < 0 {
+		return usagef("--budget must be positive")
+	}
+	if err := checkWorkers(sp, c.Int("workers")); err != nil {
+		return err
+	}
+	if url := storageURL(c.String("storage")); url != "" {
+		return e.runShared(c, sp, url)
+	}
+	opts, err := localRunOptions(c, sp)
+	if err != nil {
+		return err
+	}
+	return e.runStudy(c.Context, sp, c.Args().First(), opts)
+}
+
+// localRunOptions are the flags of a run in a study.db.
+func localRunOptions(c *cli.Context, sp *space.Space) (runOptions, error) {
+	var devices []string // one trial at a time packs nothing
+	if c.Int("workers") > 1 {
+		var err error
+		if devices, err = workerDevices(c.String("gpus")); err != nil {
+			return runOptions{}, err
+		}
+	}
+	opts := runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers")}
+	for _, name := range c.StringSlice("warm-start") {
+		cfgs, err := warmStart(c.Context, c.String("dir"), name, sp)
+		if err != nil {
+			return runOptions{}, err
+		}
+		opts.enqueue = append(opts.enqueue, cfgs...)
+	}
+	return opts, nil
+}
+
+// runShared runs the study in shared storage: the run is one worker
+// among any others, with no study lock (--fresh and --warm-start need
+// the study's directory and are refused).
+func (e *env) runShared(c *cli.Context, sp *space.Space, url string) error {
+	if c.Bool("fresh") || len(c.StringSlice("warm-start")) > 0 {
+		return usagef("--fresh and --warm-start work on a study.db; drop the study's schema to start a shared study over")
+	}
+	devices, err := workerDevices(c.String("gpus"))
+	if err != nil {
+		return err
+	}
+	o := workerOptions{storage: url, workers: c.Int("workers"), lease: studies.DefaultLease, root: c.String("dir"), engines: c.StringSlice("engines"), devices: devices}
+	if err := o.check(sp); err != nil {
+		return err
+	}
+	return e.work(c.Context, sp, c.Args().First(), o)
 }
 
 // runOptions are the run command's flags.
@@ -71,6 +117,21 @@ type runOptions struct {
 	budget  time.Duration
 	prune   bool
 	enqueue []space.Config
+	workers int
+	devices []string
+}
+
+// checkWorkers refuses --workers values the run cannot honour: engines
+// launched for real would share GPUs and ports until trials are packed
+// onto their own devices, so only simulated targets run in parallel.
+func checkWorkers(sp *space.Space, n int) error {
+	switch {
+	case n < 1:
+		return usagef("--workers must be at least 1")
+	case n > 1 && sp.Target.Runner == "process":
+		return usagef("--workers %d: parallel trials of real engines need GPU packing, which is not available yet; run one worker", n)
+	}
+	return nil
 }
 
 func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runOptions) error {
@@ -125,7 +186,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 	ro := studies.RunOptions{
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
-		Log:     e.log, OnEvent: view.event,
+		Log:     e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices,
 	}
 	if o.prune {
 		rule := search.DefaultPruneRule()

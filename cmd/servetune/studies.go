@@ -18,19 +18,57 @@ func dirFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "dir", Value: "studies", Usage: "directory holding studies/<name>/study.db"}
 }
 
+// listed is one study `servetune studies` lists, opened on demand.
+type listed struct {
+	name string
+	open func() (*space.Space, []studies.Trial, string, error)
+}
+
+// listStudies lists the studies under --dir, or in --storage.
+func listStudies(c *cli.Context) []listed {
+	url := storageURL(c.String("storage"))
+	if !studies.IsPostgres(url) {
+		var out []listed
+		for _, d := range studies.List(c.String("dir")) {
+			out = append(out, listed{name: d.Name(), open: func() (*space.Space, []studies.Trial, string, error) {
+				sp, ts, err := openStudy(c.Context, d)
+				return sp, ts, d.DB(), err
+			}})
+		}
+		return out
+	}
+	stores, err := studies.PostgresStudies(c.Context, url)
+	out := []listed{}
+	if err != nil {
+		out = append(out, listed{name: "-", open: func() (*space.Space, []studies.Trial, string, error) { return nil, nil, studies.Redact(url), err }})
+	}
+	for _, st := range stores {
+		out = append(out, listed{name: st.Path(), open: func() (*space.Space, []studies.Trial, string, error) {
+			defer st.Close()
+			sp, ts, err := readStudy(c.Context, st, st.Path())
+			return sp, ts, st.Path(), err
+		}})
+	}
+	return out
+}
+
+// storageFlag names shared study storage (see the worker command).
+func storageFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "storage", Usage: "read the study from shared storage, postgres://user@host/db (default $" + storageEnv + "; otherwise --dir)"}
+}
+
 func studiesCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "studies",
 		Usage: "list studies with their trial counts and best result",
-		Flags: []cli.Flag{dirFlag()},
+		Flags: []cli.Flag{dirFlag(), storageFlag()},
 		Action: func(c *cli.Context) error {
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "study\ttrials\tcomplete\tbest\tpath")
-			for _, d := range studies.List(c.String("dir")) {
-				p := d.DB()
-				sp, trials, err := openStudy(c.Context, d)
+			for _, s := range listStudies(c) {
+				sp, trials, p, err := s.open()
 				if err != nil {
-					fmt.Fprintf(tw, "%s\t-\t-\t%v\t%s\n", d.Name(), err, p)
+					fmt.Fprintf(tw, "%s\t-\t-\t%v\t%s\n", s.name, err, p)
 					continue
 				}
 				r := studies.BuildReport(sp, trials, nil)
@@ -54,7 +92,7 @@ func showCommand(e *env) *cli.Command {
 		Name:      "show",
 		Usage:     "show every trial of a study",
 		ArgsUsage: "STUDY (a name under --dir, or a study.db path)",
-		Flags: []cli.Flag{dirFlag(),
+		Flags: []cli.Flag{dirFlag(), storageFlag(),
 			&cli.StringFlag{Name: "sort", Usage: "sort by a metric, e.g. total_tps or balanced/mean_tpot_ms (default: trial number)"},
 			&cli.BoolFlag{Name: "asc", Usage: "sort ascending (default: best first for objectives, descending otherwise)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
@@ -104,7 +142,7 @@ tagged with target.engines.<engine>.version, else latest) with the
 trial's exact argv and env. --export k8s prints a Deployment (GPU request,
 argv, env, /dev/shm, generated files from a ConfigMap) and a Service,
 ready for kubectl apply -f.`,
-		Flags: []cli.Flag{dirFlag(),
+		Flags: []cli.Flag{dirFlag(), storageFlag(),
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.BoolFlag{Name: "markdown", Usage: "print Markdown"},
 			&cli.StringFlag{Name: "export", Usage: "print what deploys the best trial (or --trial): docker (a `docker run` line) | k8s (Deployment + Service + ConfigMap YAML)"},
@@ -136,6 +174,14 @@ func studyArg(c *cli.Context) (*space.Space, []studies.Trial, error) {
 		return nil, nil, usagef("%s takes one study name or path, got %d arguments", c.Command.Name, c.NArg())
 	}
 	arg := c.Args().First()
+	if url := storageURL(c.String("storage")); studies.IsPostgres(url) {
+		store, err := studies.OpenPostgres(c.Context, url, arg, studies.ReadOnly)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer store.Close()
+		return readStudy(c.Context, store, studies.Redact(url)+" study "+arg)
+	}
 	d := studies.DirOf(c.String("dir"), arg)
 	if !d.Exists() {
 		return nil, nil, usagef("no study %q (looked for %s); `servetune studies` lists them", arg, d.DB())
@@ -151,6 +197,11 @@ func openStudy(ctx context.Context, d studies.Dir) (*space.Space, []studies.Tria
 		return nil, nil, err
 	}
 	defer store.Close()
+	return readStudy(ctx, store, path)
+}
+
+// readStudy reads a study's space and trials from its store.
+func readStudy(ctx context.Context, store *studies.Store, path string) (*space.Space, []studies.Trial, error) {
 	src, err := store.Meta(ctx, "space")
 	if err != nil {
 		return nil, nil, err

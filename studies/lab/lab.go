@@ -50,6 +50,9 @@ type Options struct {
 	PruneMargin float64
 	// NoFeasibility turns off learning infeasible regions.
 	NoFeasibility bool
+	// Workers runs each study with this many trials at once on a virtual
+	// clock (0 or 1: one after another, as a study on one GPU set runs).
+	Workers int
 	// Dir holds the temporary study databases.
 	Dir string
 	Log zerolog.Logger
@@ -148,7 +151,7 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	}
 	defer st.Close()
 	ro := studies.RunOptions{Space: &sp, Store: st, Runner: &noisyRunner{o: o, cv: opt.NoiseCV, seed: int64(seed)}, Dir: dir,
-		Log: zerolog.Nop(), Search: search.Options{NoFeasibility: opt.NoFeasibility}}
+		Log: zerolog.Nop(), Search: search.Options{NoFeasibility: opt.NoFeasibility}, Workers: opt.Workers, Virtual: opt.Workers > 1}
 	if opt.Prune {
 		rule := search.DefaultPruneRule()
 		if opt.PruneMargin > 0 {

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/pgtest"
+)
+
+// run --workers 4 keeps n_trials exact and never measures a config twice.
+func TestRunWithWorkersIsExact(t *testing.T) {
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	dir := t.TempDir()
+	code, _, errText := runCLI(t, dir, "--log-level", "warn", "run", "--workers", "4", "--n-trials", "16", abs)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errText)
+	}
+	code, out, errText := runCLI(t, dir, "show", "--json", "quickstart")
+	if code != 0 {
+		t.Fatalf("show: exit %d %s", code, errText)
+	}
+	var trials []struct {
+		Number int            `json:"number"`
+		State  string         `json:"state"`
+		Config map[string]any `json:"config"`
+		Worker string         `json:"worker"`
+	}
+	if err := json.Unmarshal([]byte(out), &trials); err != nil {
+		t.Fatal(err)
+	}
+	done, seen, workers := 0, map[string]int{}, map[string]bool{}
+	for _, tr := range trials {
+		if tr.State != "interrupted" && tr.State != "running" {
+			done++
+		}
+		key, _ := json.Marshal(tr.Config)
+		if prev, ok := seen[string(key)]; ok {
+			t.Errorf("trials %d and %d measure the same config %s", prev, tr.Number, key)
+		}
+		seen[string(key)] = tr.Number
+		workers[tr.Worker] = true
+	}
+	if done != 16 {
+		t.Errorf("%d trials finished, want exactly 16", done)
+	}
+	if len(workers) < 2 {
+		t.Errorf("trials ran on workers %v: want several", workers)
+	}
+}
+
+func TestWorkersRefusedWhereTheyCannotRun(t *testing.T) {
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	code, _, errText := runCLI(t, t.TempDir(), "run", "--workers", "0", abs)
+	if code != 2 || !strings.Contains(errText, "--workers") {
+		t.Errorf("--workers 0: exit %d %s, want a usage error", code, errText)
+	}
+}
+
+func TestWorkerRefusesStorageItCannotShare(t *testing.T) {
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	t.Setenv(storageEnv, "")
+	for _, args := range [][]string{
+		{"worker", abs},
+		{"worker", "--storage", "studies/quickstart/study.db", abs},
+		{"worker", "--storage", "postgres://u@h/db", "--lease", "0s", abs},
+	} {
+		code, _, errText := runCLI(t, t.TempDir(), args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d %s, want a usage error", args, code, errText)
+		}
+	}
+}
+
+// A worker runs its share of a study in PostgreSQL; show and best read it
+// from there.
+func TestWorkerStudyInPostgresIsShownAndRanked(t *testing.T) {
+	url := pgtest.Start(t)
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	dir := t.TempDir()
+	code, _, errText := runCLI(t, dir, "--log-level", "warn", "worker", "--storage", url, "--workers", "3", "--n-trials", "12", abs)
+	if code != 0 {
+		t.Fatalf("worker: exit %d\n%s", code, errText)
+	}
+	t.Setenv(storageEnv, url) // the URL from the environment, as a cluster passes its secret
+	code, out, errText := runCLI(t, dir, "show", "--json", "quickstart")
+	if code != 0 {
+		t.Fatalf("show: exit %d %s", code, errText)
+	}
+	var trials []struct {
+		State string `json:"state"`
+	}
+	if err := json.Unmarshal([]byte(out), &trials); err != nil {
+		t.Fatal(err)
+	}
+	done := 0
+	for _, tr := range trials {
+		if tr.State != "interrupted" && tr.State != "running" {
+			done++
+		}
+	}
+	if done != 12 {
+		t.Errorf("%d trials finished in PostgreSQL, want 12", done)
+	}
+	code, out, _ = runCLI(t, dir, "best", "--json", "quickstart")
+	if code != 0 || !strings.Contains(out, `"winners"`) {
+		t.Errorf("best from PostgreSQL: exit %d\n%.300s", code, out)
+	}
+}
+
+// run --workers packs simulated trials onto the GPUs it is given: the
+// trials record theirs, and no GPU is outside the set.
+func TestRunWithWorkersPacksOntoItsGPUs(t *testing.T) {
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	dir := t.TempDir()
+	t.Setenv("SLURM_JOB_GPUS", "8,9,10,11,12,13,14,15") // the scheduler's set, unless --gpus says otherwise
+	code, _, errText := runCLI(t, dir, "--log-level", "warn", "run", "--workers", "4", "--n-trials", "8", abs)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errText)
+	}
+	code, out, _ := runCLI(t, dir, "show", "--json", "quickstart")
+	var trials []struct {
+		Number  int      `json:"number"`
+		Devices []string `json:"devices"`
+		Reason  string   `json:"reason"`
+	}
+	if err := json.Unmarshal([]byte(out), &trials); err != nil || code != 0 {
+		t.Fatalf("show: %v", err)
+	}
+	used := 0
+	for _, tr := range trials {
+		for _, d := range tr.Devices {
+			if n, _ := strconv.Atoi(d); n < 8 || n > 15 {
+				t.Errorf("trial %d ran on GPU %s, outside SLURM_JOB_GPUS", tr.Number, d)
+			}
+		}
+		used += len(tr.Devices)
+	}
+	if used == 0 {
+		t.Error("no trial recorded its GPUs")
+	}
+	code, _, errText = runCLI(t, t.TempDir(), "run", "--workers", "2", "--gpus", "0-x", abs)
+	if code != 2 || !strings.Contains(errText, "--gpus") {
+		t.Errorf("--gpus 0-x: exit %d %s, want a usage error", code, errText)
+	}
+}
+
+// kill -9 of `run --workers 4` mid-trial, then a resume: every trial in
+// flight is recorded interrupted and retried once, n_trials stays exact
+// and no config is measured twice.
+func TestSIGKILLOfParallelRunThenResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	space, _ := filepath.Abs("testdata/kill.toml")
+	db := filepath.Join(dir, "studies", "kill", "study.db")
+	caught := false
+	for attempt := 0; attempt < 5 && !caught; attempt++ {
+		caught = killParallelMidTrial(t, bin, dir, space, db, 3+attempt)
+	}
+	if !caught {
+		t.Fatal("never managed to kill the study mid-trial in 5 attempts")
+	}
+	cmd := exec.Command(bin, "--log-format", "json", "run", "--workers", "4", space)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	done, retried, seen := 0, map[int]int{}, map[string]int{}
+	ts := readTrials(t, db)
+	for _, tr := range ts {
+		switch {
+		case tr.State == studies.Running:
+			t.Errorf("trial %d left running", tr.Number)
+		case tr.State == studies.Interrupted:
+			continue
+		case tr.RetryOf != 0:
+			retried[tr.RetryOf]++
+		}
+		if !tr.BrokeRule() {
+			done++
+		}
+		if prev, ok := seen[tr.Config.Key()]; ok && tr.RetryOf == 0 {
+			t.Errorf("trials %d and %d measure the same config", prev, tr.Number)
+		}
+		seen[tr.Config.Key()] = tr.Number
+	}
+	if done != 14 {
+		t.Errorf("%d finished trials, want exactly n_trials = 14", done)
+	}
+	for _, tr := range ts {
+		if tr.State == studies.Interrupted && retried[tr.Number] != 1 {
+			t.Errorf("interrupted trial %d retried %d times, want once", tr.Number, retried[tr.Number])
+		}
+	}
+}
+
+// killParallelMidTrial SIGKILLs `run --workers 4` when a trial starts
+// after minDone finished, and reports whether trials were left running.
+func killParallelMidTrial(t *testing.T, bin, dir, space, db string, minDone int) bool {
+	t.Helper()
+	cmd := exec.Command(bin, "--log-format", "json", "run", "--workers", "4", space)
+	cmd.Dir = dir
+	logs, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(logs)
+	for sc.Scan() {
+		var ev struct {
+			Message string `json:"message"`
+			Done    int    `json:"done"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Message == "trial started" && ev.Done >= minDone {
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			break
+		}
+	}
+	_ = cmd.Wait()
+	return slices.ContainsFunc(readTrials(t, db), func(tr studies.Trial) bool { return tr.State == studies.Running })
+}
+
+// run --storage postgres://… runs the study as one worker of a shared
+// study; a study.db path is not shared storage.
+func TestRunWithPostgresStorage(t *testing.T) {
+	url := pgtest.Start(t)
+	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	dir := t.TempDir()
+	code, _, errText := runCLI(t, dir, "--log-level", "warn", "run", "--storage", url, "--workers", "2", "--n-trials", "6", abs)
+	if code != 0 {
+		t.Fatalf("run --storage: exit %d\n%s", code, errText)
+	}
+	code, out, errText := runCLI(t, dir, "show", "--storage", url, "--json", "quickstart")
+	if code != 0 || !strings.Contains(out, `"worker"`) {
+		t.Errorf("show --storage: exit %d %s\n%.300s", code, errText, out)
+	}
+	code, out, errText = runCLI(t, dir, "studies", "--storage", url)
+	if code != 0 || !strings.Contains(out, "quickstart") || strings.Contains(out, "studies/") {
+		t.Errorf("studies --storage: exit %d %s\n%s", code, errText, out)
+	}
+	code, _, errText = runCLI(t, dir, "run", "--storage", url, "--fresh", abs)
+	if code != 2 {
+		t.Errorf("run --storage --fresh: exit %d %s, want a usage error", code, errText)
+	}
+}

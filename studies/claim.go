@@ -1,0 +1,101 @@
+package studies
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// errFull says the study has n_trials finished or running: claiming
+// another trial would over-run it.
+var errFull = errors.New("the study has all its trials finished or running")
+
+// errTaken says another worker claimed the same trial (the same retry,
+// the baseline, or the same config) since this one last read the study.
+var errTaken = errors.New("another worker claimed this trial")
+
+// ClaimNext claims t for t.Worker until until, unless the study already
+// has nTrials trials finished or running (errFull) or another worker
+// holds or measured the same thing (errTaken). The check and the insert
+// are one transaction, serialised across workers, so n_trials is exact
+// and no config is measured twice however many workers race.
+func (s *Store) ClaimNext(ctx context.Context, t *Trial, until time.Time, nTrials int) error {
+	ctx = context.WithoutCancel(ctx) // a claim is never half-made
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("study %s: claim trial: %w", s.path, err)
+	}
+	defer tx.Rollback()
+	if s.pg {
+		if err := pgLock(ctx, tx); err != nil {
+			return fmt.Errorf("study %s: claim trial: %w", s.path, err)
+		}
+	}
+	if err := s.claimable(ctx, tx, *t, nTrials); err != nil {
+		return err
+	}
+	if err := s.insertLeased(ctx, tx, t, until); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// claimable checks, inside the claim's transaction, that t may start.
+func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, nTrials int) error {
+	var busy int
+	// Counted as countDone does, plus everything running.
+	if err := tx.QueryRowContext(ctx, s.bind(`SELECT count(*) FROM trials WHERE state=? OR (state<>? AND NOT (state=? AND failure IS NULL))`), Running, Interrupted, Infeasible).Scan(&busy); err != nil {
+		return fmt.Errorf("study %s: claim trial: %w", s.path, err)
+	}
+	if busy >= nTrials {
+		return errFull
+	}
+	q, args := takenQuery(t)
+	if q == "" {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, s.bind(q), args...).Scan(&n); err != nil {
+		return fmt.Errorf("study %s: claim trial: %w", s.path, err)
+	}
+	if n > 0 {
+		return errTaken
+	}
+	return nil
+}
+
+// takenQuery counts the trials that make t a duplicate: a retry already
+// made, a baseline already measured or running, a config already
+// measured or running. Repeats and reuses are duplicates on purpose.
+func takenQuery(t Trial) (string, []any) {
+	switch {
+	case t.RetryOf != 0:
+		return `SELECT count(*) FROM trials WHERE retry_of=?`, []any{t.RetryOf}
+	case t.Origin == "baseline":
+		return `SELECT count(*) FROM trials WHERE origin='baseline' AND state<>?`, []any{Interrupted}
+	case t.Origin == "sampler" || t.Origin == "enqueued":
+		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>?`, []any{t.Config.Key(), Interrupted}
+	}
+	return "", nil
+}
+
+func (s *Store) insertLeased(ctx context.Context, tx *sql.Tx, t *Trial, until time.Time) error {
+	cfg, err := json.Marshal(t.Config)
+	if err != nil {
+		return fmt.Errorf("record trial start: %w", err)
+	}
+	devices, err := marshalOrNull(len(t.Devices) > 0, t.Devices)
+	if err != nil {
+		return fmt.Errorf("record trial start: %w", err)
+	}
+	t.State = Running
+	err = tx.QueryRowContext(ctx, s.bind(`INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until, devices) VALUES(?,?,?,?,?,?,?,?,?,?) RETURNING number`),
+		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), t.Worker, stamp(until), devices).Scan(&t.Number)
+	if err != nil {
+		return fmt.Errorf("study %s: record trial start: %w", s.path, err)
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package studies
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/space"
+)
+
+// deviceRunner records which devices each running trial holds and any
+// device two running trials held at once.
+type deviceRunner struct {
+	mu      sync.Mutex
+	holder  map[string]int // device → trial
+	clashes []string
+	maxBusy int
+	seen    map[int][]string
+}
+
+func (r *deviceRunner) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
+	r.mu.Lock()
+	for _, d := range t.Devices {
+		if other, ok := r.holder[d]; ok {
+			r.clashes = append(r.clashes, fmt.Sprintf("GPU %s held by trials %d and %d at once", d, other, t.Number))
+		}
+		r.holder[d] = t.Number
+	}
+	r.maxBusy = max(r.maxBusy, len(r.holder))
+	r.seen[t.Number] = t.Devices
+	r.mu.Unlock()
+	time.Sleep(time.Duration(len(t.Devices)) * 3 * time.Minute)
+	r.mu.Lock()
+	for _, d := range t.Devices {
+		delete(r.holder, d)
+	}
+	r.mu.Unlock()
+	return (&fakeRunner{}).Run(ctx, t)
+}
+
+// need is the fake GPU need: 2, 4 or 8 GPUs by max_running.
+func need(c space.Config) int {
+	mr, _ := c.Int("max_running")
+	switch {
+	case mr <= 16:
+		return 2
+	case mr <= 64:
+		return 4
+	}
+	return 8
+}
+
+func TestPackingNeverOverCommitsAnEightGPUNode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sp := studySpace(t, 14, "")
+		st, dir := openStore(t)
+		r := &deviceRunner{holder: map[string]int{}, seen: map[int][]string{}}
+		devices := []string{"0", "1", "2", "3", "4", "5", "6", "7"}
+		err := Run(t.Context(), RunOptions{Space: sp, Store: st, Runner: r, Dir: dir, Log: zerolog.Nop(), Workers: 8, WorkerID: "node", Devices: devices, GPUNeed: need})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.clashes {
+			t.Error(c)
+		}
+		if r.maxBusy > 8 {
+			t.Errorf("%d GPUs busy at once on an 8-GPU node", r.maxBusy)
+		}
+		trials, err := st.Trials(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := countDone(trials); got != 14 {
+			t.Errorf("%d trials done, want 14", got)
+		}
+		packed := 0
+		for _, tr := range trials {
+			if tr.BrokeRule() {
+				continue
+			}
+			if len(tr.Devices) != need(tr.Config) || strings.Join(tr.Devices, ",") != strings.Join(r.seen[tr.Number], ",") {
+				t.Errorf("trial %d (needs %d) recorded GPUs %v, ran on %v", tr.Number, need(tr.Config), tr.Devices, r.seen[tr.Number])
+			}
+			for _, u := range trials {
+				if u.Number < tr.Number && u.End.After(tr.Start) && !u.BrokeRule() {
+					packed++
+				}
+			}
+		}
+		if packed == 0 {
+			t.Error("no two trials ever shared the node: packing should run small trials side by side")
+		}
+	})
+}
+
+func TestConfigLargerThanTheNodeStopsWithAClearError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sp := studySpace(t, 6, "")
+		st, dir := openStore(t)
+		err := Run(t.Context(), RunOptions{Space: sp, Store: st, Runner: &slowRunner{}, Dir: dir, Log: zerolog.Nop(), Workers: 2, Devices: []string{"0", "1"}, GPUNeed: need})
+		if err == nil || !strings.Contains(err.Error(), "needs 4 GPUs and this worker has 2") {
+			t.Errorf("error %v, want one naming the need and the worker's GPUs", err)
+		}
+	})
+}

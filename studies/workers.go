@@ -1,0 +1,328 @@
+package studies
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/servetune/servetune/search"
+)
+
+// errWait says nothing can start until a running trial finishes.
+var errWait = errors.New("wait for a running trial")
+
+// finished is a worker's trial coming back to the loop.
+type finished struct {
+	t     Trial
+	slot  int
+	fatal error
+}
+
+// pool runs up to Workers trials at once. One goroutine (the loop's)
+// owns the sampler, the trial list and the store's claims; workers only
+// measure, each on a snapshot of the trials taken at its start (the
+// incumbents a trial is judged against are fixed then anyway).
+type pool struct {
+	*loop
+	done     chan finished
+	inFlight int
+	streak   int
+	stopErr  error
+	slots    []bool // worker i busy
+	// told are the trials the sampler has learnt (or skipped, when
+	// interrupted), so a shared store's refresh teaches each once.
+	told map[int]bool
+	// devices are the GPUs trials are packed onto; waiting is a pick
+	// that did not fit them yet, taken the devices reserved for the next
+	// start.
+	devices *gpus
+	waiting *next
+	taken   []string
+	// clock is the virtual clock (RunOptions.Virtual), nil on real time.
+	clock *virtualClock
+}
+
+// runParallel is run for several workers: it keeps the workers busy
+// while the study wants more trials than are finished or running, and
+// waits for the running ones — its own, and in a shared store its
+// peers', which may yet be reclaimed and need a retry — before it
+// returns.
+func (l *loop) runParallel(ctx context.Context) error {
+	l.defaults()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: newGPUs(l.Devices)}
+	if l.Virtual {
+		p.useVirtualClock()
+	}
+	poll := time.NewTicker(l.Lease / 3)
+	defer poll.Stop()
+	cancelled := ctx.Done()
+	for {
+		p.fill(ctx)
+		if p.inFlight == 0 && (p.stopErr != nil || !p.peersRunning()) {
+			return p.stopErr
+		}
+		if p.clock != nil {
+			if err := p.collect(ctx, p.nextVirtual()); err != nil && p.stopErr == nil {
+				p.stopErr = err
+			}
+			continue
+		}
+		select {
+		case f := <-p.done:
+			if err := p.collect(ctx, f); err != nil && p.stopErr == nil {
+				p.stopErr = err
+				cancel() // a fatal error interrupts the other trials too
+			}
+		case <-poll.C: // peers' trials end without telling this process
+		case <-cancelled:
+			cancelled = nil // from now on, only wait for the trials in flight
+			if p.stopErr == nil {
+				p.stopErr = ctx.Err()
+			}
+		}
+	}
+}
+
+// told marks the trials the sampler was built from.
+func told(ts []Trial) map[int]bool {
+	out := map[int]bool{}
+	for _, t := range ts {
+		if t.State != Running {
+			out[t.Number] = true
+		}
+	}
+	return out
+}
+
+// peersRunning says whether other workers of a shared store still run
+// trials this process must wait for.
+func (p *pool) peersRunning() bool {
+	return p.Shared && slices.ContainsFunc(p.trials, func(t Trial) bool { return t.State == Running })
+}
+
+// defaults fills the parallel options left unset.
+func (l *loop) defaults() {
+	l.Workers = max(l.Workers, 1)
+	if l.Lease <= 0 {
+		l.Lease = DefaultLease
+	}
+	if l.WorkerID == "" {
+		l.WorkerID = DefaultWorkerID()
+	}
+	var mu sync.Mutex
+	onEvent := l.OnEvent
+	l.OnEvent = func(e Event) { // workers report phases concurrently
+		mu.Lock()
+		defer mu.Unlock()
+		onEvent(e)
+	}
+}
+
+// DefaultWorkerID names this process's workers: host:pid.
+func DefaultWorkerID() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d", host, os.Getpid())
+}
+
+// fill starts trials until every worker is busy, the study needs no
+// more, or nothing can start before a running trial finishes.
+func (p *pool) fill(ctx context.Context) {
+	for p.stopErr == nil && p.inFlight < p.Workers && ctx.Err() == nil {
+		if err := p.refresh(ctx); err != nil {
+			p.stopErr = err
+			return
+		}
+		if !p.wanted(ctx) {
+			return
+		}
+		n, err := p.next()
+		if p.blocked(err) || p.held(n) {
+			return
+		}
+		err = p.start(ctx, n)
+		if err != nil {
+			p.devices.release(p.taken)
+		}
+		if errors.Is(err, errFull) {
+			return
+		}
+		if err != nil && !errors.Is(err, errTaken) {
+			p.stopErr = err
+		}
+	}
+}
+
+// next is the pick held back for want of GPUs, else a new pick. A pick
+// that needs more GPUs than the worker owns is refused here: it is
+// recorded as never launched, like a config breaking a rule.
+func (p *pool) next() (next, error) {
+	if p.waiting != nil {
+		return *p.waiting, nil
+	}
+	return p.pick()
+}
+
+// blocked decides what a pick's error means: wait, stop, or go on.
+func (p *pool) blocked(err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, errWait) || errors.Is(err, search.ErrPending):
+		if p.inFlight == 0 && !p.peersRunning() {
+			p.stopErr = fmt.Errorf("the sampler waits for a trial but none is running: %w", err)
+		}
+	case errors.Is(err, search.ErrExhausted):
+		if p.inFlight == 0 && !p.peersRunning() {
+			p.Log.Info().Int("trials", countDone(p.trials)).Msg("every config of the space has been measured; stopping early")
+		}
+	default:
+		p.stopErr = err
+	}
+	return true
+}
+
+// wanted decides whether the study wants another trial started: the
+// running ones count toward n_trials, so the study never over-runs.
+func (p *pool) wanted(ctx context.Context) bool {
+	running := 0
+	for _, t := range p.trials {
+		if t.State == Running {
+			running++
+		}
+	}
+	stop, err := p.stop(ctx, countDone(p.trials)+running)
+	if stop && err != nil && p.stopErr == nil {
+		p.stopErr = err
+	}
+	return !stop
+}
+
+// refresh reclaims expired leases and, in a shared store, reads what
+// the other workers claimed and finished, teaching the sampler the
+// trials it has not seen.
+func (p *pool) refresh(ctx context.Context) error {
+	if err := p.reclaim(ctx); err != nil || !p.Shared {
+		return err
+	}
+	all, err := p.Store.Trials(ctx)
+	if err != nil {
+		return err
+	}
+	p.trials = all
+	for _, t := range all {
+		if t.State == Running || p.told[t.Number] {
+			continue
+		}
+		p.told[t.Number] = true
+		if t.State != Interrupted {
+			if err := p.tell(t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// reclaim takes back trials whose worker stopped renewing its lease.
+func (p *pool) reclaim(ctx context.Context) error {
+	lost, err := p.Store.ReclaimExpired(ctx, p.Now())
+	if err != nil {
+		return err
+	}
+	for _, t := range lost {
+		p.Log.Warn().Int("trial", t.Number).Str("worker", t.Worker).Msg("trial's lease expired; its config is retried once")
+		p.replace(t)
+	}
+	return nil
+}
+
+// replace puts t's newest record in the trial list.
+func (p *pool) replace(t Trial) {
+	for i := range p.trials {
+		if p.trials[i].Number == t.Number {
+			p.trials[i] = t
+			return
+		}
+	}
+	p.trials = append(p.trials, t)
+}
+
+// start claims the trial for a free worker and runs it there.
+func (p *pool) start(ctx context.Context, n next) error {
+	slot := slices.Index(p.slots, false)
+	t := Trial{Config: n.cfg, Origin: n.origin, RetryOf: n.retryOf, Start: p.Now(), Worker: fmt.Sprintf("%s/%d", p.WorkerID, slot), Devices: p.taken}
+	if prev := p.measured(n.cfg); prev != nil {
+		t.Origin, t.ReusedFrom = "reused", prev.Number
+	}
+	if err := p.Store.ClaimNext(ctx, &t, p.Now().Add(p.Lease), p.Space.Study.NTrials); err != nil {
+		return err
+	}
+	p.slots[slot] = true
+	p.inFlight++
+	p.trials = append(p.trials, t)
+	p.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: countDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
+	w := *p.loop
+	w.trials = slices.Clone(p.trials)
+	if p.clock != nil {
+		p.runVirtual(ctx, &w, t, slot)
+		return nil
+	}
+	go w.work(ctx, t, slot, p.done)
+	return nil
+}
+
+// work measures one trial on a worker while its lease is renewed.
+func (l *loop) work(ctx context.Context, t Trial, slot int, done chan<- finished) {
+	trialCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	beat, stopBeat := context.WithCancel(trialCtx)
+	go heartbeat(beat, l.Store, t, l.Lease, l.Now, cancel)
+	fatal := l.measure(trialCtx, &t)
+	stopBeat()
+	done <- finished{t: t, slot: slot, fatal: fatal}
+}
+
+// collect records a trial a worker finished and teaches the sampler.
+func (p *pool) collect(ctx context.Context, f finished) error {
+	p.inFlight--
+	p.slots[f.slot] = false
+	p.devices.release(f.t.Devices)
+	t := f.t
+	err := p.Store.FinishLeased(context.WithoutCancel(ctx), &t)
+	if errors.Is(err, ErrLeaseLost) {
+		p.Log.Warn().Int("trial", t.Number).Msg("trial finished after its lease was reclaimed; its result is dropped")
+		return f.fatal
+	}
+	if err != nil {
+		return err
+	}
+	p.replace(t)
+	if p.told[t.Number] = true; t.State != Interrupted {
+		if err := p.tell(t); err != nil {
+			return err
+		}
+	}
+	p.OnEvent(Event{Kind: TrialFinished, Trial: t, Done: countDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
+	if f.fatal != nil {
+		return f.fatal
+	}
+	return p.ruleStreak(t)
+}
+
+// ruleStreak stops a study whose sampler keeps proposing configs that
+// break the space's rules.
+func (p *pool) ruleStreak(t Trial) error {
+	if p.streak++; !t.BrokeRule() {
+		p.streak = 0
+	}
+	if p.streak >= maxRuleStreak {
+		return fmt.Errorf("the sampler proposed %d configs in a row that break the space's rules; loosen the rules or narrow the domains", p.streak)
+	}
+	return nil
+}
