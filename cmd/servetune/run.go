@@ -97,6 +97,12 @@ func (e *env) runShared(c *cli.Context, sp *space.Space, url string) error {
 	if c.Bool("fresh") || len(c.StringSlice("warm-start")) > 0 {
 		return usagef("--fresh and --warm-start work on a study.db; drop the study's schema to start a shared study over")
 	}
+	// Silently ignoring a flag would run a different study than asked.
+	for _, f := range []string{"repeat", "budget", "no-prune"} {
+		if c.IsSet(f) {
+			return usagef("--%s is not supported yet for a study in shared storage (--storage); run without it", f)
+		}
+	}
 	devices, err := workerDevices(c.String("gpus"))
 	if err != nil {
 		return err
