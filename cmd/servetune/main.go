@@ -107,6 +107,7 @@ func commands(e *env) []*cli.Command {
 		reportCommand(e),
 		benchCommand(e),
 		simCommand(e),
+		cardCommand(e),
 		commandCommand(e),
 		labCommand(e),
 		testmodelCommand(e),
