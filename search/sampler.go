@@ -54,6 +54,9 @@ type Observation struct {
 	// Class is the failure class of a failed or infeasible trial
 	// ("oom", "invalid_config", "infeasible", ...).
 	Class string
+	// Message is the failure's message; Feasibility reads from it which
+	// knob an engine refused.
+	Message string
 }
 
 // ErrExhausted is returned by Ask when a finite space has no config left

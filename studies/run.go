@@ -59,6 +59,10 @@ type RunOptions struct {
 	Enqueue []space.Config
 	// Search tunes the sampler.
 	Search search.Options
+	// ReuseKey says when two configs are the same measurement (e.g. the
+	// rendered engine command: a knob at its engine default vs absent);
+	// nil is space.Config.Key.
+	ReuseKey func(space.Config) string
 }
 
 // ErrBudget says the GPU-time budget ended the run before n_trials.

@@ -125,7 +125,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 	ro := studies.RunOptions{
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
-		Log:     e.log, OnEvent: view.event,
+		Log:     e.log, OnEvent: view.event, ReuseKey: renderedKey(sp.Target),
 	}
 	if o.prune {
 		rule := search.DefaultPruneRule()
