@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
@@ -127,6 +128,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
 		Log:     e.log, OnEvent: view.event, ReuseKey: renderedKey(sp.Target),
 	}
+	ro.Search.Prior = newSimPrior(sp, sim.DefaultCards())
 	if o.prune {
 		rule := search.DefaultPruneRule()
 		ro.Prune = &rule
