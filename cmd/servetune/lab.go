@@ -7,7 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/lab"
 )
 
@@ -25,6 +27,8 @@ func labCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "pruning", Value: true, Usage: "also measure pruning + infeasibility learning against the first sampler without them"},
 			&cli.Float64SliceFlag{Name: "prune-margin", Usage: "pruning margins to measure (default: the default rule's)"},
 			&cli.StringFlag{Name: "json", Usage: "write every run's curves to this file"},
+			&cli.BoolFlag{Name: "prior", Value: true, Usage: "also measure the first sampler with the simulator prior (+ pruning and infeasibility learning)"},
+			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the built-in ones for the truth only; the prior keeps the built-in cards"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Int("seeds") < 1 || c.Int("trials") < 1 {
@@ -47,7 +51,10 @@ func labCommand(e *env) *cli.Command {
 				if err != nil {
 					return usagef("%v", err)
 				}
-				o := lab.NewOracle(sp)
+				o, priorOracle, err := labOracles(sp, c.String("reality-cards"))
+				if err != nil {
+					return err
+				}
 				e.log.Info().Str("landscape", name).Msg("simulating every point of the space (cached for all runs)")
 				grid, err := o.Exhaust(c.Context)
 				if err != nil {
@@ -65,8 +72,15 @@ func labCommand(e *env) *cli.Command {
 						runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = first; o.Prune = true; o.PruneMargin = m }))
 					}
 				}
+				if c.Bool("prior") {
+					first := split(c.String("samplers"))[:1]
+					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = first; o.Prune = true; o.Prior = priorOracle }))
+				}
 				if s := split(c.String("mo-samplers")); len(s) > 0 {
 					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = s; o.Multi = true; o.NoFeasibility = true }))
+					if c.Bool("prior") {
+						runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = s[:1]; o.Multi = true; o.Prune = true; o.Prior = priorOracle }))
+					}
 				}
 				for _, opt := range runs {
 					objSp := *sp
@@ -97,6 +111,25 @@ func labCommand(e *env) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// labOracles returns the truth's oracle (on --reality-cards when given)
+// and the prior's, which always simulates the built-in cards.
+func labOracles(sp *space.Space, realityCards string) (truth, prior *lab.Oracle, err error) {
+	prior = lab.NewOracle(sp)
+	if realityCards == "" {
+		return prior, prior, nil
+	}
+	cards := sim.DefaultCards()
+	f, err := os.Open(realityCards)
+	if err != nil {
+		return nil, nil, usagef("--reality-cards: %v", err)
+	}
+	defer f.Close()
+	if err := cards.Add(f); err != nil {
+		return nil, nil, usagef("--reality-cards %s: %v", realityCards, err)
+	}
+	return lab.NewOracleOn(sp, cards), prior, nil
 }
 
 func with(o lab.Options, f func(*lab.Options)) lab.Options { f(&o); return o }

@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/engines"
-	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
@@ -128,7 +127,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
 		Log:     e.log, OnEvent: view.event, ReuseKey: renderedKey(sp.Target),
 	}
-	ro.Search.Prior = newSimPrior(sp, sim.DefaultCards())
+	ro.Search.Prior = newSimPrior(sp)
 	if o.prune {
 		rule := search.DefaultPruneRule()
 		ro.Prune = &rule

@@ -1,56 +1,12 @@
 package main
 
 import (
-	"context"
-	"math"
-
 	"github.com/servetune/servetune/engines/sim"
-	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/lab"
 )
 
-// simPrior predicts a config's objective values with the simulator on
-// the given (unperturbed) cards, without noise.
-type simPrior struct {
-	sp     *space.Space
-	target space.Target
-	runner *objective.SimRunner
-}
-
-// newSimPrior returns the simulator prior for the study, or nil when the
-// study turned it off or, by default, when the simulator has no card for
-// the target's model or GPU (it could only guess).
-func newSimPrior(sp *space.Space, cards *sim.Cards) search.Prior {
-	if sp.Study.Prior == space.PriorNone {
-		return nil
-	}
-	if _, err := cards.Model(sp.Target.Model); err != nil {
-		return nil
-	}
-	if _, err := cards.GPU(sp.Target.GPU); err != nil {
-		return nil
-	}
-	t := sp.Target
-	t.Sim.NoiseCV = 0
-	return &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards}))}
-}
-
-// Predict simulates every profile of the study. A config the simulator
-// refuses (out of memory, invalid) is infeasible; so is one whose
-// objectives it cannot produce. The simulation is CPU-bound and short,
-// so it runs without the study's context.
-func (p *simPrior) Predict(c space.Config) ([]float64, bool) {
-	res, err := p.runner.Run(context.Background(), objective.Trial{Config: c, Target: p.target, Profiles: p.sp.Profiles})
-	if err != nil {
-		return nil, false
-	}
-	vals := studies.Values(p.sp, studies.Trial{State: studies.Complete, Metrics: res.Metrics})
-	for _, v := range vals {
-		if math.IsNaN(v) { // a metric the simulator does not produce
-			return nil, false
-		}
-	}
-	return vals, true
-}
+// newSimPrior is the study's simulator prior on the embedded cards (nil
+// when [study] prior = "none" or the target has no cards).
+func newSimPrior(sp *space.Space) search.Prior { return lab.NewSimPrior(sp, sim.DefaultCards()) }

@@ -50,6 +50,9 @@ type Options struct {
 	PruneMargin float64
 	// NoFeasibility turns off learning infeasible regions.
 	NoFeasibility bool
+	// Prior, when set, guides the samplers with this oracle's values: the
+	// simulator on the unperturbed cards, whatever the reality is.
+	Prior *Oracle
 	// Dir holds the temporary study databases.
 	Dir string
 	Log zerolog.Logger
@@ -140,7 +143,7 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	sp.Study.Sampler, sp.Study.Seed, sp.Study.NTrials = sampler, int64(seed), opt.Trials
 	// Every variant gets its own study: the same name would resume a
 	// finished study instead of running a new one.
-	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-%g-feas%v", opt.Landscape, sampler, seed, len(objs), opt.Prune, opt.PruneMargin, !opt.NoFeasibility)
+	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-%g-feas%v-prior%v", opt.Landscape, sampler, seed, len(objs), opt.Prune, opt.PruneMargin, !opt.NoFeasibility, opt.Prior != nil)
 	dir := studies.DirOf(opt.Dir, sp.Study.Name)
 	st, err := studies.Open(ctx, dir.DB(), studies.Create)
 	if err != nil {
@@ -149,6 +152,11 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	defer st.Close()
 	ro := studies.RunOptions{Space: &sp, Store: st, Runner: &noisyRunner{o: o, cv: opt.NoiseCV, seed: int64(seed)}, Dir: dir,
 		Log: zerolog.Nop(), Search: search.Options{NoFeasibility: opt.NoFeasibility}}
+	label := sampler
+	if opt.Prior != nil {
+		ro.Search.Prior = oraclePrior{o: opt.Prior, sp: &sp}
+		label += "+prior"
+	}
 	if opt.Prune {
 		rule := search.DefaultPruneRule()
 		if opt.PruneMargin > 0 {
@@ -163,7 +171,7 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	if err != nil {
 		return Run{}, err
 	}
-	return score(ctx, o, &sp, truth, sampler, seed, trials), nil
+	return score(ctx, o, &sp, truth, label, seed, trials), nil
 }
 
 // score replays a study's trials in order.
