@@ -25,7 +25,7 @@ type Prior interface {
 // configs badly. One in exploreEvery configs the prior predicts
 // infeasible runs anyway, so a wrong memory plan cannot hide a region.
 const (
-	screenStart   = 64
+	screenStart   = 256
 	screenPerAsk  = 3
 	warmStart     = 3
 	priorEvery    = 2
@@ -53,6 +53,12 @@ type priorSampler struct {
 	// filtered counts inner proposals skipped as predicted infeasible.
 	filtered int
 	trust    priorTrust
+	// incumbent is the best measured config on the first objective; its
+	// one-knob neighbours are screened when it changes, so the prior
+	// climbs from where reality is best.
+	incumbent      space.Config
+	incumbentVal   float64
+	screenedAround string
 }
 
 type candidate struct {
@@ -63,7 +69,7 @@ type candidate struct {
 
 // WithPrior wraps inner so that prior guides it; see priorSampler.
 func WithPrior(inner Sampler, sp *space.Space, p Prior, seed int64) Sampler {
-	ps := &priorSampler{inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
+	ps := &priorSampler{incumbentVal: math.NaN(), inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
 		cands: map[string]*candidate{}, told: map[string]bool{}, resid: newResidual(len(sp.Objectives))}
 	ps.screen(screenStart)
 	return ps
@@ -118,6 +124,7 @@ func (ps *priorSampler) Ask(n int, pending []space.Config) ([]space.Config, erro
 
 func (ps *priorSampler) askOne(busy []space.Config) (space.Config, error) {
 	ps.screen(screenPerAsk)
+	ps.screenNeighbours()
 	ps.asked++
 	if ps.priorTurn() {
 		if c, ok := ps.best(keySet(ps.sp, busy)); ok {
@@ -199,6 +206,10 @@ func (ps *priorSampler) Tell(o Observation) error {
 	ps.told[configKey(ps.sp, c)] = true
 	cd := ps.predict(c)
 	ps.trust.tell(o, cd)
+	if o.State == Complete && len(o.Values) > 0 && !math.IsNaN(o.Values[0]) &&
+		(ps.incumbent == nil || ps.sp.Objectives[0].Better(o.Values[0], ps.incumbentVal)) {
+		ps.incumbent, ps.incumbentVal = c, o.Values[0]
+	}
 	if o.State == Complete && cd.feasible {
 		for i := range min(len(o.Values), len(cd.values)) {
 			if o.Values[i] > 0 && cd.values[i] > 0 {
@@ -207,4 +218,51 @@ func (ps *priorSampler) Tell(o Observation) error {
 		}
 	}
 	return ps.inner.Tell(o)
+}
+
+// screenNeighbours predicts every config one knob away from the
+// incumbent (finite knobs only), once per incumbent.
+func (ps *priorSampler) screenNeighbours() {
+	if ps.incumbent == nil {
+		return
+	}
+	k := configKey(ps.sp, ps.incumbent)
+	if k == ps.screenedAround {
+		return
+	}
+	ps.screenedAround = k
+	for _, p := range ps.sp.Params {
+		vals, ok := p.Grid()
+		if !ok {
+			continue
+		}
+		for _, v := range vals {
+			c := ps.incumbent.Clone()
+			c[p.Name] = v
+			c = ps.sp.WithTargetEngine(ps.repair(c))
+			if ps.sp.Check(c) == nil {
+				ps.predict(c)
+			}
+		}
+	}
+}
+
+// repair makes a config changed by one knob consistent with the space's
+// conditions: knobs whose condition no longer holds are dropped, knobs
+// that became active get a random value.
+func (ps *priorSampler) repair(c space.Config) space.Config {
+	order, err := ps.sp.Order()
+	if err != nil {
+		order = ps.sp.Params
+	}
+	for _, p := range order {
+		_, has := c[p.Name]
+		switch active := ps.sp.Active(p, c); {
+		case !active && has:
+			delete(c, p.Name)
+		case active && !has:
+			c[p.Name] = p.Random(ps.rng)
+		}
+	}
+	return c
 }
