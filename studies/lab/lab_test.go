@@ -3,10 +3,12 @@ package lab
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/space"
 )
 
@@ -101,5 +103,35 @@ func TestEvaluateOnTheQwen3Landscape(t *testing.T) {
 		if b := run.Best[7]; !(b >= 0.77 && b < 5) {
 			t.Errorf("%s seed %d final best %v is not a plausible latency", run.Sampler, run.Seed, b)
 		}
+	}
+}
+
+// A short prior run against a reality that is not the prior: the prior
+// oracle and the truth's differ, the runs are labelled, and the prior's
+// first proposal (after the baseline) is already a good config.
+func TestPriorRunsAgainstADifferentReality(t *testing.T) {
+	sp, err := Load("qwen3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Objectives = sp.Objectives[:1]
+	cards := sim.DefaultCards()
+	if err := cards.Add(strings.NewReader("[[gpu]]\nname = \"H100\"\nmem_gib = 79.6\nhbm_tbs = 2.4\nbf16_tflops = 1200\nfp8_tflops = 2400\nnvlink_gbs = 300\n")); err != nil {
+		t.Fatal(err)
+	}
+	truthO, priorO := NewOracleOn(sp, cards), NewOracle(sp)
+	res, err := Evaluate(context.Background(), truthO, &Truth{Optimum: 0.77}, sp, Options{
+		Landscape: "qwen3", Samplers: []string{"motpe"}, Seeds: 2, Trials: 6, NoiseCV: 0.05, Dir: t.TempDir(), Log: zerolog.Nop(), Prior: priorO})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range res.Runs {
+		if run.Sampler != "motpe+prior" || len(run.Best) != 6 {
+			t.Fatalf("run %s with %d points", run.Sampler, len(run.Best))
+		}
+	}
+	c := space.Config{"engine": "vllm"}
+	if a, b := trueValue(context.Background(), truthO, c, sp.Objectives[0]), trueValue(context.Background(), priorO, c, sp.Objectives[0]); a == b {
+		t.Errorf("reality and prior agree (%v): the reality cards were not used", a)
 	}
 }
