@@ -108,6 +108,7 @@ func commands(e *env) []*cli.Command {
 		benchCommand(e),
 		simCommand(e),
 		cardCommand(e),
+		calibrateCommand(e),
 		commandCommand(e),
 		labCommand(e),
 		testmodelCommand(e),
