@@ -60,7 +60,7 @@ func labCommand(e *env) *cli.Command {
 				if err != nil {
 					return err
 				}
-				base := lab.Options{Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Dir: dir, Log: e.log}
+				base := lab.Options{Expert: lab.Expert(name), Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Dir: dir, Log: e.log}
 				runs := []lab.Options{with(base, func(o *lab.Options) { o.Samplers = split(c.String("samplers")); o.NoFeasibility = true })}
 				if c.Bool("pruning") {
 					margins := c.Float64Slice("prune-margin")

@@ -50,6 +50,9 @@ type Options struct {
 	PruneMargin float64
 	// NoFeasibility turns off learning infeasible regions.
 	NoFeasibility bool
+	// Expert is the seed report's recommended config, when the landscape
+	// has one: the runs report the GPU time to match its reality value.
+	Expert space.Config
 	// Prior, when set, guides the samplers with this oracle's values: the
 	// simulator on the unperturbed cards, whatever the reality is.
 	Prior *Oracle
@@ -73,6 +76,10 @@ type Run struct {
 	Pruned      int       `json:"pruned"`
 	FalsePrunes int       `json:"false_prunes"`
 	Infeasible  int       `json:"infeasible"`
+	// ToExpert is the GPU time spent when the reported best first reaches
+	// the reality value of the seed report's recommended config (+Inf:
+	// never; NaN: the landscape has no expert config).
+	ToExpert float64 `json:"-"`
 }
 
 // MarshalJSON writes NaN (no feasible trial yet) as null.
@@ -171,7 +178,14 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	if err != nil {
 		return Run{}, err
 	}
-	return score(ctx, o, &sp, truth, label, seed, trials), nil
+	r := score(ctx, o, &sp, truth, label, seed, trials)
+	r.ToExpert = math.NaN()
+	if opt.Expert != nil {
+		if v := trueValue(ctx, o, sp.WithTargetEngine(opt.Expert), sp.Objectives[0]); !math.IsNaN(v) {
+			r.ToExpert = toTarget(r, v, sp.Objectives[0])
+		}
+	}
+	return r, nil
 }
 
 // score replays a study's trials in order.
@@ -292,4 +306,27 @@ func median(xs []float64) float64 {
 		return v[len(v)/2]
 	}
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// toTarget is the GPU time at the first trial whose reported best is at
+// least v (+Inf when never).
+func toTarget(r Run, v float64, obj space.Objective) float64 {
+	for i, b := range r.Best {
+		if !math.IsNaN(b) && !obj.Better(v, b) {
+			return r.GPUHours[i]
+		}
+	}
+	return math.Inf(1)
+}
+
+// Expert is the recommended config of the landscape's seed report (nil
+// when it has none): GLM-5.2's SGLang DP-attention + DeepEP + FP8 KV
+// config at memory fraction 0.85, 256 running requests.
+func Expert(landscape string) space.Config {
+	if landscape != "glm52" {
+		return nil
+	}
+	return space.Config{"engine": "sglang", "tp": int64(8), "dp": int64(8), "enable_dp_attention": true, "ep": int64(8),
+		"mem_fraction": 0.85, "chunked_prefill": space.Default, "max_running": int64(256), "moe_a2a_backend": "deepep",
+		"deepep_mode": "auto", "kv_cache_dtype": "fp8_e4m3"}
 }

@@ -135,3 +135,21 @@ func TestPriorRunsAgainstADifferentReality(t *testing.T) {
 		t.Errorf("reality and prior agree (%v): the reality cards were not used", a)
 	}
 }
+
+func TestToTargetIsTheGPUTimeAtFirstReach(t *testing.T) {
+	max := space.Objective{Metric: "total_tps", Direction: space.Maximize}
+	r := Run{Best: []float64{math.NaN(), 5, 9, 12}, GPUHours: []float64{1, 2, 3, 4}}
+	if got := toTarget(r, 9, max); got != 3 {
+		t.Errorf("reach 9 at %v GPU-h, want 3", got)
+	}
+	if got := toTarget(r, 13, max); !math.IsInf(got, 1) {
+		t.Errorf("never reached = %v", got)
+	}
+	sp, err := Load("glm52")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := sp.WithTargetEngine(Expert("glm52")); sp.Check(e) != nil {
+		t.Errorf("the expert config breaks a rule: %v", sp.Check(e))
+	}
+}
