@@ -28,6 +28,7 @@ func labCommand(e *env) *cli.Command {
 			&cli.Float64SliceFlag{Name: "prune-margin", Usage: "pruning margins to measure (default: the default rule's)"},
 			&cli.StringFlag{Name: "json", Usage: "write every run's curves to this file"},
 			&cli.BoolFlag{Name: "prior", Value: true, Usage: "also measure the first sampler with the simulator prior (+ pruning and infeasibility learning)"},
+			&cli.BoolFlag{Name: "perturbed", Usage: "instead: each seed against its own reality from the perturbed family (one exhaustive grid per seed), the first sampler with pruning, without and with the prior"},
 			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the built-in ones for the truth only; the prior keeps the built-in cards"},
 		},
 		Action: func(c *cli.Context) error {
@@ -54,6 +55,14 @@ func labCommand(e *env) *cli.Command {
 				o, priorOracle, err := labOracles(sp, c.String("reality-cards"))
 				if err != nil {
 					return err
+				}
+				if c.Bool("perturbed") {
+					res, err := e.labPerturbed(c, name, sp, priorOracle, dir)
+					if err != nil {
+						return err
+					}
+					all = append(all, res...)
+					continue
 				}
 				e.log.Info().Str("landscape", name).Msg("simulating every point of the space (cached for all runs)")
 				grid, err := o.Exhaust(c.Context)
@@ -111,6 +120,26 @@ func labCommand(e *env) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// labPerturbed compares the first sampler (pruning and infeasibility
+// learning on) without and with the prior, each seed against its own
+// perturbed reality.
+func (e *env) labPerturbed(c *cli.Context, name string, sp *space.Space, prior *lab.Oracle, dir string) ([]*lab.Result, error) {
+	base := lab.Options{Expert: lab.Expert(name), Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"),
+		Dir: dir, Log: e.log, Samplers: split(c.String("samplers"))[:1], Prune: true}
+	withPrior := base
+	withPrior.Prior = prior
+	e.log.Info().Str("landscape", name).Msg("running studies against perturbed realities, without and with the prior")
+	res, err := lab.EvaluatePerturbed(c.Context, sp, []lab.Options{base, withPrior})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range res {
+		r.Markdown(e.stdout)
+		e.stdout.Write([]byte("\n"))
+	}
+	return res, nil
 }
 
 // labOracles returns the truth's oracle (on --reality-cards when given)

@@ -80,6 +80,9 @@ type Run struct {
 	// the reality value of the seed report's recommended config (+Inf:
 	// never; NaN: the landscape has no expert config).
 	ToExpert float64 `json:"-"`
+	// Optimum is this run's reality optimum when realities differ per
+	// seed (0: the result's Truth).
+	Optimum float64 `json:"optimum,omitempty"`
 }
 
 // MarshalJSON writes NaN (no feasible trial yet) as null.

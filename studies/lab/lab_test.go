@@ -153,3 +153,31 @@ func TestToTargetIsTheGPUTimeAtFirstReach(t *testing.T) {
 		t.Errorf("the expert config breaks a rule: %v", sp.Check(e))
 	}
 }
+
+func TestPerturbStaysInTheFamilyAndFollowsTheSeed(t *testing.T) {
+	base := sim.DefaultCards()
+	a, b, a2 := Perturb(base, 1), Perturb(base, 2), Perturb(base, 1)
+	if a.GPUs[0].HBMTBs != a2.GPUs[0].HBMTBs || a.GPUs[0].HBMTBs == b.GPUs[0].HBMTBs {
+		t.Fatal("the same seed must give the same reality, another seed another")
+	}
+	for i, g := range a.GPUs {
+		o := base.GPUs[i]
+		if r := g.HBMTBs / o.HBMTBs; r < 1-effRange || r > 1+effRange {
+			t.Errorf("%s bandwidth ×%.2f outside ±%.0f%%", g.Name, r, effRange*100)
+		}
+		if r := g.NVLinkGBs / o.NVLinkGBs; o.NVLinkGBs > 0 && (r < 1-commRange || r > 1+commRange) {
+			t.Errorf("%s NVLink ×%.2f outside ±%.0f%%", g.Name, r, commRange*100)
+		}
+		if r := g.MemGiB / o.MemGiB; r < 1-memRange || r > 1+memRange {
+			t.Errorf("%s memory ×%.2f outside ±%.0f%%", g.Name, r, memRange*100)
+		}
+	}
+	for i, d := range a.Drafts {
+		if diff := d.Acceptance - base.Drafts[i].Acceptance; math.Abs(diff) > acceptRange+1e-9 && d.Acceptance != 0.05 && d.Acceptance != 0.95 {
+			t.Errorf("%s acceptance moved %.2f", d.Name, diff)
+		}
+	}
+	if base.GPUs[0].HBMTBs != sim.DefaultCards().GPUs[0].HBMTBs {
+		t.Error("Perturb changed the cards it was given")
+	}
+}

@@ -57,7 +57,11 @@ func (r *Result) Summarize() []Row {
 			for i, k := range marks() {
 				best[i] = append(best[i], at(run.Best, k))
 			}
-			gaps = append(gaps, gap(at(run.Best, 30), r.Truth.Optimum, obj.Direction == "minimize"))
+			opt := r.Truth.Optimum
+			if run.Optimum != 0 {
+				opt = run.Optimum
+			}
+			gaps = append(gaps, gap(at(run.Best, 30), opt, obj.Direction == "minimize"))
 			trials = append(trials, float64(len(run.Best)))
 			gpu = append(gpu, last(run.GPUHours))
 			if g, ok := greedy[run.Seed]; ok {
