@@ -10,7 +10,10 @@
 // never re-proposing a told or pending config, avoiding configs the
 // Feasibility model predicts to fail, random draws when the model is stuck
 // — is guard, in one place. Ask takes a batch size and the configs still
-// running, so several workers can share one sampler.
+// running, so several workers can share one sampler. WithPrior (or
+// Options.Prior) decorates a sampler with a Prior — the simulator, injected
+// by the caller — that screens the space, proposes first from its best
+// region, filters predicted failures and learns its own residual.
 //
 // Ranking: feasibility-first dominance, Pareto fronts, hypervolume and
 // noise ties; PruneRule decides whether a running trial can still win.

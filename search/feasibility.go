@@ -26,6 +26,11 @@ import (
 // one config and absent from the other, cannot be ranked: the engine
 // chooses the value, so no prediction is made from that trial.
 //
+// Refused knob: an invalid_config failure whose message says the engine
+// does not take a knob rules out every config with that engine and that
+// knob value at once, whatever the other knobs, unless a completed trial
+// has the same pair.
+//
 // Invalid config: predicted when the config matches an invalid_config
 // trial on every categorical, boolean and integer knob (floats are
 // ignored: engines reject combinations of features, not fractions), unless
@@ -38,6 +43,8 @@ import (
 type Feasibility struct {
 	sp               *space.Space
 	ok, oom, invalid []space.Config
+	// refused are engine/knob pairs an engine rejected outright.
+	refused []refusal
 }
 
 // Failure classes the model learns from.
@@ -60,6 +67,9 @@ func (f *Feasibility) Tell(o Observation) {
 		f.oom = append(f.oom, c)
 	case o.Class == classInvalid:
 		f.invalid = append(f.invalid, c)
+		if k, ok := refusedKnob(o.Message, c); ok {
+			f.refused = append(f.refused, refusal{engine: c.Engine(), knob: k, value: c[k]})
+		}
 	case o.State == Complete:
 		f.ok = append(f.ok, c)
 	}
@@ -68,6 +78,9 @@ func (f *Feasibility) Tell(o Observation) {
 // Predict reports whether c is predicted infeasible, and why.
 func (f *Feasibility) Predict(c space.Config) (infeasible bool, reason string) {
 	c = f.sp.WithTargetEngine(c)
+	if r, ok := f.refusedIn(c); ok {
+		return true, fmt.Sprintf("predicted invalid_config: %s does not take %s=%s", r.engine, r.knob, space.FormatValue(r.value))
+	}
 	for _, o := range f.ok {
 		if pressureAtMost(c, o) {
 			return false, ""

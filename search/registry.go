@@ -86,6 +86,9 @@ func NewSampler(name string, sp *space.Space, seed int64, history []Observation,
 	if err != nil {
 		return nil, fmt.Errorf("sampler %s: %w", name, err)
 	}
+	if opt.Prior != nil && name != "grid" && name != "greedy" {
+		smp = WithPrior(smp, sp, opt.Prior, seed)
+	}
 	for _, o := range history {
 		if err := smp.Tell(o); err != nil {
 			return nil, fmt.Errorf("sampler %s: history: %w", name, err)

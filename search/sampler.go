@@ -54,6 +54,9 @@ type Observation struct {
 	// Class is the failure class of a failed or infeasible trial
 	// ("oom", "invalid_config", "infeasible", ...).
 	Class string
+	// Message is the failure's message; Feasibility reads from it which
+	// knob an engine refused.
+	Message string
 }
 
 // ErrExhausted is returned by Ask when a finite space has no config left
@@ -71,6 +74,9 @@ type Options struct {
 	// NoFeasibility turns off learning infeasible regions from OOM and
 	// invalid-config trials (the lab measures what it saves).
 	NoFeasibility bool
+	// Prior, when set, guides the sampler (WithPrior); grid and greedy
+	// keep their own order and ignore it.
+	Prior Prior
 }
 
 // configKey identifies a config whether or not it names the target's

@@ -10,7 +10,7 @@ import (
 func (d *decoder) space(raw map[string]any) *Space {
 	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue", "slo", "engines", "include")
 	s := &Space{File: d.file}
-	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed", "on_drift"))
+	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed", "on_drift", "prior"))
 	declared := d.useDeclared(d.declared(raw))
 	s.Target = d.target(d.table(raw, "target", "target", targetKeys...))
 	s.Target.Declared = declared
@@ -65,6 +65,7 @@ func (d *decoder) study(m map[string]any) Study {
 		Timeout: d.duration(m, "timeout", "study"),
 		Seed:    d.integer(m, "seed", "study", 0),
 		OnDrift: d.oneOf(m, "on_drift", "study", "refuse", "warn"),
+		Prior:   d.oneOf(m, "prior", "study", "", PriorSim, PriorNone),
 	}
 	if st.Name == "" {
 		d.fail("study.name", "is required")

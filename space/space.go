@@ -42,7 +42,17 @@ type Study struct {
 	// the study's gets: "refuse" (default: the run stops before it) or
 	// "warn" (it runs, flagged).
 	OnDrift string
+	// Prior is PriorSim (the simulator guides the sampler), PriorNone, or
+	// "" (the default: the simulator when it has cards for the target's
+	// model and GPU).
+	Prior string
 }
+
+// Study.Prior values.
+const (
+	PriorSim  = "sim"
+	PriorNone = "none"
+)
 
 // Direction of an objective.
 type Direction string

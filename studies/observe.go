@@ -15,7 +15,7 @@ func observation(sp *space.Space, t Trial, base *Trial) search.Observation {
 	o := search.Observation{Config: t.Config, Value: math.NaN()}
 	switch {
 	case t.Failure != nil:
-		o.Class = string(t.Failure.Class)
+		o.Class, o.Message = string(t.Failure.Class), t.Failure.Message
 	case t.BrokeRule():
 		o.Class = "rule"
 	}

@@ -83,9 +83,9 @@ func gpuTime(ts []Trial) time.Duration {
 
 // count is how many times a config was measured (not reused).
 func (l *loop) count(c space.Config) int {
-	key, n := c.Key(), 0
+	key, n := l.reuseKey(c), 0
 	for _, t := range l.trials {
-		if t.Config.Key() == key && t.ReusedFrom == 0 && (t.State == Complete || t.State == Infeasible) {
+		if l.reuseKey(t.Config) == key && t.ReusedFrom == 0 && (t.State == Complete || t.State == Infeasible) {
 			n++
 		}
 	}
@@ -98,14 +98,21 @@ func (l *loop) measured(c space.Config) *Trial {
 	if l.count(c) < l.Repeat {
 		return nil
 	}
-	key := c.Key()
+	key := l.reuseKey(c)
 	for i := range l.trials {
 		t := &l.trials[i]
-		if t.Config.Key() == key && t.ReusedFrom == 0 && (t.State == Complete || t.State == Infeasible) {
+		if l.reuseKey(t.Config) == key && t.ReusedFrom == 0 && (t.State == Complete || t.State == Infeasible) {
 			return t
 		}
 	}
 	return nil
+}
+
+func (l *loop) reuseKey(c space.Config) string {
+	if l.ReuseKey != nil {
+		return l.ReuseKey(c)
+	}
+	return c.Key()
 }
 
 func (l *loop) byNumber(n int) Trial {

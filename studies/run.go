@@ -85,6 +85,10 @@ type RunOptions struct {
 	// finish in that order without waiting, so the lab measures N workers'
 	// wall-clock on the simulator deterministically.
 	Virtual bool
+	// ReuseKey says when two configs are the same measurement (e.g. the
+	// rendered engine command: a knob at its engine default vs absent);
+	// nil is space.Config.Key.
+	ReuseKey func(space.Config) string
 }
 
 // ErrBudget says the GPU-time budget ended the run before n_trials.

@@ -7,7 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/lab"
 )
 
@@ -26,6 +28,9 @@ func labCommand(e *env) *cli.Command {
 			&cli.Float64SliceFlag{Name: "prune-margin", Usage: "pruning margins to measure (default: the default rule's)"},
 			&cli.StringFlag{Name: "json", Usage: "write every run's curves to this file"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "trials each study runs at once, on a virtual clock (curves stay by trial number)"},
+			&cli.BoolFlag{Name: "prior", Value: true, Usage: "also measure the first sampler with the simulator prior (+ pruning and infeasibility learning)"},
+			&cli.BoolFlag{Name: "perturbed", Usage: "instead: each seed against its own reality from the perturbed family (one exhaustive grid per seed), the first sampler with pruning, without and with the prior"},
+			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the built-in ones for the truth only; the prior keeps the built-in cards"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Int("seeds") < 1 || c.Int("trials") < 1 {
@@ -48,13 +53,24 @@ func labCommand(e *env) *cli.Command {
 				if err != nil {
 					return usagef("%v", err)
 				}
-				o := lab.NewOracle(sp)
+				o, priorOracle, err := labOracles(sp, c.String("reality-cards"))
+				if err != nil {
+					return err
+				}
+				if c.Bool("perturbed") {
+					res, err := e.labPerturbed(c, name, sp, priorOracle, dir)
+					if err != nil {
+						return err
+					}
+					all = append(all, res...)
+					continue
+				}
 				e.log.Info().Str("landscape", name).Msg("simulating every point of the space (cached for all runs)")
 				grid, err := o.Exhaust(c.Context)
 				if err != nil {
 					return err
 				}
-				base := lab.Options{Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Dir: dir, Log: e.log, Workers: c.Int("workers")}
+				base := lab.Options{Expert: lab.Expert(name), Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Dir: dir, Log: e.log, Workers: c.Int("workers")}
 				runs := []lab.Options{with(base, func(o *lab.Options) { o.Samplers = split(c.String("samplers")); o.NoFeasibility = true })}
 				if c.Bool("pruning") {
 					margins := c.Float64Slice("prune-margin")
@@ -66,8 +82,15 @@ func labCommand(e *env) *cli.Command {
 						runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = first; o.Prune = true; o.PruneMargin = m }))
 					}
 				}
+				if c.Bool("prior") {
+					first := split(c.String("samplers"))[:1]
+					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = first; o.Prune = true; o.Prior = priorOracle }))
+				}
 				if s := split(c.String("mo-samplers")); len(s) > 0 {
 					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = s; o.Multi = true; o.NoFeasibility = true }))
+					if c.Bool("prior") {
+						runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = s[:1]; o.Multi = true; o.Prune = true; o.Prior = priorOracle }))
+					}
 				}
 				for _, opt := range runs {
 					objSp := *sp
@@ -98,6 +121,45 @@ func labCommand(e *env) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// labPerturbed compares the first sampler (pruning and infeasibility
+// learning on) without and with the prior, each seed against its own
+// perturbed reality.
+func (e *env) labPerturbed(c *cli.Context, name string, sp *space.Space, prior *lab.Oracle, dir string) ([]*lab.Result, error) {
+	base := lab.Options{Expert: lab.Expert(name), Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"),
+		Dir: dir, Log: e.log, Samplers: split(c.String("samplers"))[:1], Prune: true}
+	withPrior := base
+	withPrior.Prior = prior
+	e.log.Info().Str("landscape", name).Msg("running studies against perturbed realities, without and with the prior")
+	res, err := lab.EvaluatePerturbed(c.Context, sp, []lab.Options{base, withPrior})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range res {
+		r.Markdown(e.stdout)
+		e.stdout.Write([]byte("\n"))
+	}
+	return res, nil
+}
+
+// labOracles returns the truth's oracle (on --reality-cards when given)
+// and the prior's, which always simulates the built-in cards.
+func labOracles(sp *space.Space, realityCards string) (truth, prior *lab.Oracle, err error) {
+	prior = lab.NewOracle(sp)
+	if realityCards == "" {
+		return prior, prior, nil
+	}
+	cards := sim.DefaultCards()
+	f, err := os.Open(realityCards)
+	if err != nil {
+		return nil, nil, usagef("--reality-cards: %v", err)
+	}
+	defer f.Close()
+	if err := cards.Add(f); err != nil {
+		return nil, nil, usagef("--reality-cards %s: %v", realityCards, err)
+	}
+	return lab.NewOracleOn(sp, cards), prior, nil
 }
 
 func with(o lab.Options, f func(*lab.Options)) lab.Options { f(&o); return o }

@@ -108,6 +108,8 @@ func commands(e *env) []*cli.Command {
 		reportCommand(e),
 		benchCommand(e),
 		simCommand(e),
+		cardCommand(e),
+		calibrateCommand(e),
 		commandCommand(e),
 		labCommand(e),
 		testmodelCommand(e),

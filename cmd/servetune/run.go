@@ -192,8 +192,9 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 	ro := studies.RunOptions{
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
-		Log:     e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices,
+		Log:     e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: renderedKey(sp.Target),
 	}
+	ro.Search.Prior = newSimPrior(sp)
 	if o.prune {
 		rule := search.DefaultPruneRule()
 		ro.Prune = &rule

@@ -8,6 +8,9 @@
 // the caller computes metrics with bench.Summarize exactly as for a real
 // run. Live runs the same scheduler online, requests joining as they
 // arrive and steps completing on the wall clock at simulated time ÷ speed;
-// package simserve serves it over HTTP as a fake engine. docs/sim.md describes the model, its calibration on the seeds and
-// its fidelity.
+// package simserve serves it over HTTP as a fake engine; Launch carries
+// the command-line arguments outside the knob table that change the
+// simulation (the context length). CardFromHFConfig derives a model card
+// from a Hugging Face config.json. docs/sim.md describes the model, its
+// calibration on the seeds and its fidelity.
 package sim

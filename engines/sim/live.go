@@ -43,6 +43,8 @@ type LiveOptions struct {
 	Speed float64
 	// Seed draws the measurement-noise factor (t.Sim.NoiseCV).
 	Seed int64
+	// Launch carries the command line's non-knob arguments.
+	Launch Launch
 }
 
 // LiveRequest is one request as the engine sees it.
@@ -64,6 +66,9 @@ type liveMsg struct {
 func (sm *Simulator) NewLive(cfg space.Config, t space.Target, o LiveOptions) (*Live, error) {
 	s, err := resolve(sm.Cards, cfg, t)
 	if err != nil {
+		return nil, err
+	}
+	if err := o.Launch.apply(s, cfg.Has("max_running"), cfg.Has("chunked_prefill")); err != nil {
 		return nil, err
 	}
 	plan, err := s.plan()

@@ -131,7 +131,7 @@ func (s *setup) plan() (memPlan, error) {
 		}
 	}
 	p.kvTokens = int(p.kv / p.kvPerToken)
-	if s.engine == "vllm" {
+	if s.engine == "vllm" && !s.autoLen {
 		maxLen := s.model.MaxContext
 		if need := float64(maxLen) * p.kvPerToken; need > p.kv {
 			msg := fmt.Sprintf("To serve at least one request with the model's max seq len (%d), (%.2f GiB KV cache is needed, which is larger than the available KV cache memory (%.2f GiB). Based on the available memory, the estimated maximum model length is %d.",

@@ -105,27 +105,9 @@ func newScheduler(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Prof
 // run simulates until every request is done and returns the benchmark
 // duration in seconds.
 func (sc *scheduler) run(ctx context.Context) (float64, error) {
-	for i := 0; ; i++ {
+	for i := 0; sc.step(); i++ {
 		if i%4096 == 0 && ctx.Err() != nil {
 			return 0, ctx.Err()
-		}
-		sc.send()
-		for _, g := range sc.groups {
-			if !g.busy {
-				sc.start(g)
-			}
-		}
-		t, g, ok := sc.nextEvent()
-		if !ok {
-			break
-		}
-		if sc.maxDur > 0 && t > sc.maxDur {
-			sc.now = sc.maxDur
-			break
-		}
-		sc.now = t
-		if g != nil {
-			sc.finish(g)
 		}
 	}
 	end := 0.0
@@ -138,6 +120,41 @@ func (sc *scheduler) run(ctx context.Context) (float64, error) {
 		}
 	}
 	return end, nil
+}
+
+// step sends what is due, starts idle groups and advances the clock to
+// the next event; false once nothing is left to happen.
+func (sc *scheduler) step() bool {
+	sc.startDue()
+	return sc.tick()
+}
+
+// startDue sends due requests and starts a step on every idle group
+// that has work.
+func (sc *scheduler) startDue() {
+	sc.send()
+	for _, g := range sc.groups {
+		if !g.busy {
+			sc.start(g)
+		}
+	}
+}
+
+// tick moves the clock to the next event and applies it.
+func (sc *scheduler) tick() bool {
+	t, g, ok := sc.nextEvent()
+	if !ok {
+		return false
+	}
+	if sc.maxDur > 0 && t > sc.maxDur {
+		sc.now = sc.maxDur
+		return false
+	}
+	sc.now = t
+	if g != nil {
+		sc.finish(g)
+	}
+	return true
 }
 
 // send releases requests whose arrival time has come, within the cap.
@@ -185,6 +202,9 @@ func (sc *scheduler) dispatch(r *simReq) {
 	best.waiting = append(best.waiting, r)
 }
 
+// nextEvent is the earliest pending event: a step completion (group
+// returned), a request becoming visible, an arrival, or a client slot
+// freeing for the next arrival.
 func (sc *scheduler) nextEvent() (float64, *group, bool) {
 	t := math.Inf(1)
 	var which *group
@@ -206,9 +226,12 @@ func (sc *scheduler) nextEvent() (float64, *group, bool) {
 				t, which = a, nil
 			}
 		}
+		// A freed slot matters only once the next request has arrived;
+		// the candidate must still be the earliest event, or a later
+		// arrival would pre-empt an earlier step completion.
 		for _, rt := range sc.releases {
-			if rt < t {
-				t, which = max(rt, sc.reqs[sc.next].arrival), nil
+			if c := max(rt, sc.reqs[sc.next].arrival); c < t {
+				t, which = c, nil
 			}
 		}
 	}

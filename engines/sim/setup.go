@@ -41,6 +41,9 @@ type setup struct {
 	compile     bool
 	prefixCache bool
 	spec        specSetup
+	// autoLen is vLLM's --max-model-len auto: plan no KV for a full
+	// context, serve what fits.
+	autoLen bool
 }
 
 type specSetup struct {

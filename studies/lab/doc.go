@@ -10,4 +10,9 @@
 // draws the simulator's own noise model — one log-normal factor on the
 // engine's step times — for its (seed, trial), so twenty seeds of five
 // samplers cost little more than the exhaustive grid.
+//
+// It also owns the simulator prior (NewSimPrior, used by `servetune run`)
+// and measures it honestly: the truth's oracle may simulate other cards
+// (--reality-cards; realities/ holds an extreme perturbation and a
+// different GPU) while the prior always simulates the built-in cards.
 package lab

@@ -53,6 +53,12 @@ type Options struct {
 	// Workers runs each study with this many trials at once on a virtual
 	// clock (0 or 1: one after another, as a study on one GPU set runs).
 	Workers int
+	// Expert is the seed report's recommended config, when the landscape
+	// has one: the runs report the GPU time to match its reality value.
+	Expert space.Config
+	// Prior, when set, guides the samplers with this oracle's values: the
+	// simulator on the unperturbed cards, whatever the reality is.
+	Prior *Oracle
 	// Dir holds the temporary study databases.
 	Dir string
 	Log zerolog.Logger
@@ -73,6 +79,13 @@ type Run struct {
 	Pruned      int       `json:"pruned"`
 	FalsePrunes int       `json:"false_prunes"`
 	Infeasible  int       `json:"infeasible"`
+	// ToExpert is the GPU time spent when the reported best first reaches
+	// the reality value of the seed report's recommended config (+Inf:
+	// never; NaN: the landscape has no expert config).
+	ToExpert float64 `json:"-"`
+	// Optimum is this run's reality optimum when realities differ per
+	// seed (0: the result's Truth).
+	Optimum float64 `json:"optimum,omitempty"`
 }
 
 // MarshalJSON writes NaN (no feasible trial yet) as null.
@@ -143,7 +156,7 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	sp.Study.Sampler, sp.Study.Seed, sp.Study.NTrials = sampler, int64(seed), opt.Trials
 	// Every variant gets its own study: the same name would resume a
 	// finished study instead of running a new one.
-	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-%g-feas%v", opt.Landscape, sampler, seed, len(objs), opt.Prune, opt.PruneMargin, !opt.NoFeasibility)
+	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-%g-feas%v-prior%v", opt.Landscape, sampler, seed, len(objs), opt.Prune, opt.PruneMargin, !opt.NoFeasibility, opt.Prior != nil)
 	dir := studies.DirOf(opt.Dir, sp.Study.Name)
 	st, err := studies.Open(ctx, dir.DB(), studies.Create)
 	if err != nil {
@@ -152,6 +165,11 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	defer st.Close()
 	ro := studies.RunOptions{Space: &sp, Store: st, Runner: &noisyRunner{o: o, cv: opt.NoiseCV, seed: int64(seed)}, Dir: dir,
 		Log: zerolog.Nop(), Search: search.Options{NoFeasibility: opt.NoFeasibility}, Workers: opt.Workers, Virtual: opt.Workers > 1}
+	label := sampler
+	if opt.Prior != nil {
+		ro.Search.Prior = oraclePrior{o: opt.Prior, sp: &sp}
+		label += "+prior"
+	}
 	if opt.Prune {
 		rule := search.DefaultPruneRule()
 		if opt.PruneMargin > 0 {
@@ -166,7 +184,14 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	if err != nil {
 		return Run{}, err
 	}
-	return score(ctx, o, &sp, truth, sampler, seed, trials), nil
+	r := score(ctx, o, &sp, truth, label, seed, trials)
+	r.ToExpert = math.NaN()
+	if opt.Expert != nil {
+		if v := trueValue(ctx, o, sp.WithTargetEngine(opt.Expert), sp.Objectives[0]); !math.IsNaN(v) {
+			r.ToExpert = toTarget(r, v, sp.Objectives[0])
+		}
+	}
+	return r, nil
 }
 
 // score replays a study's trials in order.
@@ -287,4 +312,27 @@ func median(xs []float64) float64 {
 		return v[len(v)/2]
 	}
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// toTarget is the GPU time at the first trial whose reported best is at
+// least v (+Inf when never).
+func toTarget(r Run, v float64, obj space.Objective) float64 {
+	for i, b := range r.Best {
+		if !math.IsNaN(b) && !obj.Better(v, b) {
+			return r.GPUHours[i]
+		}
+	}
+	return math.Inf(1)
+}
+
+// Expert is the recommended config of the landscape's seed report (nil
+// when it has none): GLM-5.2's SGLang DP-attention + DeepEP + FP8 KV
+// config at memory fraction 0.85, 256 running requests.
+func Expert(landscape string) space.Config {
+	if landscape != "glm52" {
+		return nil
+	}
+	return space.Config{"engine": "sglang", "tp": int64(8), "dp": int64(8), "enable_dp_attention": true, "ep": int64(8),
+		"mem_fraction": 0.85, "chunked_prefill": space.Default, "max_running": int64(256), "moe_a2a_backend": "deepep",
+		"deepep_mode": "auto", "kv_cache_dtype": "fp8_e4m3"}
 }

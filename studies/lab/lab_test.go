@@ -3,10 +3,12 @@ package lab
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/space"
 )
 
@@ -101,5 +103,81 @@ func TestEvaluateOnTheQwen3Landscape(t *testing.T) {
 		if b := run.Best[7]; !(b >= 0.77 && b < 5) {
 			t.Errorf("%s seed %d final best %v is not a plausible latency", run.Sampler, run.Seed, b)
 		}
+	}
+}
+
+// A short prior run against a reality that is not the prior: the prior
+// oracle and the truth's differ, the runs are labelled, and the prior's
+// first proposal (after the baseline) is already a good config.
+func TestPriorRunsAgainstADifferentReality(t *testing.T) {
+	sp, err := Load("qwen3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Objectives = sp.Objectives[:1]
+	cards := sim.DefaultCards()
+	if err := cards.Add(strings.NewReader("[[gpu]]\nname = \"H100\"\nmem_gib = 79.6\nhbm_tbs = 2.4\nbf16_tflops = 1200\nfp8_tflops = 2400\nnvlink_gbs = 300\n")); err != nil {
+		t.Fatal(err)
+	}
+	truthO, priorO := NewOracleOn(sp, cards), NewOracle(sp)
+	res, err := Evaluate(context.Background(), truthO, &Truth{Optimum: 0.77}, sp, Options{
+		Landscape: "qwen3", Samplers: []string{"motpe"}, Seeds: 2, Trials: 6, NoiseCV: 0.05, Dir: t.TempDir(), Log: zerolog.Nop(), Prior: priorO})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range res.Runs {
+		if run.Sampler != "motpe+prior" || len(run.Best) != 6 {
+			t.Fatalf("run %s with %d points", run.Sampler, len(run.Best))
+		}
+	}
+	c := space.Config{"engine": "vllm"}
+	if a, b := trueValue(context.Background(), truthO, c, sp.Objectives[0]), trueValue(context.Background(), priorO, c, sp.Objectives[0]); a == b {
+		t.Errorf("reality and prior agree (%v): the reality cards were not used", a)
+	}
+}
+
+func TestToTargetIsTheGPUTimeAtFirstReach(t *testing.T) {
+	max := space.Objective{Metric: "total_tps", Direction: space.Maximize}
+	r := Run{Best: []float64{math.NaN(), 5, 9, 12}, GPUHours: []float64{1, 2, 3, 4}}
+	if got := toTarget(r, 9, max); got != 3 {
+		t.Errorf("reach 9 at %v GPU-h, want 3", got)
+	}
+	if got := toTarget(r, 13, max); !math.IsInf(got, 1) {
+		t.Errorf("never reached = %v", got)
+	}
+	sp, err := Load("glm52")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := sp.WithTargetEngine(Expert("glm52")); sp.Check(e) != nil {
+		t.Errorf("the expert config breaks a rule: %v", sp.Check(e))
+	}
+}
+
+func TestPerturbStaysInTheFamilyAndFollowsTheSeed(t *testing.T) {
+	base := sim.DefaultCards()
+	a, b, a2 := Perturb(base, 1), Perturb(base, 2), Perturb(base, 1)
+	if a.GPUs[0].HBMTBs != a2.GPUs[0].HBMTBs || a.GPUs[0].HBMTBs == b.GPUs[0].HBMTBs {
+		t.Fatal("the same seed must give the same reality, another seed another")
+	}
+	for i, g := range a.GPUs {
+		o := base.GPUs[i]
+		if r := g.HBMTBs / o.HBMTBs; r < 1-effRange || r > 1+effRange {
+			t.Errorf("%s bandwidth ×%.2f outside ±%.0f%%", g.Name, r, effRange*100)
+		}
+		if r := g.NVLinkGBs / o.NVLinkGBs; o.NVLinkGBs > 0 && (r < 1-commRange || r > 1+commRange) {
+			t.Errorf("%s NVLink ×%.2f outside ±%.0f%%", g.Name, r, commRange*100)
+		}
+		if r := g.MemGiB / o.MemGiB; r < 1-memRange || r > 1+memRange {
+			t.Errorf("%s memory ×%.2f outside ±%.0f%%", g.Name, r, memRange*100)
+		}
+	}
+	for i, d := range a.Drafts {
+		if diff := d.Acceptance - base.Drafts[i].Acceptance; math.Abs(diff) > acceptRange+1e-9 && d.Acceptance != 0.05 && d.Acceptance != 0.95 {
+			t.Errorf("%s acceptance moved %.2f", d.Name, diff)
+		}
+	}
+	if base.GPUs[0].HBMTBs != sim.DefaultCards().GPUs[0].HBMTBs {
+		t.Error("Perturb changed the cards it was given")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
@@ -34,9 +35,13 @@ type Oracle struct {
 	cache  map[string]*outcome
 }
 
-// NewOracle returns an oracle for a landscape.
-func NewOracle(sp *space.Space) *Oracle {
-	return &Oracle{sp: sp, runner: objective.NewSimRunner(), cache: map[string]*outcome{}}
+// NewOracle returns an oracle for a landscape on the embedded cards.
+func NewOracle(sp *space.Space) *Oracle { return NewOracleOn(sp, sim.DefaultCards()) }
+
+// NewOracleOn returns an oracle whose reality is the given cards (e.g.
+// --reality-cards, or a perturbed family member).
+func NewOracleOn(sp *space.Space, cards *sim.Cards) *Oracle {
+	return &Oracle{sp: sp, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})), cache: map[string]*outcome{}}
 }
 
 // Eval returns the config's noiseless outcome.

@@ -28,6 +28,9 @@ type Row struct {
 	ToGreedy float64 `json:"trials_to_greedy,omitempty"`
 	// HV40 is the median hypervolume ratio to the true front at 40 trials.
 	HV40 float64 `json:"hv_at_40,omitempty"`
+	// ToExpert is the median GPU-hours until the reported best reaches
+	// the reality value of the seed report's recommended config.
+	ToExpert float64 `json:"gpu_hours_to_expert,omitempty"`
 	// Pruned and FalsePrunes are totals over seeds.
 	Pruned      int `json:"pruned"`
 	FalsePrunes int `json:"false_prunes"`
@@ -45,7 +48,7 @@ func (r *Result) Summarize() []Row {
 	var rows []Row
 	for _, s := range r.samplers() {
 		row := Row{Sampler: s}
-		var gaps, trials, gpu, toGreedy, hv []float64
+		var gaps, trials, gpu, toGreedy, hv, toExpert []float64
 		best := make([][]float64, len(marks()))
 		for _, run := range r.Runs {
 			if run.Sampler != s {
@@ -54,7 +57,11 @@ func (r *Result) Summarize() []Row {
 			for i, k := range marks() {
 				best[i] = append(best[i], at(run.Best, k))
 			}
-			gaps = append(gaps, gap(at(run.Best, 30), r.Truth.Optimum, obj.Direction == "minimize"))
+			opt := r.Truth.Optimum
+			if run.Optimum != 0 {
+				opt = run.Optimum
+			}
+			gaps = append(gaps, gap(at(run.Best, 30), opt, obj.Direction == "minimize"))
 			trials = append(trials, float64(len(run.Best)))
 			gpu = append(gpu, last(run.GPUHours))
 			if g, ok := greedy[run.Seed]; ok {
@@ -63,6 +70,9 @@ func (r *Result) Summarize() []Row {
 			if len(run.HV) > 0 {
 				hv = append(hv, at(run.HV, 40))
 			}
+			if !math.IsNaN(run.ToExpert) {
+				toExpert = append(toExpert, run.ToExpert)
+			}
 			row.Pruned += run.Pruned
 			row.FalsePrunes += run.FalsePrunes
 		}
@@ -70,7 +80,7 @@ func (r *Result) Summarize() []Row {
 			row.Best = append(row.Best, median(best[i]))
 		}
 		row.Gap30, row.Trials, row.GPUHours = median(gaps), median(trials), median(gpu)
-		row.ToGreedy, row.HV40 = medianInf(toGreedy), median(hv)
+		row.ToGreedy, row.HV40, row.ToExpert = medianInf(toGreedy), median(hv), medianInf(toExpert)
 		rows = append(rows, row)
 	}
 	return rows
@@ -149,14 +159,14 @@ func (r *Result) Markdown(w io.Writer) {
 	for _, k := range marks() {
 		fmt.Fprintf(w, " best@%d |", k)
 	}
-	fmt.Fprint(w, " gap@30 | trials | GPU-h | trials to greedy's best | HV@40 | pruned (false) |\n|---|")
-	fmt.Fprint(w, strings.Repeat("---|", len(marks())+6), "\n")
+	fmt.Fprint(w, " gap@30 | trials | GPU-h | trials to greedy's best | GPU-h to expert | HV@40 | pruned (false) |\n|---|")
+	fmt.Fprint(w, strings.Repeat("---|", len(marks())+7), "\n")
 	for _, row := range r.Summarize() {
 		fmt.Fprintf(w, "| %s |", row.Sampler)
 		for _, b := range row.Best {
 			fmt.Fprintf(w, " %.4g |", b)
 		}
-		fmt.Fprintf(w, " %.1f%% | %.0f | %.1f | %s | %s | %d (%d) |\n", row.Gap30*100, row.Trials, row.GPUHours, fmtTrials(row.ToGreedy), fmtRatio(row.HV40), row.Pruned, row.FalsePrunes)
+		fmt.Fprintf(w, " %.1f%% | %.0f | %.1f | %s | %s | %s | %d (%d) |\n", row.Gap30*100, row.Trials, row.GPUHours, fmtTrials(row.ToGreedy), fmtHours(row.ToExpert), fmtRatio(row.HV40), row.Pruned, row.FalsePrunes)
 	}
 }
 
@@ -168,6 +178,16 @@ func fmtTrials(x float64) string {
 		return "never"
 	}
 	return fmt.Sprintf("%.0f", x)
+}
+
+func fmtHours(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "-"
+	case math.IsInf(x, 1):
+		return "never"
+	}
+	return fmt.Sprintf("%.1f", x)
 }
 
 func fmtRatio(x float64) string {

@@ -68,8 +68,12 @@ func Serve(ctx context.Context, o Options) error {
 	if err != nil {
 		return lg.argError(err)
 	}
-	if len(p.Extra) > 0 {
-		return lg.unrecognized(p.Extra)
+	launch, unknown, err := readExtra(o.Engine, p.Extra)
+	if err != nil {
+		return lg.argError(launchFailure(err))
+	}
+	if len(unknown) > 0 {
+		return lg.unrecognized(unknown)
 	}
 	sm := &sim.Simulator{Cards: o.Cards}
 	if sm.Cards == nil {
@@ -111,7 +115,7 @@ func Serve(ctx context.Context, o Options) error {
 
 	// Startup costs its simulated time whether it succeeds or not; the
 	// engine fails only after loading weights, as the real one does.
-	live, liveErr := sm.NewLive(cfg, t, sim.LiveOptions{Speed: o.Speed, Seed: o.Seed})
+	live, liveErr := sm.NewLive(cfg, t, sim.LiveOptions{Speed: o.Speed, Seed: o.Seed, Launch: launch})
 	startup := o.Startup
 	if startup <= 0 {
 		startup = sm.StartupTime(cfg, t)

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/servetune/servetune/space"
+)
+
+func TestRenderedKey(t *testing.T) {
+	key := renderedKey(space.Target{Engine: "sglang", Model: "zai-org/GLM-5.2-FP8", GPU: "H200", GPUs: 8})
+	base := space.Config{"engine": "sglang", "tp": int64(8), "max_running": int64(256)}
+	withDefault := base.Clone()
+	withDefault["chunked_prefill"] = space.Default
+	if key(base) != key(withDefault) {
+		t.Errorf("a knob left at default must render the same command:\n%s\n%s", key(base), key(withDefault))
+	}
+	other := base.Clone()
+	other["max_running"] = int64(512)
+	if key(base) == key(other) {
+		t.Error("different max_running rendered the same key")
+	}
+	bad := space.Config{"engine": "nope"}
+	if key(bad) == key(space.Config{"engine": "nope2"}) {
+		t.Error("configs that do not render must key on themselves")
+	}
+}

@@ -1,0 +1,81 @@
+package lab
+
+import (
+	"context"
+	"math"
+
+	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
+)
+
+// simPrior predicts a config's objective values with the simulator on
+// the given (unperturbed) cards, without noise.
+type simPrior struct {
+	sp     *space.Space
+	target space.Target
+	runner *objective.SimRunner
+}
+
+// NewSimPrior returns the simulator prior for the study, or nil when the
+// study turned it off or, by default, when the simulator has no card for
+// the target's model or GPU (it could only guess).
+func NewSimPrior(sp *space.Space, cards *sim.Cards) search.Prior {
+	if sp.Study.Prior == space.PriorNone {
+		return nil
+	}
+	if _, err := cards.Model(sp.Target.Model); err != nil {
+		return nil
+	}
+	if _, err := cards.GPU(sp.Target.GPU); err != nil {
+		return nil
+	}
+	t := sp.Target
+	t.Sim.NoiseCV = 0
+	return &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards}))}
+}
+
+// Predict simulates every profile of the study. A config the simulator
+// refuses (out of memory, invalid) is infeasible; so is one whose
+// objectives it cannot produce. The simulation is CPU-bound and short,
+// so it runs without the study's context.
+func (p *simPrior) Predict(c space.Config) ([]float64, bool) {
+	res, err := p.runner.Run(context.Background(), objective.Trial{Config: c, Target: p.target, Profiles: p.sp.Profiles})
+	if err != nil {
+		return nil, false
+	}
+	vals := studies.Values(p.sp, studies.Trial{State: studies.Complete, Metrics: res.Metrics})
+	for _, v := range vals {
+		if math.IsNaN(v) { // a metric the simulator does not produce
+			return nil, false
+		}
+	}
+	return vals, true
+}
+
+// oraclePrior is the simulator prior served from an oracle's cache: the
+// lab's studies share one screening of the space.
+type oraclePrior struct {
+	o  *Oracle
+	sp *space.Space
+}
+
+// Predict returns the oracle's noiseless values of the study's objectives
+// (on the landscape's first profile, as the oracle measures).
+func (p oraclePrior) Predict(c space.Config) ([]float64, bool) {
+	out := p.o.Eval(context.Background(), p.sp.WithTargetEngine(c))
+	if out.err != nil {
+		return nil, false
+	}
+	vals := make([]float64, len(p.sp.Objectives))
+	for i, obj := range p.sp.Objectives {
+		v, ok := out.metrics[obj.Metric]
+		if !ok || math.IsNaN(v) {
+			return nil, false
+		}
+		vals[i] = v
+	}
+	return vals, true
+}
