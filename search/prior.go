@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"runtime"
+	"sync"
 
 	"github.com/servetune/servetune/space"
 )
@@ -77,14 +79,52 @@ func WithPrior(inner Sampler, sp *space.Space, p Prior, seed int64) Sampler {
 
 // screen predicts up to n new distinct configs that satisfy the rules.
 func (ps *priorSampler) screen(n int) {
+	var batch []space.Config
+	seen := map[string]bool{}
 	for tries := 0; n > 0 && tries < 20*n; tries++ {
 		c := ps.sp.WithTargetEngine(ps.sp.Sample(ps.rng))
 		k := configKey(ps.sp, c)
-		if ps.cands[k] != nil || ps.sp.Check(c) != nil {
+		if ps.cands[k] != nil || seen[k] || ps.sp.Check(c) != nil {
 			continue
 		}
-		ps.predict(c)
+		seen[k] = true
+		batch = append(batch, c)
 		n--
+	}
+	ps.predictAll(batch)
+}
+
+// predictAll predicts configs on every core at once — the prior is a
+// simulator, tens of milliseconds a config — and records them in the
+// given order, so the result does not depend on scheduling.
+func (ps *priorSampler) predictAll(cs []space.Config) {
+	type prediction struct {
+		values   []float64
+		feasible bool
+	}
+	out := make([]prediction, len(cs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		if ps.cands[configKey(ps.sp, c)] != nil {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i].values, out[i].feasible = ps.prior.Predict(c)
+		}()
+	}
+	wg.Wait()
+	for i, c := range cs {
+		k := configKey(ps.sp, c)
+		if ps.cands[k] != nil {
+			continue
+		}
+		v, ok := out[i].values, out[i].feasible
+		ps.cands[k] = &candidate{cfg: c, values: v, feasible: ok && len(v) == len(ps.sp.Objectives)}
+		ps.order = append(ps.order, k)
 	}
 }
 
@@ -231,6 +271,7 @@ func (ps *priorSampler) screenNeighbours() {
 		return
 	}
 	ps.screenedAround = k
+	var batch []space.Config
 	for _, p := range ps.sp.Params {
 		vals, ok := p.Grid()
 		if !ok {
@@ -241,10 +282,11 @@ func (ps *priorSampler) screenNeighbours() {
 			c[p.Name] = v
 			c = ps.sp.WithTargetEngine(ps.repair(c))
 			if ps.sp.Check(c) == nil {
-				ps.predict(c)
+				batch = append(batch, c)
 			}
 		}
 	}
+	ps.predictAll(batch)
 }
 
 // repair makes a config changed by one knob consistent with the space's
