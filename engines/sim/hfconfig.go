@@ -84,10 +84,17 @@ func (c hfConfig) card(name string) (ModelCard, error) {
 	if name == "" {
 		return ModelCard{}, fmt.Errorf("config.json: no _name_or_path; give the card a name")
 	}
-	for k, v := range map[string]int{"hidden_size": c.Hidden, "num_hidden_layers": c.Layers, "num_attention_heads": c.Heads, "vocab_size": c.Vocab} {
-		if v <= 0 || v > 1<<24 {
-			return ModelCard{}, fmt.Errorf("config.json: %s missing or out of range", k)
+	var bad []string
+	for _, f := range []struct {
+		key string
+		v   int
+	}{{"hidden_size", c.Hidden}, {"num_hidden_layers", c.Layers}, {"num_attention_heads", c.Heads}, {"vocab_size", c.Vocab}} {
+		if f.v <= 0 || f.v > 1<<24 {
+			bad = append(bad, f.key)
 		}
+	}
+	if len(bad) > 0 {
+		return ModelCard{}, fmt.Errorf("config.json: %s missing or out of range", strings.Join(bad, ", "))
 	}
 	if err := c.checkShape(); err != nil {
 		return ModelCard{}, err
