@@ -120,12 +120,17 @@ func (c hfConfig) card(name string) (ModelCard, error) {
 // checkShape refuses sizes no model has, so the derived counts stay
 // meaningful.
 func (c hfConfig) checkShape() error {
-	for k, v := range map[string]int{"num_key_value_heads": c.KVHeads, "head_dim": c.HeadDim, "intermediate_size": c.Intermediate,
-		"moe_intermediate_size": c.MoEIntermediate, "n_shared_experts": c.SharedExperts, "first_k_dense_replace": c.FirstDense,
-		"kv_lora_rank": c.KVLoraRank, "q_lora_rank": c.QLoraRank, "qk_nope_head_dim": c.QKNopeDim, "qk_rope_head_dim": c.QKRopeDim,
-		"v_head_dim": c.VHeadDim, "max_position_embeddings": c.MaxPos, "num_experts": c.expertCount(), "num_experts_per_tok": c.TopK} {
-		if v < 0 || v > 1<<24 {
-			return fmt.Errorf("config.json: %s = %d out of range", k, v)
+	// A slice, not a map: the first bad key named must not depend on map
+	// order.
+	for _, f := range []struct {
+		k string
+		v int
+	}{{"num_key_value_heads", c.KVHeads}, {"head_dim", c.HeadDim}, {"intermediate_size", c.Intermediate},
+		{"moe_intermediate_size", c.MoEIntermediate}, {"n_shared_experts", c.SharedExperts}, {"first_k_dense_replace", c.FirstDense},
+		{"kv_lora_rank", c.KVLoraRank}, {"q_lora_rank", c.QLoraRank}, {"qk_nope_head_dim", c.QKNopeDim}, {"qk_rope_head_dim", c.QKRopeDim},
+		{"v_head_dim", c.VHeadDim}, {"max_position_embeddings", c.MaxPos}, {"num_experts", c.expertCount()}, {"num_experts_per_tok", c.TopK}} {
+		if f.v < 0 || f.v > 1<<24 {
+			return fmt.Errorf("config.json: %s = %d out of range", f.k, f.v)
 		}
 	}
 	if e := c.expertCount(); e > 0 && (c.TopK < 1 || c.TopK > e) {
