@@ -159,14 +159,7 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 		return err
 	}
 	defer sess.Close()
-	if err := recordEngines(ctx, sess.Store, sp); err != nil {
-		return err
-	}
-	trials, err := sess.Store.Trials(ctx)
-	if err != nil {
-		return err
-	}
-	if err := e.checkDrift(ctx, sp, trials); err != nil {
+	if err := e.checkStudy(ctx, sp, sess.Store); err != nil {
 		return err
 	}
 	runner, err := newRunner(e, sp, d)
@@ -181,6 +174,20 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 		return err
 	}
 	return e.summary(ctx, sp, sess)
+}
+
+// checkStudy records the space's declared engines with the study and
+// refuses (or warns about, per on_drift) an environment that changed
+// since the study's last trial; every run and every worker does it.
+func (e *env) checkStudy(ctx context.Context, sp *space.Space, store *studies.Store) error {
+	if err := recordEngines(ctx, store, sp); err != nil {
+		return err
+	}
+	trials, err := store.Trials(ctx)
+	if err != nil {
+		return err
+	}
+	return e.checkDrift(ctx, sp, trials)
 }
 
 // loop runs the study with live progress.

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
@@ -125,6 +126,9 @@ func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOp
 		return err
 	}
 	defer sess.Close()
+	if err := e.checkStudy(ctx, sp, sess.Store); err != nil {
+		return err
+	}
 	runner, err := newRunner(e, sp, sess.Dir)
 	if err != nil {
 		return err
@@ -133,6 +137,7 @@ func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOp
 	err = studies.Run(ctx, studies.RunOptions{
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Log: e.log,
 		Workers: o.workers, WorkerID: o.id, Lease: o.lease, Shared: true, Devices: o.devices,
+		Search: search.Options{Prior: newSimPrior(sp)},
 	})
 	if errors.Is(err, studies.ErrTimeout) || errors.Is(err, studies.ErrBudget) {
 		return nil
