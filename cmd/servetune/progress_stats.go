@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,7 +27,9 @@ type runStats struct {
 	// baseTrial is the finished baseline, against which guards are judged.
 	baseTrial *studies.Trial
 	best      []bestValue
-	cur       *current
+	// running are the trials in flight, by number: one, or one per busy
+	// worker of a parallel study.
+	running map[int]*current
 }
 
 type bestValue struct {
@@ -43,7 +47,7 @@ type current struct {
 
 func newRunStats(sp *space.Space, prior []studies.Trial, budget time.Duration, now time.Time) runStats {
 	s := runStats{sp: sp, unit: studies.HoursUnit(studies.TargetDevice(sp.Target, sp.Engines())), budgetHours: budget.Hours(),
-		started: now, total: sp.Study.NTrials, best: make([]bestValue, len(sp.Objectives))}
+		started: now, total: sp.Study.NTrials, best: make([]bestValue, len(sp.Objectives)), running: map[int]*current{}}
 	for i := range s.best {
 		s.best[i].value = math.NaN()
 	}
@@ -79,14 +83,14 @@ func (s *runStats) observe(ev studies.Event, now time.Time) {
 	s.done, s.total = ev.Done, ev.Total
 	switch ev.Kind {
 	case studies.TrialStarted:
-		s.cur = &current{trial: ev.Trial.Number, summary: ev.Trial.Config.Summary(), phase: objective.Launching, since: now}
+		s.running[ev.Trial.Number] = &current{trial: ev.Trial.Number, summary: ev.Trial.Config.Summary(), phase: objective.Launching, since: now}
 	case studies.TrialPhase:
-		if s.cur != nil {
-			s.cur.phase, s.cur.pct = ev.Phase, ev.Progress
+		if c := s.running[ev.Trial.Number]; c != nil {
+			c.phase, c.pct = ev.Phase, ev.Progress
 		}
 	case studies.TrialFinished:
 		s.record(ev.Trial)
-		s.cur = nil
+		delete(s.running, ev.Trial.Number)
 		if !ev.Trial.BrokeRule() {
 			s.finished++
 		}
@@ -100,6 +104,9 @@ func (s runStats) block(now time.Time) []string {
 	head := fmt.Sprintf("servetune %s · trial %d of %d · %s %s", s.sp.Study.Name, min(s.done+1, s.total), s.total, fmtRounded(s.hours), s.unit)
 	if s.budgetHours > 0 {
 		head = fmt.Sprintf("servetune %s · trial %d of %d · %s / %s %s", s.sp.Study.Name, min(s.done+1, s.total), s.total, fmtRounded(s.hours), fmtRounded(s.budgetHours), s.unit)
+	}
+	if n := len(s.running); n > 1 {
+		head += fmt.Sprintf(" · %d running", n)
 	}
 	head += " · elapsed " + elapsed.String()
 	if s.finished > 0 && s.total > s.done {
@@ -116,7 +123,8 @@ func (s runStats) block(now time.Time) []string {
 	if len(bests) > 0 {
 		lines = append(lines, "  best: "+strings.Join(bests, " · "))
 	}
-	if c := s.cur; c != nil {
+	for _, n := range slices.Sorted(maps.Keys(s.running)) {
+		c := s.running[n]
 		phase := string(c.phase)
 		if c.phase == objective.Benchmarking && c.pct > 0 {
 			phase += fmt.Sprintf(" %.0f%%", c.pct*100)

@@ -151,3 +151,23 @@ func TestNoLiveViewForJSONLogsOrPipes(t *testing.T) {
 		t.Error("a pipe gets the live view")
 	}
 }
+
+// With several workers the block says how many trials run and shows each.
+func TestLiveBlockWithParallelTrials(t *testing.T) {
+	sp := progressSpace(t)
+	t0 := time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC)
+	s := newRunStats(sp, nil, 0, t0)
+	for _, n := range []int{4, 3} {
+		s.observe(studies.Event{Kind: studies.TrialStarted, Trial: studies.Trial{Number: n, Config: space.Config{"max_running": int64(n * 64)}}, Done: 2, Total: 60}, t0)
+	}
+	s.observe(studies.Event{Kind: studies.TrialPhase, Trial: studies.Trial{Number: 3}, Phase: objective.Benchmarking, Progress: 0.5, Done: 2, Total: 60}, t0)
+	lines := s.block(t0.Add(time.Minute))
+	if !strings.Contains(lines[0], "· 2 running ·") || len(lines) != 3 ||
+		!strings.HasPrefix(lines[1], "  trial 3: benchmarking 50%") || !strings.HasPrefix(lines[2], "  trial 4: launching") {
+		t.Fatalf("block:\n%s", strings.Join(lines, "\n"))
+	}
+	s.observe(studies.Event{Kind: studies.TrialFinished, Trial: studies.Trial{Number: 3, State: studies.Pruned}, Done: 3, Total: 60}, t0.Add(time.Minute))
+	if lines := s.block(t0.Add(time.Minute)); strings.Contains(lines[0], "running") || len(lines) != 2 {
+		t.Errorf("after one finished:\n%s", strings.Join(lines, "\n"))
+	}
+}
