@@ -30,7 +30,15 @@ func readTrials(t *testing.T, db string) []studies.Trial {
 // trial RUNNING, i.e. landed mid-trial.
 func killMidTrial(t *testing.T, bin, dir, space, db string, minDone int) bool {
 	t.Helper()
-	cmd := exec.Command(bin, "--log-format", "json", "run", space)
+	ts := killWhenTrialStarts(t, bin, dir, db, minDone, "run", space)
+	return len(ts) > 0 && ts[len(ts)-1].State == studies.Running
+}
+
+// killWhenTrialStarts runs servetune with args, SIGKILLs it when a trial
+// starts after minDone finished ones, and returns the study's trials.
+func killWhenTrialStarts(t *testing.T, bin, dir, db string, minDone int, args ...string) []studies.Trial {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"--log-format", "json"}, args...)...)
 	cmd.Dir = dir
 	logs, err := cmd.StderrPipe()
 	if err != nil {
@@ -51,8 +59,7 @@ func killMidTrial(t *testing.T, bin, dir, space, db string, minDone int) bool {
 		}
 	}
 	_ = cmd.Wait()
-	ts := readTrials(t, db)
-	return len(ts) > 0 && ts[len(ts)-1].State == studies.Running
+	return readTrials(t, db)
 }
 
 func TestSIGKILLMidTrialThenResume(t *testing.T) {

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/servetune/servetune/studies"
@@ -208,28 +206,8 @@ func TestSIGKILLOfParallelRunThenResume(t *testing.T) {
 // after minDone finished, and reports whether trials were left running.
 func killParallelMidTrial(t *testing.T, bin, dir, space, db string, minDone int) bool {
 	t.Helper()
-	cmd := exec.Command(bin, "--log-format", "json", "run", "--workers", "4", space)
-	cmd.Dir = dir
-	logs, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(logs)
-	for sc.Scan() {
-		var ev struct {
-			Message string `json:"message"`
-			Done    int    `json:"done"`
-		}
-		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Message == "trial started" && ev.Done >= minDone {
-			_ = cmd.Process.Signal(syscall.SIGKILL)
-			break
-		}
-	}
-	_ = cmd.Wait()
-	return slices.ContainsFunc(readTrials(t, db), func(tr studies.Trial) bool { return tr.State == studies.Running })
+	ts := killWhenTrialStarts(t, bin, dir, db, minDone, "run", "--workers", "4", space)
+	return slices.ContainsFunc(ts, func(tr studies.Trial) bool { return tr.State == studies.Running })
 }
 
 // run --storage postgres://… runs the study as one worker of a shared
