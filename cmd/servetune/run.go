@@ -141,22 +141,15 @@ func checkWorkers(sp *space.Space, n int) error {
 }
 
 func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runOptions) error {
-	src, err := os.ReadFile(file)
+	oo, err := e.openOptions(file, o.engines)
 	if err != nil {
 		return err
 	}
+	oo.Fresh, oo.Holder = o.fresh, studies.Me(time.Now())
 	d := studies.DirFor(o.root, sp)
-	sess, err := studies.OpenSession(ctx, d, sp, studies.OpenOptions{
-		Fresh: o.fresh, Source: string(src), Holder: studies.Me(time.Now()), Log: e.log,
-		Parse: func(ctx context.Context, file, src string) (*space.Space, error) {
-			return space.Parse(ctx, file, src, spaceOptions(o.engines...))
-		},
-	})
-	if errors.Is(err, studies.ErrSpaceChanged) {
-		return usageError{err}
-	}
+	sess, err := studies.OpenSession(ctx, d, sp, oo)
 	if err != nil {
-		return err
+		return openError(err)
 	}
 	defer sess.Close()
 	if err := e.checkStudy(ctx, sp, sess.Store); err != nil {
@@ -174,6 +167,29 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 		return err
 	}
 	return e.summary(ctx, sp, sess)
+}
+
+// openOptions are what every run and worker opens a study with: the
+// space file's text to store, and the parser that re-reads a stored space
+// with the same engine declarations.
+func (e *env) openOptions(file string, engineFiles []string) (studies.OpenOptions, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return studies.OpenOptions{}, err
+	}
+	return studies.OpenOptions{Source: string(src), Log: e.log,
+		Parse: func(ctx context.Context, file, src string) (*space.Space, error) {
+			return space.Parse(ctx, file, src, spaceOptions(engineFiles...))
+		},
+	}, nil
+}
+
+// openError makes a study whose space changed a usage error (exit 2).
+func openError(err error) error {
+	if errors.Is(err, studies.ErrSpaceChanged) {
+		return usageError{err}
+	}
+	return err
 }
 
 // checkStudy records the space's declared engines with the study and

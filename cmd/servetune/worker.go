@@ -109,21 +109,13 @@ func (o workerOptions) check(sp *space.Space) error {
 
 // work runs this worker's share of the study.
 func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOptions) error {
-	src, err := os.ReadFile(file)
+	oo, err := e.openOptions(file, o.engines)
 	if err != nil {
 		return err
 	}
-	sess, err := studies.OpenShared(ctx, o.storage, studies.DirFor(o.root, sp), sp, studies.OpenOptions{
-		Source: string(src), Log: e.log,
-		Parse: func(ctx context.Context, file, src string) (*space.Space, error) {
-			return space.Parse(ctx, file, src, spaceOptions(o.engines...))
-		},
-	})
-	if errors.Is(err, studies.ErrSpaceChanged) {
-		return usageError{err}
-	}
+	sess, err := studies.OpenShared(ctx, o.storage, studies.DirFor(o.root, sp), sp, oo)
 	if err != nil {
-		return err
+		return openError(err)
 	}
 	defer sess.Close()
 	if err := e.checkStudy(ctx, sp, sess.Store); err != nil {
