@@ -34,6 +34,18 @@ func killMidTrial(t *testing.T, bin, dir, space, db string, minDone int) bool {
 	return len(ts) > 0 && ts[len(ts)-1].State == studies.Running
 }
 
+// killUntilMidTrial kills a study (kill, after ever more finished trials)
+// until one kill lands mid-trial, at most five times.
+func killUntilMidTrial(t *testing.T, kill func(minDone int) bool) {
+	t.Helper()
+	for attempt := 0; attempt < 5; attempt++ {
+		if kill(3 + attempt) {
+			return
+		}
+	}
+	t.Fatal("never managed to kill the study mid-trial in 5 attempts")
+}
+
 // killWhenTrialStarts runs servetune with args, SIGKILLs it when a trial
 // starts after minDone finished ones, and returns the study's trials.
 func killWhenTrialStarts(t *testing.T, bin, dir, db string, minDone int, args ...string) []studies.Trial {
@@ -70,13 +82,7 @@ func TestSIGKILLMidTrialThenResume(t *testing.T) {
 	dir := t.TempDir()
 	space, _ := filepath.Abs("testdata/kill.toml")
 	db := filepath.Join(dir, "studies", "kill", "study.db")
-	caught := false
-	for attempt := 0; attempt < 5 && !caught; attempt++ {
-		caught = killMidTrial(t, bin, dir, space, db, 3+attempt)
-	}
-	if !caught {
-		t.Fatal("never managed to kill the study mid-trial in 5 attempts")
-	}
+	killUntilMidTrial(t, func(minDone int) bool { return killMidTrial(t, bin, dir, space, db, minDone) })
 	cmd := exec.Command(bin, "--log-format", "json", "run", space)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -161,13 +161,7 @@ func TestSIGKILLOfParallelRunThenResume(t *testing.T) {
 	dir := t.TempDir()
 	space, _ := filepath.Abs("testdata/kill.toml")
 	db := filepath.Join(dir, "studies", "kill", "study.db")
-	caught := false
-	for attempt := 0; attempt < 5 && !caught; attempt++ {
-		caught = killParallelMidTrial(t, bin, dir, space, db, 3+attempt)
-	}
-	if !caught {
-		t.Fatal("never managed to kill the study mid-trial in 5 attempts")
-	}
+	killUntilMidTrial(t, func(minDone int) bool { return killParallelMidTrial(t, bin, dir, space, db, minDone) })
 	cmd := exec.Command(bin, "--log-format", "json", "run", "--workers", "4", space)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
