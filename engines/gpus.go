@@ -4,8 +4,12 @@ import "github.com/servetune/servetune/space"
 
 // GPUs is how many GPUs a config occupies on its engine: tp×dp replicas,
 // except where data parallelism is carved inside the TP group (SGLang DP
-// attention) or absent (TensorRT-LLM). Used to charge GPU time.
+// attention) or absent (TensorRT-LLM); the target's gpus_per_trial
+// overrides it where it applies. Used to pack trials and charge GPU time.
 func GPUs(cfg space.Config, t space.Target) int {
+	if n, ok := t.TrialGPUs(cfg); ok {
+		return n
+	}
 	tp, dp := knobInt(cfg, KnobTP), knobInt(cfg, KnobDP)
 	n := tp * dp
 	switch EngineOf(cfg, t) {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-var targetKeys = []string{"runner", "model", "served_model_name", "gpu", "gpus", "engine", "host", "prefix", "env",
+var targetKeys = []string{"runner", "model", "served_model_name", "gpu", "gpus", "gpus_per_trial", "engine", "host", "prefix", "env",
 	"startup_timeout", "stall_timeout", "trial_timeout", "max_failed_fraction", "engines", "sim"}
 
 func (d *decoder) target(m map[string]any) Target {
@@ -15,6 +15,7 @@ func (d *decoder) target(m map[string]any) Target {
 		ServedModelName:   d.str(m, "served_model_name", "target", ""),
 		GPU:               d.str(m, "gpu", "target", ""),
 		GPUs:              int(d.integer(m, "gpus", "target", 1)),
+		GPUsPerTrial:      d.gpusPerTrial(m),
 		Engine:            d.str(m, "engine", "target", ""),
 		Host:              d.str(m, "host", "target", "127.0.0.1"),
 		Prefix:            d.strings(m, "prefix", "target"),

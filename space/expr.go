@@ -527,3 +527,14 @@ func equal(a, b any) (eq, ok bool) {
 	}
 	return false, false
 }
+
+// Number evaluates the expression as a number (gpus_per_trial); ok is
+// false when a knob it needs is absent or "default", or it is not a
+// number.
+func (e *Expr) Number(vars map[string]any) (float64, bool) {
+	v, err := e.root.eval(vars)
+	if err != nil {
+		return 0, false
+	}
+	return Number(v, false)
+}

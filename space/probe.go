@@ -25,6 +25,7 @@ func (d *decoder) probe(ctx context.Context, s *Space) {
 		c := s.WithTargetEngine(s.Sample(rng))
 		pr.checkSupport(c, d.opt.Supports)
 		pr.evaluate(s, c)
+		pr.gpus.evaluate(s.env(c), c)
 	}
 	d.reportProbe(s, pr, n)
 }
@@ -44,10 +45,11 @@ type probeResult struct {
 	rules       int
 	feasible    int
 	unsupported map[string]bool // engine + "\x00" + knob
+	gpus        gpusProbe
 }
 
 func newProbeResult(s *Space) *probeResult {
-	pr := &probeResult{rules: len(s.Rules), unsupported: map[string]bool{}}
+	pr := &probeResult{rules: len(s.Rules), unsupported: map[string]bool{}, gpus: gpusProbe{expr: gpusExpr(s.Target)}}
 	for i, r := range s.Rules {
 		pr.exprs = append(pr.exprs, &exprProbe{key: fmt.Sprintf("rules[%d].expr", i), expr: r.Expr})
 	}
@@ -105,6 +107,7 @@ func (d *decoder) reportProbe(s *Space, pr *probeResult, n int) {
 	for _, ep := range pr.exprs {
 		d.unevaluable(ep)
 	}
+	d.reportGPUs(&pr.gpus)
 	if pr.feasible == 0 && len(s.Rules) > 0 {
 		d.fail("rules", "no point of the space satisfies every rule (%d random configs tried)", n)
 	}

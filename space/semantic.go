@@ -32,6 +32,9 @@ func (d *decoder) semantic(ctx context.Context, s *Space) {
 	for i, r := range s.Rules {
 		checkIdents(r.Expr, fmt.Sprintf("rules[%d].expr", i))
 	}
+	if e := gpusExpr(s.Target); e != nil {
+		checkIdents(e, "target.gpus_per_trial")
+	}
 	if _, err := s.Order(); err != nil {
 		d.fail("params."+cycleStart(s)+".when", "%v", err)
 	}

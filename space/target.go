@@ -20,6 +20,11 @@ type Target struct {
 	ServedModelName string `toml:"served_model_name" json:"served_model_name,omitempty"`
 	GPU             string `toml:"gpu" json:"gpu"`
 	GPUs            int    `toml:"gpus" json:"gpus"`
+	// GPUsPerTrial is an expression over the knobs (or a number) giving
+	// how many GPUs a trial occupies, when the engine's own count (tp ×
+	// dp, with the engines' exceptions) is wrong; packing and GPU-hours
+	// use it (Target.TrialGPUs).
+	GPUsPerTrial string `toml:"gpus_per_trial" json:"gpus_per_trial,omitempty"`
 	// Engine is the engine when the space has no `engine` knob.
 	Engine string `toml:"engine" json:"engine,omitempty"`
 	// Host the engine binds to; default 127.0.0.1.

@@ -110,3 +110,33 @@ func TestConfigLargerThanTheNodeStopsWithAClearError(t *testing.T) {
 		}
 	})
 }
+
+// TestGPUsPerTrialPacks runs the space's own [target] gpus_per_trial
+// through packing (no GPUNeed hook): a 3-GPU need on an 8-GPU node fits
+// two trials at a time, never three.
+func TestGPUsPerTrialPacks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := strings.Replace(studySource(8, ""), `engine = "vllm"`, "engine = \"vllm\"\ngpus_per_trial = 3", 1)
+		sp, err := space.Parse(context.Background(), "unit.toml", src, testSpaceOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, dir := openStore(t)
+		r := &deviceRunner{holder: map[string]int{}, seen: map[int][]string{}}
+		devices := []string{"0", "1", "2", "3", "4", "5", "6", "7"}
+		if err := Run(t.Context(), RunOptions{Space: sp, Store: st, Runner: r, Dir: dir, Log: zerolog.Nop(), Workers: 4, WorkerID: "node", Devices: devices}); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.clashes {
+			t.Error(c)
+		}
+		if r.maxBusy != 6 {
+			t.Errorf("at most %d GPUs busy at once; want 6 (two 3-GPU trials side by side, never a third)", r.maxBusy)
+		}
+		for n, ds := range r.seen {
+			if len(ds) != 3 {
+				t.Errorf("trial %d ran on %v, want 3 GPUs", n, ds)
+			}
+		}
+	})
+}

@@ -88,8 +88,12 @@ func (sm *Simulator) StartupTime(cfg space.Config, t space.Target) time.Duration
 	return seconds(sec)
 }
 
-// GPUs is how many GPUs the config occupies on the target.
+// GPUs is how many GPUs the config occupies on the target (the
+// target's gpus_per_trial where it applies, as for a real engine).
 func (sm *Simulator) GPUs(cfg space.Config, t space.Target) int {
+	if n, ok := t.TrialGPUs(cfg); ok {
+		return n
+	}
 	s, err := resolve(sm.Cards, cfg, t)
 	if err != nil {
 		return max(t.GPUs, 1)
