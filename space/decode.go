@@ -59,7 +59,7 @@ func (d *decoder) tables(raw map[string]any, key string) []map[string]any {
 func (d *decoder) study(m map[string]any) Study {
 	st := Study{
 		Name:    d.str(m, "name", "study", ""),
-		Storage: d.str(m, "storage", "study", ""),
+		Storage: d.storage(m),
 		Sampler: d.str(m, "sampler", "study", "motpe"),
 		NTrials: int(d.integer(m, "n_trials", "study", 20)),
 		Timeout: d.duration(m, "timeout", "study"),

@@ -31,9 +31,11 @@ type Dir struct {
 // DefaultRoot is where studies live unless --dir says otherwise.
 const DefaultRoot = "studies"
 
-// DirFor is the directory of the study a space declares.
+// DirFor is the directory of the study a space declares. A study in
+// shared storage keeps its trial directories (engine logs) under root,
+// by name, on each worker's host.
 func DirFor(root string, sp *space.Space) Dir {
-	if sp.Study.Storage != "" {
+	if sp.Study.Storage != "" && !IsPostgres(sp.Study.Storage) {
 		return Dir{path: filepath.Dir(sp.Study.Storage), db: sp.Study.Storage}
 	}
 	return dirNamed(root, sp.Study.Name)

@@ -11,11 +11,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/servetune/servetune/space"
 )
 
 // IsPostgres says whether a storage URL names a PostgreSQL server.
 func IsPostgres(storage string) bool {
-	return strings.HasPrefix(storage, "postgres://") || strings.HasPrefix(storage, "postgresql://")
+	return space.IsShared(storage)
 }
 
 // Redact is a storage URL fit for logs and errors: its password, if it

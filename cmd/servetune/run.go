@@ -60,7 +60,7 @@ func (e *env) runAction(c *cli.Context) error {
 	if err := checkWorkers(sp, c.Int("workers")); err != nil {
 		return err
 	}
-	if url := storageURL(c.String("storage")); url != "" {
+	if url := storageURL(c.String("storage"), sp); url != "" {
 		return e.runShared(c, sp, url)
 	}
 	opts, err := localRunOptions(c, sp)

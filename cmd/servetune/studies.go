@@ -26,7 +26,7 @@ type listed struct {
 
 // listStudies lists the studies under --dir, or in --storage.
 func listStudies(c *cli.Context) []listed {
-	url := storageURL(c.String("storage"))
+	url := storageURL(c.String("storage"), nil)
 	if !studies.IsPostgres(url) {
 		var out []listed
 		for _, d := range studies.List(c.String("dir")) {
@@ -174,7 +174,7 @@ func studyArg(c *cli.Context) (*space.Space, []studies.Trial, error) {
 		return nil, nil, usagef("%s takes one study name or path, got %d arguments", c.Command.Name, c.NArg())
 	}
 	arg := c.Args().First()
-	if url := storageURL(c.String("storage")); studies.IsPostgres(url) {
+	if url := storageURL(c.String("storage"), nil); studies.IsPostgres(url) {
 		store, err := studies.OpenPostgres(c.Context, url, arg, studies.ReadOnly)
 		if err != nil {
 			return nil, nil, err

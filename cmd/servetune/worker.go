@@ -49,7 +49,7 @@ func workerCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			o := workerOptions{devices: devices, storage: storageURL(c.String("storage")), workers: c.Int("workers"), id: c.String("worker-id"), lease: c.Duration("lease"), root: c.String("dir"), engines: c.StringSlice("engines")}
+			o := workerOptions{devices: devices, storage: storageURL(c.String("storage"), sp), workers: c.Int("workers"), id: c.String("worker-id"), lease: c.Duration("lease"), root: c.String("dir"), engines: c.StringSlice("engines")}
 			if err := o.check(sp); err != nil {
 				return err
 			}
@@ -88,11 +88,20 @@ func workerDevices(flag string) ([]string, error) {
 }
 
 // storageURL is --storage, else $SERVETUNE_STORAGE.
-func storageURL(flag string) string {
+// storageURL is the shared storage a command uses: --storage, then
+// $SERVETUNE_STORAGE, then the space's [study] storage when it is a
+// postgres:// URL ("" is a local study.db).
+func storageURL(flag string, sp *space.Space) string {
 	if flag != "" {
 		return flag
 	}
-	return os.Getenv(storageEnv)
+	if v := os.Getenv(storageEnv); v != "" {
+		return v
+	}
+	if sp != nil && studies.IsPostgres(sp.Study.Storage) {
+		return sp.Study.Storage
+	}
+	return ""
 }
 
 func (o workerOptions) check(sp *space.Space) error {

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -225,5 +228,33 @@ func TestRunWithPostgresStorage(t *testing.T) {
 	code, _, errText = runCLI(t, dir, "run", "--storage", url, "--fresh", abs)
 	if code != 2 {
 		t.Errorf("run --storage --fresh: exit %d %s, want a usage error", code, errText)
+	}
+}
+
+// [study] storage = "postgres://…" runs the study in shared storage with
+// no flag or environment: nothing is written to a local study.db.
+func TestStudyStorageKeyIsSharedStorage(t *testing.T) {
+	url := pgtest.Start(t)
+	t.Setenv(storageEnv, "")
+	src, err := os.ReadFile("../../examples/quickstart.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "shared.toml")
+	withURL := strings.Replace(string(src), "[study]\n", "[study]\nstorage = \""+url+"\"\n", 1)
+	if err := os.WriteFile(file, []byte(withURL), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errText := runCLI(t, dir, "--log-level", "warn", "run", "--workers", "2", "--n-trials", "4", file)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errText)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "studies", "quickstart", "study.db")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a local study.db was written (%v); the study is in PostgreSQL", err)
+	}
+	code, out, errText := runCLI(t, dir, "show", "--storage", url, "--json", "quickstart")
+	if code != 0 || strings.Count(out, `"worker"`) < 4 {
+		t.Errorf("show --storage: exit %d %s\n%.300s", code, errText, out)
 	}
 }
