@@ -236,7 +236,12 @@ func TrialsText(w io.Writer, sp *space.Space, ts []Trial) error {
 	for _, c := range cols {
 		fmt.Fprintf(tw, "\t%s", c.metric)
 	}
-	fmt.Fprint(tw, "\tgpu_s\tconfig\tfailure\n")
+	where := ranOnWorkers(ts)
+	if where {
+		fmt.Fprint(tw, "\tgpu_s\tworker\tgpus\tconfig\tfailure\n")
+	} else {
+		fmt.Fprint(tw, "\tgpu_s\tconfig\tfailure\n")
+	}
 	for _, t := range ts {
 		state := string(t.State)
 		if t.State == Complete && Violation(sp, t, Baseline(ts)) > 0 {
@@ -246,12 +251,34 @@ func TrialsText(w io.Writer, sp *space.Space, ts []Trial) error {
 		for _, c := range cols {
 			fmt.Fprintf(tw, "\t%s", fmtNum(metric(t, c.profile, c.metric)))
 		}
-		fmt.Fprintf(tw, "\t%.0f\t%s\t%s\n", t.GPUSeconds, t.Config.Summary(), failureText(t))
+		fmt.Fprintf(tw, "\t%.0f", t.GPUSeconds)
+		if where {
+			fmt.Fprintf(tw, "\t%s\t%s", orDash(t.Worker), orDash(strings.Join(t.Devices, ",")))
+		}
+		fmt.Fprintf(tw, "\t%s\t%s\n", t.Config.Summary(), failureText(t))
 	}
 	return tw.Flush()
 }
 
 func failureText(t Trial) string { return t.Why() }
+
+// ranOnWorkers says whether trials name their worker or GPUs (a parallel
+// or distributed study): the trial listings then say where each ran.
+func ranOnWorkers(ts []Trial) bool {
+	for _, t := range ts {
+		if t.Worker != "" || len(t.Devices) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
 
 // TrialsCSV writes every trial with every knob and every metric of every
 // profile as columns, for spreadsheets and pandas.
@@ -269,7 +296,12 @@ func TrialsCSV(w io.Writer, ts []Trial) error {
 	}
 	kcols, mcols := sortedSet(knobs), sortedSet(metrics)
 	cw := csv.NewWriter(w)
-	head := append([]string{"trial", "state", "origin", "gpu_seconds", "failure_class", "failure_message"}, kcols...)
+	head := []string{"trial", "state", "origin", "gpu_seconds", "failure_class", "failure_message"}
+	where := ranOnWorkers(ts)
+	if where {
+		head = append(head, "worker", "gpus")
+	}
+	head = append(head, kcols...)
 	if err := cw.Write(append(head, mcols...)); err != nil {
 		return err
 	}
@@ -279,6 +311,9 @@ func TrialsCSV(w io.Writer, ts []Trial) error {
 			rec[4], rec[5] = string(t.Failure.Class), t.Failure.Message
 		} else if t.Reason != "" {
 			rec[5] = t.Reason
+		}
+		if where {
+			rec = append(rec, t.Worker, strings.Join(t.Devices, ","))
 		}
 		for _, k := range kcols {
 			rec = append(rec, t.Config.String(k))

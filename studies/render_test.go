@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,5 +160,24 @@ func TestNoiseMeasuredFromRepeats(t *testing.T) {
 	// Two measurements 17500 and 19250: mean 18375, sample std 1237.4.
 	if !measured || math.Abs(cv-1237.4/18375) > 1e-3 {
 		t.Errorf("cv = %v (measured %v), want ≈ %.4f", cv, measured, 1237.4/18375)
+	}
+}
+
+// Trials that ran on workers list their worker and GPUs, in text and CSV.
+func TestTrialsRenderersSayWhereTrialsRan(t *testing.T) {
+	sp, trials := reportFixture(t)
+	trials[1].Worker, trials[1].Devices = "gpu07:4121/1", []string{"2", "3"}
+	var text, csv bytes.Buffer
+	if err := TrialsText(&text, sp, trials); err != nil {
+		t.Fatal(err)
+	}
+	if err := TrialsCSV(&csv, trials); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "worker") || !strings.Contains(text.String(), "gpu07:4121/1  2,3") {
+		t.Errorf("text listing does not say where trial %d ran:\n%s", trials[1].Number, text.String())
+	}
+	if !strings.Contains(csv.String(), ",worker,gpus,") || !strings.Contains(csv.String(), `gpu07:4121/1,"2,3"`) {
+		t.Errorf("CSV does not say where trial %d ran:\n%s", trials[1].Number, csv.String())
 	}
 }

@@ -146,13 +146,21 @@ func (f Full) markdownTrials(w io.Writer) error {
 	for _, o := range f.Summary.Objectives {
 		fmt.Fprintf(w, " %s |", o.Metric)
 	}
-	fmt.Fprint(w, " device s | config | why |\n|---:|---|---|"+strings.Repeat("---:|", len(f.Summary.Objectives))+"---:|---|---|\n")
+	where, whereRule := "", ""
+	if f.ShowWhere {
+		where, whereRule = " ran on |", "---|"
+	}
+	fmt.Fprint(w, " device s |"+where+" config | why |\n|---:|---|---|"+strings.Repeat("---:|", len(f.Summary.Objectives))+"---:|"+whereRule+"---|---|\n")
 	for _, p := range f.Points {
 		fmt.Fprintf(w, "| %d | %s | %s |", p.Trial, p.State, p.Origin)
 		for _, v := range p.Values {
 			fmt.Fprintf(w, " %s |", fmtNum(v))
 		}
-		fmt.Fprintf(w, " %.0f | `%s` | %s |\n", p.GPUSeconds, p.Config.Summary(), mdCell(p.Why))
+		fmt.Fprintf(w, " %.0f |", p.GPUSeconds)
+		if f.ShowWhere {
+			fmt.Fprintf(w, " %s |", mdCell(p.Where.String()))
+		}
+		fmt.Fprintf(w, " `%s` | %s |\n", p.Config.Summary(), mdCell(p.Why))
 	}
 	_, err := fmt.Fprint(w, "\n</details>\n")
 	return err

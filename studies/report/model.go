@@ -18,6 +18,9 @@ type Full struct {
 	Failures   []FailureGroup
 	// Front lists the trial numbers of the winners (best or front).
 	Front map[int]bool
+	// ShowWhere adds where each trial ran to the trial table (parallel
+	// and distributed studies).
+	ShowWhere bool
 }
 
 // Meta is what the study's record does not hold: the servetune that
@@ -38,6 +41,7 @@ func Build(sp *space.Space, trials []studies.Trial, render studies.Renderer, m M
 		Front:   map[int]bool{},
 	}
 	f.Env.Unit = f.Summary.HoursUnit()
+	f.ShowWhere = showWhere(f.Points)
 	for _, w := range f.Summary.Winners {
 		f.Front[w.Trial] = true
 		for _, e := range w.Equivalent {

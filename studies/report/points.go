@@ -25,6 +25,7 @@ type Point struct {
 	Hours      float64
 	GPUSeconds float64
 	Why        string
+	Where      Where
 }
 
 func points(sp *space.Space, trials []studies.Trial) []Point {
@@ -34,7 +35,7 @@ func points(sp *space.Space, trials []studies.Trial) []Point {
 	for _, t := range trials {
 		hours += t.GPUSeconds / 3600
 		p := Point{Trial: t.Number, State: t.State, Origin: t.Origin, Config: t.Config,
-			Values: studies.Values(sp, t), Hours: hours, GPUSeconds: t.GPUSeconds, Why: t.Why()}
+			Values: studies.Values(sp, t), Hours: hours, GPUSeconds: t.GPUSeconds, Why: t.Why(), Where: whereOf(t)}
 		if t.Failure != nil {
 			p.Class = string(t.Failure.Class)
 		}
