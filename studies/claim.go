@@ -21,8 +21,9 @@ var errTaken = errors.New("another worker claimed this trial")
 // has nTrials trials finished or running (errFull) or another worker
 // holds or measured the same thing (errTaken). The check and the insert
 // are one transaction, serialised across workers, so n_trials is exact
-// and no config is measured twice however many workers race.
-func (s *Store) ClaimNext(ctx context.Context, t *Trial, until time.Time, nTrials int) error {
+// and no config is measured twice (more than repeat times, for a
+// --repeat study) however many workers race.
+func (s *Store) ClaimNext(ctx context.Context, t *Trial, until time.Time, nTrials, repeat int) error {
 	ctx = context.WithoutCancel(ctx) // a claim is never half-made
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -34,7 +35,7 @@ func (s *Store) ClaimNext(ctx context.Context, t *Trial, until time.Time, nTrial
 			return fmt.Errorf("study %s: claim trial: %w", s.path, err)
 		}
 	}
-	if err := s.claimable(ctx, tx, *t, nTrials); err != nil {
+	if err := s.claimable(ctx, tx, *t, nTrials, repeat); err != nil {
 		return err
 	}
 	if err := s.insertLeased(ctx, tx, t, until); err != nil {
@@ -44,7 +45,7 @@ func (s *Store) ClaimNext(ctx context.Context, t *Trial, until time.Time, nTrial
 }
 
 // claimable checks, inside the claim's transaction, that t may start.
-func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, nTrials int) error {
+func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, nTrials, repeat int) error {
 	var busy int
 	// Counted as countDone does, plus everything running.
 	if err := tx.QueryRowContext(ctx, s.bind(`SELECT count(*) FROM trials WHERE state=? OR (state<>? AND NOT (state=? AND failure IS NULL))`), Running, Interrupted, Infeasible).Scan(&busy); err != nil {
@@ -53,7 +54,7 @@ func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, nTrials int)
 	if busy >= nTrials {
 		return errFull
 	}
-	q, args := takenQuery(t)
+	q, args, limit := takenQuery(t, repeat)
 	if q == "" {
 		return nil
 	}
@@ -61,25 +62,28 @@ func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, nTrials int)
 	if err := tx.QueryRowContext(ctx, s.bind(q), args...).Scan(&n); err != nil {
 		return fmt.Errorf("study %s: claim trial: %w", s.path, err)
 	}
-	if n > 0 {
+	if n >= limit {
 		return errTaken
 	}
 	return nil
 }
 
-// takenQuery counts the trials that make t a duplicate: a retry already
-// made, a baseline already measured or running, a config already
-// measured or running. Repeats and reuses are duplicates on purpose.
-func takenQuery(t Trial) (string, []any) {
+// takenQuery counts the trials that make t a duplicate once they number
+// limit: a retry already made, a baseline already measured or running, a
+// config already measured or running — or, for a repeat, measured or
+// running repeat times. Reuses are duplicates on purpose.
+func takenQuery(t Trial, repeat int) (q string, args []any, limit int) {
 	switch {
 	case t.RetryOf != 0:
-		return `SELECT count(*) FROM trials WHERE retry_of=?`, []any{t.RetryOf}
+		return `SELECT count(*) FROM trials WHERE retry_of=?`, []any{t.RetryOf}, 1
 	case t.Origin == "baseline":
-		return `SELECT count(*) FROM trials WHERE origin='baseline' AND state<>?`, []any{Interrupted}
+		return `SELECT count(*) FROM trials WHERE origin='baseline' AND state<>?`, []any{Interrupted}, 1
 	case t.Origin == "sampler" || t.Origin == "enqueued":
-		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>?`, []any{t.Config.Key(), Interrupted}
+		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>?`, []any{t.Config.Key(), Interrupted}, 1
+	case t.Origin == "repeat":
+		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>? AND reused_from IS NULL`, []any{t.Config.Key(), Interrupted}, max(repeat, 1)
 	}
-	return "", nil
+	return "", nil, 0
 }
 
 func (s *Store) insertLeased(ctx context.Context, tx *sql.Tx, t *Trial, until time.Time) error {

@@ -197,7 +197,7 @@ func BenchmarkClaimHeartbeatTellPostgres(b *testing.B) {
 		for pb.Next() {
 			now := time.Now()
 			t := Trial{Config: space.Config{"i": next.Add(1)}, Origin: "sampler", Start: now, Worker: id}
-			if err := st.ClaimNext(ctx, &t, now.Add(time.Minute), math.MaxInt32); err != nil {
+			if err := st.ClaimNext(ctx, &t, now.Add(time.Minute), math.MaxInt32, 1); err != nil {
 				b.Error(err)
 				return
 			}

@@ -260,7 +260,7 @@ func (p *pool) start(ctx context.Context, n next) error {
 	if prev := p.measured(n.cfg); prev != nil {
 		t.Origin, t.ReusedFrom = "reused", prev.Number
 	}
-	if err := p.Store.ClaimNext(ctx, &t, p.Now().Add(p.Lease), p.Space.Study.NTrials); err != nil {
+	if err := p.Store.ClaimNext(ctx, &t, p.Now().Add(p.Lease), p.Space.Study.NTrials, p.Repeat); err != nil {
 		return err
 	}
 	p.slots[slot] = true

@@ -25,10 +25,8 @@ func runCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			dirFlag(),
 			&cli.BoolFlag{Name: "fresh", Usage: "delete the study of the same name and start over"},
-			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each config N times (noise estimates)"},
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
-			&cli.DurationFlag{Name: "budget", Usage: "stop after this much device time (engine start + benchmark × GPUs, or CPU time on a CPU target; failures included), e.g. 8h"},
-			&cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"},
+			repeatFlag(), budgetFlag(), noPruneFlag(),
 			&cli.StringFlag{Name: "storage", Usage: "run the study in shared storage, postgres://user@host/db, as `servetune worker` does (default $" + storageEnv + "; otherwise studies/<name>/study.db)"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine (simulated targets; each trial is leased to a worker)"},
 			gpusFlag(),
@@ -51,20 +49,14 @@ func (e *env) runAction(c *cli.Context) error {
 	if n := c.Int("n-trials"); n > 0 {
 		sp.Study.NTrials = n
 	}
-	if c.Int("repeat") < 1 {
-		return usagef("--repeat must be at least 1")
-	}
-	if c.Duration("budget") < 0 {
-		return usagef("--budget must be positive")
-	}
-	if err := checkWorkers(sp, c.Int("workers")); err != nil {
-		return err
-	}
 	if url := storageURL(c.String("storage"), sp); url != "" {
 		return e.runShared(c, sp, url)
 	}
 	opts, err := localRunOptions(c, sp)
 	if err != nil {
+		return err
+	}
+	if err := opts.check(sp); err != nil {
 		return err
 	}
 	return e.runStudy(c.Context, sp, c.Args().First(), opts)
@@ -79,7 +71,8 @@ func localRunOptions(c *cli.Context, sp *space.Space) (runOptions, error) {
 			return runOptions{}, err
 		}
 	}
-	opts := runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers")}
+	opts := trialOptions(c, devices)
+	opts.fresh = c.Bool("fresh")
 	for _, name := range c.StringSlice("warm-start") {
 		cfgs, err := warmStart(c.Context, c.String("dir"), name, sp)
 		if err != nil {
@@ -97,24 +90,19 @@ func (e *env) runShared(c *cli.Context, sp *space.Space, url string) error {
 	if c.Bool("fresh") || len(c.StringSlice("warm-start")) > 0 {
 		return usagef("--fresh and --warm-start work on a study.db; drop the study's schema to start a shared study over")
 	}
-	// Silently ignoring a flag would run a different study than asked.
-	for _, f := range []string{"repeat", "budget", "no-prune"} {
-		if c.IsSet(f) {
-			return usagef("--%s is not supported yet for a study in shared storage (--storage); run without it", f)
-		}
-	}
 	devices, err := workerDevices(c.String("gpus"))
 	if err != nil {
 		return err
 	}
-	o := workerOptions{storage: url, workers: c.Int("workers"), lease: studies.DefaultLease, root: c.String("dir"), engines: c.StringSlice("engines"), devices: devices}
+	o := workerOptions{storage: url, lease: studies.DefaultLease, trials: trialOptions(c, devices)}
 	if err := o.check(sp); err != nil {
 		return err
 	}
 	return e.work(c.Context, sp, c.Args().First(), o)
 }
 
-// runOptions are the run command's flags.
+// runOptions are the flags that say how a study's trials run, shared by
+// run and worker.
 type runOptions struct {
 	engines []string // --engines files
 	root    string
@@ -125,6 +113,39 @@ type runOptions struct {
 	enqueue []space.Config
 	workers int
 	devices []string
+	// shared: the study is in shared storage, run by this process as
+	// one worker among any others (lease, id).
+	shared   bool
+	workerID string
+	lease    time.Duration
+}
+
+// trialOptions reads the flags run and worker share.
+func trialOptions(c *cli.Context, devices []string) runOptions {
+	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers")}
+}
+
+// check refuses flag values the study cannot honour.
+func (o runOptions) check(sp *space.Space) error {
+	switch {
+	case o.repeat < 1:
+		return usagef("--repeat must be at least 1")
+	case o.budget < 0:
+		return usagef("--budget must be positive")
+	}
+	return checkWorkers(sp, o.workers)
+}
+
+func repeatFlag() cli.Flag {
+	return &cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each config N times (noise estimates)"}
+}
+
+func budgetFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "budget", Usage: "stop after this much device time (engine start + benchmark × GPUs, or CPU time on a CPU target; failures included), e.g. 8h; in shared storage the whole study's"}
+}
+
+func noPruneFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"}
 }
 
 // checkWorkers refuses --workers values the run cannot honour: engines
@@ -216,6 +237,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
 		Log:     e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: renderedKey(sp.Target),
+		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease,
 	}
 	ro.Search.Prior = newSimPrior(sp)
 	if o.prune {

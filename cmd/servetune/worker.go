@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/objective"
-	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
@@ -31,6 +29,7 @@ func workerCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "worker-id", Usage: "this worker's name in trial leases (default host:pid)"},
 			&cli.DurationFlag{Name: "lease", Value: studies.DefaultLease, Usage: "how long a trial stays this worker's without a heartbeat"},
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
+			repeatFlag(), budgetFlag(), noPruneFlag(),
 			gpusFlag(),
 			enginesFlag(),
 		},
@@ -49,7 +48,7 @@ func workerCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			o := workerOptions{devices: devices, storage: storageURL(c.String("storage"), sp), workers: c.Int("workers"), id: c.String("worker-id"), lease: c.Duration("lease"), root: c.String("dir"), engines: c.StringSlice("engines")}
+			o := workerOptions{storage: storageURL(c.String("storage"), sp), id: c.String("worker-id"), lease: c.Duration("lease"), trials: trialOptions(c, devices)}
 			if err := o.check(sp); err != nil {
 				return err
 			}
@@ -60,11 +59,9 @@ func workerCommand(e *env) *cli.Command {
 
 // workerOptions are the worker command's flags.
 type workerOptions struct {
-	storage, id, root string
-	engines           []string // --engines files
-	workers           int
-	lease             time.Duration
-	devices           []string
+	storage, id string
+	lease       time.Duration
+	trials      runOptions
 }
 
 func gpusFlag() cli.Flag {
@@ -113,16 +110,17 @@ func (o workerOptions) check(sp *space.Space) error {
 	case o.lease <= 0:
 		return usagef("--lease must be positive")
 	}
-	return checkWorkers(sp, o.workers)
+	return o.trials.check(sp)
 }
 
-// work runs this worker's share of the study.
+// work runs this worker's share of the study: the same loop as run,
+// with the study's trials claimed under leases in shared storage.
 func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOptions) error {
-	oo, err := e.openOptions(file, o.engines)
+	oo, err := e.openOptions(file, o.trials.engines)
 	if err != nil {
 		return err
 	}
-	sess, err := studies.OpenShared(ctx, o.storage, studies.DirFor(o.root, sp), sp, oo)
+	sess, err := studies.OpenShared(ctx, o.storage, studies.DirFor(o.trials.root, sp), sp, oo)
 	if err != nil {
 		return openError(err)
 	}
@@ -134,14 +132,11 @@ func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOp
 	if err != nil {
 		return err
 	}
-	e.log.Info().Str("storage", studies.Redact(o.storage)).Str("study", sp.Study.Name).Int("workers", o.workers).Msg("worker joined the study")
-	err = studies.Run(ctx, studies.RunOptions{
-		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Log: e.log,
-		Workers: o.workers, WorkerID: o.id, Lease: o.lease, Shared: true, Devices: o.devices,
-		Search: search.Options{Prior: newSimPrior(sp)},
-	})
-	if errors.Is(err, studies.ErrTimeout) || errors.Is(err, studies.ErrBudget) {
-		return nil
+	if c, ok := runner.(interface{ Close(context.Context) error }); ok {
+		defer c.Close(context.WithoutCancel(ctx))
 	}
-	return err
+	e.log.Info().Str("storage", studies.Redact(o.storage)).Str("study", sp.Study.Name).Int("workers", o.trials.workers).Msg("worker joined the study")
+	ro := o.trials
+	ro.shared, ro.workerID, ro.lease = true, o.id, o.lease
+	return e.loop(ctx, sp, sess, runner, ro)
 }

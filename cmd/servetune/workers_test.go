@@ -11,7 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/pgtest"
 )
@@ -242,7 +244,7 @@ func TestStudyStorageKeyIsSharedStorage(t *testing.T) {
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "shared.toml")
-	withURL := strings.Replace(string(src), "[study]\n", "[study]\nstorage = \""+url+"\"\n", 1)
+	withURL := strings.Replace(string(src), "[study]\n", "[study]\nprior = \"none\"\nstorage = \""+url+"\"\n", 1)
 	if err := os.WriteFile(file, []byte(withURL), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -256,5 +258,84 @@ func TestStudyStorageKeyIsSharedStorage(t *testing.T) {
 	code, out, errText := runCLI(t, dir, "show", "--storage", url, "--json", "quickstart")
 	if code != 0 || strings.Count(out, `"worker"`) < 4 {
 		t.Errorf("show --storage: exit %d %s\n%.300s", code, errText, out)
+	}
+}
+
+// Workers honour --repeat (each config measured exactly that often, never
+// more however they race) and --budget (the whole study's device time);
+// both used to be refused for shared storage.
+func TestWorkerHonoursRepeatAndBudget(t *testing.T) {
+	url := pgtest.Start(t)
+	t.Setenv(storageEnv, url)
+	src, err := os.ReadFile("../../examples/quickstart.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The prior's screening would dominate this test's time; it is not
+	// what is tested here.
+	study := func(name string) string {
+		file := filepath.Join(t.TempDir(), name+".toml")
+		text := strings.Replace(string(src), `name = "quickstart"`, "name = \""+name+"\"\nprior = \"none\"", 1)
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return file
+	}
+	type trial struct {
+		Origin     string       `json:"origin"`
+		State      string       `json:"state"`
+		Config     space.Config `json:"config"`
+		GPUSeconds float64      `json:"gpu_seconds"`
+		ReusedFrom int          `json:"reused_from"`
+	}
+	read := func(name string) []trial {
+		t.Helper()
+		code, out, errText := runCLI(t, t.TempDir(), "show", "--json", name)
+		if code != 0 {
+			t.Fatalf("show: exit %d %s", code, errText)
+		}
+		var ts []trial
+		if err := json.Unmarshal([]byte(out), &ts); err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	code, _, errText := runCLI(t, t.TempDir(), "--log-level", "warn", "worker", "--workers", "3", "--repeat", "2", "--n-trials", "8", study("repeated"))
+	if code != 0 {
+		t.Fatalf("worker --repeat: exit %d\n%s", code, errText)
+	}
+	measured := map[string]int{}
+	for _, tr := range read("repeated") {
+		if tr.State != "interrupted" && tr.ReusedFrom == 0 && tr.Origin != "baseline" {
+			measured[tr.Config.Key()]++
+		}
+	}
+	twice := 0
+	for key, n := range measured {
+		if n > 2 {
+			t.Errorf("config %s measured %d times with --repeat 2", key, n)
+		}
+		if n == 2 {
+			twice++
+		}
+	}
+	if twice == 0 {
+		t.Errorf("no config was measured twice with --repeat 2: %v", measured)
+	}
+
+	budget := 6 * time.Hour
+	code, _, errText = runCLI(t, t.TempDir(), "--log-level", "warn", "worker", "--workers", "2", "--budget", budget.String(), "--n-trials", "20", study("budgeted"))
+	if code != 0 {
+		t.Fatalf("worker --budget: exit %d\n%s", code, errText)
+	}
+	spent, done := 0.0, 0
+	for _, tr := range read("budgeted") {
+		spent += tr.GPUSeconds
+		if tr.State != "interrupted" {
+			done++
+		}
+	}
+	if done >= 20 || spent < budget.Seconds() {
+		t.Errorf("with a %s budget the study finished %d of 20 trials spending %.1f GPU-hours; want it stopped by the budget", budget, done, spent/3600)
 	}
 }
