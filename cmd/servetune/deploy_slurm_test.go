@@ -23,21 +23,24 @@ const sbatchTimeout = 90 * time.Second
 // slurmTrials is testdata/slurm.toml's n_trials.
 const slurmTrials = 10
 
-// The SLURM recipe end to end on a real one-node cluster: sbatch runs
-// examples/deploy/slurm/servetune.sbatch as it is (only --nodes=1 on the
-// command line, as a user sizes the job), its worker joins a study in
-// PostgreSQL with the GPUs SLURM gave the job, and the study ends with
-// exactly n_trials, each on the job's GPUs under the worker id the script
-// derives from the job and node.
+// The SLURM recipe end to end on a real cluster of two nodes (two slurmd
+// on this host): sbatch runs examples/deploy/slurm/servetune.sbatch as it
+// is, srun starts a worker on each node, each joins the study in
+// PostgreSQL with the GPUs SLURM gave its node, and the study ends with
+// exactly n_trials, each on its node's GPUs under the worker id the
+// script derives from the job and node.
 func TestDeploySlurmRecipeRunsAStudyEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary, starts SLURM and PostgreSQL")
 	}
-	cluster := slurmtest.Start(t)
+	cluster := slurmtest.Start(t, 2)
 	url := pgtest.Start(t)
 	bin := buildBinary(t)
 	space, _ := filepath.Abs("testdata/slurm.toml")
-	job := sbatchRecipe(t, cluster, bin, url, space)
+	job, output := sbatchRecipe(t, cluster, bin, url, space)
+	if n := strings.Count(output, "worker joined the study"); n != len(cluster.Nodes) {
+		t.Errorf("%d workers joined the study, want one per node (%d):\n%s", n, len(cluster.Nodes), output)
+	}
 	code, out, errText := runCLI(t, t.TempDir(), "show", "--json", "--storage", url, "slurm")
 	if code != 0 {
 		t.Fatalf("show --storage: exit %d\n%s", code, errText)
@@ -46,7 +49,7 @@ func TestDeploySlurmRecipeRunsAStudyEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &trials); err != nil {
 		t.Fatal(err)
 	}
-	checkSlurmTrials(t, trials, slurmTrials, job+"-"+cluster.Node+"/")
+	checkSlurmTrials(t, trials, slurmTrials, job, cluster.Nodes)
 }
 
 // slurmTrial is what the test reads of `show --json`.
@@ -59,24 +62,25 @@ type slurmTrial struct {
 }
 
 // sbatchRecipe submits the recipe with the storage URL exported and the
-// built servetune first on PATH, waits for the job and returns its id.
-func sbatchRecipe(t *testing.T, c *slurmtest.Cluster, bin, url, space string) string {
+// built servetune first on PATH, waits for the job and returns its id and
+// output.
+func sbatchRecipe(t *testing.T, c *slurmtest.Cluster, bin, url, space string) (job, output string) {
 	t.Helper()
 	work := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), sbatchTimeout)
 	defer cancel()
 	recipe, _ := filepath.Abs("../../examples/deploy/slurm/servetune.sbatch")
-	cmd := exec.CommandContext(ctx, "sbatch", "--wait", "--parsable", "--nodes=1", "--chdir", work, recipe, space)
+	cmd := exec.CommandContext(ctx, "sbatch", "--wait", "--parsable", "--chdir", work, recipe, space)
 	cmd.Env = append(withoutScheduler(os.Environ()), c.Env()...)
 	cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), storageEnv+"="+url)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	job, _, _ := strings.Cut(strings.TrimSpace(stdout.String()), ";")
+	job, _, _ = strings.Cut(strings.TrimSpace(stdout.String()), ";")
 	if err != nil || job == "" {
 		t.Fatalf("sbatch --wait: %v %s\n%s", err, stderr.String(), jobOutput(work))
 	}
-	return job
+	return job, jobOutput(work)
 }
 
 // withoutScheduler drops what a scheduler or CUDA set in the test's own
@@ -104,9 +108,16 @@ func jobOutput(dir string) string {
 	return b.String()
 }
 
+// jobNode is the node of a worker id the recipe gave (JOB-NODE/SLOT).
+func jobNode(worker, job string) (string, bool) {
+	rest, ok := strings.CutPrefix(worker, job+"-")
+	node, _, slot := strings.Cut(rest, "/")
+	return node, ok && slot
+}
+
 // checkSlurmTrials checks the study finished exactly n trials, none cut
 // short, each run by the job's worker on GPUs SLURM gave the job.
-func checkSlurmTrials(t *testing.T, trials []slurmTrial, n int, worker string) {
+func checkSlurmTrials(t *testing.T, trials []slurmTrial, n int, job string, nodes []string) {
 	t.Helper()
 	gpus := slurmtest.DeviceIndices()
 	finished := 0
@@ -119,8 +130,8 @@ func checkSlurmTrials(t *testing.T, trials []slurmTrial, n int, worker string) {
 		default:
 			finished++
 		}
-		if !strings.HasPrefix(tr.Worker, worker) {
-			t.Errorf("trial %d ran on worker %q, want %s<slot> from SLURM_JOB_ID and SLURMD_NODENAME", tr.Number, tr.Worker, worker)
+		if node, ok := jobNode(tr.Worker, job); !ok || !slices.Contains(nodes, node) {
+			t.Errorf("trial %d ran on worker %q, want %s-NODE/SLOT from SLURM_JOB_ID and SLURMD_NODENAME, NODE one of %v", tr.Number, tr.Worker, job, nodes)
 		}
 		if len(tr.Devices) == 0 {
 			t.Errorf("trial %d recorded no GPUs: the worker did not pack onto the job's", tr.Number)

@@ -7,10 +7,11 @@ import (
 
 // config is what slurm.conf and gres.conf are rendered from.
 type config struct {
-	dir                string // holds state/, spool/, log/, dev/
-	node, user         string
-	cpus, gpus         int
-	ctldPort, nodePort int
+	dir        string // holds state/, spool/, log/, dev/
+	host, user string
+	nodes      []string // node names, each a slurmd on this host
+	ports      []int    // slurmctld's, then each node's slurmd's
+	cpus, gpus int
 }
 
 // partition is the cluster's one (default) partition.
@@ -18,23 +19,24 @@ const partition = "servetune"
 
 // slurmConf is the cluster's slurm.conf. Every plugin is one that needs no
 // daemon or kernel feature beyond a process: no munge (auth/none), no
-// cgroups (proctrack/linuxproc, task/none), no accounting database.
+// cgroups (proctrack/linuxproc, task/none), no accounting database. Each
+// node is a slurmd on this host with its own port, spool, pid and log
+// (%n is the node's name).
 func (c config) slurmConf() string {
 	lines := []string{
 		"ClusterName=servetune-test",
-		fmt.Sprintf("SlurmctldHost=%s(127.0.0.1)", c.node),
-		fmt.Sprintf("SlurmctldPort=%d", c.ctldPort),
-		fmt.Sprintf("SlurmdPort=%d", c.nodePort),
+		fmt.Sprintf("SlurmctldHost=%s(127.0.0.1)", c.host),
+		fmt.Sprintf("SlurmctldPort=%d", c.ports[0]),
 		"SlurmUser=" + c.user,
 		"SlurmdUser=" + c.user,
 		"AuthType=auth/none",
 		"CredType=cred/none",
 		"StateSaveLocation=" + c.dir + "/state",
-		"SlurmdSpoolDir=" + c.dir + "/spool",
+		"SlurmdSpoolDir=" + c.dir + "/spool/%n",
 		"SlurmctldPidFile=" + c.dir + "/slurmctld.pid",
-		"SlurmdPidFile=" + c.dir + "/slurmd.pid",
+		"SlurmdPidFile=" + c.dir + "/slurmd-%n.pid",
 		"SlurmctldLogFile=" + c.dir + "/log/slurmctld.log",
-		"SlurmdLogFile=" + c.dir + "/log/slurmd.log",
+		"SlurmdLogFile=" + c.dir + "/log/slurmd-%n.log",
 		"PlugStackConfig=" + c.dir + "/plugstack.conf",
 		"SelectType=select/cons_tres",
 		"SelectTypeParameters=CR_Core",
@@ -52,16 +54,24 @@ func (c config) slurmConf() string {
 		// there for the next poll.
 		"MinJobAge=4",
 		"GresTypes=gpu",
-		fmt.Sprintf("NodeName=%s NodeAddr=127.0.0.1 CPUs=%d RealMemory=1000 Gres=gpu:%d State=UNKNOWN", c.node, c.cpus, c.gpus),
-		fmt.Sprintf("PartitionName=%s Nodes=%s Default=YES MaxTime=INFINITE State=UP", partition, c.node),
 	}
+	for i, n := range c.nodes {
+		lines = append(lines, fmt.Sprintf("NodeName=%s NodeHostname=%s NodeAddr=127.0.0.1 Port=%d CPUs=%d RealMemory=1000 Gres=gpu:%d State=UNKNOWN",
+			n, c.host, c.ports[i+1], c.cpus, c.gpus))
+	}
+	lines = append(lines, fmt.Sprintf("PartitionName=%s Nodes=%s Default=YES MaxTime=INFINITE State=UP", partition, strings.Join(c.nodes, ",")))
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// gresConf gives the node's GPUs one device file each: SLURM sets a
+// gresConf gives each node's GPUs one device file each: SLURM sets a
 // job's SLURM_JOB_GPUS and CUDA_VISIBLE_DEVICES only for GPUs with a File,
 // and refuses a File that is not a character or block device, so each is a
-// symlink to /dev/null (nothing opens them).
+// symlink to /dev/null (nothing opens them). The nodes share the files as
+// they share the host.
 func (c config) gresConf() string {
-	return fmt.Sprintf("Name=gpu File=%s/dev/nvidia[0-%d]\n", c.dir, c.gpus-1)
+	var b strings.Builder
+	for _, n := range c.nodes {
+		fmt.Fprintf(&b, "NodeName=%s Name=gpu File=%s/dev/nvidia[0-%d]\n", n, c.dir, c.gpus-1)
+	}
+	return b.String()
 }

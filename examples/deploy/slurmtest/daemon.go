@@ -2,7 +2,6 @@ package slurmtest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,8 +26,7 @@ type daemon struct {
 
 // launch starts prog in the foreground, its output in log/NAME.out; the
 // test's cleanup stops it.
-func launch(t testing.TB, c *Cluster, prog string, args ...string) (*daemon, error) {
-	name := filepath.Base(prog)
+func launch(t testing.TB, c *Cluster, name, prog string, args ...string) (*daemon, error) {
 	out, err := os.Create(filepath.Join(c.Dir, "log", name+".out"))
 	if err != nil {
 		return nil, err
@@ -61,42 +59,42 @@ func (d *daemon) stop() {
 	}
 }
 
-// awaitIdle polls sinfo until the node is idle, a daemon exits or ctx
+// awaitIdle polls sinfo until every node is idle, a daemon exits or ctx
 // ends; the error carries the daemons' logs.
-func (c *Cluster) awaitIdle(ctx context.Context, sinfo string, ds ...*daemon) error {
+func (c *Cluster) awaitIdle(ctx context.Context, sinfo string, ds []*daemon) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	var state string
+	want := strings.Repeat("idle\n", len(c.Nodes))
 	for {
-		state = c.nodeState(ctx, sinfo)
-		if state == "idle" {
+		states := c.nodeStates(ctx, sinfo)
+		if states == want {
 			return nil
 		}
 		for _, d := range ds {
 			select {
 			case <-d.exited:
-				return fmt.Errorf("%s exited (%v) before the node was idle:\n%s", d.name, d.err, c.logs())
+				return fmt.Errorf("%s exited (%v) before the nodes were idle:\n%s", d.name, d.err, c.logs())
 			default:
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("node %s is %q, not idle, after %v: %w\n%s", c.Node, state, startTimeout, ctx.Err(), c.logs())
+			return fmt.Errorf("nodes not idle after %v (sinfo: %q): %w\n%s", startTimeout, states, ctx.Err(), c.logs())
 		case <-tick.C:
 		}
 	}
 }
 
-// nodeState is sinfo's word for the node (idle, down, unknown…), or what
-// sinfo said when it failed.
-func (c *Cluster) nodeState(ctx context.Context, sinfo string) string {
-	cmd := exec.CommandContext(ctx, sinfo, "--noheader", "--Node", "--nodes", c.Node, "--format", "%T")
+// nodeStates is sinfo's word for each node (idle, down, unknown…), one a
+// line, or what sinfo said when it failed.
+func (c *Cluster) nodeStates(ctx context.Context, sinfo string) string {
+	cmd := exec.CommandContext(ctx, sinfo, "--noheader", "--Node", "--format", "%T")
 	cmd.Env = append(os.Environ(), c.Env()...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return strings.TrimSpace(string(out)) + " (" + err.Error() + ")"
+		return string(out) + " (" + err.Error() + ")"
 	}
-	return strings.TrimSpace(string(out))
+	return string(out)
 }
 
 // cancelJobs cancels every job still in the partition, so that no worker
@@ -111,14 +109,15 @@ func (c *Cluster) cancelJobs(scancel string) {
 
 // logs is the tail of each daemon's log, for errors.
 func (c *Cluster) logs() string {
+	files, _ := filepath.Glob(filepath.Join(c.Dir, "log", "*"))
 	var b strings.Builder
-	for _, f := range []string{"slurmctld.out", "slurmd.out", "slurmctld.log", "slurmd.log"} {
-		text, err := os.ReadFile(filepath.Join(c.Dir, "log", f))
-		if errors.Is(err, os.ErrNotExist) {
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
 			continue
 		}
 		lines := strings.Split(strings.TrimSpace(string(text)), "\n")
-		fmt.Fprintf(&b, "--- %s\n%s\n", f, strings.Join(lines[max(0, len(lines)-20):], "\n"))
+		fmt.Fprintf(&b, "--- %s\n%s\n", filepath.Base(f), strings.Join(lines[max(0, len(lines)-20):], "\n"))
 	}
 	return b.String()
 }

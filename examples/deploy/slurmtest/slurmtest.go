@@ -19,14 +19,15 @@ import (
 // recipe's sbatch script asks for (--gres=gpu:8).
 const GPUs = 8
 
-// startTimeout bounds the wait for the node to become idle; both daemons
+// startTimeout bounds the wait for the nodes to become idle; the daemons
 // are usually ready within a second or two.
 const startTimeout = 30 * time.Second
 
-// Cluster is a running one-node cluster.
+// Cluster is a running cluster.
 type Cluster struct {
-	// Node is the node's name, as SLURMD_NODENAME says it in a job.
-	Node string
+	// Nodes are the nodes' names, as SLURMD_NODENAME says them in a job:
+	// node1, node2…
+	Nodes []string
 	// Dir holds the cluster's configuration, state and logs.
 	Dir  string
 	conf string
@@ -36,7 +37,7 @@ type Cluster struct {
 // append it to a command's environment.
 func (c *Cluster) Env() []string { return []string{"SLURM_CONF=" + c.conf} }
 
-// DeviceIndices are the node's GPUs as SLURM numbers them in
+// DeviceIndices are a node's GPUs as SLURM numbers them in
 // SLURM_JOB_GPUS and CUDA_VISIBLE_DEVICES: 0 to GPUs-1.
 func DeviceIndices() []string {
 	out := make([]string, GPUs)
@@ -46,12 +47,13 @@ func DeviceIndices() []string {
 	return out
 }
 
-// Start starts a cluster whose node is idle; the test's cleanup cancels
-// its jobs and stops it. It skips the test when SLURM cannot start, or
-// fails it with CI set.
-func Start(t testing.TB) *Cluster {
+// Start starts a cluster of n nodes on this host, each a slurmd offering
+// GPUs fake GPUs, and returns once every node is idle; the test's cleanup
+// cancels its jobs and stops it. It skips the test when SLURM cannot
+// start, or fails it with CI set.
+func Start(t testing.TB, nodes int) *Cluster {
 	t.Helper()
-	c, err := start(t)
+	c, err := start(t, nodes)
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("SLURM cannot start (required in CI; scripts/test installs slurm-wlm): %v", err)
@@ -61,31 +63,44 @@ func Start(t testing.TB) *Cluster {
 	return c
 }
 
-func start(t testing.TB) (*Cluster, error) {
+func start(t testing.TB, nodes int) (*Cluster, error) {
 	progs, err := findPrograms("slurmctld", "slurmd", "sinfo", "scancel")
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := newConfig(t.TempDir())
+	cfg, err := newConfig(t.TempDir(), nodes)
 	if err != nil {
 		return nil, err
 	}
 	if err := cfg.write(); err != nil {
 		return nil, err
 	}
-	c := &Cluster{Node: cfg.node, Dir: cfg.dir, conf: filepath.Join(cfg.dir, "slurm.conf")}
-	ctld, err := launch(t, c, progs["slurmctld"], "-D", "-c")
-	if err != nil {
-		return nil, err
-	}
-	node, err := launch(t, c, progs["slurmd"], "-D", "-N", c.Node)
+	c := &Cluster{Nodes: cfg.nodes, Dir: cfg.dir, conf: filepath.Join(cfg.dir, "slurm.conf")}
+	ds, err := c.launchAll(t, progs)
 	if err != nil {
 		return nil, err
 	}
 	t.Cleanup(func() { c.cancelJobs(progs["scancel"]) })
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	return c, c.awaitIdle(ctx, progs["sinfo"], ctld, node)
+	return c, c.awaitIdle(ctx, progs["sinfo"], ds)
+}
+
+// launchAll starts slurmctld, then a slurmd per node.
+func (c *Cluster) launchAll(t testing.TB, progs map[string]string) ([]*daemon, error) {
+	ctld, err := launch(t, c, "slurmctld", progs["slurmctld"], "-D", "-c")
+	if err != nil {
+		return nil, err
+	}
+	ds := []*daemon{ctld}
+	for _, n := range c.Nodes {
+		d, err := launch(t, c, "slurmd-"+n, progs["slurmd"], "-D", "-N", n)
+		if err != nil {
+			return nil, err
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
 }
 
 // findPrograms finds SLURM's programs on PATH, or in /usr/sbin where
@@ -104,9 +119,12 @@ func findPrograms(names ...string) (map[string]string, error) {
 	return out, nil
 }
 
-// newConfig is a configuration for this host and user, in dir, on two
-// free loopback ports.
-func newConfig(dir string) (config, error) {
+// newConfig is a configuration for n nodes on this host and user, in
+// dir, on free loopback ports.
+func newConfig(dir string, n int) (config, error) {
+	if n < 1 {
+		return config{}, fmt.Errorf("a cluster needs a node, not %d", n)
+	}
 	host, err := os.Hostname()
 	if err != nil {
 		return config{}, err
@@ -115,12 +133,16 @@ func newConfig(dir string) (config, error) {
 	if err != nil {
 		return config{}, err
 	}
-	ports, err := freePorts(2)
+	ports, err := freePorts(n + 1)
 	if err != nil {
 		return config{}, err
 	}
+	nodes := make([]string, n)
+	for i := range nodes {
+		nodes[i] = "node" + strconv.Itoa(i+1)
+	}
 	host, _, _ = strings.Cut(host, ".")
-	return config{dir: dir, node: host, user: u.Username, cpus: runtime.NumCPU(), gpus: GPUs, ctldPort: ports[0], nodePort: ports[1]}, nil
+	return config{dir: dir, host: host, user: u.Username, nodes: nodes, ports: ports, cpus: runtime.NumCPU(), gpus: GPUs}, nil
 }
 
 // freePorts holds n listeners open at once so that the ports differ.
@@ -140,8 +162,12 @@ func freePorts(n int) ([]int, error) {
 // write lays out the cluster's directory: configuration, the fake GPU
 // devices, and the daemons' state, spool and log directories.
 func (c config) write() error {
-	for _, d := range []string{"state", "spool", "log", "dev"} {
-		if err := os.Mkdir(filepath.Join(c.dir, d), 0o755); err != nil {
+	dirs := []string{"state", "log", "dev"}
+	for _, n := range c.nodes {
+		dirs = append(dirs, filepath.Join("spool", n))
+	}
+	for _, d := range dirs {
+		if err := os.MkdirAll(filepath.Join(c.dir, d), 0o755); err != nil {
 			return err
 		}
 	}

@@ -10,15 +10,14 @@ import (
 	"time"
 )
 
-// A batch job asking for the node's GPUs runs, on the node, with SLURM's
-// own SLURM_JOB_GPUS and CUDA_VISIBLE_DEVICES, in its job step too.
-func TestStartRunsABatchJobOnEightGPUs(t *testing.T) {
-	c := Start(t)
+// A batch job over two nodes asking for each node's GPUs runs one task
+// on each node, with SLURM's own SLURM_JOB_GPUS and CUDA_VISIBLE_DEVICES.
+func TestStartRunsABatchJobOnTwoNodesOfEightGPUs(t *testing.T) {
+	c := Start(t, 2)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "job.sh")
-	body := "#!/bin/sh\n#SBATCH --gres=gpu:8\n" +
-		`echo "job $SLURMD_NODENAME $SLURM_JOB_GPUS $CUDA_VISIBLE_DEVICES"` + "\n" +
-		`srun sh -c 'echo "step $SLURMD_NODENAME $SLURM_JOB_GPUS $CUDA_VISIBLE_DEVICES"'` + "\n"
+	body := "#!/bin/sh\n#SBATCH --nodes=2 --ntasks-per-node=1 --gres=gpu:8\n" +
+		`srun sh -c 'echo "task $SLURMD_NODENAME $SLURM_JOB_GPUS $CUDA_VISIBLE_DEVICES"'` + "\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -34,10 +33,16 @@ func TestStartRunsABatchJobOnEightGPUs(t *testing.T) {
 		t.Fatal(err)
 	}
 	gpus := strings.Join(DeviceIndices(), ",")
-	for _, want := range []string{"job", "step"} {
-		line := want + " " + c.Node + " " + gpus + " " + gpus
+	for _, node := range []string{"node1", "node2"} {
+		line := "task " + node + " " + gpus + " " + gpus
 		if !strings.Contains(string(out), line+"\n") {
 			t.Errorf("job output lacks %q:\n%s", line, out)
 		}
+	}
+}
+
+func TestStartRefusesAClusterWithoutNodes(t *testing.T) {
+	if _, err := newConfig(t.TempDir(), 0); err == nil {
+		t.Error("a cluster of 0 nodes was configured")
 	}
 }
