@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// GPUs is how many fake GPUs the node offers: the count the deploy
+// GPUs is how many fake GPUs each node offers: the count the deploy
 // recipe's sbatch script asks for (--gres=gpu:8).
 const GPUs = 8
 
