@@ -96,7 +96,7 @@ func withoutScheduler(env []string) []string {
 	})
 }
 
-// jobOutput is the job's output files (servetune-JOB-NODE.out), for a
+// jobOutput is the job's output files (servetune-JOB-HOST.out), for a
 // failure's message.
 func jobOutput(dir string) string {
 	files, _ := filepath.Glob(filepath.Join(dir, "servetune-*.out"))
