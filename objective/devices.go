@@ -73,12 +73,16 @@ func deviceIndex(s string) (int, error) {
 	return n, nil
 }
 
-// DevicesFromEnv is the GPU set a scheduler gave this process: SLURM's
-// job GPUs, then CUDA_VISIBLE_DEVICES (SLURM and Kubernetes' NVIDIA
-// device plugin both set it), then NVIDIA_VISIBLE_DEVICES (the plugin's
-// own). Empty when none is set; "all" and "none" name no list.
+// DevicesFromEnv is the GPU set a scheduler gave this process.
+// CUDA_VISIBLE_DEVICES comes first: it is what the process's CUDA sees,
+// numbered as the trials' engines must name them (SLURM sets it per
+// step, renumbered from 0 where cgroups confine the devices, while
+// SLURM_JOB_GPUS keeps the node's numbering and the whole job's set).
+// Then SLURM's step and job GPUs, then NVIDIA_VISIBLE_DEVICES (the
+// Kubernetes device plugin's). Empty when none is set; "all" and "none"
+// name no list.
 func DevicesFromEnv(getenv func(string) string) ([]string, string, error) {
-	for _, name := range []string{"SLURM_JOB_GPUS", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"} {
+	for _, name := range []string{"CUDA_VISIBLE_DEVICES", "SLURM_STEP_GPUS", "SLURM_JOB_GPUS", "NVIDIA_VISIBLE_DEVICES"} {
 		v := strings.TrimSpace(getenv(name))
 		if v == "" || v == "all" || v == "none" || v == "void" {
 			continue

@@ -45,7 +45,12 @@ func TestDevicesFromEnvHonoursEachScheduler(t *testing.T) {
 		want []string
 		from string
 	}{
-		{map[string]string{"SLURM_JOB_GPUS": "4,5,6,7", "CUDA_VISIBLE_DEVICES": "0,1,2,3"}, []string{"4", "5", "6", "7"}, "SLURM_JOB_GPUS"},
+		// SLURM with ConstrainDevices: the job holds the node's GPUs 4-7,
+		// which the step's cgroup shows to CUDA as 0-3.
+		{map[string]string{"SLURM_JOB_GPUS": "4,5,6,7", "CUDA_VISIBLE_DEVICES": "0,1,2,3"}, []string{"0", "1", "2", "3"}, "CUDA_VISIBLE_DEVICES"},
+		// An --exclusive job of 8 GPUs whose step asked for 3.
+		{map[string]string{"SLURM_JOB_GPUS": "0,1,2,3,4,5,6,7", "SLURM_STEP_GPUS": "0,1,2"}, []string{"0", "1", "2"}, "SLURM_STEP_GPUS"},
+		{map[string]string{"SLURM_JOB_GPUS": "4,5"}, []string{"4", "5"}, "SLURM_JOB_GPUS"},
 		{map[string]string{"CUDA_VISIBLE_DEVICES": "0,1"}, []string{"0", "1"}, "CUDA_VISIBLE_DEVICES"},
 		{map[string]string{"NVIDIA_VISIBLE_DEVICES": "GPU-aa,GPU-bb"}, []string{"GPU-aa", "GPU-bb"}, "NVIDIA_VISIBLE_DEVICES"},
 		{map[string]string{"NVIDIA_VISIBLE_DEVICES": "all"}, nil, ""},
