@@ -43,8 +43,8 @@ type multiNode interface {
 
 // spread is the shape of a multi-node trial an adapter renders.
 type spread struct {
-	nodes   int
-	perNode int    // GPUs per node
+	nodes    int
+	perNode  int    // GPUs per node
 	head     string // HEAD:PORT
 	headHost string
 	port     int
