@@ -2,6 +2,7 @@ package engines
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,5 +131,23 @@ func TestRenderRanksOneNode(t *testing.T) {
 	ranks, err = RenderRanks(space.Config{KnobTP: int64(8), KnobDP: int64(2)}, tgt, Placement{Hosts: tgt.Nodes, Port: 1})
 	if err != nil || !strings.HasSuffix(ranks[1].Command.Shell(), "--data-parallel-rpc-port=1 --seed=1") {
 		t.Fatalf("ranks %+v, %v; want extra_args after the rank flags", ranks, err)
+	}
+}
+
+// TestDocsShowTheRankGoldens: docs/engines.md shows the rendered
+// multi-node commands as they are, not as they were.
+func TestDocsShowTheRankGoldens(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "engines.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rankCases {
+		b, err := os.ReadFile(filepath.Join("testdata", "golden", "ranks-"+c.name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(doc), string(b)) {
+			t.Errorf("docs/engines.md does not show ranks-%s.txt", c.name)
+		}
 	}
 }
