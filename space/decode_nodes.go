@@ -21,6 +21,11 @@ func (d *decoder) nodes(m map[string]any, t *Target) {
 	if _, ok := m["nodes"]; len(t.NodeLaunch) > 0 && !ok {
 		d.fail("target.node_launch", "needs target.nodes: it says how to start a rank on one of them")
 	}
+	if len(t.NodeLaunch) > 0 && len(t.Nodes) > 0 && loopback(t.Host) && !loopback(t.Nodes[0]) {
+		// Rank 0 serves on the head node; bound to its loopback, servetune
+		// here could never reach it.
+		d.fail("target.host", "is %s, but rank 0 of a multi-node trial serves on %s: set host = \"0.0.0.0\" (or the head's address)", t.Host, t.Nodes[0])
+	}
 	t.GPUsPerNode = int(d.integer(m, "gpus_per_node", "target", 0))
 	if _, given := m["gpus_per_node"]; given && t.GPUsPerNode <= 0 {
 		d.fail("target.gpus_per_node", "must be a positive integer, got %s", FormatValue(m["gpus_per_node"]))
@@ -34,4 +39,8 @@ func hasHostWord(argv []string) bool {
 		}
 	}
 	return false
+}
+
+func loopback(host string) bool {
+	return host == "localhost" || host == "::1" || strings.HasPrefix(host, "127.")
 }

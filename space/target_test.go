@@ -109,7 +109,7 @@ endpoint = "grpc"
 }
 
 func TestTargetNodes(t *testing.T) {
-	extra := "nodes = [\"gpu[01-02]\", \"gpu07\"]\nnode_launch = [\"srun\", \"--nodes=1\", \"-w\", \"{host}\"]\ngpus_per_node = 4\n"
+	extra := "host = \"0.0.0.0\"\nnodes = [\"gpu[01-02]\", \"gpu07\"]\nnode_launch = [\"srun\", \"--nodes=1\", \"-w\", \"{host}\"]\ngpus_per_node = 4\n"
 	sp, err := Parse(context.Background(), "x.toml", minimalHead+extra+minimalTail, testOptions())
 	if err != nil {
 		t.Fatal(err)
