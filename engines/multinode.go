@@ -61,35 +61,14 @@ func multiNodeTrial(cfg space.Config, t space.Target) bool {
 // Server is rank 0; it is ready when rank 0 answers while every rank
 // lives, it is done when any rank exits, and Stop stops them all.
 func (l *Launcher) startRanks(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, error) {
-	meet, err := freePort("") // chosen here: the head may be another host
+	head, ranks, listen, err := l.planRanks(ctx, cfg, t, dir)
 	if err != nil {
 		return nil, err
 	}
-	ranks, err := RenderRanks(cfg, t, Placement{Hosts: t.Nodes, Port: meet})
-	if err != nil {
-		return nil, err
-	}
-	name := EngineOf(cfg, t)
-	eng, _ := lookup(name, t)
-	model, _ := ModelPath(cfg, t)
-	host := t.Host
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	port, err := enginePort(eng, host)
-	if err != nil {
-		return nil, err
-	}
-	listen, served := eng.Listen(host, port, model, t.ServedName())
-	head := &Server{Engine: name, Model: served, Port: port, LogPath: filepath.Join(dir, "engine.log"), eng: eng,
-		BaseURL: "http://" + net.JoinHostPort(rankDialHost(host, ranks[0].Host), itoa(port)),
-		group:   &rankGroup{anyDone: make(chan struct{}), hosts: map[*Server]string{}, ranks: map[*Server]int{}}}
-	head.Fingerprint = l.fingerprint(ctx, t, name, model, l.env(t, name, ranks[0].Command))
-	head.gpuBase, _, _ = l.gpuApps(ctx)
 	for _, rk := range ranks {
 		s, args := head, listen
 		if !rk.Serves {
-			s, args = &Server{Engine: name, LogPath: filepath.Join(dir, fmt.Sprintf("engine.rank-%d.log", rk.Rank)), eng: eng}, nil
+			s, args = &Server{Engine: head.Engine, LogPath: filepath.Join(dir, fmt.Sprintf("engine.rank-%d.log", rk.Rank)), eng: head.eng}, nil
 			head.group.peers = append(head.group.peers, s)
 		}
 		if err := l.startRank(s, t, rk, args, dir, head); err != nil {
@@ -102,8 +81,40 @@ func (l *Launcher) startRanks(ctx context.Context, cfg space.Config, t space.Tar
 		}
 		head.Ranks = append(head.Ranks, RankProcess{Rank: rk.Rank, Host: rk.Host, Argv: s.Argv, PGID: s.PGID, LogPath: s.LogPath})
 	}
-	l.Log.Info().Str("engine", name).Int("ranks", len(ranks)).Strs("nodes", t.Nodes).Str("url", head.BaseURL).Msg("multi-node engine started")
+	l.Log.Info().Str("engine", head.Engine).Int("ranks", len(ranks)).Strs("nodes", t.Nodes).Str("url", head.BaseURL).Msg("multi-node engine started")
 	return head, nil
+}
+
+// planRanks renders every rank and prepares rank 0's Server: its HTTP
+// port and listen flags, the environment fingerprint and the GPU
+// baseline.
+func (l *Launcher) planRanks(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, []Rank, []string, error) {
+	meet, err := freePort("") // chosen here: the head may be another host
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ranks, err := RenderRanks(cfg, t, Placement{Hosts: t.Nodes, Port: meet})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	name := EngineOf(cfg, t)
+	eng, _ := lookup(name, t)
+	model, _ := ModelPath(cfg, t)
+	host := t.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	port, err := enginePort(eng, host)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	listen, served := eng.Listen(host, port, model, t.ServedName())
+	head := &Server{Engine: name, Model: served, Port: port, LogPath: filepath.Join(dir, "engine.log"), eng: eng,
+		BaseURL: "http://" + net.JoinHostPort(rankDialHost(host, ranks[0].Host), itoa(port)),
+		group:   &rankGroup{anyDone: make(chan struct{}), hosts: map[*Server]string{}, ranks: map[*Server]int{}}}
+	head.Fingerprint = l.fingerprint(ctx, t, name, model, l.env(t, name, ranks[0].Command))
+	head.gpuBase, _, _ = l.gpuApps(ctx)
+	return head, ranks, listen, nil
 }
 
 // startRank starts one rank into s and has head's group watch it.

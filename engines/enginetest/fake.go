@@ -181,11 +181,7 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 		return usageError(engine, err, stderr)
 	}
 	if role.multi && !role.head() {
-		if o.CrashRank > 0 && o.CrashRank == role.rank {
-			fmt.Fprintln(stderr, strings.Join(lines(engine, p).crash, "\n"))
-			return 1
-		}
-		return joinHead(role, stdout, stderr)
+		return runRank(engine, o, p, role, stdout, stderr)
 	}
 	if err := startWorkers(o); err != nil {
 		fmt.Fprintln(stderr, "fake engine: worker:", err)

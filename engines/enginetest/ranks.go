@@ -129,3 +129,13 @@ func joinHead(r rankRole, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "RuntimeError: rank %d: connection to rank 0 at %s closed\n", r.rank, r.addr)
 	return 1
 }
+
+// runRank is a rank above 0: it crashes as it starts when told to
+// (Options.CrashRank), else joins rank 0.
+func runRank(engine string, o Options, p engines.Parsed, r rankRole, stdout, stderr io.Writer) int {
+	if o.CrashRank > 0 && o.CrashRank == r.rank {
+		fmt.Fprintln(stderr, strings.Join(lines(engine, p).crash, "\n"))
+		return 1
+	}
+	return joinHead(r, stdout, stderr)
+}
