@@ -2,6 +2,7 @@ package engines_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -171,6 +172,39 @@ func TestConfigLargerThanTheNodesIsInvalid(t *testing.T) {
 	_, err := l.Start(context.Background(), space.Config{engines.KnobTP: int64(24)}, loopbackTarget("sglang", enginetest.Options{}, nil), t.TempDir())
 	if f, ok := engines.AsFailure(err); !ok || f.Class != engines.InvalidConfig || !strings.Contains(f.Message, "3 nodes") {
 		t.Fatalf("Start = %v, want invalid_config naming 3 nodes", err)
+	}
+	if pids, _ := filepath.Glob(filepath.Join(l.PidDir, "*.json")); len(pids) != 0 {
+		t.Errorf("pidfiles = %v", pids)
+	}
+}
+
+// TestReapStaleFindsEveryRank: each rank has its pidfile, so a later run
+// stops every rank a killed servetune left behind.
+func TestReapStaleFindsEveryRank(t *testing.T) {
+	l := launcher(t)
+	s := startRanks(t, l, loopbackTarget("sglang", enginetest.Options{}, nil), space.Config{engines.KnobTP: int64(16)})
+	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
+		t.Fatalf("WaitReady: %v", err)
+	}
+	if err := engines.ReapStale(context.Background(), l.PidDir, l.Log); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range s.Ranks {
+		groupGone(t, r.PGID)
+	}
+	if pids, _ := filepath.Glob(filepath.Join(l.PidDir, "*.json")); len(pids) != 0 {
+		t.Errorf("pidfiles after reaping = %v", pids)
+	}
+}
+
+// TestMissingNodeLauncherIsTheMachinesProblem: a node_launch program that
+// is not installed stops the study (ErrProgram), not the config.
+func TestMissingNodeLauncherIsTheMachinesProblem(t *testing.T) {
+	l := launcher(t)
+	tgt := loopbackTarget("sglang", enginetest.Options{}, []string{filepath.Join(t.TempDir(), "no-ssh"), "{host}"})
+	_, err := l.Start(context.Background(), space.Config{engines.KnobTP: int64(16)}, tgt, t.TempDir())
+	if !errors.Is(err, engines.ErrProgram) || !strings.Contains(err.Error(), "no-ssh") {
+		t.Fatalf("Start = %v, want ErrProgram naming the launcher", err)
 	}
 	if pids, _ := filepath.Glob(filepath.Join(l.PidDir, "*.json")); len(pids) != 0 {
 		t.Errorf("pidfiles = %v", pids)
