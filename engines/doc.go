@@ -12,6 +12,12 @@
 // classifying failures from exit status and log tail, the command a trial
 // really ran (credentials redacted) and the environment fingerprint it ran
 // in (engine version read from the engine, devices, host, checkpoint).
+// A trial larger than one node (Nodes, target.nodes) runs as one rank per
+// node: RenderRanks renders each rank's command (SGLang's and vLLM's
+// multi-node flags; the others refuse), and Start launches every rank
+// through target.node_launch, each in its own group with its own pidfile
+// and log, readiness and failure taken over all of them, and Stop tearing
+// them all down together.
 //
 // Rendering is pure and shared by trials, reports and `servetune command`,
 // so the command a report recommends is byte for byte the one that was

@@ -77,6 +77,9 @@ type Server struct {
 	Ran Command
 	// Fingerprint is the environment the engine runs in.
 	Fingerprint Fingerprint
+	// Ranks lists every rank of a trial larger than one node, rank 0
+	// (this Server) first; nil on one node.
+	Ranks []RankProcess
 
 	l        *Launcher
 	eng      Engine
@@ -93,6 +96,7 @@ type Server struct {
 	gpuBase  []int
 	stop     sync.Once
 	stopErr  error
+	group    *rankGroup // the other ranks of a multi-node trial
 }
 
 // ErrProgram says the engine's program cannot be run at all (not
@@ -106,6 +110,9 @@ var ErrProgram = errors.New("cannot run the engine program")
 // An engine program that cannot be run is ErrProgram; other errors are
 // the config's (*Failure) or the machine's.
 func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, error) {
+	if multiNodeTrial(cfg, t) {
+		return l.startRanks(ctx, cfg, t, dir)
+	}
 	name := EngineOf(cfg, t)
 	cmd, err := Render(cfg, t)
 	if err != nil {
@@ -189,8 +196,14 @@ func (s *Server) wait() {
 	close(s.done)
 }
 
-// Done is closed when the engine process has exited.
-func (s *Server) Done() <-chan struct{} { return s.done }
+// Done is closed when the engine process has exited (on several nodes:
+// when any rank has).
+func (s *Server) Done() <-chan struct{} {
+	if s.group != nil {
+		return s.group.anyDone
+	}
+	return s.done
+}
 
 // WaitReady blocks until every readiness probe answers 200. It returns a
 // *Failure when the engine exits first (classified from its log) or the
@@ -202,7 +215,7 @@ func (s *Server) WaitReady(ctx context.Context, timeout time.Duration) error {
 	}
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	probe := s.probe(client)
-	r, err := waitReady(ctx, probe, s.done, orDefault(s.l.PollInterval, DefaultPollInterval), timeout)
+	r, err := waitReady(ctx, probe, s.Done(), orDefault(s.l.PollInterval, DefaultPollInterval), timeout)
 	switch {
 	case err != nil:
 		return err
@@ -222,6 +235,9 @@ func (s *Server) WaitReady(ctx context.Context, timeout time.Duration) error {
 
 // Failure classifies the engine's end from its exit and log tail.
 func (s *Server) Failure(stage Stage) *Failure {
+	if s.group != nil {
+		return s.groupFailure(stage)
+	}
 	exit := Exit{}
 	select {
 	case <-s.done:
@@ -241,16 +257,14 @@ func (s *Server) Tail(n int) []string { return s.log.Tail(n) }
 func (s *Server) Stop(ctx context.Context) error {
 	s.stop.Do(func() {
 		ctx := context.WithoutCancel(ctx)
-		err := stopGroup(ctx, s.PGID, s.done, orDefault(s.l.Grace, DefaultGrace))
-		if err == nil && s.pidfile != "" {
-			_ = os.Remove(s.pidfile)
-		}
+		err := s.halt(ctx, orDefault(s.l.Grace, DefaultGrace))
 		if err == nil && s.live != nil {
 			for _, p := range s.live.scratch(s.dir) {
 				_ = os.RemoveAll(p)
 			}
 		}
 		s.log.Close()
+		s.closeLogs()
 		s.stopErr = errors.Join(err, s.l.waitGPUsFree(ctx, s.gpuBase))
 		s.l.Log.Info().Str("engine", s.Engine).Int("pid", s.PGID).Msg("engine stopped")
 	})

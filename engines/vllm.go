@@ -20,7 +20,10 @@ var _ Engine = vllm{}
 
 var (
 	// vllm0111 added --all2all-backend (PR #26732), --max-cudagraph-capture-size
-	// (PR #26016) and renamed compilation "level" to "mode" (PR #26355).
+	// (PR #26016) and renamed compilation "level" to "mode" (PR #26355);
+	// it is also the first release with --nnodes/--node-rank/--master-addr
+	// for the multiprocessing executor across nodes (PR #23691; see
+	// vllm_ranks.go).
 	vllm0111 = MustVersion("0.11.1")
 	// vllm013 added --attention-backend (PR #26315); before it the backend
 	// is the env var VLLM_ATTENTION_BACKEND. It also removed --cuda-graph-sizes.

@@ -63,8 +63,9 @@ func NewProcessRunner(log zerolog.Logger, pidDir string, opts ...ProcessOption) 
 var _ Runner = (*ProcessRunner)(nil)
 
 // Run measures one trial. GPUSeconds is the trial's wall time (launch to
-// the end of teardown) times the GPUs the config occupies, failures
-// included. Errors wrap an *engines.Failure; an interrupted trial's error
+// the end of teardown) times the GPUs the config occupies, on every node
+// of a multi-node trial (the launcher decides how many ranks run),
+// failures included. Errors wrap an *engines.Failure; an interrupted trial's error
 // is also context.Canceled.
 func (r *ProcessRunner) Run(ctx context.Context, t Trial) (Result, error) {
 	r.mu.Lock()

@@ -6,7 +6,8 @@ import (
 )
 
 var targetKeys = []string{"runner", "model", "served_model_name", "gpu", "gpus", "gpus_per_trial", "engine", "host", "prefix", "env",
-	"startup_timeout", "stall_timeout", "trial_timeout", "max_failed_fraction", "engines", "sim"}
+	"startup_timeout", "stall_timeout", "trial_timeout", "max_failed_fraction", "engines", "sim",
+	"nodes", "node_launch", "gpus_per_node"}
 
 func (d *decoder) target(m map[string]any) Target {
 	t := Target{
@@ -37,6 +38,7 @@ func (d *decoder) target(m map[string]any) Target {
 	if t.Engine != "" && d.opt.Engines != nil && !containsStr(d.opt.Engines, t.Engine) {
 		d.fail("target.engine", "unknown engine %q (known: %s)", t.Engine, strings.Join(d.opt.Engines, ", "))
 	}
+	d.nodes(m, &t)
 	t.Engines = d.engineTargets(d.table(m, "engines", "target.engines"))
 	t.Sim = d.simTarget(d.table(m, "sim", "target.sim", "noise_cv"))
 	if d.opt.CheckTarget != nil && t.Model != "" {

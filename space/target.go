@@ -6,6 +6,8 @@ import "time"
 const (
 	DefaultStallTimeout      = 2 * time.Minute
 	DefaultMaxFailedFraction = 0.01
+	// DefaultGPUsPerNode is an HGX/DGX node's GPU count.
+	DefaultGPUsPerNode = 8
 )
 
 // Target says what is being tuned and how trials run: the model, the GPUs,
@@ -51,6 +53,19 @@ type Target struct {
 	// Declared are the engines the space declares ([engines.<name>], its
 	// includes and --engines files), by name; set by Parse.
 	Declared map[string]EngineDecl `toml:"-" json:"declared,omitempty"`
+	// Nodes are the hosts a trial that needs more GPUs than one node has
+	// runs on, one rank per host, the first being the head (rank 0, which
+	// serves HTTP). Hostlist expressions ("gpu[01-02]") are expanded by
+	// Parse. Empty: every trial runs on one node, as before.
+	Nodes []string `toml:"nodes" json:"nodes,omitempty"`
+	// NodeLaunch is the argv prefix that runs a rank on its host, with
+	// "{host}" replaced by the host (["ssh", "{host}"], ["srun",
+	// "--nodes=1", "--ntasks=1", "-w", "{host}"]); empty runs every rank
+	// on this machine.
+	NodeLaunch []string `toml:"node_launch" json:"node_launch,omitempty"`
+	// GPUsPerNode is how many GPUs one node has; 0 means
+	// DefaultGPUsPerNode (see NodeGPUs).
+	GPUsPerNode int `toml:"gpus_per_node" json:"gpus_per_node,omitempty"`
 	// Sim tunes the built-in simulator (noise, speed); ignored by real runs.
 	Sim SimTarget `toml:"sim" json:"sim,omitempty"`
 }
@@ -78,4 +93,12 @@ func (t Target) ServedName() string {
 		return t.ServedModelName
 	}
 	return t.Model
+}
+
+// NodeGPUs is how many GPUs one node of the target has.
+func (t Target) NodeGPUs() int {
+	if t.GPUsPerNode > 0 {
+		return t.GPUsPerNode
+	}
+	return DefaultGPUsPerNode
 }

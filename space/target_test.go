@@ -107,3 +107,22 @@ endpoint = "grpc"
 		t.Errorf("a valid custom profile (request_rate = inf) was refused: %v", err)
 	}
 }
+
+func TestTargetNodes(t *testing.T) {
+	extra := "host = \"0.0.0.0\"\nnodes = [\"gpu[01-02]\", \"gpu07\"]\nnode_launch = [\"srun\", \"--nodes=1\", \"-w\", \"{host}\"]\ngpus_per_node = 4\n"
+	sp, err := Parse(context.Background(), "x.toml", minimalHead+extra+minimalTail, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := sp.Target
+	if strings.Join(tg.Nodes, " ") != "gpu01 gpu02 gpu07" || strings.Join(tg.NodeLaunch, " ") != "srun --nodes=1 -w {host}" || tg.NodeGPUs() != 4 {
+		t.Errorf("nodes %q, node_launch %q, gpus per node %d", tg.Nodes, tg.NodeLaunch, tg.NodeGPUs())
+	}
+	sp, err = Parse(context.Background(), "x.toml", minimalHead+minimalTail, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Target.Nodes != nil || sp.Target.GPUsPerNode != 0 || sp.Target.NodeGPUs() != DefaultGPUsPerNode {
+		t.Errorf("defaults: nodes %q, gpus_per_node %d (NodeGPUs %d)", sp.Target.Nodes, sp.Target.GPUsPerNode, sp.Target.NodeGPUs())
+	}
+}

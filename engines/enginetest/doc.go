@@ -5,7 +5,10 @@
 // readiness endpoints and an OpenAI streaming completions endpoint (the
 // bench/benchtest server), and can be told to hang at startup, die during
 // the benchmark, ignore SIGTERM or fork workers into its process group
-// (one in a session of its own). Guard runs the guardian (engines.RunGuard)
+// (one in a session of its own). Given a multi-node rank's flags, rank 0
+// waits at the rendezvous address for every other rank before it becomes
+// ready, and the other ranks connect to it and live until that
+// connection closes (Options.CrashRank fails one rank at startup). Guard runs the guardian (engines.RunGuard)
 // in the test binary, so launcher tests can run engines guarded.
 //
 // A test package opts in with

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -60,6 +61,9 @@ type Options struct {
 	// PIDFile, when set, receives "PID PGID" of the engine and of each
 	// worker (one line each).
 	PIDFile string
+	// CrashRank > 0 makes that rank of a multi-node trial print a CUDA
+	// error and exit 1 as it starts, so a test can fail one rank alone.
+	CrashRank int
 	// VersionFile holds what GoSim's --version reports; a test changes it
 	// to upgrade the engine between runs.
 	VersionFile string
@@ -168,12 +172,16 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 	if engine == GoSim {
 		return goSim(o, args, stdout, stderr)
 	}
+	role, args := splitRank(args)
 	p, err := engines.ParseArgs(engine, args, engines.Latest())
 	if err == nil && len(p.Extra) > 0 {
 		err = fmt.Errorf("unrecognized arguments: %s", strings.Join(p.Extra, " "))
 	}
 	if err != nil {
 		return usageError(engine, err, stderr)
+	}
+	if role.multi && !role.head() {
+		return runRank(engine, o, p, role, stdout, stderr)
 	}
 	if err := startWorkers(o); err != nil {
 		fmt.Fprintln(stderr, "fake engine: worker:", err)
@@ -198,6 +206,14 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 	case Crash:
 		fmt.Fprintln(stderr, "Fatal Python error: Segmentation fault")
 		return 139
+	}
+	if role.multi {
+		conns, err := awaitPeers(role, role.peers(p.Config), stdout)
+		if err != nil {
+			fmt.Fprintln(stderr, "RuntimeError:", err)
+			return 1
+		}
+		defer runtime.KeepAlive(conns) // serve never returns; the ranks stay connected
 	}
 	return serve(engine, o, p, l, mode == Hang, stdout, stderr)
 }

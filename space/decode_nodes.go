@@ -1,0 +1,46 @@
+package space
+
+import "strings"
+
+// nodes decodes the keys that place a trial on several hosts: nodes
+// (each entry a host or a SLURM hostlist), node_launch and gpus_per_node.
+func (d *decoder) nodes(m map[string]any, t *Target) {
+	for _, entry := range d.strings(m, "nodes", "target") {
+		hosts, err := ExpandHostlist(entry)
+		if err != nil {
+			d.fail("target.nodes", "%v", err)
+			continue
+		}
+		t.Nodes = append(t.Nodes, hosts...)
+	}
+	t.NodeLaunch = d.strings(m, "node_launch", "target")
+	if len(t.NodeLaunch) > 0 && !hasHostWord(t.NodeLaunch) {
+		// Without {host} every rank would start on the same machine.
+		d.fail("target.node_launch", "must contain {host} (e.g. [\"ssh\", \"{host}\"]), got %q", t.NodeLaunch)
+	}
+	if _, ok := m["nodes"]; len(t.NodeLaunch) > 0 && !ok {
+		d.fail("target.node_launch", "needs target.nodes: it says how to start a rank on one of them")
+	}
+	if len(t.NodeLaunch) > 0 && len(t.Nodes) > 0 && loopback(t.Host) && !loopback(t.Nodes[0]) {
+		// Rank 0 serves on the head node; bound to its loopback, servetune
+		// here could never reach it.
+		d.fail("target.host", "is %s, but rank 0 of a multi-node trial serves on %s: set host = \"0.0.0.0\" (or the head's address)", t.Host, t.Nodes[0])
+	}
+	t.GPUsPerNode = int(d.integer(m, "gpus_per_node", "target", 0))
+	if _, given := m["gpus_per_node"]; given && t.GPUsPerNode <= 0 {
+		d.fail("target.gpus_per_node", "must be a positive integer, got %s", FormatValue(m["gpus_per_node"]))
+	}
+}
+
+func hasHostWord(argv []string) bool {
+	for _, a := range argv {
+		if strings.Contains(a, "{host}") {
+			return true
+		}
+	}
+	return false
+}
+
+func loopback(host string) bool {
+	return host == "localhost" || host == "::1" || strings.HasPrefix(host, "127.")
+}
