@@ -64,7 +64,7 @@ func (l *loop) gpuNeed(c space.Config) int {
 // held keeps a pick that did not fit the free GPUs, so the sampler's
 // proposal is started when a trial frees enough, not lost.
 func (p *pool) held(n next) bool {
-	need := p.gpuNeed(n.cfg)
+	need := p.headNeed(n.cfg)
 	if !p.devices.fits(need) {
 		p.stopErr = fmt.Errorf("config %s needs %d GPUs and this worker has %d (%s): give it more GPUs or narrow the space", n.cfg.Key(), need, len(p.devices.all), strings.Join(p.devices.all, ","))
 		return true
@@ -76,4 +76,17 @@ func (p *pool) held(n next) bool {
 	}
 	p.waiting, p.taken = nil, slices.Clone(devs)
 	return false
+}
+
+// headNeed is what a trial takes of this worker's GPUs. A trial spread
+// over the target's nodes (more GPUs than one node has) takes the whole
+// head node, where this worker runs: the other nodes serve only such
+// trials, so holding the head keeps them to one at a time.
+func (l *loop) headNeed(c space.Config) int {
+	need := l.gpuNeed(c)
+	t := l.Space.Target
+	if len(t.Nodes) > 1 && need > t.NodeGPUs() && engines.Nodes(c, t) <= len(t.Nodes) {
+		return len(l.Devices)
+	}
+	return need
 }

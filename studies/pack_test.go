@@ -140,3 +140,44 @@ func TestGPUsPerTrialPacks(t *testing.T) {
 		}
 	})
 }
+
+// A trial spread over two nodes takes the whole head node this worker
+// packs: nothing else runs beside it, and the study does not stop as it
+// would for a config larger than the worker's GPUs.
+func TestMultiNodeTrialTakesTheWholeHeadNode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := studySource(10, "")
+		src = strings.Replace(src, `engine = "vllm"`, "engine = \"vllm\"\nhost = \"0.0.0.0\"\nnodes = [\"gpu[1-2]\"]\ngpus_per_node = 4\ngpus_per_trial = \"max_running / 8\"", 1)
+		src = strings.Replace(src, "values = [8, 16, 32, 64, 128, 256]", "values = [8, 16, 32, 64]", 1)
+		sp, err := space.Parse(context.Background(), "unit.toml", src, testSpaceOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, dir := openStore(t)
+		r := &deviceRunner{holder: map[string]int{}, seen: map[int][]string{}}
+		head := []string{"0", "1", "2", "3"}
+		if err := Run(t.Context(), RunOptions{Space: sp, Store: st, Runner: r, Dir: dir, Log: zerolog.Nop(), Workers: 4, WorkerID: "head", Devices: head}); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.clashes {
+			t.Error(c)
+		}
+		trials, err := st.Trials(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		spread := 0
+		for _, tr := range trials {
+			mr, _ := tr.Config.Int("max_running")
+			if mr == 64 {
+				spread++
+				if strings.Join(r.seen[tr.Number], ",") != "0,1,2,3" {
+					t.Errorf("two-node trial %d held %v of the head node, want all of it", tr.Number, r.seen[tr.Number])
+				}
+			}
+		}
+		if spread == 0 {
+			t.Error("no two-node trial ran")
+		}
+	})
+}

@@ -110,6 +110,11 @@ func TestSpaceCheckComparesParsedSpaces(t *testing.T) {
 	if err := open(looser); err != nil {
 		t.Errorf("a longer stall_timeout refused: %v", err)
 	}
+	// A scheduler gives each job other nodes: the study resumes on them.
+	onNodes := strings.Replace(studySource(5, ""), "[target]", "[target]\nhost = \"0.0.0.0\"\nnodes = [\"gpu[03-04]\"]\nnode_launch = [\"ssh\", \"{host}\"]", 1)
+	if err := open(onNodes); err != nil {
+		t.Errorf("other nodes refused: %v", err)
+	}
 	changed := studySource(5, "") + "\n[params.chunked_prefill]\nvalues = [512, 1024]\n"
 	if err := open(changed); !errors.Is(err, ErrSpaceChanged) {
 		t.Errorf("a new knob resumed: %v", err)

@@ -75,8 +75,11 @@ func fingerprint(sp *space.Space) map[string][]byte {
 	}{sp.Study.Name, sp.Study.Sampler, sp.Study.Seed}
 	// Time limits and the failed-request threshold bound how a trial is
 	// run, not what it measures: a user may loosen them to resume.
+	// So do where it runs: the address it binds to, and the hosts (a
+	// scheduler gives each job other node names).
 	target := sp.Target
 	target.StartupTimeout, target.StallTimeout, target.TrialTimeout, target.MaxFailedFraction = 0, 0, 0, 0
+	target.Host, target.Nodes, target.NodeLaunch = "", nil, nil
 	out := map[string][]byte{}
 	for part, v := range map[string]any{
 		"study": study, "target": target, "objectives": sp.Objectives, "constraints": sp.Constraints,
