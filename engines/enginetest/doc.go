@@ -5,7 +5,8 @@
 // readiness endpoints and an OpenAI streaming completions endpoint (the
 // bench/benchtest server), and can be told to hang at startup, die during
 // the benchmark, ignore SIGTERM or fork workers into its process group
-// (one in a session of its own). Guard runs the guardian (engines.RunGuard)
+// (one in a session of its own), and record when it started and stopped
+// on which port and devices (RecordFile, ReadLives). Guard runs the guardian (engines.RunGuard)
 // in the test binary, so launcher tests can run engines guarded.
 //
 // A test package opts in with

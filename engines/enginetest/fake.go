@@ -63,6 +63,10 @@ type Options struct {
 	// VersionFile holds what GoSim's --version reports; a test changes it
 	// to upgrade the engine between runs.
 	VersionFile string
+	// RecordFile, when set, receives a line when the engine starts and
+	// one when SIGTERM stops it, with its port and CUDA_VISIBLE_DEVICES
+	// (read them with ReadLives).
+	RecordFile string
 }
 
 const envOptions = "SERVETUNE_FAKE_ENGINE"
@@ -147,6 +151,7 @@ func appendPID(path string) {
 }
 
 func run(engine string, o Options, args []string, stdout, stderr io.Writer) int {
+	var started atomic.Pointer[event] // set once the engine knows its port
 	if o.IgnoreTerm {
 		signal.Ignore(syscall.SIGTERM)
 	} else {
@@ -154,6 +159,9 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 		signal.Notify(term, syscall.SIGTERM)
 		go func() {
 			<-term
+			if e := started.Load(); e != nil {
+				e.write(o.RecordFile, "stop")
+			}
 			fmt.Fprintln(stdout, "INFO:     Shutting down")
 			os.Exit(0)
 		}()
@@ -175,6 +183,9 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return usageError(engine, err, stderr)
 	}
+	e := newEvent(p)
+	e.write(o.RecordFile, "start")
+	started.Store(&e)
 	if err := startWorkers(o); err != nil {
 		fmt.Fprintln(stderr, "fake engine: worker:", err)
 		return 1
