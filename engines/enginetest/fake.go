@@ -152,6 +152,7 @@ func appendPID(path string) {
 
 func run(engine string, o Options, args []string, stdout, stderr io.Writer) int {
 	var started atomic.Pointer[event] // set once the engine knows its port
+	var busy span
 	if o.IgnoreTerm {
 		signal.Ignore(syscall.SIGTERM)
 	} else {
@@ -160,7 +161,9 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 		go func() {
 			<-term
 			if e := started.Load(); e != nil {
-				e.write(o.RecordFile, "stop")
+				stop := *e
+				stop.First, stop.Last = busy.times()
+				stop.write(o.RecordFile, "stop")
 			}
 			fmt.Fprintln(stdout, "INFO:     Shutting down")
 			os.Exit(0)
@@ -210,7 +213,7 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "Fatal Python error: Segmentation fault")
 		return 139
 	}
-	return serve(engine, o, p, l, mode == Hang, stdout, stderr)
+	return serve(engine, o, p, l, mode == Hang, &busy, stdout, stderr)
 }
 
 func startWorkers(o Options) error {
@@ -242,7 +245,7 @@ func usageError(engine string, err error, stderr io.Writer) int {
 // tooLong is vLLM's answer to a prompt longer than the model's context.
 const tooLong = `{"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 9000 tokens (8000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}`
 
-func serve(engine string, o Options, p engines.Parsed, l engineLines, hang bool, stdout, stderr io.Writer) int {
+func serve(engine string, o Options, p engines.Parsed, l engineLines, hang bool, busy *span, stdout, stderr io.Writer) int {
 	ln, err := net.Listen("tcp", net.JoinHostPort(p.Host, strconv.Itoa(p.Port)))
 	if err != nil {
 		fmt.Fprintf(stderr, "OSError: [Errno 98] Address already in use: %v\n", err)
@@ -270,6 +273,8 @@ func serve(engine string, o Options, p engines.Parsed, l engineLines, hang bool,
 		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model"}]}`, name)
 	})
 	mux.HandleFunc("POST /v1/", func(w http.ResponseWriter, r *http.Request) {
+		busy.add(time.Now())
+		defer func() { busy.add(time.Now()) }()
 		if o.DieAfter > 0 && requests.Add(1) >= int64(o.DieAfter) {
 			fmt.Fprintln(stderr, strings.Join(l.crash, "\n"))
 			os.Exit(1)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/servetune/servetune/engines"
@@ -24,6 +25,33 @@ type Life struct {
 	// Start is when it began to load; Stop when SIGTERM reached it (zero
 	// when it never did: it crashed, or was killed).
 	Start, Stop time.Time
+	// First and Last bound the completions requests it served, from the
+	// first one's arrival to the last one's end (zero when it served
+	// none, or was never stopped): when it was busy with a trial, not
+	// just kept warm.
+	First, Last time.Time
+}
+
+// span tracks the first and last moments requests were in flight.
+type span struct{ first, last atomic.Int64 }
+
+func (s *span) add(t time.Time) {
+	n := t.UnixNano()
+	s.first.CompareAndSwap(0, n)
+	for {
+		old := s.last.Load()
+		if old >= n || s.last.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
+func (s *span) times() (time.Time, time.Time) {
+	f, l := s.first.Load(), s.last.Load()
+	if f == 0 {
+		return time.Time{}, time.Time{}
+	}
+	return time.Unix(0, f), time.Unix(0, l)
 }
 
 // event is one line of a record file: a fake engine's start or stop.
@@ -34,6 +62,8 @@ type event struct {
 	Devices string    `json:"devices"`
 	TP      int       `json:"tp"`
 	At      time.Time `json:"at"`
+	First   time.Time `json:"first,omitzero"`
+	Last    time.Time `json:"last,omitzero"`
 }
 
 // newEvent describes this process as the engine p parsed.
@@ -83,7 +113,7 @@ func ReadLives(path string) ([]Life, error) {
 			at[e.PID] = len(out)
 			out = append(out, Life{PID: e.PID, Port: e.Port, Devices: splitDevices(e.Devices), TP: e.TP, Start: e.At})
 		case e.Event == "stop" && ok:
-			out[i].Stop = e.At
+			out[i].Stop, out[i].First, out[i].Last = e.At, e.First, e.Last
 		default:
 			return nil, fmt.Errorf("%s:%d: %s of an engine that never started (pid %d)", path, n, e.Event, e.PID)
 		}
