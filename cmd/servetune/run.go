@@ -30,7 +30,7 @@ func runCommand(e *env) *cli.Command {
 			&cli.DurationFlag{Name: "budget", Usage: "stop after this much device time (engine start + benchmark × GPUs, or CPU time on a CPU target; failures included), e.g. 8h"},
 			&cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"},
 			&cli.StringFlag{Name: "storage", Usage: "run the study in shared storage, postgres://user@host/db, as `servetune worker` does (default $" + storageEnv + "; otherwise studies/<name>/study.db)"},
-			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine (simulated targets; each trial is leased to a worker)"},
+			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine, each leased to a worker; real engines are packed onto the GPUs (--gpus)"},
 			gpusFlag(),
 			enginesFlag(),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
@@ -57,9 +57,6 @@ func (e *env) runAction(c *cli.Context) error {
 	if c.Duration("budget") < 0 {
 		return usagef("--budget must be positive")
 	}
-	if err := checkWorkers(sp, c.Int("workers")); err != nil {
-		return err
-	}
 	if url := storageURL(c.String("storage")); url != "" {
 		return e.runShared(c, sp, url)
 	}
@@ -78,6 +75,9 @@ func localRunOptions(c *cli.Context, sp *space.Space) (runOptions, error) {
 		if devices, err = workerDevices(c.String("gpus")); err != nil {
 			return runOptions{}, err
 		}
+	}
+	if err := checkWorkers(sp, c.Int("workers"), devices); err != nil {
+		return runOptions{}, err
 	}
 	opts := runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), fresh: c.Bool("fresh"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers")}
 	for _, name := range c.StringSlice("warm-start") {
@@ -127,15 +127,15 @@ type runOptions struct {
 	devices []string
 }
 
-// checkWorkers refuses --workers values the run cannot honour: engines
-// launched for real would share GPUs and ports until trials are packed
-// onto their own devices, so only simulated targets run in parallel.
-func checkWorkers(sp *space.Space, n int) error {
+// checkWorkers refuses --workers values the run cannot honour. Real
+// engines run side by side only when packed onto GPUs of their own:
+// without a GPU list every engine would see every GPU.
+func checkWorkers(sp *space.Space, n int, devices []string) error {
 	switch {
 	case n < 1:
 		return usagef("--workers must be at least 1")
-	case n > 1 && sp.Target.Runner == "process":
-		return usagef("--workers %d: parallel trials of real engines need GPU packing, which is not available yet; run one worker", n)
+	case n > 1 && sp.Target.Runner == "process" && len(devices) == 0:
+		return usagef("--workers %d runs %d real engines at once and needs the GPUs to pack them onto, or they would share GPUs: pass --gpus (e.g. 0-7), or run where SLURM_JOB_GPUS, CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES lists them", n, n)
 	}
 	return nil
 }

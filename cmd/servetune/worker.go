@@ -104,7 +104,7 @@ func (o workerOptions) check(sp *space.Space) error {
 	case o.lease <= 0:
 		return usagef("--lease must be positive")
 	}
-	return checkWorkers(sp, o.workers)
+	return checkWorkers(sp, o.workers, o.devices)
 }
 
 // work runs this worker's share of the study.
