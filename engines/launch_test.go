@@ -298,3 +298,42 @@ func TestStopWaitsOnlyForItsOwnGPUs(t *testing.T) {
 		t.Errorf("GPU apps polled %d times; want 2 (baseline, free of ours)", calls)
 	}
 }
+
+// On a device nvidia-smi cannot place (a MIG instance), a teardown waits
+// for the engine's own processes — down to the worker that left its group
+// with setsid — and not for a neighbour reported on the same GPU.
+func TestStopOnAnUnplacedDeviceWaitsForItsOwnProcesses(t *testing.T) {
+	l := launcher(t)
+	l.GPUFreeTimeout = time.Minute
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	var ours []int
+	calls := 0
+	l.GPUApps = func(context.Context) (engines.GPUUsage, bool, error) {
+		calls++
+		u := usage(999999) // the neighbour, for good
+		if calls > 1 && calls < 4 {
+			u = usage(append([]int{999999}, ours...)...) // our memory is not freed yet
+		}
+		return u, true, nil
+	}
+	tgt := enginetest.Target("vllm", "org/model", enginetest.Options{Workers: 2, Setsid: true, PIDFile: pidFile})
+	tgt.Env = map[string]string{"CUDA_VISIBLE_DEVICES": "MIG-1"}
+	s, err := l.Start(context.Background(), nil, tgt, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pid, pgid := range recordedPIDs(t, pidFile, 3) {
+		if pgid != s.PGID {
+			ours = append(ours, pid) // the worker that left the group holds the memory
+		}
+	}
+	if len(ours) != 1 {
+		t.Fatalf("workers outside the engine's group: %v; want the one that called setsid", ours)
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if calls != 4 {
+		t.Errorf("GPU apps polled %d times; want 4 (baseline, two with our processes, free of ours)", calls)
+	}
+}
