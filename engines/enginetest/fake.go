@@ -153,22 +153,7 @@ func appendPID(path string) {
 func run(engine string, o Options, args []string, stdout, stderr io.Writer) int {
 	var started atomic.Pointer[event] // set once the engine knows its port
 	var busy span
-	if o.IgnoreTerm {
-		signal.Ignore(syscall.SIGTERM)
-	} else {
-		term := make(chan os.Signal, 1)
-		signal.Notify(term, syscall.SIGTERM)
-		go func() {
-			<-term
-			if e := started.Load(); e != nil {
-				stop := *e
-				stop.First, stop.Last = busy.times()
-				stop.write(o.RecordFile, "stop")
-			}
-			fmt.Fprintln(stdout, "INFO:     Shutting down")
-			os.Exit(0)
-		}()
-	}
+	onTerm(o, stdout, &started, &busy)
 	if isVersionQuery(args) {
 		// servetune fingerprints the engine before launching it; the
 		// query is not an engine (no pidfile line, no workers).
@@ -214,6 +199,27 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 		return 139
 	}
 	return serve(engine, o, p, l, mode == Hang, &busy, stdout, stderr)
+}
+
+// onTerm makes SIGTERM shut the engine down as a real one does, recording
+// its stop, unless it is told to ignore SIGTERM.
+func onTerm(o Options, stdout io.Writer, started *atomic.Pointer[event], busy *span) {
+	if o.IgnoreTerm {
+		signal.Ignore(syscall.SIGTERM)
+		return
+	}
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	go func() {
+		<-term
+		if e := started.Load(); e != nil {
+			stop := *e
+			stop.First, stop.Last = busy.times()
+			stop.write(o.RecordFile, "stop")
+		}
+		fmt.Fprintln(stdout, "INFO:     Shutting down")
+		os.Exit(0)
+	}()
 }
 
 func startWorkers(o Options) error {
