@@ -237,10 +237,10 @@ func (s *Server) Failure(stage Stage) *Failure {
 func (s *Server) Tail(n int) []string { return s.log.Tail(n) }
 
 // Stop tears the engine down: SIGTERM to its process group, SIGKILL after
-// the grace period, then waits for the GPUs it used to be released (only
-// its own: see gpuWatch). It is
-// safe to call more than once and keeps going when ctx is cancelled (an
-// interrupted servetune must still not leave engines behind).
+// the grace period, then waits for the GPUs it used to be released (its
+// own only, see gpuWatch). It is safe to call more than once and keeps
+// going when ctx is cancelled (an interrupted servetune must still not
+// leave engines behind).
 func (s *Server) Stop(ctx context.Context) error {
 	s.stop.Do(func() {
 		ctx := context.WithoutCancel(ctx)
