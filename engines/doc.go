@@ -6,7 +6,8 @@
 // environment and Modelfile mapping with its setup against the live server
 // (`ollama create`, model load), launching an engine
 // for a trial in its own process group with a size-capped log, waiting for
-// readiness, tearing it down until the GPUs are free, the guardian process
+// readiness, tearing it down until its own GPUs are free (gpuwatch.go:
+// engines packed side by side do not wait for each other), the guardian process
 // (RunGuard) that makes an engine and all its workers die with servetune
 // even after kill -9, reaping engines left behind by a killed servetune,
 // classifying failures from exit status and log tail, the command a trial

@@ -43,9 +43,10 @@ type Launcher struct {
 	// GPUFreeTimeout bounds the wait for the GPUs to be released after a
 	// teardown; default DefaultGPUFreeTimeout.
 	GPUFreeTimeout time.Duration
-	// GPUApps lists PIDs using GPU memory; ok=false means "cannot tell"
-	// and skips the wait. Nil uses nvidia-smi when it is on PATH.
-	GPUApps func(ctx context.Context) (pids []int, ok bool, err error)
+	// GPUApps lists the processes using GPU memory and their GPUs;
+	// ok=false means "cannot tell" and skips the wait. Nil uses
+	// nvidia-smi when it is on PATH.
+	GPUApps func(ctx context.Context) (u GPUUsage, ok bool, err error)
 	// Environ is the engine's base environment; nil means os.Environ().
 	Environ []string
 	// fingerprints caches each engine's environment for the launcher's
@@ -93,7 +94,7 @@ type Server struct {
 	done     chan struct{}
 	exit     Exit
 	pidfile  string
-	gpuBase  []int
+	gpus     gpuWatch
 	stop     sync.Once
 	stopErr  error
 	group    *rankGroup // the other ranks of a multi-node trial
@@ -163,7 +164,8 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	s.Ran = ran(argv, setEnv(t, name, shown), l.baseEnv())
 	s.Fingerprint = l.fingerprint(ctx, t, name, model, s.env)
 	fmt.Fprintf(s.log, "[servetune: %s]\n", s.Ran.Shell())
-	s.gpuBase, _, _ = l.gpuApps(ctx)
+	base, _, _ := l.gpuApps(ctx)
+	s.gpus = gpuWatch{devices: visibleDevices(setEnv(t, name, shown)["CUDA_VISIBLE_DEVICES"]), before: base.pidSet()}
 	if err := s.spawn(); err != nil {
 		s.log.Close()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
@@ -251,12 +253,16 @@ func (s *Server) Failure(stage Stage) *Failure {
 func (s *Server) Tail(n int) []string { return s.log.Tail(n) }
 
 // Stop tears the engine down: SIGTERM to its process group, SIGKILL after
-// the grace period, then waits for the GPUs it used to be released. It is
-// safe to call more than once and keeps going when ctx is cancelled (an
-// interrupted servetune must still not leave engines behind).
+// the grace period, then waits for the GPUs it used to be released (its
+// own only, see gpuWatch). It is safe to call more than once and keeps
+// going when ctx is cancelled (an interrupted servetune must still not
+// leave engines behind).
 func (s *Server) Stop(ctx context.Context) error {
 	s.stop.Do(func() {
 		ctx := context.WithoutCancel(ctx)
+		if len(s.gpus.devices) > 0 {
+			s.gpus.tree = engineTree(s.PGID) // while it still runs
+		}
 		err := s.halt(ctx, orDefault(s.l.Grace, DefaultGrace))
 		if err == nil && s.live != nil {
 			for _, p := range s.live.scratch(s.dir) {
@@ -265,16 +271,16 @@ func (s *Server) Stop(ctx context.Context) error {
 		}
 		s.log.Close()
 		s.closeLogs()
-		s.stopErr = errors.Join(err, s.l.waitGPUsFree(ctx, s.gpuBase))
+		s.stopErr = errors.Join(err, s.l.waitGPUsFree(ctx, s.gpus))
 		s.l.Log.Info().Str("engine", s.Engine).Int("pid", s.PGID).Msg("engine stopped")
 	})
 	return s.stopErr
 }
 
-// waitGPUsFree polls until no GPU process remains that was not there
-// before the launch, so a slowly dying engine cannot make the next trial
-// run out of memory.
-func (l *Launcher) waitGPUsFree(ctx context.Context, before []int) error {
+// waitGPUsFree polls until none of the GPU processes w waits for remains,
+// so a slowly dying engine cannot make the next trial on its GPUs run out
+// of memory.
+func (l *Launcher) waitGPUsFree(ctx context.Context, w gpuWatch) error {
 	limit := orDefault(l.GPUFreeTimeout, DefaultGPUFreeTimeout)
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
@@ -285,7 +291,7 @@ func (l *Launcher) waitGPUsFree(ctx context.Context, before []int) error {
 		if !ok || err != nil {
 			return nil // cannot tell: nothing to wait for
 		}
-		left := newPIDs(before, now)
+		left := w.left(now)
 		if len(left) == 0 {
 			return nil
 		}
@@ -297,11 +303,11 @@ func (l *Launcher) waitGPUsFree(ctx context.Context, before []int) error {
 	}
 }
 
-func (l *Launcher) gpuApps(ctx context.Context) ([]int, bool, error) {
+func (l *Launcher) gpuApps(ctx context.Context) (GPUUsage, bool, error) {
 	if l.GPUApps != nil {
 		return l.GPUApps(ctx)
 	}
-	return nvidiaSMIApps(ctx)
+	return nvidiaSMIUsage(ctx)
 }
 
 // argv assembles prefix + program (or the target's override) + knob flags

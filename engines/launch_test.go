@@ -40,7 +40,7 @@ func launcher(t *testing.T) *engines.Launcher {
 	return &engines.Launcher{
 		Log: zerolog.New(zerolog.NewTestWriter(t)), PidDir: t.TempDir(),
 		Grace: 2 * time.Second, PollInterval: 20 * time.Millisecond, ProbeTimeout: time.Second,
-		GPUApps: func(context.Context) ([]int, bool, error) { return nil, false, nil },
+		GPUApps: func(context.Context) (engines.GPUUsage, bool, error) { return engines.GPUUsage{}, false, nil },
 	}
 }
 
@@ -243,15 +243,15 @@ func TestReapStale(t *testing.T) {
 func TestStopWaitsForGPUs(t *testing.T) {
 	l := launcher(t)
 	calls := 0
-	l.GPUApps = func(context.Context) ([]int, bool, error) {
+	l.GPUApps = func(context.Context) (engines.GPUUsage, bool, error) {
 		calls++
 		if calls == 1 {
-			return []int{1}, true, nil // baseline: someone else's process
+			return usage(1), true, nil // baseline: someone else's process
 		}
 		if calls < 4 {
-			return []int{1, 4242}, true, nil // our engine's memory is not freed yet
+			return usage(1, 4242), true, nil // our engine's memory is not freed yet
 		}
-		return []int{1}, true, nil
+		return usage(1), true, nil
 	}
 	s := start(t, l, "vllm", enginetest.Options{}, nil)
 	if err := s.Stop(context.Background()); err != nil {
@@ -259,5 +259,81 @@ func TestStopWaitsForGPUs(t *testing.T) {
 	}
 	if calls != 4 {
 		t.Errorf("GPU apps polled %d times; want 4 (baseline, two busy, free)", calls)
+	}
+}
+
+// usage is a node where each of pids holds memory on GPU 0.
+func usage(pids ...int) engines.GPUUsage {
+	u := engines.GPUUsage{GPUs: map[string]string{"0": "GPU-0", "1": "GPU-1"}}
+	for _, p := range pids {
+		u.Apps = append(u.Apps, engines.GPUApp{PID: p, GPU: "GPU-0"})
+	}
+	return u
+}
+
+// An engine packed onto GPU 1 does not wait at teardown for a neighbour
+// that started on GPU 0 after it and still runs: trials side by side
+// would otherwise wait for each other until GPUFreeTimeout.
+func TestStopWaitsOnlyForItsOwnGPUs(t *testing.T) {
+	l := launcher(t)
+	l.GPUFreeTimeout = time.Minute
+	calls := 0
+	l.GPUApps = func(context.Context) (engines.GPUUsage, bool, error) {
+		calls++
+		if calls == 1 {
+			return usage(), true, nil
+		}
+		return usage(4242), true, nil // the neighbour, on GPU 0, for good
+	}
+	tgt := enginetest.Target("vllm", "org/model", enginetest.Options{})
+	tgt.Env = map[string]string{"CUDA_VISIBLE_DEVICES": "1"}
+	s, err := l.Start(context.Background(), nil, tgt, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatalf("Stop waited for the neighbour: %v", err)
+	}
+	if calls != 2 {
+		t.Errorf("GPU apps polled %d times; want 2 (baseline, free of ours)", calls)
+	}
+}
+
+// On a device nvidia-smi cannot place (a MIG instance), a teardown waits
+// for the engine's own processes — down to the worker that left its group
+// with setsid — and not for a neighbour reported on the same GPU.
+func TestStopOnAnUnplacedDeviceWaitsForItsOwnProcesses(t *testing.T) {
+	l := launcher(t)
+	l.GPUFreeTimeout = time.Minute
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	var ours []int
+	calls := 0
+	l.GPUApps = func(context.Context) (engines.GPUUsage, bool, error) {
+		calls++
+		u := usage(999999) // the neighbour, for good
+		if calls > 1 && calls < 4 {
+			u = usage(append([]int{999999}, ours...)...) // our memory is not freed yet
+		}
+		return u, true, nil
+	}
+	tgt := enginetest.Target("vllm", "org/model", enginetest.Options{Workers: 2, Setsid: true, PIDFile: pidFile})
+	tgt.Env = map[string]string{"CUDA_VISIBLE_DEVICES": "MIG-1"}
+	s, err := l.Start(context.Background(), nil, tgt, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pid, pgid := range recordedPIDs(t, pidFile, 3) {
+		if pgid != s.PGID {
+			ours = append(ours, pid) // the worker that left the group holds the memory
+		}
+	}
+	if len(ours) != 1 {
+		t.Fatalf("workers outside the engine's group: %v; want the one that called setsid", ours)
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if calls != 4 {
+		t.Errorf("GPU apps polled %d times; want 4 (baseline, two with our processes, free of ours)", calls)
 	}
 }

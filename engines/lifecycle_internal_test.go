@@ -134,12 +134,6 @@ func TestCappedLogKeepsTail(t *testing.T) {
 	}
 }
 
-func TestNewPIDs(t *testing.T) {
-	if got := newPIDs([]int{1, 2}, parsePIDs("2\n3\n 4\n")); fmt.Sprint(got) != "[3 4]" {
-		t.Errorf("newPIDs = %v", got)
-	}
-}
-
 func TestParseVersion(t *testing.T) {
 	for _, c := range []struct {
 		s    string

@@ -113,7 +113,9 @@ func (l *Launcher) planRanks(ctx context.Context, cfg space.Config, t space.Targ
 		BaseURL: "http://" + net.JoinHostPort(rankDialHost(host, ranks[0].Host), itoa(port)),
 		group:   &rankGroup{anyDone: make(chan struct{}), hosts: map[*Server]string{}, ranks: map[*Server]int{}}}
 	head.Fingerprint = l.fingerprint(ctx, t, name, model, l.env(t, name, ranks[0].Command))
-	head.gpuBase, _, _ = l.gpuApps(ctx)
+	// Only the head node's GPUs can be watched from here.
+	base, _, _ := l.gpuApps(ctx)
+	head.gpus = gpuWatch{devices: visibleDevices(setEnv(t, name, ranks[0].Command.Env)["CUDA_VISIBLE_DEVICES"]), before: base.pidSet()}
 	return head, ranks, listen, nil
 }
 

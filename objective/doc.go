@@ -10,7 +10,10 @@
 // returned for the study to keep.
 //
 // Runner is the seam between the study loop and the ways of measuring;
-// the loop never knows which one it drives. Measure wraps any Runner with
+// the loop never knows which one it drives. Runners measure trials side
+// by side when the loop runs several workers; ProcessRunner then relies
+// on each trial's own devices, directory and port, and keeps at most one
+// warm engine per device set (process_warm.go). Measure wraps any Runner with
 // the trial's time limit and the judgement of its benchmark (too many
 // failed requests fail the trial). Runners report each benchmark
 // checkpoint through Trial.Report to the trial's Judge, a pure function

@@ -31,7 +31,7 @@ func loopbackRanks(o enginetest.Options) (space.Target, space.Config) {
 func runnerWithPidDir(t *testing.T, pidDir string) *ProcessRunner {
 	return NewProcessRunner(zerolog.New(zerolog.NewTestWriter(t)), pidDir, WithLauncher(func(l *engines.Launcher) {
 		l.Grace, l.PollInterval, l.ProbeTimeout = 2*time.Second, 20*time.Millisecond, time.Second
-		l.GPUApps = func(context.Context) ([]int, bool, error) { return nil, false, nil }
+		l.GPUApps = func(context.Context) (engines.GPUUsage, bool, error) { return engines.GPUUsage{}, false, nil }
 	}))
 }
 

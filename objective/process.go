@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -18,16 +17,15 @@ import (
 // the config renders to, waits until it is ready, runs every profile with
 // the load generator, and always tears the engine down (also when ctx is
 // cancelled), so no engine outlives its trial or holds the GPUs the next
-// one needs.
+// one needs. Trials may run side by side, each on its own devices
+// (Trial.Devices), port and directory; trials without devices see every
+// GPU and must run one at a time.
 type ProcessRunner struct {
 	log      zerolog.Logger
 	launcher *engines.Launcher
 	bench    bench.RunOptions
 	reuse    bool
-
-	mu      sync.Mutex
-	warm    *engines.Server
-	warmKey string
+	warm     warmPool
 }
 
 // ProcessOption configures a ProcessRunner.
@@ -43,9 +41,11 @@ func WithBenchOptions(o bench.RunOptions) ProcessOption {
 	return func(r *ProcessRunner) { r.bench = o }
 }
 
-// WithReuse keeps a healthy engine running after a trial, so the next
-// trial whose rendered command is identical (it differs only in
-// benchmark-side settings) skips the launch. Call Close at the end.
+// WithReuse keeps a healthy engine running after a trial, so a later
+// trial on the same devices whose rendered command is identical (it
+// differs only in benchmark-side settings) skips the launch; a trial that
+// needs any of its devices otherwise stops it first (warmPool). Call Close
+// at the end.
 func WithReuse() ProcessOption { return func(r *ProcessRunner) { r.reuse = true } }
 
 // NewProcessRunner returns a Runner that launches engines, each recorded
@@ -68,8 +68,6 @@ var _ Runner = (*ProcessRunner)(nil)
 // failures included. Errors wrap an *engines.Failure; an interrupted trial's error
 // is also context.Canceled.
 func (r *ProcessRunner) Run(ctx context.Context, t Trial) (Result, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	began := time.Now()
 	t.Target = WithDevices(t.Target, t.Devices)
 	gpus := engines.GPUs(t.Config, t.Target)
@@ -95,7 +93,7 @@ func (r *ProcessRunner) Run(ctx context.Context, t Trial) (Result, error) {
 	if srv != nil {
 		res.LogPath, res.Ran, res.Fingerprint = srv.LogPath, &srv.Ran, &srv.Fingerprint
 		if err == nil && r.reuse {
-			r.warm, r.warmKey = srv, key
+			r.stop(ctx, r.warm.put(t.Devices, key, srv), phase)
 		} else {
 			phase(TearingDown)
 			if stopErr := srv.Stop(ctx); stopErr != nil {
@@ -109,23 +107,15 @@ func (r *ProcessRunner) Run(ctx context.Context, t Trial) (Result, error) {
 	return res, err
 }
 
-// server returns a ready engine for the trial: the warm one when its
-// command matches, else a fresh launch (retried once on a port conflict,
-// since the free port can be taken between choosing and binding it).
+// server returns a ready engine for the trial: the warm one on its
+// devices when its command matches, else a fresh launch once every warm
+// engine on its devices is gone (retried once on a port conflict, since
+// the free port can be taken between choosing and binding it).
 func (r *ProcessRunner) server(ctx context.Context, t Trial, dir, key string, phase func(Phase)) (*engines.Server, error) {
-	if r.warm != nil {
-		select {
-		case <-r.warm.Done():
-		default:
-			if r.warmKey == key {
-				return r.warm, nil
-			}
-		}
-		phase(TearingDown)
-		if err := r.warm.Stop(ctx); err != nil {
-			r.log.Error().Err(err).Msg("engine teardown")
-		}
-		r.warm = nil
+	warm, stale := r.warm.claim(t.Devices, key)
+	r.stop(ctx, stale, phase)
+	if warm != nil {
+		return warm, nil
 	}
 	for attempt := 0; ; attempt++ {
 		phase(Launching)
@@ -300,14 +290,19 @@ func interrupted(ctx context.Context, err error) error {
 	return fmt.Errorf("trial interrupted: %w (%w)", ctx.Err(), err)
 }
 
-// Close stops a warm engine kept by WithReuse.
-func (r *ProcessRunner) Close(ctx context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.warm == nil {
-		return nil
+// stop tears down warm engines a trial displaced; their failure to stop
+// is the machine's to report, not the trial's.
+func (r *ProcessRunner) stop(ctx context.Context, srvs []*engines.Server, phase func(Phase)) {
+	if len(srvs) == 0 {
+		return
 	}
-	err := r.warm.Stop(ctx)
-	r.warm = nil
-	return err
+	phase(TearingDown)
+	if err := stopAll(ctx, srvs); err != nil {
+		r.log.Error().Err(err).Msg("engine teardown")
+	}
+}
+
+// Close stops the warm engines kept by WithReuse.
+func (r *ProcessRunner) Close(ctx context.Context) error {
+	return stopAll(ctx, r.warm.drain())
 }

@@ -29,7 +29,7 @@ func fastRunner(t *testing.T, opts ...ProcessOption) *ProcessRunner {
 		l.Grace = 2 * time.Second
 		l.PollInterval = 20 * time.Millisecond
 		l.ProbeTimeout = time.Second
-		l.GPUApps = func(context.Context) ([]int, bool, error) { return nil, false, nil }
+		l.GPUApps = func(context.Context) (engines.GPUUsage, bool, error) { return engines.GPUUsage{}, false, nil }
 	})}, opts...)
 	return NewProcessRunner(zerolog.New(zerolog.NewTestWriter(t)), t.TempDir(), opts...)
 }

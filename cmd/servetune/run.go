@@ -28,7 +28,7 @@ func runCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
 			repeatFlag(), budgetFlag(), noPruneFlag(),
 			&cli.StringFlag{Name: "storage", Usage: "run the study in shared storage, postgres://user@host/db, as `servetune worker` does (default $" + storageEnv + "; otherwise studies/<name>/study.db)"},
-			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine (simulated targets; each trial is leased to a worker)"},
+			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine, each leased to a worker; real engines are packed onto the GPUs (--gpus)"},
 			gpusFlag(),
 			enginesFlag(),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
@@ -133,7 +133,7 @@ func (o runOptions) check(sp *space.Space) error {
 	case o.budget < 0:
 		return usagef("--budget must be positive")
 	}
-	return checkWorkers(sp, o.workers)
+	return checkWorkers(sp, o.workers, o.devices)
 }
 
 func repeatFlag() cli.Flag {
@@ -148,15 +148,15 @@ func noPruneFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"}
 }
 
-// checkWorkers refuses --workers values the run cannot honour: engines
-// launched for real would share GPUs and ports until trials are packed
-// onto their own devices, so only simulated targets run in parallel.
-func checkWorkers(sp *space.Space, n int) error {
+// checkWorkers refuses --workers values the run cannot honour. Real
+// engines run side by side only when packed onto GPUs of their own:
+// without a GPU list every engine would see every GPU.
+func checkWorkers(sp *space.Space, n int, devices []string) error {
 	switch {
 	case n < 1:
 		return usagef("--workers must be at least 1")
-	case n > 1 && sp.Target.Runner == "process":
-		return usagef("--workers %d: parallel trials of real engines need GPU packing, which is not available yet; run one worker", n)
+	case n > 1 && sp.Target.Runner == "process" && len(devices) == 0:
+		return usagef("--workers %d runs %d real engines at once and needs the GPUs to pack them onto, or they would share GPUs: pass --gpus (e.g. 0-7), or run where CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS, SLURM_JOB_GPUS or NVIDIA_VISIBLE_DEVICES lists them", n, n)
 	}
 	return nil
 }

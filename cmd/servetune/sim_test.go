@@ -35,7 +35,7 @@ func simLauncher(t *testing.T) *engines.Launcher {
 	return &engines.Launcher{
 		Log: zerolog.New(zerolog.NewTestWriter(t)), PidDir: t.TempDir(),
 		Grace: 5 * time.Second, PollInterval: 20 * time.Millisecond, ProbeTimeout: time.Second,
-		GPUApps: func(context.Context) ([]int, bool, error) { return nil, false, nil },
+		GPUApps: func(context.Context) (engines.GPUUsage, bool, error) { return engines.GPUUsage{}, false, nil },
 	}
 }
 

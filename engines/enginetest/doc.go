@@ -8,7 +8,8 @@
 // (one in a session of its own). Given a multi-node rank's flags, rank 0
 // waits at the rendezvous address for every other rank before it becomes
 // ready, and the other ranks connect to it and live until that
-// connection closes (Options.CrashRank fails one rank at startup). Guard runs the guardian (engines.RunGuard)
+// connection closes (Options.CrashRank fails one rank at startup). It can record when it
+// started and stopped on which port and devices (RecordFile, ReadLives). Guard runs the guardian (engines.RunGuard)
 // in the test binary, so launcher tests can run engines guarded.
 //
 // A test package opts in with

@@ -67,6 +67,10 @@ type Options struct {
 	// VersionFile holds what GoSim's --version reports; a test changes it
 	// to upgrade the engine between runs.
 	VersionFile string
+	// RecordFile, when set, receives a line when the engine starts and
+	// one when SIGTERM stops it, with its port and CUDA_VISIBLE_DEVICES
+	// (read them with ReadLives).
+	RecordFile string
 }
 
 const envOptions = "SERVETUNE_FAKE_ENGINE"
@@ -151,17 +155,9 @@ func appendPID(path string) {
 }
 
 func run(engine string, o Options, args []string, stdout, stderr io.Writer) int {
-	if o.IgnoreTerm {
-		signal.Ignore(syscall.SIGTERM)
-	} else {
-		term := make(chan os.Signal, 1)
-		signal.Notify(term, syscall.SIGTERM)
-		go func() {
-			<-term
-			fmt.Fprintln(stdout, "INFO:     Shutting down")
-			os.Exit(0)
-		}()
-	}
+	var started atomic.Pointer[event] // set once the engine knows its port
+	var busy span
+	onTerm(o, stdout, &started, &busy)
 	if isVersionQuery(args) {
 		// servetune fingerprints the engine before launching it; the
 		// query is not an engine (no pidfile line, no workers).
@@ -183,6 +179,9 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 	if role.multi && !role.head() {
 		return runRank(engine, o, p, role, stdout, stderr)
 	}
+	e := newEvent(p)
+	e.write(o.RecordFile, "start")
+	started.Store(&e)
 	if err := startWorkers(o); err != nil {
 		fmt.Fprintln(stderr, "fake engine: worker:", err)
 		return 1
@@ -215,7 +214,28 @@ func run(engine string, o Options, args []string, stdout, stderr io.Writer) int 
 		}
 		defer runtime.KeepAlive(conns) // serve never returns; the ranks stay connected
 	}
-	return serve(engine, o, p, l, mode == Hang, stdout, stderr)
+	return serve(engine, o, p, l, mode == Hang, &busy, stdout, stderr)
+}
+
+// onTerm makes SIGTERM shut the engine down as a real one does, recording
+// its stop, unless it is told to ignore SIGTERM.
+func onTerm(o Options, stdout io.Writer, started *atomic.Pointer[event], busy *span) {
+	if o.IgnoreTerm {
+		signal.Ignore(syscall.SIGTERM)
+		return
+	}
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	go func() {
+		<-term
+		if e := started.Load(); e != nil {
+			stop := *e
+			stop.First, stop.Last = busy.times()
+			stop.write(o.RecordFile, "stop")
+		}
+		fmt.Fprintln(stdout, "INFO:     Shutting down")
+		os.Exit(0)
+	}()
 }
 
 func startWorkers(o Options) error {
@@ -247,7 +267,7 @@ func usageError(engine string, err error, stderr io.Writer) int {
 // tooLong is vLLM's answer to a prompt longer than the model's context.
 const tooLong = `{"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 9000 tokens (8000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}`
 
-func serve(engine string, o Options, p engines.Parsed, l engineLines, hang bool, stdout, stderr io.Writer) int {
+func serve(engine string, o Options, p engines.Parsed, l engineLines, hang bool, busy *span, stdout, stderr io.Writer) int {
 	ln, err := net.Listen("tcp", net.JoinHostPort(p.Host, strconv.Itoa(p.Port)))
 	if err != nil {
 		fmt.Fprintf(stderr, "OSError: [Errno 98] Address already in use: %v\n", err)
@@ -275,6 +295,8 @@ func serve(engine string, o Options, p engines.Parsed, l engineLines, hang bool,
 		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model"}]}`, name)
 	})
 	mux.HandleFunc("POST /v1/", func(w http.ResponseWriter, r *http.Request) {
+		busy.add(time.Now())
+		defer func() { busy.add(time.Now()) }()
 		if o.DieAfter > 0 && requests.Add(1) >= int64(o.DieAfter) {
 			fmt.Fprintln(stderr, strings.Join(l.crash, "\n"))
 			os.Exit(1)
