@@ -1,6 +1,9 @@
 package space
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // nodes decodes the keys that place a trial on several hosts: nodes
 // (each entry a host or a SLURM hostlist), node_launch and gpus_per_node.
@@ -18,18 +21,26 @@ func (d *decoder) nodes(m map[string]any, t *Target) {
 		// Without {host} every rank would start on the same machine.
 		d.fail("target.node_launch", "must contain {host} (e.g. [\"ssh\", \"{host}\"]), got %q", t.NodeLaunch)
 	}
-	if _, ok := m["nodes"]; len(t.NodeLaunch) > 0 && !ok {
-		d.fail("target.node_launch", "needs target.nodes: it says how to start a rank on one of them")
+	if _, ok := m["nodes"]; len(t.NodeLaunch) > 0 && !ok && !d.opt.NodesGiven {
+		d.fail("target.node_launch", "needs target.nodes (or --nodes): it says how to start a rank on one of them")
 	}
-	if len(t.NodeLaunch) > 0 && len(t.Nodes) > 0 && loopback(t.Host) && !loopback(t.Nodes[0]) {
-		// Rank 0 serves on the head node; bound to its loopback, servetune
-		// here could never reach it.
-		d.fail("target.host", "is %s, but rank 0 of a multi-node trial serves on %s: set host = \"0.0.0.0\" (or the head's address)", t.Host, t.Nodes[0])
+	if err := t.CheckHead(); err != nil {
+		d.fail("target.host", "%v", err)
 	}
 	t.GPUsPerNode = int(d.integer(m, "gpus_per_node", "target", 0))
 	if _, given := m["gpus_per_node"]; given && t.GPUsPerNode <= 0 {
 		d.fail("target.gpus_per_node", "must be a positive integer, got %s", FormatValue(m["gpus_per_node"]))
 	}
+}
+
+// CheckHead refuses a loopback host when rank 0 of a multi-node trial
+// serves on another machine: bound to the head node's loopback, servetune
+// here could never reach it. Also for nodes given on the command line.
+func (t Target) CheckHead() error {
+	if len(t.NodeLaunch) > 0 && len(t.Nodes) > 0 && loopback(t.Host) && !loopback(t.Nodes[0]) {
+		return fmt.Errorf("is %s, but rank 0 of a multi-node trial serves on %s: set host = \"0.0.0.0\" (or the head's address)", t.Host, t.Nodes[0])
+	}
+	return nil
 }
 
 func hasHostWord(argv []string) bool {

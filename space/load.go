@@ -48,6 +48,9 @@ type Options struct {
 	// Samples is how many random configs are drawn to detect a space no
 	// point of which satisfies the rules (default 4000).
 	Samples int
+	// NodesGiven says the hosts come from the command line (--nodes), so
+	// node_launch without target.nodes is complete.
+	NodesGiven bool
 }
 
 // Load reads and validates a space file. It returns a *Error for a bad

@@ -30,6 +30,7 @@ func runCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "storage", Usage: "run the study in shared storage, postgres://user@host/db, as `servetune worker` does (default $" + storageEnv + "; otherwise studies/<name>/study.db)"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine, each leased to a worker; real engines are packed onto the GPUs (--gpus)"},
 			gpusFlag(),
+			nodesFlag(),
 			enginesFlag(),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
 		},
@@ -42,12 +43,9 @@ func (e *env) runAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("run takes one search-space file, got %d arguments", c.NArg())
 	}
-	sp, err := loadSpace(c.Context, c.Args().First(), c.StringSlice("engines")...)
+	sp, err := loadRunSpace(c)
 	if err != nil {
 		return err
-	}
-	if n := c.Int("n-trials"); n > 0 {
-		sp.Study.NTrials = n
 	}
 	if url := storageURL(c.String("storage"), sp); url != "" {
 		return e.runShared(c, sp, url)

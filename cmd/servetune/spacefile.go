@@ -50,7 +50,11 @@ func simCards(t space.Target) []space.Problem {
 // loadSpace reads a space file and the --engines files it is run with; a
 // bad file is a usage error (exit 2).
 func loadSpace(ctx context.Context, path string, engineFiles ...string) (*space.Space, error) {
-	sp, err := space.Load(ctx, path, spaceOptions(engineFiles...))
+	return loadSpaceWith(ctx, path, spaceOptions(engineFiles...))
+}
+
+func loadSpaceWith(ctx context.Context, path string, opt space.Options) (*space.Space, error) {
+	sp, err := space.Load(ctx, path, opt)
 	var se *space.Error
 	if errors.As(err, &se) {
 		return nil, usageError{err}
@@ -63,6 +67,7 @@ func loadSpace(ctx context.Context, path string, engineFiles ...string) (*space.
 func parseStoredSpace(ctx context.Context, file, src string, declared map[string]space.EngineDecl) (*space.Space, error) {
 	opt := spaceOptions()
 	opt.Declared = declared
+	opt.NodesGiven = true // the run that stored it may have had --nodes
 	return space.Parse(ctx, file, src, opt)
 }
 
@@ -98,4 +103,36 @@ func recordEngines(ctx context.Context, store *studies.Store, sp *space.Space) e
 // enginesFlag is --engines on run and command.
 func enginesFlag() cli.Flag {
 	return &cli.StringSliceFlag{Name: "engines", Usage: "a file of [engines.<name>] declarations (repeatable; see docs/engines.md)"}
+}
+
+// loadRunSpace loads the space run and worker execute, with the flags
+// that override it: --engines files, --nodes (a hostlist such as
+// "$SLURM_JOB_NODELIST": a scheduler names other nodes each job) and
+// --n-trials.
+func loadRunSpace(c *cli.Context) (*space.Space, error) {
+	opt := spaceOptions(c.StringSlice("engines")...)
+	nodes := c.String("nodes")
+	opt.NodesGiven = nodes != ""
+	sp, err := loadSpaceWith(c.Context, c.Args().First(), opt)
+	if err != nil {
+		return nil, err
+	}
+	if nodes != "" {
+		hosts, err := space.ExpandHostlist(nodes)
+		if err != nil {
+			return nil, usagef("--nodes: %v", err)
+		}
+		sp.Target.Nodes = hosts
+		if err := sp.Target.CheckHead(); err != nil {
+			return nil, usagef("--nodes %s: target.host %v", nodes, err)
+		}
+	}
+	if n := c.Int("n-trials"); n > 0 {
+		sp.Study.NTrials = n
+	}
+	return sp, nil
+}
+
+func nodesFlag() cli.Flag {
+	return &cli.StringFlag{Name: "nodes", Usage: "hosts that trials needing more GPUs than one node has spread over, a hostlist such as gpu[01-04] or \"$SLURM_JOB_NODELIST\" (overrides target.nodes; ranks start through target.node_launch)"}
 }

@@ -31,18 +31,16 @@ func workerCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
 			repeatFlag(), budgetFlag(), noPruneFlag(),
 			gpusFlag(),
+			nodesFlag(),
 			enginesFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("worker takes one search-space file, got %d arguments", c.NArg())
 			}
-			sp, err := loadSpace(c.Context, c.Args().First(), c.StringSlice("engines")...)
+			sp, err := loadRunSpace(c)
 			if err != nil {
 				return err
-			}
-			if n := c.Int("n-trials"); n > 0 {
-				sp.Study.NTrials = n
 			}
 			devices, err := workerDevices(c.String("gpus"))
 			if err != nil {
