@@ -6,9 +6,9 @@ package sim
 // from the card, and multiplying by exactly 1 keeps every simulated
 // number bit-identical to a card without them.
 
-// defaultMTPAcceptance is the acceptance of MTP/NEXTN heads when the card
+// DefaultMTPAcceptance is the acceptance of MTP/NEXTN heads when the card
 // names none.
-const defaultMTPAcceptance = 0.8
+const DefaultMTPAcceptance = 0.8
 
 // orOne is x, or 1 for an absent (zero) factor.
 func orOne(x float64) float64 {
@@ -32,7 +32,7 @@ func (m ModelCard) memOverhead() float64 { return orOne(m.MemOverhead) }
 
 func (m ModelCard) mtpAcceptance() float64 {
 	if m.MTPAcceptance == 0 {
-		return defaultMTPAcceptance
+		return DefaultMTPAcceptance
 	}
 	return m.MTPAcceptance
 }
