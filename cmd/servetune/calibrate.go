@@ -91,6 +91,8 @@ func calibrateStudy(ctx context.Context, sp *space.Space, trials []studies.Trial
 	}
 	slots := calibrationSlots(sp, pts)
 	p := calib.Problem{Cards: cards, Factors: fs, Trials: len(pts), Predict: simulatedSlots(sp, pts, slots)}
+	cfgs, ran := startObservations(trials)
+	p.Ran, p.Starts = ran, simulatedStarts(sp, cfgs)
 	for _, s := range slots {
 		p.Labels = append(p.Labels, s.profile+" "+s.metric)
 		p.Measured = append(p.Measured, pts[s.trial].Metrics[s.profile][s.metric])

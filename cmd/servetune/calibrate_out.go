@@ -61,6 +61,9 @@ func printCalibration(w io.Writer, res *calib.Result, trials int) {
 		fmt.Fprintf(w, "  %-36s median %6.1f%% → %5.1f%%   max %6.1f%% → %6.1f%%%s\n", b.Metric,
 			calib.Percent(b.Median), calib.Percent(a.Median), calib.Percent(b.Max), calib.Percent(a.Max), refusedNote(b, a))
 	}
+	if m := res.Memory; m != nil {
+		fmt.Fprintf(w, "  %-36s %d → %d of %d configs\n", "started or out of memory as measured", m.Before, m.After, m.Configs)
+	}
 	fmt.Fprintln(w, "fitted:")
 	for _, f := range res.Fitted {
 		fmt.Fprintf(w, "  %-44s ×%.3f\n", f.Name, f.Scale)

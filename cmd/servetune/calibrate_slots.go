@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"math"
 
+	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
@@ -86,5 +88,35 @@ func simulatedSlots(sp *space.Space, pts []studies.Trial, slots []slot) func(con
 			}
 		}
 		return out, nil
+	}
+}
+
+// startObservations are the study's configs that started (complete or
+// pruned) or ran out of memory, each once: which side of the OOM line
+// they fell on identifies the memory overhead.
+func startObservations(trials []studies.Trial) (cfgs []space.Config, ran []bool) {
+	for _, t := range trials {
+		oom := t.Failure != nil && t.Failure.Class == engines.OOM
+		started := t.State == studies.Complete || t.State == studies.Pruned
+		if t.ReusedFrom == 0 && (oom || started) {
+			cfgs, ran = append(cfgs, t.Config), append(ran, started)
+		}
+	}
+	return cfgs, ran
+}
+
+// simulatedStarts says whether the simulator starts each config on the
+// cards: anything but an OOM counts as starting, since only the memory
+// plan is being fitted.
+func simulatedStarts(sp *space.Space, cfgs []space.Config) func(*sim.Cards) []bool {
+	return func(cards *sim.Cards) []bool {
+		sm := &sim.Simulator{Cards: cards}
+		out := make([]bool, len(cfgs))
+		for i, c := range cfgs {
+			var f *engines.Failure
+			err := sm.Fits(c, sp.Target)
+			out[i] = !errors.As(err, &f) || f.Class != engines.OOM
+		}
+		return out
 	}
 }

@@ -93,3 +93,18 @@ func TestMTPAcceptanceComesFromTheCard(t *testing.T) {
 		t.Errorf("MTP acceptance 0.9: %.0f total TPS, 0.3: %.0f; want clearly faster", high, low)
 	}
 }
+
+// Fits answers what Evaluate's startup would: the same OOM line.
+func TestFitsIsEvaluatesStartup(t *testing.T) {
+	tight := space.Config{"engine": "sglang", "tp": int64(8), "mem_fraction": 0.9}
+	heavy := withModel(t, func(m *ModelCard) { m.MemOverhead = 3 })
+	if err := New().Fits(tight, glmTarget); err != nil {
+		t.Errorf("built-in overhead: %v", err)
+	}
+	err := heavy.Fits(tight, glmTarget)
+	_, _, evalErr := heavy.Evaluate(context.Background(), tight, glmTarget, small(8), 0)
+	var f *engines.Failure
+	if !errors.As(err, &f) || f.Class != engines.OOM || evalErr == nil || err.Error() != evalErr.Error() {
+		t.Errorf("Fits = %v, Evaluate = %v; want the same OOM", err, evalErr)
+	}
+}

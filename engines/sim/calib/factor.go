@@ -17,6 +17,9 @@ type Factor struct {
 	// Lo and Hi bound the multiplier.
 	Lo, Hi float64
 	apply  func(c *sim.Cards, x float64)
+	// memory: the factor moves the OOM line, so which configs start
+	// identifies it too (memory.go).
+	memory bool
 }
 
 // Candidates are the factors of the target's GPU and model cards and of
@@ -59,7 +62,7 @@ func modelFactors(m sim.ModelCard, i int) []Factor {
 	return []Factor{
 		{Name: p + "expert_eff", Lo: 0.4, Hi: 2.5, apply: func(c *sim.Cards, x float64) { c.Models[i].ExpertEff = orOne(c.Models[i].ExpertEff) * x }},
 		{Name: p + "comm_eff", Lo: 0.25, Hi: 4, apply: func(c *sim.Cards, x float64) { c.Models[i].CommEff = orOne(c.Models[i].CommEff) * x }},
-		{Name: p + "mem_overhead", Lo: 0.7, Hi: 1.5, apply: func(c *sim.Cards, x float64) { c.Models[i].MemOverhead = orOne(c.Models[i].MemOverhead) * x }},
+		{Name: p + "mem_overhead", Lo: 0.7, Hi: 1.5, memory: true, apply: func(c *sim.Cards, x float64) { c.Models[i].MemOverhead = orOne(c.Models[i].MemOverhead) * x }},
 		{Name: p + "mtp_acceptance", Lo: 0.5, Hi: 1.6, apply: func(c *sim.Cards, x float64) {
 			a := c.Models[i].MTPAcceptance
 			if a == 0 {

@@ -49,6 +49,11 @@ type Problem struct {
 	Labels   []string
 	Measured []float64
 	Trials   int
+	// Ran says, for each config of the study that started or ran out of
+	// memory, whether it started; Starts answers the same on the given
+	// cards (sim.Simulator.Fits). Nil: no memory fit.
+	Ran    []bool
+	Starts func(c *sim.Cards) []bool
 	// Predict simulates every measured value on the given cards, in the
 	// same order; a value the simulator refuses is NaN or ≤ 0.
 	Predict func(ctx context.Context, c *sim.Cards) ([]float64, error)
@@ -67,6 +72,9 @@ type Result struct {
 	Fixed         []string
 	Cards         *sim.Cards
 	Before, After []MetricError
+	// Memory is how many configs' start or OOM the simulator gets right,
+	// when Problem.Ran was given.
+	Memory *MemoryAgreement
 }
 
 // Fit decides which factors the measurements identify, refuses when the
@@ -95,14 +103,15 @@ func Fit(ctx context.Context, p Problem) (*Result, error) {
 	}
 	scales := exps(theta)
 	res.Cards = Apply(p.Cards, keep, scales)
+	for k, f := range keep {
+		res.Fitted = append(res.Fitted, Fitted{Name: f.Name, Scale: scales[k]})
+	}
+	fitMemory(p, keep, res)
 	pred, err := p.Predict(ctx, res.Cards)
 	if err != nil {
 		return nil, err
 	}
 	res.After = Summarize(p.Labels, pred, p.Measured)
-	for k, f := range keep {
-		res.Fitted = append(res.Fitted, Fitted{Name: f.Name, Scale: scales[k]})
-	}
 	return res, nil
 }
 
