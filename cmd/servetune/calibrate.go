@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -98,9 +97,6 @@ func calibrateStudy(ctx context.Context, sp *space.Space, trials []studies.Trial
 		p.Measured = append(p.Measured, pts[s.trial].Metrics[s.profile][s.metric])
 	}
 	res, err := calib.Fit(ctx, p)
-	if tf := (*calib.TooFewTrialsError)(nil); errors.As(err, &tf) {
-		return nil, len(pts), fmt.Errorf("%w; or calibrate a study with more complete trials", err)
-	}
 	return res, len(pts), err
 }
 

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,10 +99,10 @@ func calibrationConfigs() []space.Config {
 func perturbedReality(t *testing.T) (*sim.Cards, map[string]float64) {
 	t.Helper()
 	known := map[string]float64{
-		"gpu H200 hbm_tbs":                 0.8,
-		"gpu H200 bf16_tflops, fp8_tflops": 1.25,
-		"model GLM-5.2 comm_eff":           0.6,
-		"model GLM-5.2 mem_overhead":       1.3,
+		"gpu H200 hbm_tbs":                0.8,
+		"gpu H200 bf16_tflops+fp8_tflops": 1.25,
+		"model GLM-5.2 comm_eff":          0.6,
+		"model GLM-5.2 mem_overhead":      1.3,
 	}
 	fs, err := calib.Candidates(sim.DefaultCards(), "H200", "GLM-5.2")
 	if err != nil {
@@ -226,7 +229,41 @@ func TestCalibrateRefusesFewerTrialsThanFactors(t *testing.T) {
 	reality, _ := perturbedReality(t)
 	trials := measuredStudy(t, sp, reality, calibrationConfigs()[2:4])
 	_, _, err := calibrateStudy(context.Background(), sp, trials, sim.DefaultCards())
-	if err == nil || !strings.Contains(err.Error(), "2 trials, but") || !strings.Contains(err.Error(), "measure at least") {
+	if err == nil || !strings.Contains(err.Error(), "2 complete trials, but") || !strings.Contains(err.Error(), "are needed") {
 		t.Fatalf("calibrate on 2 trials = %v, want a refusal naming the factors", err)
+	}
+}
+
+// The command on a study the simulator itself measured (5% noise): it
+// writes cards that load, and finds nothing to correct beyond the noise.
+func TestCalibrateCommandOnASimulatedStudy(t *testing.T) {
+	dir := t.TempDir()
+	src := strings.Replace(calibrateSpace, `name = "calib"`, "name = \"calib\"\nsampler = \"random\"\nn_trials = 16\nseed = 3", 1)
+	src = strings.Replace(src, "gpus = 8\n", "gpus = 8\n\n[target.sim]\nnoise_cv = 0.05\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "space.toml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errText := runCLI(t, dir, "run", "--no-prune", "space.toml"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errText)
+	}
+	code, out, errText := runCLI(t, dir, "calibrate", "calib", "--out", "cards.toml")
+	if code != 0 || !strings.Contains(out, "simulator error") {
+		t.Fatalf("calibrate: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errText)
+	}
+	t.Logf("\n%s", out)
+	doc, err := os.ReadFile(filepath.Join(dir, "cards.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.DefaultCards().Add(bytes.NewReader(doc)); err != nil {
+		t.Fatalf("written cards do not load: %v", err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		var x float64
+		if i := strings.LastIndex(line, "×"); i >= 0 {
+			if _, err := fmt.Sscan(line[i+len("×"):], &x); err == nil && (x < 0.85 || x > 1.18) {
+				t.Errorf("a study of the built-in cards moved a factor far from 1: %s", strings.TrimSpace(line))
+			}
+		}
 	}
 }

@@ -49,7 +49,7 @@ func Candidates(c *sim.Cards, gpu, model string) ([]Factor, error) {
 func gpuFactors(name string, i int) []Factor {
 	return []Factor{
 		{Name: "gpu " + name + " hbm_tbs", Lo: 0.5, Hi: 1.5, apply: func(c *sim.Cards, x float64) { c.GPUs[i].HBMTBs *= x }},
-		{Name: "gpu " + name + " bf16_tflops, fp8_tflops", Lo: 0.4, Hi: 1.6, apply: func(c *sim.Cards, x float64) {
+		{Name: "gpu " + name + " bf16_tflops+fp8_tflops", Lo: 0.4, Hi: 1.6, apply: func(c *sim.Cards, x float64) {
 			c.GPUs[i].BF16TFLOPs *= x
 			c.GPUs[i].FP8TFLOPs *= x
 		}},

@@ -17,8 +17,8 @@ type TooFewTrialsError struct {
 }
 
 func (e *TooFewTrialsError) Error() string {
-	return fmt.Sprintf("%d trials, but %d factors are identifiable from them (%s): measure at least %d",
-		e.Trials, len(e.Factors), strings.Join(e.Factors, ", "), len(e.Factors))
+	return fmt.Sprintf("%d complete trials, but %d factors are identifiable from them (%s): at least %d complete trials are needed",
+		e.Trials, len(e.Factors), strings.Join(e.Factors, "; "), len(e.Factors))
 }
 
 const (
