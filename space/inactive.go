@@ -75,3 +75,18 @@ func (s *Space) hasEngineKnob() bool {
 	_, ok := s.Param("engine")
 	return ok
 }
+
+// unsupportedIn reports the knobs of a baseline or enqueued config that
+// its engine does not take: samplers never set them (the guard), and
+// the engine would refuse the config at its trial.
+func (d *decoder) unsupportedIn(s *Space, c Config, path string) {
+	if d.opt.Supports == nil {
+		return
+	}
+	e := FormatValue(s.WithTargetEngine(c)["engine"])
+	for _, k := range c.Keys() {
+		if k != "engine" && !d.opt.Supports(e, k) {
+			d.fail(path+"."+k, "engine %s does not take knob %q; leave it out of this config", e, k)
+		}
+	}
+}

@@ -105,3 +105,17 @@ func TestKnobNoEngineTakesIsStillRefused(t *testing.T) {
 		t.Errorf("Parse = %v, want the knob refused at its line", err)
 	}
 }
+
+// A baseline that sets the knob for an engine that does not take it
+// would fail at its trial: the load names it.
+func TestBaselineWithAKnobItsEngineDoesNotTake(t *testing.T) {
+	src := strings.Replace(inactiveSrc, "%s", "", 1) + "\n[baseline]\nengine = \"vllm\"\nenable_dp_attention = false\n"
+	_, err := Parse(context.Background(), "inactive.toml", src, testOptions())
+	if err == nil || !strings.Contains(err.Error(), `baseline.enable_dp_attention: engine vllm does not take knob "enable_dp_attention"`) {
+		t.Errorf("Parse = %v, want the baseline's knob named", err)
+	}
+	ok := strings.Replace(src, `engine = "vllm"`, `engine = "sglang"`, 1)
+	if _, err := Parse(context.Background(), "inactive.toml", ok, testOptions()); err != nil {
+		t.Errorf("the same baseline on sglang: %v", err)
+	}
+}

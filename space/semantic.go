@@ -82,6 +82,7 @@ func (d *decoder) config(s *Space, c Config, path string) {
 	if unknown {
 		return
 	}
+	d.unsupportedIn(s, c, path)
 	for _, p := range s.CheckConfig(c) {
 		key := path
 		if p.Key != "" {
