@@ -9,7 +9,9 @@
 // file:line:key, and the pure operations on the result — which knobs are
 // active in a config, which rule a config breaks, whether a config lies in
 // the space (CheckConfig, also used by `servetune command --set`), random
-// sampling, grids. It refuses a metric its profile cannot produce
+// sampling, grids. A knob only some of the space's engines take (the
+// Options.Supports hook) gets an engine guard in its `when`, so it is
+// inactive for the others instead of failing their trials. It refuses a metric its profile cannot produce
 // (goodput without an SLO, max_rate_under_slo without search_rate,
 // quality metrics without a quality profile) at load. Validation refuses any file that could only produce
 // failing trials, and bounds its own cost: size and nesting are capped

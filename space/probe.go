@@ -19,15 +19,26 @@ func (d *decoder) probe(ctx context.Context, s *Space) {
 	if n == 0 {
 		n = 4000
 	}
+	pr := sampleProbe(ctx, s, n, d.opt.Supports)
+	// A `when` that lets a knob be set for an engine that does not take
+	// it gains an engine guard (inactive.go); the space changed, so the
+	// probe runs again on the guarded space.
+	if len(pr.unsupported) > 0 && d.guardConditional(s, pr.unsupported) {
+		pr = sampleProbe(ctx, s, n, d.opt.Supports)
+	}
+	d.reportProbe(s, pr, n)
+}
+
+func sampleProbe(ctx context.Context, s *Space, n int, supports func(engine, knob string) bool) *probeResult {
 	rng := rand.New(rand.NewSource(1))
 	pr := newProbeResult(s)
 	for i := 0; i < n && ctx.Err() == nil; i++ {
 		c := s.WithTargetEngine(s.Sample(rng))
-		pr.checkSupport(c, d.opt.Supports)
+		pr.checkSupport(c, supports)
 		pr.evaluate(s, c)
 		pr.gpus.evaluate(s.env(c), c)
 	}
-	d.reportProbe(s, pr, n)
+	return pr
 }
 
 // exprProbe tallies one expression over the sampled configs.

@@ -85,6 +85,7 @@ func (d *decoder) config(s *Space, c Config, path string) {
 	if unknown {
 		return
 	}
+	d.unsupportedIn(s, c, path)
 	for _, p := range s.CheckConfig(c) {
 		key := path
 		if p.Key != "" {
@@ -110,14 +111,24 @@ func (d *decoder) engines(s *Space) {
 	if d.opt.Supports == nil {
 		return
 	}
-	// Unconditional knobs must be supported by every engine the space can
-	// pick; conditional ones are checked on sampled configs below.
-	for _, p := range s.Params {
-		if p.Name == "engine" || p.When != nil || onlyDefault(p) {
+	// An unconditional knob some engines take is inactive for the others
+	// (inactive.go); one that none takes is an error. Conditional knobs
+	// are checked on sampled configs (probe).
+	for i := range s.Params {
+		p := &s.Params[i]
+		if p.Name == "engine" || p.When != nil || onlyDefault(*p) {
 			continue
 		}
-		for _, e := range engines {
-			if !d.opt.Supports(e, p.Name) {
+		takers, partial := d.supportedBy(engines, p.Name)
+		switch {
+		case !partial:
+		case len(takers) > 0 && s.hasEngineKnob():
+			guardEngines(p, takers)
+		default:
+			for _, e := range engines {
+				if d.opt.Supports(e, p.Name) {
+					continue
+				}
 				d.fail("params."+p.Name, "engine %s does not support knob %q (only \"default\" is allowed for it; or add when = 'engine != \"%s\"')", e, p.Name, e)
 			}
 		}

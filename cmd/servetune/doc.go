@@ -4,8 +4,9 @@
 // `best` its results (`best --export docker|k8s` deploys one), `report` a
 // study as HTML or Markdown with plots, `command` a config's serving
 // command, `bench` any OpenAI-compatible server, `sim serve` the simulator
-// as a server, `lab` the samplers against each other, `testmodel` a tiny
-// GGUF model for CPU tests.
+// as a server, `lab` the samplers against each other, `calibrate` the
+// simulator's cards to a finished study, `testmodel` a tiny GGUF model
+// for CPU tests.
 //
 // The package is thin on purpose: each command parses its flags (written
 // before or after its arguments: args.go moves them), calls one package

@@ -53,6 +53,14 @@ type ModelCard struct {
 	MoEIntermediate int     `toml:"moe_intermediate"`
 	MTP             bool    `toml:"mtp"`
 	MaxContext      int     `toml:"max_context"`
+	// Efficiency factors relative to the engines' calibration (factors.go;
+	// absent = 1), fitted per model by `servetune calibrate`.
+	ExpertEff   float64 `toml:"expert_eff,omitzero"`
+	CommEff     float64 `toml:"comm_eff,omitzero"`
+	MemOverhead float64 `toml:"mem_overhead,omitzero"`
+	// MTPAcceptance is the MTP/NEXTN heads' per-token acceptance (absent =
+	// 0.8).
+	MTPAcceptance float64 `toml:"mtp_acceptance,omitzero"`
 }
 
 // DraftCard is a speculative-decoding draft model.

@@ -89,9 +89,9 @@ func (s *setup) plan() (memPlan, error) {
 	p := memPlan{
 		total:      s.gpu.MemGiB * gib,
 		weights:    s.weightsPerGPU(),
-		activation: s.activationBytes(),
-		graphs:     s.graphBytes(),
-		other:      s.otherBytes(),
+		activation: s.activationBytes() * s.model.memOverhead(),
+		graphs:     s.graphBytes() * s.model.memOverhead(),
+		other:      s.otherBytes() * s.model.memOverhead(),
 		kvPerToken: s.kvPerTokenGPU(),
 	}
 	switch s.engine {

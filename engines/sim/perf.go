@@ -65,9 +65,9 @@ func newPerf(s *setup, p memPlan) *perf {
 		fp8 = fp8StreamPenalty
 	}
 	pf.denseBytes = (m.AttnParamsB/float64(s.attnTP) + (nonExpert-m.AttnParamsB)/float64(s.tp)) * 1e9 * s.weightBytes * fp8
-	pf.expertGPU = m.ExpertParamsB / float64(s.tp) * 1e9 * s.weightBytes * fp8 * moeStreamPenalty
+	pf.expertGPU = m.ExpertParamsB / float64(s.tp) * 1e9 * s.weightBytes * fp8 * moeStreamPenalty / m.expertEff()
 	pf.denseFlop = 2 * (m.ActiveParamsB - expertActive) * 1e9 / float64(s.attnTP)
-	pf.expertFlop = 2 * expertActive * 1e9
+	pf.expertFlop = 2 * expertActive * 1e9 / m.expertEff()
 	// Prefill attention: QK^T and PV per head, in BF16 whatever the weights.
 	vhd := m.VHeadDim
 	if vhd == 0 {
@@ -191,7 +191,7 @@ func (pf *perf) moeComm(groupTokens int, decodeOnly, graphed bool) float64 {
 			lat = 40e-6
 		}
 		bytes := tok * hidden * 2 * 2 * float64(s.dp-1) / float64(s.dp)
-		return layers * 2 * (lat + bytes/pf.link)
+		return layers * 2 * (lat + bytes/pf.link) / s.model.commEff()
 	}
 	mode := s.deepepMode
 	if mode == "auto" {
@@ -205,11 +205,11 @@ func (pf *perf) moeComm(groupTokens int, decodeOnly, graphed bool) float64 {
 	if mode == "low_latency" {
 		// Low-latency kernels use RDMA-style puts: little latency, poor
 		// bandwidth once the batch grows.
-		return layers * 2 * (9e-6 + bytes/(pf.link*0.45))
+		return layers * 2 * (9e-6 + bytes/(pf.link*0.45)) / s.model.commEff()
 	}
 	// Normal mode syncs with the host to size its receive buffers, once
 	// per dispatch.
-	return layers * 2 * (1.2e-3 + bytes/pf.link)
+	return layers * 2 * (1.2e-3 + bytes/pf.link) / s.model.commEff()
 }
 
 // overhead is per-step CPU and launch time.

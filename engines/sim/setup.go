@@ -317,7 +317,7 @@ func (s *setup) speculative(cards *Cards, cfg space.Config) error {
 		if !s.model.MTP {
 			return invalid(fmt.Sprintf("%s needs a model with MTP heads; %s has none", algo, s.model.Name))
 		}
-		sp.acceptance = 0.8
+		sp.acceptance = s.model.mtpAcceptance()
 		sp.draftParamsB = s.model.ActiveParamsB / float64(max(s.model.Layers, 1))
 	case "NGRAM":
 		sp.acceptance = 0.35
