@@ -6,17 +6,21 @@ import (
 	"github.com/servetune/servetune/space"
 )
 
-// tpeModel is the tpe sampler's model: goptuna's TPE, told the trials
-// still running as provisional observations while it proposes.
+// lyingStudy is the model of the goptuna samplers, tpe and cmaes, told
+// the trials still running as provisional observations while it
+// proposes.
 //
-// cmaes keeps the plain studyModel (exclusion only): its CMA-ES folds a
-// generation's completed trials into the mean and covariance once the
-// generation is full, irreversibly, and it takes only the trials it
-// sampled from the current distribution. A lie either never reaches it
-// (not of the generation) or, tagged as one, updates the covariance
-// from an invented value and a point it did not draw — an update no
-// retraction can undo.
-type tpeModel struct{ *studyModel }
+// goptuna's TPE learns from every completed trial of the study, lies
+// included. goptuna's CMA-ES does not see them: it takes as a generation
+// only the trials it sampled itself (tagged with the generation), and
+// folds a full generation into its mean and covariance irreversibly — a
+// lie it took would corrupt that update from a point it did not draw and
+// an invented value, and no retraction could undo it. So cmaes lies only
+// to the TPE that samples its categorical and conditional knobs; its
+// numeric knobs keep CMA-ES's own batch behaviour (the members of a
+// generation are independent draws; pending ones are members awaiting
+// their result) plus exclusion.
+type lyingStudy struct{ *studyModel }
 
 // lie tells goptuna's TPE each pending config as a completed trial with
 // the worst value measured so far — the pessimistic constant liar, as
@@ -25,7 +29,7 @@ type tpeModel struct{ *studyModel }
 // set. The undo retracts the lies from the storage; the real result is
 // told when the trial ends. Nothing is lied during the random start-up,
 // where TPE is not asked.
-func (m tpeModel) lie(pending []space.Config) func() {
+func (m lyingStudy) lie(pending []space.Config) func() {
 	if len(pending) == 0 || len(m.told) < startupTrials || !m.hasWorst {
 		return func() {}
 	}
@@ -44,7 +48,7 @@ func (m tpeModel) lie(pending []space.Config) func() {
 }
 
 // worst is the worst value measured so far.
-func (m tpeModel) worst() float64 {
+func (m lyingStudy) worst() float64 {
 	if m.sp.Objectives[0].Direction == space.Minimize {
 		return m.hi
 	}

@@ -8,5 +8,5 @@ func newTPE(b build) (Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newGuard(b, tpeModel{m}), nil
+	return newGuard(b, lyingStudy{m}), nil
 }
