@@ -131,36 +131,3 @@ func completed(t *testing.T, m lyingStudy) []goptuna.FrozenTrial {
 	}
 	return out
 }
-
-// MOTPE also lies the configs one step away on an ordered numeric knob,
-// never another value of a categorical, and never a step that changes
-// which knobs exist.
-func TestNumericStepsAreTheOrderedNeighbours(t *testing.T) {
-	sp, _ := moLandscape()
-	when, _ := space.ParseExpr(`max_running > 8`)
-	sp.Params = append(sp.Params, space.Param{Name: "batched", Kind: space.Categorical, Values: []any{"x", "y"}, When: when})
-	cases := []struct {
-		c    space.Config
-		want []string
-	}{
-		{space.Config{"engine": "vllm", "max_running": int64(128), "mem_fraction": 0.8, "chunk": "2048", "spec": "none", "batched": "x"},
-			[]string{"max_running=120", "max_running=136", "mem_fraction=0.75", "mem_fraction=0.85"}},
-		// Grid edges; 8 → 16 would switch batched on; steps is numeric
-		// under spec=EAGLE.
-		{space.Config{"engine": "sglang", "max_running": int64(8), "mem_fraction": 0.95, "chunk": "default", "spec": "EAGLE", "steps": int64(1)},
-			[]string{"mem_fraction=0.9", "steps=2"}},
-	}
-	for _, tc := range cases {
-		var got []string
-		for _, s := range numericSteps(sp, tc.c) {
-			for k, v := range s {
-				if fmt.Sprint(v) != fmt.Sprint(tc.c[k]) {
-					got = append(got, fmt.Sprintf("%s=%v", k, v))
-				}
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("numericSteps(%v) changed %v, want %v", tc.c, got, tc.want)
-		}
-	}
-}
