@@ -18,7 +18,7 @@ type studyModel struct {
 	sp    *space.Space
 	rng   *rand.Rand
 	study *goptuna.Study
-	// store is the study's storage; it can retract lies (tpe's liar).
+	// store is the study's storage; it can retract lies (lyingStudy).
 	store *retractable
 	// asked maps a config's key to the goptuna trials that proposed it and
 	// are not told yet, oldest first.
