@@ -8,7 +8,8 @@ import (
 )
 
 // newCMAES is goptuna's CMA-ES over the numeric knobs that always exist;
-// categorical and conditional knobs are left to goptuna's TPE.
+// categorical and conditional knobs are left to goptuna's TPE, which alone
+// is told the pending configs as lies (lyingStudy says why).
 func newCMAES(b build) (Sampler, error) {
 	// The space is given explicitly: goptuna's own intersection of past
 	// trials' distributions compares them with != and panics on
@@ -25,5 +26,5 @@ func newCMAES(b build) (Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newGuard(b, m), nil
+	return newGuard(b, lyingStudy{m}), nil
 }

@@ -18,6 +18,8 @@ type studyModel struct {
 	sp    *space.Space
 	rng   *rand.Rand
 	study *goptuna.Study
+	// store is the study's storage; it can retract lies (lyingStudy).
+	store *retractable
 	// asked maps a config's key to the goptuna trials that proposed it and
 	// are not told yet, oldest first.
 	asked map[string][]int
@@ -40,7 +42,9 @@ func newStudyModel(b build, extra ...goptuna.StudyOption) (*studyModel, error) {
 	if b.sp.Objectives[0].Direction == space.Minimize {
 		dir = goptuna.StudyDirectionMinimize
 	}
+	store := newRetractable()
 	opts := append([]goptuna.StudyOption{
+		goptuna.StudyOptionStorage(store),
 		goptuna.StudyOptionDirection(dir),
 		goptuna.StudyOptionLogger(zlog{b.log}),
 		goptuna.StudyOptionSampler(tpe.NewSampler(tpe.SamplerOptionSeed(b.seed), tpe.SamplerOptionNumberOfStartupTrials(0))),
@@ -49,7 +53,7 @@ func newStudyModel(b build, extra ...goptuna.StudyOption) (*studyModel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create goptuna study: %w", err)
 	}
-	return &studyModel{sp: b.sp, rng: b.rng, study: st, asked: map[string][]int{}, told: map[string]bool{}}, nil
+	return &studyModel{sp: b.sp, rng: b.rng, study: st, store: store, asked: map[string][]int{}, told: map[string]bool{}}, nil
 }
 
 func (m *studyModel) propose() (space.Config, error) {
@@ -147,6 +151,12 @@ func (m *studyModel) trialOf(k string, c space.Config) (int, error) {
 		m.forget(k, 0)
 		return ids[0], nil
 	}
+	return m.record(c)
+}
+
+// record opens a trial carrying c's knobs, for a config goptuna did not
+// propose.
+func (m *studyModel) record(c space.Config) (int, error) {
 	id, err := m.study.Storage.CreateNewTrial(m.study.ID)
 	if err != nil {
 		return 0, err

@@ -40,12 +40,26 @@ func newGuard(b build, m model) *guard {
 }
 
 // Ask proposes up to n configs, one at a time: each one joins the
-// pending configs the next must differ from.
+// pending configs the next must differ from, and a liar model is told it
+// as pending too, so a batch spreads as peers' trials do.
 func (g *guard) Ask(n int, pending []space.Config) ([]space.Config, error) {
-	if l, ok := g.model.(liar); ok {
-		defer l.lie(pending)()
+	l, ok := g.model.(liar)
+	if !ok {
+		return batch(g.sp, n, pending, g.askOne)
 	}
-	return batch(g.sp, n, pending, g.askOne)
+	undo := []func(){l.lie(pending)}
+	defer func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}()
+	return batch(g.sp, n, pending, func(busy map[string]bool) (space.Config, error) {
+		c, err := g.askOne(busy)
+		if err == nil {
+			undo = append(undo, l.lie([]space.Config{c}))
+		}
+		return c, err
+	})
 }
 
 // askOne returns a config neither told nor busy that is not predicted to

@@ -1,11 +1,12 @@
 package search
 
 // newTPE is goptuna's single-objective Tree-structured Parzen Estimator,
-// knob by knob. Several objectives need motpe.
+// knob by knob, with the constant liar for pending trials. Several
+// objectives need motpe.
 func newTPE(b build) (Sampler, error) {
 	m, err := newStudyModel(b)
 	if err != nil {
 		return nil, err
 	}
-	return newGuard(b, m), nil
+	return newGuard(b, lyingStudy{m}), nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,18 +86,40 @@ func TestWorkersReachTheSequentialBestSooner(t *testing.T) {
 // BenchmarkWorkersFigures prints the docs/benchmarks.md figures: median
 // over seeds of N workers' wall-clock to reach the sequential study's
 // best@30 as a share of the sequential study's own time to it, and of
-// best@60 relative to sequential. LAB_SEEDS sets the seeds (default 5).
+// best@60 relative to sequential. LAB_SEEDS sets the seeds (default 5);
+// LAB_LANDSCAPES and LAB_WORKERS (comma-separated) narrow the runs while
+// iterating, LAB_VERBOSE=1 prints every seed.
 func BenchmarkWorkersFigures(b *testing.B) {
 	seeds, _ := strconv.Atoi(os.Getenv("LAB_SEEDS"))
-	seeds = max(seeds, 5)
+	if seeds < 1 {
+		seeds = 5
+	}
+	lands := envList("LAB_LANDSCAPES", Landscapes())
+	var workers []int
+	for _, w := range envList("LAB_WORKERS", []string{"2", "4", "8"}) {
+		n, err := strconv.Atoi(w)
+		if err != nil || n < 2 {
+			b.Fatalf("LAB_WORKERS: %q is not a worker count above 1", w)
+		}
+		workers = append(workers, n)
+	}
 	for range b.N {
-		for _, land := range Landscapes() {
-			figures(b, land, seeds)
+		for _, land := range lands {
+			figures(b, land, seeds, workers, os.Getenv("LAB_VERBOSE") == "1")
 		}
 	}
 }
 
-func figures(b *testing.B, land string, seeds int) {
+// envList is the comma-separated list in the environment variable, or
+// def when it is unset.
+func envList(name string, def []string) []string {
+	if v := os.Getenv(name); v != "" {
+		return strings.Split(v, ",")
+	}
+	return def
+}
+
+func figures(b *testing.B, land string, seeds int, workers []int, verbose bool) {
 	base, _ := Load(land)
 	maximize := base.Objectives[0].Direction == "maximize"
 	share, quality, missed := map[int][]float64{}, map[int][]float64{}, map[int]int{}
@@ -105,7 +128,7 @@ func figures(b *testing.B, land string, seeds int) {
 		// The sequential study's own time to its best@30: when it first
 		// found the config it reports after 30 trials.
 		seqWhen, _ := reachBy(seqBest, seqAt, seqBest[29], maximize)
-		for _, w := range []int{2, 4, 8} {
+		for _, w := range workers {
 			best, at := virtualRun(b, land, seed, w, 60)
 			when, ok := reachBy(best, at, seqBest[29], maximize)
 			if !ok {
@@ -114,9 +137,13 @@ func figures(b *testing.B, land string, seeds int) {
 			}
 			share[w] = append(share[w], when.Seconds()/seqWhen.Seconds())
 			quality[w] = append(quality[w], best[len(best)-1]/seqBest[len(seqBest)-1])
+			if verbose {
+				fmt.Printf("%s seed=%d workers=%d: share %.3f reached=%v best@60 %.4f of sequential\n",
+					land, seed, w, share[w][len(share[w])-1], ok, quality[w][len(quality[w])-1])
+			}
 		}
 	}
-	for _, w := range []int{2, 4, 8} {
+	for _, w := range workers {
 		fmt.Printf("%s workers=%d: to sequential best@30 median %.3f of sequential time (%d/%d seeds never); best@60 median %.4f of sequential\n",
 			land, w, median(share[w]), missed[w], seeds, median(quality[w]))
 	}
