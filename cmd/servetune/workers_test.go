@@ -20,7 +20,7 @@ import (
 
 // run --workers 4 keeps n_trials exact and never measures a config twice.
 func TestRunWithWorkersIsExact(t *testing.T) {
-	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	abs := quickstartWithoutPrior(t)
 	dir := t.TempDir()
 	code, _, errText := runCLI(t, dir, "--log-level", "warn", "run", "--workers", "4", "--n-trials", "16", abs)
 	if code != 0 {
@@ -86,7 +86,7 @@ func TestWorkerRefusesStorageItCannotShare(t *testing.T) {
 // from there.
 func TestWorkerStudyInPostgresIsShownAndRanked(t *testing.T) {
 	url := pgtest.Start(t)
-	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	abs := quickstartWithoutPrior(t)
 	dir := t.TempDir()
 	code, _, errText := runCLI(t, dir, "--log-level", "warn", "worker", "--storage", url, "--workers", "3", "--n-trials", "12", abs)
 	if code != 0 {
@@ -121,7 +121,7 @@ func TestWorkerStudyInPostgresIsShownAndRanked(t *testing.T) {
 // run --workers packs simulated trials onto the GPUs it is given: the
 // trials record theirs, and no GPU is outside the set.
 func TestRunWithWorkersPacksOntoItsGPUs(t *testing.T) {
-	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	abs := quickstartWithoutPrior(t)
 	dir := t.TempDir()
 	t.Setenv("SLURM_JOB_GPUS", "8,9,10,11,12,13,14,15") // the scheduler's set, unless --gpus says otherwise
 	code, _, errText := runCLI(t, dir, "--log-level", "warn", "run", "--workers", "4", "--n-trials", "8", abs)
@@ -213,7 +213,7 @@ func killParallelMidTrial(t *testing.T, bin, dir, space, db string, minDone int)
 // study; a study.db path is not shared storage.
 func TestRunWithPostgresStorage(t *testing.T) {
 	url := pgtest.Start(t)
-	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	abs := quickstartWithoutPrior(t)
 	dir := t.TempDir()
 	code, _, errText := runCLI(t, dir, "--log-level", "warn", "run", "--storage", url, "--workers", "2", "--n-trials", "6", abs)
 	if code != 0 {
@@ -338,4 +338,21 @@ func TestWorkerHonoursRepeatAndBudget(t *testing.T) {
 	if done >= 20 || spent < budget.Seconds() {
 		t.Errorf("with a %s budget the study finished %d of 20 trials spending %.1f GPU-hours; want it stopped by the budget", budget, done, spent/3600)
 	}
+}
+
+// quickstartWithoutPrior is the quickstart with prior = "none": the
+// prior's start-up screening would dominate tests of how workers share a
+// study, which is not what they test.
+func quickstartWithoutPrior(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile("../../examples/quickstart.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "quickstart.toml")
+	text := strings.Replace(string(src), "[study]\n", "[study]\nprior = \"none\"\n", 1)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
