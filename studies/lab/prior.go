@@ -2,6 +2,8 @@ package lab
 
 import (
 	"context"
+
+	"github.com/servetune/servetune/bench"
 	"math"
 
 	"github.com/servetune/servetune/engines/sim"
@@ -17,6 +19,8 @@ type simPrior struct {
 	sp     *space.Space
 	target space.Target
 	runner *objective.SimRunner
+	// screening are the study's profiles shortened for screening.
+	screening []bench.Profile
 }
 
 // NewSimPrior returns the simulator prior for the study, or nil when the
@@ -34,15 +38,21 @@ func NewSimPrior(sp *space.Space, cards *sim.Cards) search.Prior {
 	}
 	t := sp.Target
 	t.Sim.NoiseCV = 0
-	return &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards}))}
+	return &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})),
+		screening: sim.ScreeningProfiles(sp.Profiles)}
 }
 
 // Predict simulates every profile of the study. A config the simulator
 // refuses (out of memory, invalid) is infeasible; so is one whose
 // objectives it cannot produce. The simulation is CPU-bound and short,
 // so it runs without the study's context.
-func (p *simPrior) Predict(c space.Config) ([]float64, bool) {
-	res, err := p.runner.Run(context.Background(), objective.Trial{Config: c, Target: p.target, Profiles: p.sp.Profiles})
+func (p *simPrior) Predict(c space.Config) ([]float64, bool) { return p.simulate(c, p.sp.Profiles) }
+
+// Screen simulates the shortened screening profiles.
+func (p *simPrior) Screen(c space.Config) ([]float64, bool) { return p.simulate(c, p.screening) }
+
+func (p *simPrior) simulate(c space.Config, profiles []bench.Profile) ([]float64, bool) {
+	res, err := p.runner.Run(context.Background(), objective.Trial{Config: c, Target: p.target, Profiles: profiles})
 	if err != nil {
 		return nil, false
 	}
@@ -64,8 +74,13 @@ type oraclePrior struct {
 
 // Predict returns the oracle's noiseless values of the study's objectives
 // (on the landscape's first profile, as the oracle measures).
-func (p oraclePrior) Predict(c space.Config) ([]float64, bool) {
-	out := p.o.Eval(context.Background(), p.sp.WithTargetEngine(c))
+func (p oraclePrior) Predict(c space.Config) ([]float64, bool) { return p.values(p.o, c) }
+
+// Screen returns the values on the oracle's screening profiles.
+func (p oraclePrior) Screen(c space.Config) ([]float64, bool) { return p.values(p.o.Screening(), c) }
+
+func (p oraclePrior) values(o *Oracle, c space.Config) ([]float64, bool) {
+	out := o.Eval(context.Background(), p.sp.WithTargetEngine(c))
 	if out.err != nil {
 		return nil, false
 	}
