@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -48,14 +49,18 @@ func NewOracleOn(sp *space.Space, cards *sim.Cards) *Oracle {
 }
 
 // Screening is the oracle of the same cards on the shortened screening
-// profiles (sim.ScreeningProfiles), as the simulator prior screens.
+// profiles (sim.ScreeningProfiles), as the simulator prior screens; o
+// itself when screening does not shorten them.
 func (o *Oracle) Screening() *Oracle {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.screening == nil {
 		sp := *o.sp
 		sp.Profiles = sim.ScreeningProfiles(o.sp.Profiles)
-		o.screening = NewOracleOn(&sp, o.cards)
+		o.screening = o
+		if !slices.Equal(sp.Profiles, o.sp.Profiles) {
+			o.screening = NewOracleOn(&sp, o.cards)
+		}
 	}
 	return o.screening
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"math"
+	"slices"
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
@@ -38,8 +39,21 @@ func NewSimPrior(sp *space.Space, cards *sim.Cards) search.Prior {
 	}
 	t := sp.Target
 	t.Sim.NoiseCV = 0
-	return &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})),
+	p := &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})),
 		screening: sim.ScreeningProfiles(sp.Profiles)}
+	if slices.Equal(p.screening, sp.Profiles) {
+		return p // short benchmarks: screening would simulate them twice
+	}
+	return screeningSimPrior{p}
+}
+
+// screeningSimPrior is the simulator prior of a study whose benchmarks
+// screening shortens: it screens on them (search.Screener).
+type screeningSimPrior struct{ *simPrior }
+
+// Screen simulates the shortened screening profiles.
+func (p screeningSimPrior) Screen(c space.Config) ([]float64, bool) {
+	return p.simulate(c, p.screening)
 }
 
 // Predict simulates every profile of the study. A config the simulator
@@ -47,9 +61,6 @@ func NewSimPrior(sp *space.Space, cards *sim.Cards) search.Prior {
 // objectives it cannot produce. The simulation is CPU-bound and short,
 // so it runs without the study's context.
 func (p *simPrior) Predict(c space.Config) ([]float64, bool) { return p.simulate(c, p.sp.Profiles) }
-
-// Screen simulates the shortened screening profiles.
-func (p *simPrior) Screen(c space.Config) ([]float64, bool) { return p.simulate(c, p.screening) }
 
 func (p *simPrior) simulate(c space.Config, profiles []bench.Profile) ([]float64, bool) {
 	res, err := p.runner.Run(context.Background(), objective.Trial{Config: c, Target: p.target, Profiles: profiles})
