@@ -58,8 +58,10 @@ type priorSampler struct {
 	around map[string]bool
 	// measured are the completed trials' values (the front pickHV extends).
 	measured [][]float64
-	resid    *residual
-	asked    int
+	// twins holds the predictions of the configs told (valuesKey).
+	twins map[string]bool
+	resid *residual
+	asked int
 	// filtered counts inner proposals skipped as predicted infeasible.
 	filtered int
 	trust    priorTrust
@@ -82,7 +84,7 @@ type candidate struct {
 // WithPrior wraps inner so that prior guides it; see priorSampler.
 func WithPrior(inner Sampler, sp *space.Space, p Prior, seed int64) Sampler {
 	ps := &priorSampler{incumbentVal: math.NaN(), inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
-		cands: map[string]*candidate{}, told: map[string]bool{}, around: map[string]bool{}, resid: newResidual(len(sp.Objectives))}
+		cands: map[string]*candidate{}, told: map[string]bool{}, around: map[string]bool{}, twins: map[string]bool{}, resid: newResidual(len(sp.Objectives))}
 	ps.screen(screenStart)
 	ps.climb()
 	ps.refine(len(sp.Objectives) * 4 * refineTop)
@@ -187,6 +189,9 @@ func (ps *priorSampler) Tell(o Observation) error {
 	ps.told[configKey(ps.sp, c)] = true
 	cd := ps.predict(c)
 	ps.trust.tell(o, cd)
+	if cd.feasible {
+		ps.twins[valuesKey(cd.values)] = true
+	}
 	done := o.State == Complete && len(o.Values) == len(ps.sp.Objectives) && !hasNaN(o.Values)
 	if done {
 		ps.measured = append(ps.measured, o.Values)

@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/servetune/servetune/space"
 )
@@ -19,9 +20,25 @@ func (ps *priorSampler) pick(busy map[string]bool) (space.Config, bool) {
 	return ps.pickBest(busy, ps.asked%len(ps.sp.Objectives))
 }
 
+// open reports whether the prior may propose candidate k: fully
+// predicted feasible, neither measured nor running, and not a twin of a
+// measured config — one the prior predicts exactly the same values for
+// differs only in knobs the prior says do not matter, so measuring it
+// teaches the prior nothing (on Qwen3-8B a dozen attention-backend and
+// CUDA-graph variants of one config would otherwise take turns).
 func (ps *priorSampler) open(k string, busy map[string]bool) bool {
 	cd := ps.cands[k]
-	return cd.refined && cd.feasible && !ps.told[k] && !busy[k]
+	return cd.refined && cd.feasible && !ps.told[k] && !busy[k] && !ps.twins[valuesKey(cd.values)]
+}
+
+// valuesKey identifies a prediction up to rounding.
+func valuesKey(v []float64) string {
+	var b []byte
+	for _, x := range v {
+		b = strconv.AppendFloat(b, x, 'g', 9, 64)
+		b = append(b, ' ')
+	}
+	return string(b)
 }
 
 func (ps *priorSampler) pickBest(busy map[string]bool, obj int) (space.Config, bool) {

@@ -51,7 +51,7 @@ func TestScreenerRefinesOnlyTheTop(t *testing.T) {
 func TestPickHVFillsTheFrontsGap(t *testing.T) {
 	sp := &space.Space{Objectives: []space.Objective{maxObj("tps"), minObj("tpot")},
 		Params: []space.Param{{Name: "a", Kind: space.Int, Low: 1, High: 9}}}
-	ps := &priorSampler{sp: sp, cands: map[string]*candidate{}, told: map[string]bool{}, resid: newResidual(2)}
+	ps := &priorSampler{sp: sp, cands: map[string]*candidate{}, told: map[string]bool{}, resid: newResidual(2), twins: map[string]bool{}}
 	add := func(a int64, tps, tpot float64, told bool) {
 		c := space.Config{"a": a}
 		k := configKey(sp, c)
