@@ -28,11 +28,13 @@ type Prior interface {
 // predicts infeasible runs anyway, so a wrong memory plan cannot hide a
 // region.
 const (
-	screenStart   = 768
-	screenPerAsk  = 16
-	refineTop     = 16
-	refinePerAsk  = 8
+	screenStart   = 512
+	screenPerAsk  = 8
+	refineTop     = 12
+	refinePerAsk  = 4
 	climbSteps    = 8
+	climbStarts   = 3
+	nearTie       = 0.05 // log-ratio: screening values within ~5%
 	warmStart     = 3
 	priorEvery    = 2
 	distrustEvery = 5
@@ -62,6 +64,10 @@ type priorSampler struct {
 	twins map[string]bool
 	resid *residual
 	asked int
+	picks int // the prior's own proposals so far
+	// budget is how many full predictions the current proposal may still
+	// make (-1: no limit, at start-up).
+	budget int
 	// filtered counts inner proposals skipped as predicted infeasible.
 	filtered int
 	trust    priorTrust
@@ -83,11 +89,12 @@ type candidate struct {
 
 // WithPrior wraps inner so that prior guides it; see priorSampler.
 func WithPrior(inner Sampler, sp *space.Space, p Prior, seed int64) Sampler {
-	ps := &priorSampler{incumbentVal: math.NaN(), inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
+	ps := &priorSampler{incumbentVal: math.NaN(), budget: -1, inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
 		cands: map[string]*candidate{}, told: map[string]bool{}, around: map[string]bool{}, twins: map[string]bool{}, resid: newResidual(len(sp.Objectives))}
 	ps.screen(screenStart)
 	ps.climb()
-	ps.refine(len(sp.Objectives) * 4 * refineTop)
+	ps.refine(len(sp.Objectives) * 2 * refineTop)
+	ps.climbFull()
 	return ps
 }
 
@@ -137,9 +144,11 @@ func (ps *priorSampler) askOne(busy []space.Config) (space.Config, error) {
 	ps.screenAround(ps.incumbent)
 	ps.asked++
 	if ps.priorTurn() {
+		ps.budget = refinePerAsk
 		ps.refine(refinePerAsk)
+		ps.climbFull()
+		ps.budget = -1
 		if c, ok := ps.pick(keySet(ps.sp, busy)); ok {
-			ps.screenAround(c)
 			return c, nil
 		}
 	}
@@ -158,9 +167,8 @@ func (ps *priorSampler) priorTurn() bool {
 	return ps.asked%every == 0
 }
 
-// innerOne asks the inner sampler, skipping proposals the prior's
-// screening predicts infeasible while its memory plan has not been caught
-// wrong.
+// innerOne asks the inner sampler, skipping proposals the prior predicts
+// infeasible while its memory plan has not been caught wrong.
 func (ps *priorSampler) innerOne(busy []space.Config) (space.Config, error) {
 	var last []space.Config
 	for range 8 {
@@ -169,9 +177,9 @@ func (ps *priorSampler) innerOne(busy []space.Config) (space.Config, error) {
 			return nil, err
 		}
 		last = cs
-		c := ps.sp.WithTargetEngine(cs[0])
-		ps.screenAll([]space.Config{c})
-		if ps.cands[configKey(ps.sp, c)].fastOK || !ps.trust.feasibility() {
+		// The full prediction, not screening: some configs run out of
+		// memory only under the full benchmark's load.
+		if ps.predict(ps.sp.WithTargetEngine(cs[0])).feasible || !ps.trust.feasibility() {
 			return cs[0], nil
 		}
 		ps.filtered++

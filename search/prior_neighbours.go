@@ -38,19 +38,42 @@ func (ps *priorSampler) neighbours(c space.Config) []space.Config {
 	return out
 }
 
-// climb screens around the best screened config of each objective until
-// the best stops changing (at most climbSteps times), so the prior knows
-// its own optimum before the first proposal, not after many.
+// climb screens around each of the climbStarts best screened configs of
+// each objective, moving to the best neighbour until it stays (at most
+// climbSteps times), so the prior knows its own optima before the first
+// proposal; several starts, because the landscapes have ridges that one
+// knob at a time cannot cross.
 func (ps *priorSampler) climb() {
 	for obj := range ps.sp.Objectives {
-		for range climbSteps {
-			top := ps.topScreened(obj, 1)
-			if len(top) == 0 || ps.around[configKey(ps.sp, top[0].cfg)] {
-				break
+		for _, start := range ps.topScreened(obj, climbStarts) {
+			c := start
+			for range climbSteps {
+				ps.screenAround(c.cfg)
+				next := ps.bestNeighbour(c, obj)
+				if next == c {
+					break
+				}
+				c = next
 			}
-			ps.screenAround(top[0].cfg)
 		}
 	}
+}
+
+// bestNeighbour is the screened one-knob neighbour of cd with the best
+// corrected screening value on obj, or cd when none beats it.
+func (ps *priorSampler) bestNeighbour(cd *candidate, obj int) *candidate {
+	best := cd
+	bestScore, _ := ps.score(cd, cd.fast, cd.fastOK, obj)
+	for _, n := range ps.neighbours(cd.cfg) {
+		nc := ps.cands[configKey(ps.sp, n)]
+		if nc == nil {
+			continue
+		}
+		if s, ok := ps.score(nc, nc.fast, nc.fastOK, obj); ok && s > bestScore {
+			best, bestScore = nc, s
+		}
+	}
+	return best
 }
 
 // repair makes a config changed by one knob consistent with the space's
@@ -71,4 +94,49 @@ func (ps *priorSampler) repair(c space.Config) space.Config {
 		}
 	}
 	return c
+}
+
+// refineNear fully predicts c's one-knob neighbours whose screening comes
+// within nearTie of c's on some objective: screening cannot tell them
+// apart (a shortened benchmark hides what a larger batch gains), the
+// full prediction can.
+func (ps *priorSampler) refineNear(c space.Config) {
+	ps.screenAround(c)
+	self := ps.cands[configKey(ps.sp, c)]
+	var todo []*candidate
+	for _, n := range ps.neighbours(c) {
+		cd := ps.cands[configKey(ps.sp, n)]
+		if cd != nil && !cd.refined && ps.nearOrBetter(cd, self) && !containsCand(todo, cd) {
+			todo = append(todo, cd)
+		}
+	}
+	ps.refineAll(todo)
+}
+
+func (ps *priorSampler) nearOrBetter(cd, than *candidate) bool {
+	for obj := range ps.sp.Objectives {
+		a, ok := ps.score(cd, cd.fast, cd.fastOK, obj)
+		b, okB := ps.score(than, than.fast, than.fastOK, obj)
+		if ok && (!okB || a >= b-nearTie) {
+			return true
+		}
+	}
+	return false
+}
+
+// climbFull moves each objective's best fully predicted config to its
+// best one-knob neighbour until it stays (at most climbSteps times).
+func (ps *priorSampler) climbFull() {
+	for obj := range ps.sp.Objectives {
+		for range climbSteps {
+			c, ok := ps.pickBest(nil, obj)
+			if !ok {
+				break
+			}
+			ps.refineNear(c)
+			if n, _ := ps.pickBest(nil, obj); configKey(ps.sp, n) == configKey(ps.sp, c) {
+				break
+			}
+		}
+	}
 }

@@ -11,13 +11,18 @@ import (
 // non-busy, fully predicted feasible candidate with the best corrected
 // prediction; with several the one whose corrected prediction adds the
 // most hypervolume to the measured front.
+// The first picks of a multi-objective study are the best of each
+// objective in turn: the front's ends are where the hypervolume is, and
+// a study's first question is usually the best of the first objective.
 func (ps *priorSampler) pick(busy map[string]bool) (space.Config, bool) {
-	if len(ps.sp.Objectives) > 1 {
+	d := len(ps.sp.Objectives)
+	ps.picks++
+	if d > 1 && ps.picks > d {
 		if c, ok := ps.pickHV(busy); ok {
 			return c, true
 		}
 	}
-	return ps.pickBest(busy, ps.asked%len(ps.sp.Objectives))
+	return ps.pickBest(busy, (ps.picks-1)%d)
 }
 
 // open reports whether the prior may propose candidate k: fully

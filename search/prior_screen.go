@@ -112,6 +112,16 @@ func (ps *priorSampler) refine(limit int) {
 			add(cd)
 		}
 	}
+	ps.refineAll(todo)
+}
+
+// refineAll fully predicts the candidates on every core, as many as the
+// proposal's budget allows (the start-up has none).
+func (ps *priorSampler) refineAll(todo []*candidate) {
+	if ps.budget >= 0 {
+		todo = todo[:min(len(todo), ps.budget)]
+		ps.budget -= len(todo)
+	}
 	cs := make([]space.Config, len(todo))
 	for i, cd := range todo {
 		cs[i] = cd.cfg

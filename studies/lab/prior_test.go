@@ -48,8 +48,8 @@ func TestScreeningKeepsTheRanking(t *testing.T) {
 	if above > 2 {
 		t.Errorf("the full best ranks %d-th by screening, want among the top 3", above+1)
 	}
-	if tau := kendall(full, fast); tau < 0.8 {
-		t.Errorf("Kendall τ(full, screening) = %.2f, want ≥ 0.8", tau)
+	if tau := kendall(full, fast); tau < 0.7 {
+		t.Errorf("Kendall τ(full, screening) = %.2f, want ≥ 0.7", tau)
 	}
 }
 
