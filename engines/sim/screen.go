@@ -15,7 +15,7 @@ const (
 // ScreeningProfile is p shortened for screening configs by simulation.
 // The concurrency stays, so a config's batch and KV-cache limits still
 // bind as in p; fewer requests and shorter replies mean fewer scheduler
-// steps. For GLM-5.2's balanced profile this is ~4× cheaper and ranks
+// steps. For GLM-5.2's balanced profile this is ~3× cheaper and ranks
 // the landscape's optimum first among its top configs (docs/sim.md):
 // good enough to choose which configs to simulate in full, not to
 // replace the full simulation.
