@@ -12,8 +12,11 @@
 // — is guard, in one place. Ask takes a batch size and the configs still
 // running, so several workers can share one sampler. WithPrior (or
 // Options.Prior) decorates a sampler with a Prior — the simulator, injected
-// by the caller — that screens the space, proposes first from its best
-// region, filters predicted failures and learns its own residual.
+// by the caller — that screens the space (cheaply, when the Prior is also a
+// Screener), predicts in full only what screening ranks near the top,
+// proposes first from its best region (with several objectives, by
+// predicted hypervolume improvement), filters predicted failures and
+// learns its own residual.
 //
 // Ranking: feasibility-first dominance, Pareto fronts, hypervolume and
 // noise ties; PruneRule decides whether a running trial can still win.

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"runtime"
-	"sync"
 
 	"github.com/servetune/servetune/space"
 )
@@ -19,16 +17,24 @@ type Prior interface {
 	Predict(c space.Config) (values []float64, feasible bool)
 }
 
-// Prior sampling constants. screenStart configs are predicted when the
+// Prior sampling constants. screenStart configs are screened when the
 // study starts and screenPerAsk more at each proposal, so the screened
-// set grows with the study without a long start-up. The first warmStart
-// proposals come from the prior alone; after that every priorEvery-th,
-// or every distrustEvery-th once measurements show the prior ranks
-// configs badly. One in exploreEvery configs the prior predicts
-// infeasible runs anyway, so a wrong memory plan cannot hide a region.
+// set grows with the study without a long start-up; the refineTop best
+// screened configs of each objective (and the screened front) are fully
+// predicted, at most refinePerAsk more at each proposal. The first
+// warmStart proposals come from the prior alone; after that every
+// priorEvery-th, or every distrustEvery-th once measurements show the
+// prior ranks configs badly. One in exploreEvery configs the prior
+// predicts infeasible runs anyway, so a wrong memory plan cannot hide a
+// region.
 const (
-	screenStart   = 256
-	screenPerAsk  = 3
+	screenStart   = 512
+	screenPerAsk  = 8
+	refineTop     = 12
+	refinePerAsk  = 4
+	climbSteps    = 8
+	climbStarts   = 3
+	nearTie       = 0.05 // log-ratio: screening values within ~5%
 	warmStart     = 3
 	priorEvery    = 2
 	distrustEvery = 5
@@ -50,93 +56,64 @@ type priorSampler struct {
 	cands map[string]*candidate
 	order []string // candidate keys in screening order (determinism)
 	told  map[string]bool
+	// around holds the configs whose neighbours were screened.
+	around map[string]bool
+	// measured are the completed trials' values (the front pickHV extends).
+	measured [][]float64
+	// twins holds the predictions of the configs told (valuesKey).
+	twins map[string]bool
 	resid *residual
 	asked int
+	picks int // the prior's own proposals so far
+	// budget is how many full predictions the current proposal may still
+	// make (-1: no limit, at start-up).
+	budget int
 	// filtered counts inner proposals skipped as predicted infeasible.
 	filtered int
 	trust    priorTrust
-	// incumbent is the best measured config on the first objective; its
-	// one-knob neighbours are screened when it changes, so the prior
-	// climbs from where reality is best.
-	incumbent      space.Config
-	incumbentVal   float64
-	screenedAround string
+	// incumbent is the best measured config on the first objective.
+	incumbent    space.Config
+	incumbentVal float64
 }
 
+// candidate is a screened config: fast is its screening prediction,
+// values its full one once refined.
 type candidate struct {
 	cfg      space.Config
+	fast     []float64
+	fastOK   bool
 	values   []float64
 	feasible bool
+	refined  bool
 }
 
 // WithPrior wraps inner so that prior guides it; see priorSampler.
 func WithPrior(inner Sampler, sp *space.Space, p Prior, seed int64) Sampler {
-	ps := &priorSampler{incumbentVal: math.NaN(), inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
-		cands: map[string]*candidate{}, told: map[string]bool{}, resid: newResidual(len(sp.Objectives))}
+	ps := &priorSampler{incumbentVal: math.NaN(), budget: -1, inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
+		cands: map[string]*candidate{}, told: map[string]bool{}, around: map[string]bool{}, twins: map[string]bool{}, resid: newResidual(len(sp.Objectives))}
 	ps.screen(screenStart)
+	ps.climb()
+	ps.refine(len(sp.Objectives) * 2 * refineTop)
+	ps.climbFull()
 	return ps
 }
 
-// screen predicts up to n new distinct configs that satisfy the rules.
-func (ps *priorSampler) screen(n int) {
-	var batch []space.Config
-	seen := map[string]bool{}
-	for tries := 0; n > 0 && tries < 20*n; tries++ {
-		c := ps.sp.WithTargetEngine(ps.sp.Sample(ps.rng))
-		k := configKey(ps.sp, c)
-		if ps.cands[k] != nil || seen[k] || ps.sp.Check(c) != nil {
-			continue
-		}
-		seen[k] = true
-		batch = append(batch, c)
-		n--
-	}
-	ps.predictAll(batch)
-}
-
-// predictAll predicts configs on every core at once — the prior is a
-// simulator, tens of milliseconds a config — and records them in the
-// given order, so the result does not depend on scheduling.
-func (ps *priorSampler) predictAll(cs []space.Config) {
-	type prediction struct {
-		values   []float64
-		feasible bool
-	}
-	out := make([]prediction, len(cs))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i, c := range cs {
-		if ps.cands[configKey(ps.sp, c)] != nil {
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			out[i].values, out[i].feasible = ps.prior.Predict(c)
-		}()
-	}
-	wg.Wait()
-	for i, c := range cs {
-		k := configKey(ps.sp, c)
-		if ps.cands[k] != nil {
-			continue
-		}
-		v, ok := out[i].values, out[i].feasible
-		ps.cands[k] = &candidate{cfg: c, values: v, feasible: ok && len(v) == len(ps.sp.Objectives)}
-		ps.order = append(ps.order, k)
-	}
-}
-
+// predict returns c's candidate, fully predicted.
 func (ps *priorSampler) predict(c space.Config) *candidate {
 	k := configKey(ps.sp, c)
-	if cd := ps.cands[k]; cd != nil {
-		return cd
+	cd := ps.cands[k]
+	if cd == nil {
+		cd = &candidate{cfg: c}
+		ps.cands[k] = cd
+		ps.order = append(ps.order, k)
 	}
-	v, ok := ps.prior.Predict(c)
-	cd := &candidate{cfg: c, values: v, feasible: ok && len(v) == len(ps.sp.Objectives)}
-	ps.cands[k] = cd
-	ps.order = append(ps.order, k)
+	if !cd.refined {
+		v, ok := ps.prior.Predict(c)
+		cd.values, cd.feasible, cd.refined = v, ok && len(v) == len(ps.sp.Objectives), true
+		if cd.fast == nil {
+			cd.fast, cd.fastOK = cd.values, cd.feasible
+		}
+	}
 	return cd
 }
 
@@ -164,10 +141,14 @@ func (ps *priorSampler) Ask(n int, pending []space.Config) ([]space.Config, erro
 
 func (ps *priorSampler) askOne(busy []space.Config) (space.Config, error) {
 	ps.screen(screenPerAsk)
-	ps.screenNeighbours()
+	ps.screenAround(ps.incumbent)
 	ps.asked++
 	if ps.priorTurn() {
-		if c, ok := ps.best(keySet(ps.sp, busy)); ok {
+		ps.budget = refinePerAsk
+		ps.refine(refinePerAsk)
+		ps.climbFull()
+		ps.budget = -1
+		if c, ok := ps.pick(keySet(ps.sp, busy)); ok {
 			return c, nil
 		}
 	}
@@ -196,8 +177,9 @@ func (ps *priorSampler) innerOne(busy []space.Config) (space.Config, error) {
 			return nil, err
 		}
 		last = cs
-		cd := ps.predict(ps.sp.WithTargetEngine(cs[0]))
-		if cd.feasible || !ps.trust.feasibility() {
+		// The full prediction, not screening: some configs run out of
+		// memory only under the full benchmark's load.
+		if ps.predict(ps.sp.WithTargetEngine(cs[0])).feasible || !ps.trust.feasibility() {
 			return cs[0], nil
 		}
 		ps.filtered++
@@ -208,37 +190,6 @@ func (ps *priorSampler) innerOne(busy []space.Config) (space.Config, error) {
 	return last[0], nil
 }
 
-// best is the unmeasured, non-busy, predicted-feasible candidate with the
-// best corrected prediction on this proposal's objective (objectives take
-// turns, so a multi-objective study spreads along the front).
-func (ps *priorSampler) best(busy map[string]bool) (space.Config, bool) {
-	obj := ps.asked % len(ps.sp.Objectives)
-	sign := 1.0
-	if ps.sp.Objectives[obj].Direction == space.Minimize {
-		sign = -1
-	}
-	var bestKey string
-	bestScore := math.Inf(-1)
-	for _, k := range ps.order {
-		cd := ps.cands[k]
-		if !cd.feasible || ps.told[k] || busy[k] {
-			continue
-		}
-		v := cd.values[obj]
-		if v <= 0 || math.IsNaN(v) {
-			continue
-		}
-		score := sign * (math.Log(v) + ps.resid.predict(obj, cd.cfg))
-		if score > bestScore {
-			bestKey, bestScore = k, score
-		}
-	}
-	if bestKey == "" {
-		return nil, false
-	}
-	return ps.cands[bestKey].cfg, true
-}
-
 // Tell passes the trial to the inner sampler and learns from it how the
 // prior errs.
 func (ps *priorSampler) Tell(o Observation) error {
@@ -246,65 +197,22 @@ func (ps *priorSampler) Tell(o Observation) error {
 	ps.told[configKey(ps.sp, c)] = true
 	cd := ps.predict(c)
 	ps.trust.tell(o, cd)
-	if o.State == Complete && len(o.Values) > 0 && !math.IsNaN(o.Values[0]) &&
-		(ps.incumbent == nil || ps.sp.Objectives[0].Better(o.Values[0], ps.incumbentVal)) {
-		ps.incumbent, ps.incumbentVal = c, o.Values[0]
+	if cd.feasible {
+		ps.twins[valuesKey(cd.values)] = true
 	}
-	if o.State == Complete && cd.feasible {
-		for i := range min(len(o.Values), len(cd.values)) {
+	done := o.State == Complete && len(o.Values) == len(ps.sp.Objectives) && !hasNaN(o.Values)
+	if done {
+		ps.measured = append(ps.measured, o.Values)
+		if ps.incumbent == nil || ps.sp.Objectives[0].Better(o.Values[0], ps.incumbentVal) {
+			ps.incumbent, ps.incumbentVal = c, o.Values[0]
+		}
+	}
+	if done && cd.feasible {
+		for i := range o.Values {
 			if o.Values[i] > 0 && cd.values[i] > 0 {
 				ps.resid.add(i, c, math.Log(o.Values[i]/cd.values[i]))
 			}
 		}
 	}
 	return ps.inner.Tell(o)
-}
-
-// screenNeighbours predicts every config one knob away from the
-// incumbent (finite knobs only), once per incumbent.
-func (ps *priorSampler) screenNeighbours() {
-	if ps.incumbent == nil {
-		return
-	}
-	k := configKey(ps.sp, ps.incumbent)
-	if k == ps.screenedAround {
-		return
-	}
-	ps.screenedAround = k
-	var batch []space.Config
-	for _, p := range ps.sp.Params {
-		vals, ok := p.Grid()
-		if !ok {
-			continue
-		}
-		for _, v := range vals {
-			c := ps.incumbent.Clone()
-			c[p.Name] = v
-			c = ps.sp.WithTargetEngine(ps.repair(c))
-			if ps.sp.Check(c) == nil {
-				batch = append(batch, c)
-			}
-		}
-	}
-	ps.predictAll(batch)
-}
-
-// repair makes a config changed by one knob consistent with the space's
-// conditions: knobs whose condition no longer holds are dropped, knobs
-// that became active get a random value.
-func (ps *priorSampler) repair(c space.Config) space.Config {
-	order, err := ps.sp.Order()
-	if err != nil {
-		order = ps.sp.Params
-	}
-	for _, p := range order {
-		_, has := c[p.Name]
-		switch active := ps.sp.Active(p, c); {
-		case !active && has:
-			delete(c, p.Name)
-		case active && !has:
-			c[p.Name] = p.Random(ps.rng)
-		}
-	}
-	return c
 }

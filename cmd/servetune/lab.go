@@ -30,6 +30,7 @@ func labCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "trials each study runs at once, on a virtual clock (curves stay by trial number)"},
 			&cli.BoolFlag{Name: "prior", Value: true, Usage: "also measure the first sampler with the simulator prior (+ pruning and infeasibility learning)"},
 			&cli.BoolFlag{Name: "perturbed", Usage: "instead: each seed against its own reality from the perturbed family (one exhaustive grid per seed), the first sampler with pruning, without and with the prior"},
+			&cli.StringFlag{Name: "cache", Usage: "keep every simulated outcome (truths and the prior's) in this directory between runs; clear it when the simulator changes"},
 			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the built-in ones for the truth only; the prior keeps the built-in cards"},
 		},
 		Action: func(c *cli.Context) error {
@@ -57,6 +58,9 @@ func labCommand(e *env) *cli.Command {
 				if err != nil {
 					return err
 				}
+				if err := lab.RestoreAll(c.String("cache"), o, priorOracle); err != nil {
+					return err
+				}
 				if c.Bool("perturbed") {
 					res, err := e.labPerturbed(c, name, sp, priorOracle, dir)
 					if err != nil {
@@ -68,6 +72,9 @@ func labCommand(e *env) *cli.Command {
 				e.log.Info().Str("landscape", name).Msg("simulating every point of the space (cached for all runs)")
 				grid, err := o.Exhaust(c.Context)
 				if err != nil {
+					return err
+				}
+				if err := lab.PersistAll(c.String("cache"), o); err != nil {
 					return err
 				}
 				base := lab.Options{Expert: lab.Expert(name), Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Dir: dir, Log: e.log, Workers: c.Int("workers")}
@@ -110,6 +117,9 @@ func labCommand(e *env) *cli.Command {
 					e.stdout.Write([]byte("\n"))
 					all = append(all, res)
 				}
+				if err := lab.PersistAll(c.String("cache"), o, priorOracle); err != nil {
+					return err
+				}
 			}
 			if p := c.String("json"); p != "" {
 				b, err := json.MarshalIndent(all, "", " ")
@@ -128,7 +138,7 @@ func labCommand(e *env) *cli.Command {
 // perturbed reality.
 func (e *env) labPerturbed(c *cli.Context, name string, sp *space.Space, prior *lab.Oracle, dir string) ([]*lab.Result, error) {
 	base := lab.Options{Expert: lab.Expert(name), Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"),
-		Dir: dir, Log: e.log, Samplers: split(c.String("samplers"))[:1], Prune: true}
+		Dir: dir, Log: e.log, Samplers: split(c.String("samplers"))[:1], Prune: true, Cache: c.String("cache")}
 	withPrior := base
 	withPrior.Prior = prior
 	e.log.Info().Str("landscape", name).Msg("running studies against perturbed realities, without and with the prior")
@@ -140,7 +150,7 @@ func (e *env) labPerturbed(c *cli.Context, name string, sp *space.Space, prior *
 		r.Markdown(e.stdout)
 		e.stdout.Write([]byte("\n"))
 	}
-	return res, nil
+	return res, lab.PersistAll(c.String("cache"), prior)
 }
 
 // labOracles returns the truth's oracle (on --reality-cards when given)

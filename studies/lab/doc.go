@@ -14,5 +14,9 @@
 // It also owns the simulator prior (NewSimPrior, used by `servetune run`)
 // and measures it honestly: the truth's oracle may simulate other cards
 // (--reality-cards; realities/ holds an extreme perturbation and a
-// different GPU) while the prior always simulates the built-in cards.
+// different GPU, or one perturbed reality per seed) while the prior always
+// simulates the built-in cards, screening on sim.ScreeningProfiles as
+// `servetune run` does. Oracles can persist their outcomes (Persist,
+// Restore; `servetune lab --cache`) so a per-seed reality's exhaustive
+// grid is simulated once.
 package lab

@@ -61,7 +61,10 @@ type Options struct {
 	Prior *Oracle
 	// Dir holds the temporary study databases.
 	Dir string
-	Log zerolog.Logger
+	// Cache, when set, keeps the oracles' outcomes between runs
+	// (EvaluatePerturbed: each seed's reality).
+	Cache string
+	Log   zerolog.Logger
 }
 
 // Run is one study of one sampler and seed, as the lab scores it.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -30,9 +31,12 @@ type outcome struct {
 // Oracle simulates each config once and remembers it.
 type Oracle struct {
 	sp     *space.Space
+	cards  *sim.Cards
 	runner *objective.SimRunner
 	mu     sync.Mutex
 	cache  map[string]*outcome
+	// screening is the oracle on the screening profiles, made on first use.
+	screening *Oracle
 }
 
 // NewOracle returns an oracle for a landscape on the embedded cards.
@@ -41,7 +45,24 @@ func NewOracle(sp *space.Space) *Oracle { return NewOracleOn(sp, sim.DefaultCard
 // NewOracleOn returns an oracle whose reality is the given cards (e.g.
 // --reality-cards, or a perturbed family member).
 func NewOracleOn(sp *space.Space, cards *sim.Cards) *Oracle {
-	return &Oracle{sp: sp, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})), cache: map[string]*outcome{}}
+	return &Oracle{sp: sp, cards: cards, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})), cache: map[string]*outcome{}}
+}
+
+// Screening is the oracle of the same cards on the shortened screening
+// profiles (sim.ScreeningProfiles), as the simulator prior screens; o
+// itself when screening does not shorten them.
+func (o *Oracle) Screening() *Oracle {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.screening == nil {
+		sp := *o.sp
+		sp.Profiles = sim.ScreeningProfiles(o.sp.Profiles)
+		o.screening = o
+		if !slices.Equal(sp.Profiles, o.sp.Profiles) {
+			o.screening = NewOracleOn(&sp, o.cards)
+		}
+	}
+	return o.screening
 }
 
 // Eval returns the config's noiseless outcome.

@@ -63,8 +63,14 @@ func EvaluatePerturbed(ctx context.Context, sp *space.Space, variants []Options)
 	}
 	for seed := 1; seed <= first.Seeds; seed++ {
 		o := NewOracleOn(sp, Perturb(sim.DefaultCards(), int64(seed)))
+		if err := RestoreAll(first.Cache, o); err != nil {
+			return nil, err
+		}
 		grid, err := o.Exhaust(ctx)
 		if err != nil {
+			return nil, err
+		}
+		if err := PersistAll(first.Cache, o); err != nil {
 			return nil, err
 		}
 		truth, err := TruthOf(grid, &objSp)

@@ -2,7 +2,10 @@ package lab
 
 import (
 	"context"
+
+	"github.com/servetune/servetune/bench"
 	"math"
+	"slices"
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
@@ -17,6 +20,8 @@ type simPrior struct {
 	sp     *space.Space
 	target space.Target
 	runner *objective.SimRunner
+	// screening are the study's profiles shortened for screening.
+	screening []bench.Profile
 }
 
 // NewSimPrior returns the simulator prior for the study, or nil when the
@@ -34,15 +39,31 @@ func NewSimPrior(sp *space.Space, cards *sim.Cards) search.Prior {
 	}
 	t := sp.Target
 	t.Sim.NoiseCV = 0
-	return &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards}))}
+	p := &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})),
+		screening: sim.ScreeningProfiles(sp.Profiles)}
+	if slices.Equal(p.screening, sp.Profiles) {
+		return p // short benchmarks: screening would simulate them twice
+	}
+	return screeningSimPrior{p}
+}
+
+// screeningSimPrior is the simulator prior of a study whose benchmarks
+// screening shortens: it screens on them (search.Screener).
+type screeningSimPrior struct{ *simPrior }
+
+// Screen simulates the shortened screening profiles.
+func (p screeningSimPrior) Screen(c space.Config) ([]float64, bool) {
+	return p.simulate(c, p.screening)
 }
 
 // Predict simulates every profile of the study. A config the simulator
 // refuses (out of memory, invalid) is infeasible; so is one whose
 // objectives it cannot produce. The simulation is CPU-bound and short,
 // so it runs without the study's context.
-func (p *simPrior) Predict(c space.Config) ([]float64, bool) {
-	res, err := p.runner.Run(context.Background(), objective.Trial{Config: c, Target: p.target, Profiles: p.sp.Profiles})
+func (p *simPrior) Predict(c space.Config) ([]float64, bool) { return p.simulate(c, p.sp.Profiles) }
+
+func (p *simPrior) simulate(c space.Config, profiles []bench.Profile) ([]float64, bool) {
+	res, err := p.runner.Run(context.Background(), objective.Trial{Config: c, Target: p.target, Profiles: profiles})
 	if err != nil {
 		return nil, false
 	}
@@ -64,8 +85,13 @@ type oraclePrior struct {
 
 // Predict returns the oracle's noiseless values of the study's objectives
 // (on the landscape's first profile, as the oracle measures).
-func (p oraclePrior) Predict(c space.Config) ([]float64, bool) {
-	out := p.o.Eval(context.Background(), p.sp.WithTargetEngine(c))
+func (p oraclePrior) Predict(c space.Config) ([]float64, bool) { return p.values(p.o, c) }
+
+// Screen returns the values on the oracle's screening profiles.
+func (p oraclePrior) Screen(c space.Config) ([]float64, bool) { return p.values(p.o.Screening(), c) }
+
+func (p oraclePrior) values(o *Oracle, c space.Config) ([]float64, bool) {
+	out := o.Eval(context.Background(), p.sp.WithTargetEngine(c))
 	if out.err != nil {
 		return nil, false
 	}

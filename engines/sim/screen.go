@@ -1,0 +1,37 @@
+package sim
+
+import "github.com/servetune/servetune/bench"
+
+// Screening shortens a benchmark: one wave of requests at the profile's
+// concurrency, but never fewer than screenPrompts (a mean over a handful
+// of requests would rank by chance), and a quarter of each random-dataset
+// reply (at least screenMinOutput tokens).
+const (
+	screenPrompts   = 128
+	screenOutputDiv = 4
+	screenMinOutput = 64
+)
+
+// ScreeningProfile is p shortened for screening configs by simulation.
+// The concurrency stays, so a config's batch and KV-cache limits still
+// bind as in p; fewer requests and shorter replies mean fewer scheduler
+// steps. For GLM-5.2's balanced profile this is ~3× cheaper and ranks
+// the landscape's optimum first among its top configs (docs/sim.md):
+// good enough to choose which configs to simulate in full, not to
+// replace the full simulation.
+func ScreeningProfile(p bench.Profile) bench.Profile {
+	p.NumPrompts = min(p.NumPrompts, max(p.MaxConcurrency, screenPrompts))
+	if p.DatasetName() == bench.DatasetRandom && p.OutputLen > screenMinOutput {
+		p.OutputLen = max(p.OutputLen/screenOutputDiv, screenMinOutput)
+	}
+	return p
+}
+
+// ScreeningProfiles applies ScreeningProfile to each profile.
+func ScreeningProfiles(ps []bench.Profile) []bench.Profile {
+	out := make([]bench.Profile, len(ps))
+	for i, p := range ps {
+		out[i] = ScreeningProfile(p)
+	}
+	return out
+}

@@ -1,0 +1,110 @@
+package search
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/servetune/servetune/space"
+)
+
+// pick is the prior's proposal: with one objective the unmeasured,
+// non-busy, fully predicted feasible candidate with the best corrected
+// prediction; with several the one whose corrected prediction adds the
+// most hypervolume to the measured front.
+// The first picks of a multi-objective study are the best of each
+// objective in turn: the front's ends are where the hypervolume is, and
+// a study's first question is usually the best of the first objective.
+func (ps *priorSampler) pick(busy map[string]bool) (space.Config, bool) {
+	d := len(ps.sp.Objectives)
+	ps.picks++
+	if d > 1 && ps.picks > d {
+		if c, ok := ps.pickHV(busy); ok {
+			return c, true
+		}
+	}
+	return ps.pickBest(busy, (ps.picks-1)%d)
+}
+
+// open reports whether the prior may propose candidate k: fully
+// predicted feasible, neither measured nor running, and not a twin of a
+// measured config — one the prior predicts exactly the same values for
+// differs only in knobs the prior says do not matter, so measuring it
+// teaches the prior nothing (on Qwen3-8B a dozen attention-backend and
+// CUDA-graph variants of one config would otherwise take turns).
+func (ps *priorSampler) open(k string, busy map[string]bool) bool {
+	cd := ps.cands[k]
+	return cd.refined && cd.feasible && !ps.told[k] && !busy[k] && !ps.twins[valuesKey(cd.values)]
+}
+
+// valuesKey identifies a prediction up to rounding.
+func valuesKey(v []float64) string {
+	var b []byte
+	for _, x := range v {
+		b = strconv.AppendFloat(b, x, 'g', 9, 64)
+		b = append(b, ' ')
+	}
+	return string(b)
+}
+
+func (ps *priorSampler) pickBest(busy map[string]bool, obj int) (space.Config, bool) {
+	var best *candidate
+	bestScore := math.Inf(-1)
+	for _, k := range ps.order {
+		if !ps.open(k, busy) {
+			continue
+		}
+		cd := ps.cands[k]
+		if s, ok := ps.score(cd, cd.values, true, obj); ok && s > bestScore {
+			best, bestScore = cd, s
+		}
+	}
+	if best == nil {
+		return nil, false
+	}
+	return best.cfg, true
+}
+
+// pickHV maximises the predicted hypervolume improvement over the front
+// of measured values; false when no candidate improves it.
+func (ps *priorSampler) pickHV(busy map[string]bool) (space.Config, bool) {
+	var preds [][]float64
+	var cds []*candidate
+	for _, k := range ps.order {
+		if ps.open(k, busy) {
+			cds = append(cds, ps.cands[k])
+			preds = append(preds, ps.corrected(ps.cands[k], false))
+		}
+	}
+	ref := ps.frontRef(append(append([][]float64(nil), preds...), ps.measured...))
+	if ref == nil {
+		return nil, false
+	}
+	base := Hypervolume(ps.measured, ps.sp.Objectives, ref)
+	var best *candidate
+	bestGain := 0.0
+	with := append(append([][]float64(nil), ps.measured...), nil)
+	for i, p := range preds {
+		with[len(with)-1] = p
+		if g := Hypervolume(with, ps.sp.Objectives, ref) - base; g > bestGain {
+			best, bestGain = cds[i], g
+		}
+	}
+	if best == nil {
+		return nil, false
+	}
+	return best.cfg, true
+}
+
+// frontRef is the reference point of the front of pts: the hypervolume
+// then weighs the region where the front lies, not the worst configs.
+func (ps *priorSampler) frontRef(pts [][]float64) []float64 {
+	all := make([]Point, len(pts))
+	for i, p := range pts {
+		all[i] = Point{Values: p}
+	}
+	var front [][]float64
+	for _, i := range Front(all, ps.sp.Objectives) {
+		front = append(front, pts[i])
+	}
+	return ReferencePoint(front, ps.sp.Objectives)
+}

@@ -1,0 +1,210 @@
+package search
+
+import (
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/servetune/servetune/space"
+)
+
+// Screener is a Prior that also offers a cheaper, coarser prediction
+// which keeps the ranking (the simulator on a shortened benchmark). The
+// prior screens many configs with Screen and predicts with Predict only
+// the few that screening ranks near the top, so it can look at thousands
+// of configs for the price of hundreds.
+type Screener interface {
+	Prior
+	Screen(c space.Config) (values []float64, feasible bool)
+}
+
+// screen predicts up to n new distinct configs that satisfy the rules.
+func (ps *priorSampler) screen(n int) {
+	var batch []space.Config
+	seen := map[string]bool{}
+	for tries := 0; n > 0 && tries < 20*n; tries++ {
+		c := ps.sp.WithTargetEngine(ps.sp.Sample(ps.rng))
+		k := configKey(ps.sp, c)
+		if ps.cands[k] != nil || seen[k] || ps.sp.Check(c) != nil {
+			continue
+		}
+		seen[k] = true
+		batch = append(batch, c)
+		n--
+	}
+	ps.screenAll(batch)
+}
+
+// screenAll screens configs not screened yet on every core at once and
+// records them in the given order, so the result does not depend on
+// scheduling. Without a Screener, screening is the full prediction.
+func (ps *priorSampler) screenAll(cs []space.Config) {
+	var fresh []space.Config
+	for _, c := range cs {
+		if k := configKey(ps.sp, c); ps.cands[k] == nil {
+			ps.cands[k] = &candidate{cfg: c}
+			ps.order = append(ps.order, k)
+			fresh = append(fresh, c)
+		}
+	}
+	sc, ok := ps.prior.(Screener)
+	out := parallel(fresh, func(c space.Config) prediction {
+		if ok {
+			return predictWith(sc.Screen, c)
+		}
+		return predictWith(ps.prior.Predict, c)
+	})
+	for i, c := range fresh {
+		cd := ps.cands[configKey(ps.sp, c)]
+		cd.fast, cd.fastOK = out[i].values, out[i].feasible && len(out[i].values) == len(ps.sp.Objectives)
+		if !ok {
+			cd.values, cd.feasible, cd.refined = cd.fast, cd.fastOK, true
+		}
+	}
+}
+
+type prediction struct {
+	values   []float64
+	feasible bool
+}
+
+func predictWith(f func(space.Config) ([]float64, bool), c space.Config) prediction {
+	v, ok := f(c)
+	return prediction{v, ok}
+}
+
+// parallel maps f over cs on every core (the prior is a simulator, tens
+// of milliseconds a config), keeping the order.
+func parallel(cs []space.Config, f func(space.Config) prediction) []prediction {
+	out := make([]prediction, len(cs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i] = f(c)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// refine fully predicts the screened candidates that rank near the top —
+// the refineTop best on each objective by corrected screening value, and
+// the corrected screening front — at most limit of them, best first.
+func (ps *priorSampler) refine(limit int) {
+	var todo []*candidate
+	add := func(cd *candidate) {
+		if !cd.refined && len(todo) < limit && !containsCand(todo, cd) {
+			todo = append(todo, cd)
+		}
+	}
+	for obj := range ps.sp.Objectives {
+		for _, cd := range ps.topScreened(obj, refineTop) {
+			add(cd)
+		}
+	}
+	if len(ps.sp.Objectives) > 1 {
+		for _, cd := range ps.screenedFront() {
+			add(cd)
+		}
+	}
+	ps.refineAll(todo)
+}
+
+// refineAll fully predicts the candidates on every core, as many as the
+// proposal's budget allows (the start-up has none).
+func (ps *priorSampler) refineAll(todo []*candidate) {
+	if ps.budget >= 0 {
+		todo = todo[:min(len(todo), ps.budget)]
+		ps.budget -= len(todo)
+	}
+	cs := make([]space.Config, len(todo))
+	for i, cd := range todo {
+		cs[i] = cd.cfg
+	}
+	out := parallel(cs, func(c space.Config) prediction { return predictWith(ps.prior.Predict, c) })
+	for i, cd := range todo {
+		cd.values, cd.refined = out[i].values, true
+		cd.feasible = out[i].feasible && len(out[i].values) == len(ps.sp.Objectives)
+	}
+}
+
+func containsCand(cs []*candidate, c *candidate) bool {
+	for _, x := range cs {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// topScreened is the n unmeasured candidates with the best corrected
+// screening value on objective obj.
+func (ps *priorSampler) topScreened(obj, n int) []*candidate {
+	type scored struct {
+		cd    *candidate
+		score float64
+	}
+	var all []scored
+	for _, k := range ps.order {
+		cd := ps.cands[k]
+		if s, ok := ps.score(cd, cd.fast, cd.fastOK, obj); ok && !ps.told[k] {
+			all = append(all, scored{cd, s})
+		}
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].score > all[b].score })
+	out := make([]*candidate, 0, n)
+	for i := 0; i < len(all) && i < n; i++ {
+		out = append(out, all[i].cd)
+	}
+	return out
+}
+
+// score is the corrected prediction on objective obj, larger is better,
+// in log space; false for an infeasible or unusable prediction.
+func (ps *priorSampler) score(cd *candidate, vals []float64, ok bool, obj int) (float64, bool) {
+	if !ok || obj >= len(vals) || vals[obj] <= 0 || math.IsNaN(vals[obj]) {
+		return 0, false
+	}
+	s := math.Log(vals[obj]) + ps.resid.predict(obj, cd.cfg)
+	if ps.sp.Objectives[obj].Direction == space.Minimize {
+		s = -s
+	}
+	return s, true
+}
+
+// corrected is the candidate's prediction corrected by the residual model
+// (screening values when fast, full ones otherwise).
+func (ps *priorSampler) corrected(cd *candidate, fast bool) []float64 {
+	vals := cd.values
+	if fast {
+		vals = cd.fast
+	}
+	out := make([]float64, len(vals))
+	for i, v := range vals {
+		out[i] = v * math.Exp(ps.resid.predict(i, cd.cfg))
+	}
+	return out
+}
+
+// screenedFront is the non-dominated set of the unmeasured candidates by
+// corrected screening values.
+func (ps *priorSampler) screenedFront() []*candidate {
+	var cds []*candidate
+	var pts []Point
+	for _, k := range ps.order {
+		if cd := ps.cands[k]; cd.fastOK && !ps.told[k] {
+			cds = append(cds, cd)
+			pts = append(pts, Point{Values: ps.corrected(cd, true)})
+		}
+	}
+	var out []*candidate
+	for _, i := range Front(pts, ps.sp.Objectives) {
+		out = append(out, cds[i])
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+//go:build unix
+
+package lab
+
+import (
+	"math"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/search"
+)
+
+// cpuTime is the process's user + system CPU time so far: the prior
+// predicts on every core, so wall time would understate its cost.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPriorOverhead500 is the simulator prior's CPU cost per
+// proposal over a 500-trial two-objective study of the GLM-5.2 space
+// (docs/benchmarks.md): the random sampler decorated by the prior the
+// study would get, each trial "measured" by the full simulation outside
+// the count. It reports the start-up screening, the mean and the worst
+// CPU seconds of one Ask + Tell.
+func BenchmarkPriorOverhead500(b *testing.B) {
+	sp, err := Load("glm52")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const trials = 500
+	measure := NewSimPrior(sp, sim.DefaultCards())
+	for range b.N {
+		start := cpuTime()
+		s, err := search.NewSampler("random", sp, 1, nil, zerolog.Nop(), search.Options{Prior: NewSimPrior(sp, sim.DefaultCards())})
+		if err != nil {
+			b.Fatal(err)
+		}
+		startup := cpuTime() - start
+		var total, worst time.Duration
+		for range trials {
+			t0 := cpuTime()
+			cs, err := s.Ask(1, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			mid := cpuTime()
+			o := search.Observation{Config: cs[0], State: search.Complete}
+			if v, ok := measure.Predict(sp.WithTargetEngine(cs[0])); ok {
+				o.Value, o.Values = v[0], v
+			} else {
+				o.State, o.Class, o.Value = search.Infeasible, "oom", math.NaN()
+			}
+			t1 := cpuTime()
+			if err := s.Tell(o); err != nil {
+				b.Fatal(err)
+			}
+			spent := mid - t0 + cpuTime() - t1
+			total += spent
+			worst = max(worst, spent)
+		}
+		b.ReportMetric(startup.Seconds(), "startup-cpu-s")
+		b.ReportMetric(total.Seconds()/trials, "cpu-s/proposal")
+		b.ReportMetric(worst.Seconds(), "worst-cpu-s/proposal")
+	}
+}
