@@ -30,6 +30,7 @@ func labCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "trials each study runs at once, on a virtual clock (curves stay by trial number)"},
 			&cli.BoolFlag{Name: "prior", Value: true, Usage: "also measure the first sampler with the simulator prior (+ pruning and infeasibility learning)"},
 			&cli.BoolFlag{Name: "perturbed", Usage: "instead: each seed against its own reality from the perturbed family (one exhaustive grid per seed), the first sampler with pruning, without and with the prior"},
+			&cli.BoolFlag{Name: "multi", Usage: "with --perturbed: on both objectives (hypervolume against each reality's front), with the first of --mo-samplers"},
 			&cli.StringFlag{Name: "cache", Usage: "keep every simulated outcome (truths and the prior's) in this directory between runs; clear it when the simulator changes"},
 			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the built-in ones for the truth only; the prior keeps the built-in cards"},
 		},
@@ -137,8 +138,15 @@ func labCommand(e *env) *cli.Command {
 // learning on) without and with the prior, each seed against its own
 // perturbed reality.
 func (e *env) labPerturbed(c *cli.Context, name string, sp *space.Space, prior *lab.Oracle, dir string) ([]*lab.Result, error) {
+	samplers := split(c.String("samplers"))[:1]
+	if c.Bool("multi") {
+		if samplers = split(c.String("mo-samplers")); len(samplers) == 0 {
+			return nil, usagef("--multi needs a two-objective sampler in --mo-samplers")
+		}
+		samplers = samplers[:1]
+	}
 	base := lab.Options{Expert: lab.Expert(name), Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"),
-		Dir: dir, Log: e.log, Samplers: split(c.String("samplers"))[:1], Prune: true, Cache: c.String("cache")}
+		Dir: dir, Log: e.log, Samplers: samplers, Prune: true, Cache: c.String("cache"), Multi: c.Bool("multi")}
 	withPrior := base
 	withPrior.Prior = prior
 	e.log.Info().Str("landscape", name).Msg("running studies against perturbed realities, without and with the prior")
