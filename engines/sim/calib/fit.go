@@ -82,13 +82,13 @@ type Result struct {
 // log(simulated / measured) within each factor's bounds, regularised
 // toward 1.
 func Fit(ctx context.Context, p Problem) (*Result, error) {
-	ev := &evaluator{p: p, ctx: ctx}
+	ev := newEvaluator(p)
 	pred0, err := p.Predict(ctx, p.Cards)
 	if err != nil {
 		return nil, err
 	}
 	r0 := logResiduals(pred0, p.Measured)
-	cols, err := ev.jacobian(p.Factors, make([]float64, len(p.Factors)), r0, sensitivityStep)
+	cols, err := ev.jacobian(ctx, p.Factors, make([]float64, len(p.Factors)), r0, sensitivityStep)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func Fit(ctx context.Context, p Problem) (*Result, error) {
 	if len(keep) > p.Trials {
 		return nil, &TooFewTrialsError{Trials: p.Trials, Factors: names(keep)}
 	}
-	theta, err := ev.levenbergMarquardt(keep, r0, kcols)
+	theta, err := ev.levenbergMarquardt(ctx, keep, r0, kcols)
 	if err != nil {
 		return nil, err
 	}

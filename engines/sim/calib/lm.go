@@ -16,12 +16,27 @@ const (
 
 // evaluator turns log factors into residuals log(simulated / measured).
 type evaluator struct {
-	p   Problem
-	ctx context.Context
+	p Problem
+	// w2 is the squared pull toward 1 (see newEvaluator).
+	w2 float64
 }
 
-func (ev *evaluator) residuals(fs []Factor, theta []float64) ([]float64, error) {
-	pred, err := ev.p.Predict(ev.ctx, Apply(ev.p.Cards, fs, exps(theta)))
+// newEvaluator weighs the pull toward 1 by how many values each trial
+// measured: one trial's values share part of their noise (one run of the
+// engine, one draw of the simulator's noise), so three metrics of a
+// trial are not three independent witnesses against a factor of 1 — nor
+// one (they answer to different factors): the pull grows with the square
+// root of the values per trial.
+func newEvaluator(p Problem) *evaluator {
+	perTrial := 1.0
+	if p.Trials > 0 {
+		perTrial = max(1, float64(len(p.Measured))/float64(p.Trials))
+	}
+	return &evaluator{p: p, w2: priorWeight * priorWeight * math.Sqrt(perTrial)}
+}
+
+func (ev *evaluator) residuals(ctx context.Context, fs []Factor, theta []float64) ([]float64, error) {
+	pred, err := ev.p.Predict(ctx, Apply(ev.p.Cards, fs, exps(theta)))
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +59,7 @@ func logResiduals(pred, measured []float64) []float64 {
 // jacobian returns d r / d theta_k by differences of step (backward at
 // the upper bound); a value refused on either side contributes nothing,
 // so a refusal steers the fit only through the cost.
-func (ev *evaluator) jacobian(fs []Factor, theta, r []float64, step float64) ([][]float64, error) {
+func (ev *evaluator) jacobian(ctx context.Context, fs []Factor, theta, r []float64, step float64) ([][]float64, error) {
 	cols := make([][]float64, len(fs))
 	for k, f := range fs {
 		h := step
@@ -53,7 +68,7 @@ func (ev *evaluator) jacobian(fs []Factor, theta, r []float64, step float64) ([]
 		}
 		t := append([]float64(nil), theta...)
 		t[k] += h
-		rk, err := ev.residuals(fs, t)
+		rk, err := ev.residuals(ctx, fs, t)
 		if err != nil {
 			return nil, err
 		}
@@ -68,13 +83,13 @@ func (ev *evaluator) jacobian(fs []Factor, theta, r []float64, step float64) ([]
 }
 
 // cost is the sum of squared residuals plus the pull toward 1.
-func cost(r, theta []float64) float64 {
+func (ev *evaluator) cost(r, theta []float64) float64 {
 	c := 0.0
 	for _, v := range r {
 		c += v * v
 	}
 	for _, t := range theta {
-		c += priorWeight * priorWeight * t * t
+		c += ev.w2 * t * t
 	}
 	return c
 }
@@ -82,19 +97,19 @@ func cost(r, theta []float64) float64 {
 // levenbergMarquardt minimises cost from theta = 0 (every factor 1),
 // starting from the Jacobian the identification pass measured, and
 // returns the log factors.
-func (ev *evaluator) levenbergMarquardt(fs []Factor, r []float64, cols [][]float64) ([]float64, error) {
+func (ev *evaluator) levenbergMarquardt(ctx context.Context, fs []Factor, r []float64, cols [][]float64) ([]float64, error) {
 	theta := make([]float64, len(fs))
 	if len(fs) == 0 {
 		return theta, nil
 	}
-	c, mu := cost(r, theta), 1e-2
+	c, mu := ev.cost(r, theta), 1e-2
 	for it := 0; it < maxIterations && mu < 1e6; it++ {
-		next := clampTheta(fs, add(theta, step(cols, r, theta, mu)))
-		rn, err := ev.residuals(fs, next)
+		next := clampTheta(fs, add(theta, step(cols, r, theta, mu, ev.w2)))
+		rn, err := ev.residuals(ctx, fs, next)
 		if err != nil {
 			return nil, err
 		}
-		cn := cost(rn, next)
+		cn := ev.cost(rn, next)
 		if cn >= c {
 			mu *= 4
 			continue
@@ -104,7 +119,7 @@ func (ev *evaluator) levenbergMarquardt(fs []Factor, r []float64, cols [][]float
 		if done {
 			break
 		}
-		if cols, err = ev.jacobian(fs, theta, r, jacobianStep); err != nil {
+		if cols, err = ev.jacobian(ctx, fs, theta, r, jacobianStep); err != nil {
 			return nil, err
 		}
 	}
@@ -113,11 +128,10 @@ func (ev *evaluator) levenbergMarquardt(fs []Factor, r []float64, cols [][]float
 
 // step solves (JᵀJ + P + mu·diag) δ = −(Jᵀr + P·theta), P the prior's
 // curvature.
-func step(cols [][]float64, r, theta []float64, mu float64) []float64 {
+func step(cols [][]float64, r, theta []float64, mu, w2 float64) []float64 {
 	n := len(cols)
 	a := mat.NewDense(n, n, nil)
 	g := mat.NewVecDense(n, nil)
-	w2 := priorWeight * priorWeight
 	for j := range n {
 		for k := range n {
 			a.Set(j, k, dot(cols[j], cols[k]))
