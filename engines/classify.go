@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/servetune/servetune/space"
 )
 
 // Pattern is a log line that decides a failure class.
@@ -63,7 +65,7 @@ const maxDecidingLines = 8
 // messages are table-tested.
 func Classify(engine string, stage Stage, exit Exit, tail []string) *Failure {
 	var own []Pattern
-	if e, ok := Lookup(engine); ok {
+	if e, ok := Lookup(engine, space.Target{}); ok {
 		own = e.Patterns()
 	}
 	return classify(engine, own, stage, exit, tail)

@@ -17,21 +17,6 @@ type declared struct {
 	pats []Pattern
 }
 
-// lookup finds an engine among the built-ins and the target's declared
-// engines.
-func lookup(name string, t space.Target) (Engine, bool) {
-	if d, ok := t.Declared[name]; ok {
-		return newDeclared(name, d), true
-	}
-	return Lookup(name)
-}
-
-// names lists every engine a target can run: the built-ins, then its
-// declared ones.
-func names(t space.Target) []string {
-	return append(Names(), sortedKeys(t.Declared)...)
-}
-
 // newDeclared compiles the declaration's patterns; space validated them.
 func newDeclared(name string, d space.EngineDecl) declared {
 	e := declared{name: name, d: d}
@@ -52,6 +37,23 @@ func newDeclared(name string, d space.EngineDecl) declared {
 func (e declared) Name() string { return e.name }
 
 func (e declared) Knobs() []string { return sortedKeys(e.d.Knobs) }
+
+// DefaultPort is the declaration's default_port (0 when it declares none).
+func (e declared) DefaultPort() int { return e.d.DefaultPort }
+
+// Health is the declared readiness path when it is a plain GET.
+func (e declared) Health() string { return first(e.Probes()) }
+
+// Image: a declared engine has no official image.
+func (declared) Image(string) string { return "" }
+
+func (declared) Device() Device { return GPU }
+
+// VersionCommand is the declaration's version_command, as declared.
+func (e declared) VersionCommand(string) []string { return e.d.VersionCommand }
+
+// GPUs: tp×dp replicas, as for most engines.
+func (declared) GPUs(cfg space.Config) int { return replicas(cfg) }
 
 // Render writes command, model (when positional or a flag), the knobs in
 // name order, then the fixed args. A knob set to "default" renders nothing.

@@ -14,7 +14,7 @@ import (
 
 // Engine is one serving engine's adapter: pure knob ↔ flag translation plus
 // what the launcher must know to start and probe it. Ollama will be one
-// more implementation; nothing outside this file lists engines.
+// more implementation; registry.go lists them.
 type Engine interface {
 	Name() string
 	// Knobs lists the knobs the engine understands besides engine and
@@ -36,6 +36,27 @@ type Engine interface {
 	// Patterns are log patterns that classify this engine's failures,
 	// checked before the patterns common to all engines.
 	Patterns() []Pattern
+
+	// What the world outside the command line knows of the engine, so
+	// nothing outside this package switches on its name:
+
+	// DefaultPort is where the engine serves when not told (0: it has no
+	// default of its own).
+	DefaultPort() int
+	// Health is the path that answers 200 once the engine serves ("" when
+	// readiness is not a plain GET).
+	Health() string
+	// Image is the engine's official container image at version ("" =
+	// latest), "" when it has none.
+	Image(version string) string
+	// Device is what the engine runs on when the target names no GPU.
+	Device() Device
+	// VersionCommand prints the engine's version; program, when not "",
+	// is the target's override of the engine's program.
+	VersionCommand(program string) []string
+	// GPUs is how many GPUs cfg occupies on this engine, before the
+	// target's gpus_per_trial (see GPUs).
+	GPUs(cfg space.Config) int
 }
 
 // liveSetup is implemented by engines that bind from their environment and
@@ -67,47 +88,6 @@ type Parsed struct {
 	Extra []string
 }
 
-// all builds the registry explicitly, newest engines last, so adding one is
-// one line and no init() order matters.
-func all() []Engine { return []Engine{vllm{}, sglang{}, trtllm{}, ollama{}} }
-
-// Names lists the engines servetune can launch, in a stable order.
-func Names() []string {
-	var ns []string
-	for _, e := range all() {
-		ns = append(ns, e.Name())
-	}
-	return ns
-}
-
-// Lookup returns the adapter for an engine name.
-func Lookup(name string) (Engine, bool) {
-	for _, e := range all() {
-		if e.Name() == name {
-			return e, true
-		}
-	}
-	return nil, false
-}
-
-// Supports reports whether the engine understands the knob; space
-// validation uses it to reject a knob the chosen engine would ignore.
-func Supports(engine, knob string) bool {
-	e, ok := Lookup(engine)
-	if !ok {
-		return false
-	}
-	if commonKnob(knob) {
-		return true
-	}
-	for _, k := range e.Knobs() {
-		if k == knob {
-			return true
-		}
-	}
-	return false
-}
-
 // Render returns the exact serving command of cfg's engine (cfg["engine"],
 // else t.Engine) at the version the target declares, without the target's
 // launch prefix, program override or environment: the command a report
@@ -116,7 +96,7 @@ func Supports(engine, knob string) bool {
 // or a value it cannot take is an *Failure of class InvalidConfig.
 func Render(cfg space.Config, t space.Target) (Command, error) {
 	name := EngineOf(cfg, t)
-	e, ok := lookup(name, t)
+	e, ok := Lookup(name, t)
 	if !ok {
 		return Command{}, invalid("unknown engine %q (known: %s)", name, strings.Join(names(t), ", "))
 	}
@@ -156,7 +136,7 @@ func Parse(engine string, args []string) (space.Config, error) {
 // returns model, host and port too; the simulator and the fake engines use
 // it to accept a real engine's command line.
 func ParseArgs(engine string, args []string, v Version) (Parsed, error) {
-	e, ok := Lookup(engine)
+	e, ok := Lookup(engine, space.Target{})
 	if !ok {
 		return Parsed{}, invalid("unknown engine %q (known: %s)", engine, strings.Join(Names(), ", "))
 	}

@@ -41,27 +41,18 @@ func Environment(ctx context.Context, t space.Target, name, model string, env []
 }
 
 // versionArgv is the command that prints engine name's version, after the
-// target's prefix: a declared engine's version_command; `vllm --version`
-// and `ollama --version` (with the target's program, if it overrides
-// one); SGLang's and TensorRT-LLM's version modules through python.
+// target's prefix: the engine's VersionCommand, given the target's program
+// when it overrides one; nil for an unknown engine or none declared.
 func versionArgv(name string, t space.Target) []string {
-	program := func(def string) string {
-		if c := t.Engines[name].Command; len(c) > 0 {
-			return c[0]
-		}
-		return def
+	e, ok := Lookup(name, t)
+	if !ok {
+		return nil
 	}
-	var argv []string
-	switch name {
-	case "vllm", "ollama":
-		argv = []string{program(name), "--version"}
-	case "sglang":
-		argv = []string{program("python3"), "-c", "import sglang; print(sglang.__version__)"}
-	case "trtllm":
-		argv = []string{"python3", "-c", "import tensorrt_llm; print(tensorrt_llm.__version__)"}
-	default:
-		argv = t.Declared[name].VersionCommand
+	var program string
+	if c := t.Engines[name].Command; len(c) > 0 {
+		program = c[0]
 	}
+	argv := e.VersionCommand(program)
 	if len(argv) == 0 {
 		return nil
 	}

@@ -119,7 +119,7 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	if err != nil {
 		return nil, err
 	}
-	eng, _ := lookup(name, t)
+	eng, _ := Lookup(name, t)
 	model, _ := ModelPath(cfg, t)
 	live, _ := eng.(liveSetup)
 	if live != nil {

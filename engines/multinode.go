@@ -98,7 +98,7 @@ func (l *Launcher) planRanks(ctx context.Context, cfg space.Config, t space.Targ
 		return nil, nil, nil, err
 	}
 	name := EngineOf(cfg, t)
-	eng, _ := lookup(name, t)
+	eng, _ := Lookup(name, t)
 	model, _ := ModelPath(cfg, t)
 	host := t.Host
 	if host == "" {

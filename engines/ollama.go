@@ -33,7 +33,28 @@ var (
 	_ liveSetup = ollama{}
 )
 
-func (ollama) Name() string { return "ollama" }
+// Ollama is Ollama's engine name.
+const Ollama = "ollama"
+
+func (ollama) Name() string { return Ollama }
+
+// DefaultPort: OLLAMA_HOST defaults to 127.0.0.1:11434.
+func (ollama) DefaultPort() int { return 11434 }
+
+func (e ollama) Health() string { return first(e.Probes()) }
+
+// Image is Ollama's own image, tagged by release.
+func (ollama) Image(version string) string { return "ollama/ollama:" + or(version, "latest") }
+
+// Device: Ollama runs on the CPU when the target names no GPU.
+func (ollama) Device() Device { return CPU }
+
+func (ollama) VersionCommand(program string) []string {
+	return []string{or(program, Ollama), "--version"}
+}
+
+// GPUs: one server; Ollama has no parallelism knobs.
+func (ollama) GPUs(cfg space.Config) int { return replicas(cfg) }
 
 func (ollama) Knobs() []string {
 	return []string{KnobMaxRunning, KnobFlashAttention, KnobKVCacheDType, KnobMaxQueue,

@@ -70,7 +70,7 @@ func RenderRanks(cfg space.Config, t space.Target, p Placement) ([]Rank, error) 
 		return nil, invalid("%s: the config needs %d GPUs, %d nodes of %d (target.gpus_per_node), and target.nodes lists %d",
 			name, GPUs(cfg, t), n, t.NodeGPUs(), len(p.Hosts))
 	}
-	e, _ := lookup(name, t)
+	e, _ := Lookup(name, t)
 	mn, ok := e.(multiNode)
 	if !ok {
 		return nil, invalid("%s", noMultiNode(name, GPUs(cfg, t), t.NodeGPUs()))
@@ -99,12 +99,12 @@ func RenderRanks(cfg space.Config, t space.Target, p Placement) ([]Rank, error) 
 func noMultiNode(name string, gpus, perNode int) string {
 	why := "servetune renders multi-node commands for sglang and vllm only"
 	switch name {
-	case "trtllm":
+	case TRTLLM:
 		// tensorrt_llm/commands/serve.py: across nodes trtllm-serve runs
 		// under mpirun (or trtllm-llmapi-launch under srun), one MPI world
 		// servetune does not start.
 		why = "trtllm-serve spans nodes only under mpirun/trtllm-llmapi-launch, which servetune does not launch"
-	case "ollama":
+	case Ollama:
 		why = "ollama serves from one machine"
 	}
 	return fmt.Sprintf("%s: the config needs %d GPUs, more than one node's %d (target.gpus_per_node), and %s", name, gpus, perNode, why)

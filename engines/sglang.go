@@ -15,7 +15,35 @@ type sglang struct{}
 
 var _ Engine = sglang{}
 
-func (sglang) Name() string { return "sglang" }
+// SGLang is SGLang's engine name.
+const SGLang = "sglang"
+
+func (sglang) Name() string { return SGLang }
+
+// DefaultPort: server_args.py's port defaults to 30000.
+func (sglang) DefaultPort() int { return 30000 }
+
+func (e sglang) Health() string { return first(e.Probes()) }
+
+// Image is SGLang's own Docker Hub image, tagged by release.
+func (sglang) Image(version string) string { return "lmsysorg/sglang:" + or(version, "latest") }
+
+func (sglang) Device() Device { return GPU }
+
+// VersionCommand asks the package, through the target's python when it
+// overrides the program.
+func (sglang) VersionCommand(program string) []string {
+	return []string{or(program, "python3"), "-c", "import sglang; print(sglang.__version__)"}
+}
+
+// GPUs: tp×dp replicas, except that DP attention carves the DP ranks
+// inside the TP group (tp GPUs).
+func (sglang) GPUs(cfg space.Config) int {
+	if on, _ := cfg.Bool(KnobEnableDPAttention); on && cfg.Has(KnobEnableDPAttention) {
+		return knobInt(cfg, KnobTP)
+	}
+	return replicas(cfg)
+}
 
 func (sglang) Knobs() []string {
 	return []string{KnobTP, KnobDP, KnobEnableDPAttention, KnobEP, KnobMemFraction, KnobChunkedPrefill,

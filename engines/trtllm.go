@@ -21,7 +21,32 @@ var _ Engine = trtllm{}
 // TRTLLMOptionsFile is the name of the generated extra options YAML.
 const TRTLLMOptionsFile = "extra_llm_api_options.yaml"
 
-func (trtllm) Name() string { return "trtllm" }
+// TRTLLM is TensorRT-LLM's engine name.
+const TRTLLM = "trtllm"
+
+func (trtllm) Name() string { return TRTLLM }
+
+// DefaultPort: trtllm-serve's --port defaults to 8000.
+func (trtllm) DefaultPort() int { return 8000 }
+
+func (e trtllm) Health() string { return first(e.Probes()) }
+
+// Image is NVIDIA's TensorRT-LLM release image on NGC (it ships
+// trtllm-serve).
+func (trtllm) Image(version string) string {
+	return "nvcr.io/nvidia/tensorrt-llm/release:" + or(version, "latest")
+}
+
+func (trtllm) Device() Device { return GPU }
+
+// VersionCommand asks the package through python3: trtllm-serve has no
+// --version, so the target's program override does not apply.
+func (trtllm) VersionCommand(string) []string {
+	return []string{"python3", "-c", "import tensorrt_llm; print(tensorrt_llm.__version__)"}
+}
+
+// GPUs: tp; data parallelism is attention DP inside the TP group.
+func (trtllm) GPUs(cfg space.Config) int { return knobInt(cfg, KnobTP) }
 
 func (trtllm) Knobs() []string {
 	return []string{KnobTP, KnobEP, KnobEnableDPAttention, KnobMemFraction, KnobChunkedPrefill,

@@ -47,7 +47,34 @@ func vllmKVDTypes(v Version) []string {
 		{"fp8_e5m2", Version{}}, {"fp8_inc", Version{}}, {"fp8_ds_mla", vllm011}, {"float16", vllm018}, {"nvfp4", vllm018}})
 }
 
-func (vllm) Name() string { return "vllm" }
+// VLLM is vLLM's engine name.
+const VLLM = "vllm"
+
+func (vllm) Name() string { return VLLM }
+
+// DefaultPort: `vllm serve --port` defaults to 8000.
+func (vllm) DefaultPort() int { return 8000 }
+
+func (e vllm) Health() string { return first(e.Probes()) }
+
+// Image is vLLM's own OpenAI-server image; its tags are the releases
+// with a leading v (v0.15.1).
+func (vllm) Image(version string) string {
+	tag := "latest"
+	if version != "" {
+		tag = "v" + strings.TrimPrefix(version, "v")
+	}
+	return "vllm/vllm-openai:" + tag
+}
+
+func (vllm) Device() Device { return GPU }
+
+func (vllm) VersionCommand(program string) []string {
+	return []string{or(program, VLLM), "--version"}
+}
+
+// GPUs: tp×dp replicas.
+func (vllm) GPUs(cfg space.Config) int { return replicas(cfg) }
 
 func (vllm) Knobs() []string {
 	return []string{KnobTP, KnobDP, KnobEP, KnobMemFraction, KnobChunkedPrefill, KnobMaxRunning,

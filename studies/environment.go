@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 )
 
@@ -89,10 +90,19 @@ func TargetDevice(t space.Target, engines []string) string {
 	if t.GPUs == 0 || strings.EqualFold(t.GPU, "cpu") {
 		return "cpu"
 	}
-	if t.GPU == "" && len(engines) > 0 && !slices.ContainsFunc(engines, func(e string) bool { return e != "ollama" }) {
+	if t.GPU == "" && len(engines) > 0 && !slices.ContainsFunc(engines, needsGPU(t)) {
 		return "cpu"
 	}
 	return "gpu"
+}
+
+// needsGPU reports whether an engine of t does not run on the CPU when the
+// target names no GPU (the registry's Device; an unknown engine needs one).
+func needsGPU(t space.Target) func(string) bool {
+	return func(name string) bool {
+		e, ok := engines.Lookup(name, t)
+		return !ok || e.Device() != engines.CPU
+	}
 }
 
 // HoursUnit names device time on a device: GPU-hours or CPU-hours.

@@ -79,7 +79,7 @@ func (d deployment) name() string {
 // on the engine's port; files are read from the working directory /servetune.
 func (d deployment) argv() []string {
 	args := append([]string(nil), d.Cmd.Argv...)
-	if e, ok := engines.Lookup(d.Engine); ok {
+	if e, ok := engines.Lookup(d.Engine, space.Target{}); ok { // the exports helper passes the target
 		listen, _ := e.Listen("0.0.0.0", port(d.Engine), "", "")
 		args = append(args, listen...)
 	}

@@ -44,7 +44,7 @@ func simCommand(e *env) *cli.Command {
 
 func (e *env) simServe(c *cli.Context) error {
 	engine := c.String("engine")
-	if engine != "vllm" && engine != "sglang" && engine != "trtllm" {
+	if !simserve.Serves(engine) {
 		return usagef("--engine must be vllm, sglang or trtllm, not %q", engine)
 	}
 	if c.Float64("speed") <= 0 {

@@ -255,11 +255,11 @@ func startWorkers(o Options) error {
 }
 
 func usageError(engine string, err error, stderr io.Writer) int {
-	if engine == "trtllm" {
+	if engine == engines.TRTLLM {
 		fmt.Fprintf(stderr, "Usage: trtllm-serve serve [OPTIONS] MODEL\nTry 'trtllm-serve serve --help' for help.\n\nError: No such option: %v\n", err)
 		return 2
 	}
-	prog := map[string]string{"vllm": "vllm serve", "sglang": "launch_server.py"}[engine]
+	prog := map[string]string{engines.VLLM: "vllm serve", engines.SGLang: "launch_server.py"}[engine]
 	fmt.Fprintf(stderr, "usage: %s [-h] ...\n%s: error: %v\n", prog, prog, err)
 	return 2
 }
@@ -273,7 +273,7 @@ func serve(engine string, o Options, p engines.Parsed, l engineLines, hang bool,
 		fmt.Fprintf(stderr, "OSError: [Errno 98] Address already in use: %v\n", err)
 		return 1
 	}
-	flavor := map[string]benchtest.Flavor{"vllm": benchtest.VLLM, "sglang": benchtest.SGLang, "trtllm": benchtest.TRTLLM}[engine]
+	flavor := map[string]benchtest.Flavor{engines.VLLM: benchtest.VLLM, engines.SGLang: benchtest.SGLang, engines.TRTLLM: benchtest.TRTLLM}[engine]
 	stream := benchtest.NewServer(benchtest.Config{Flavor: flavor, TTFT: o.TTFT, ITL: o.ITL})
 	var ready atomic.Bool
 	var requests atomic.Int64

@@ -18,7 +18,7 @@ func lines(engine string, p engines.Parsed) engineLines {
 		"CUDA kernel errors might be asynchronously reported at some other API call.",
 	}
 	switch engine {
-	case "vllm":
+	case engines.VLLM:
 		return engineLines{
 			starting: fmt.Sprintf("INFO 05-29 12:00:00 [api_server.py:1] Starting vLLM server on http://%s:%d", p.Host, p.Port),
 			ready:    "INFO:     Application startup complete.",
@@ -30,7 +30,7 @@ func lines(engine string, p engines.Parsed) engineLines {
 			invalid: []string{"ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (3)."},
 			crash:   crash,
 		}
-	case "sglang":
+	case engines.SGLang:
 		return engineLines{
 			starting: fmt.Sprintf("[2026-05-19 12:00:00] server_args=ServerArgs(model_path='%s', host='%s', port=%d)", p.Model, p.Host, p.Port),
 			ready:    "[2026-05-19 12:00:10] The server is fired up and ready to roll!",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 )
 
@@ -89,17 +90,14 @@ func (sm *Simulator) StartupTime(cfg space.Config, t space.Target) time.Duration
 }
 
 // GPUs is how many GPUs the config occupies on the target (the
-// target's gpus_per_trial where it applies, as for a real engine).
+// target's gpus_per_trial where it applies, else the engine's own rule,
+// as for a real engine; a config the simulator refuses holds the target).
 func (sm *Simulator) GPUs(cfg space.Config, t space.Target) int {
 	if n, ok := t.TrialGPUs(cfg); ok {
 		return n
 	}
-	s, err := resolve(sm.Cards, cfg, t)
-	if err != nil {
+	if _, err := resolve(sm.Cards, cfg, t); err != nil {
 		return max(t.GPUs, 1)
 	}
-	if s.dpAttn && s.engine == "sglang" {
-		return s.tp
-	}
-	return s.tp * s.dp
+	return engines.GPUs(cfg, t)
 }

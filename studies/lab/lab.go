@@ -335,7 +335,7 @@ func Expert(landscape string) space.Config {
 	if landscape != "glm52" {
 		return nil
 	}
-	return space.Config{"engine": "sglang", "tp": int64(8), "dp": int64(8), "enable_dp_attention": true, "ep": int64(8),
+	return space.Config{"engine": engines.SGLang, "tp": int64(8), "dp": int64(8), "enable_dp_attention": true, "ep": int64(8),
 		"mem_fraction": 0.85, "chunked_prefill": space.Default, "max_running": int64(256), "moe_a2a_backend": "deepep",
 		"deepep_mode": "auto", "kv_cache_dtype": "fp8_e4m3"}
 }

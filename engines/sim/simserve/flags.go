@@ -30,7 +30,7 @@ func noops(fs map[string]extraFlag, value bool, names ...string) {
 func extraFlags(engine string) map[string]extraFlag {
 	fs := map[string]extraFlag{}
 	switch engine {
-	case "vllm":
+	case engines.VLLM:
 		fs["--max-model-len"] = extraFlag{value: true, set: setMaxLen}
 		fs["--performance-mode"] = extraFlag{value: true, set: setPerformanceMode}
 		noops(fs, true, "--reasoning-parser", "--tool-call-parser", "--chat-template", "--tokenizer", "--revision",
@@ -44,7 +44,7 @@ func extraFlags(engine string) map[string]extraFlag {
 			"--disable-log-requests", "--enable-log-requests", "--disable-log-stats", "--disable-uvicorn-access-log",
 			"--enable-force-include-usage", "--disable-fastapi-docs", "--enable-prompt-tokens-details",
 			"--async-scheduling", "--no-async-scheduling", "--enable-server-load-tracking")
-	case "sglang":
+	case engines.SGLang:
 		fs["--context-length"] = extraFlag{value: true, set: setMaxLen}
 		noops(fs, true, "--reasoning-parser", "--tool-call-parser", "--chat-template", "--tokenizer-path",
 			"--revision", "--download-dir", "--load-format", "--dtype", "--quantization", "--random-seed",
@@ -56,7 +56,7 @@ func extraFlags(engine string) map[string]extraFlag {
 			"--stream-response-default-include-usage", "--enable-metrics", "--log-requests", "--enable-dp-lm-head",
 			"--disable-cuda-graph-padding", "--disable-overlap-schedule", "--enable-two-batch-overlap",
 			"--enable-mixed-chunk", "--disable-piecewise-cuda-graph", "--enable-piecewise-cuda-graph")
-	case "trtllm":
+	case engines.TRTLLM:
 		fs["--max_seq_len"] = extraFlag{value: true, set: setMaxLen}
 		noops(fs, true, "--reasoning_parser", "--tool_parser", "--chat_template", "--tokenizer", "--custom_tokenizer",
 			"--revision", "--log_level", "--num_postprocess_workers", "--backend", "--max_beam_width",

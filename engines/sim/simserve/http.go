@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
 )
 
@@ -47,7 +48,7 @@ func (s *server) routes() http.Handler {
 
 func (s *server) health(w http.ResponseWriter, _ *http.Request) {
 	if s.live.Load() == nil {
-		if s.engine == "trtllm" {
+		if s.engine == engines.TRTLLM {
 			http.Error(w, "LLM is unavailable. Please check the server logs for more details.", http.StatusServiceUnavailable)
 			return
 		}
@@ -63,7 +64,7 @@ func (s *server) models(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return
 	}
-	owner := map[string]string{"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt_llm"}[s.engine]
+	owner := map[string]string{engines.VLLM: engines.VLLM, engines.SGLang: engines.SGLang, engines.TRTLLM: "tensorrt_llm"}[s.engine]
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []map[string]any{{
 		"id": s.served, "object": "model", "created": time.Now().Unix(), "owned_by": owner,
 		"root": s.checkpoint, "max_model_len": live.MaxLen(),
@@ -105,7 +106,7 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		return
 	}
 	out := defaultChatTokens
-	if !chat && s.engine != "trtllm" {
+	if !chat && s.engine != engines.TRTLLM {
 		out = defaultCompletionTokens
 	}
 	for _, p := range []*int{req.MaxTokens, req.MaxCompletionTokens} {
@@ -132,7 +133,7 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		return
 	}
 	usage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage != nil && *req.StreamOptions.IncludeUsage
-	if s.engine == "trtllm" && req.StreamOptions != nil && req.StreamOptions.IncludeUsage == nil {
+	if s.engine == engines.TRTLLM && req.StreamOptions != nil && req.StreamOptions.IncludeUsage == nil {
 		usage = true // TRT-LLM defaults include_usage on when stream_options is present
 	}
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
@@ -170,7 +171,7 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 			return
 		}
 	}
-	if s.engine == "sglang" {
+	if s.engine == engines.SGLang {
 		buf = c.event(buf, c.sglangFinish())
 	}
 	if usage {

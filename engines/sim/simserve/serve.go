@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,15 +47,18 @@ type Options struct {
 	Cards *sim.Cards
 }
 
-// defaultPorts are the engines' own defaults.
-var defaultPorts = map[string]int{"vllm": 8000, "sglang": 30000, "trtllm": 8000}
+// Serves reports whether sim serve imitates the engine's command line and
+// API (vLLM, SGLang and TensorRT-LLM).
+func Serves(engine string) bool {
+	return slices.Contains([]string{engines.VLLM, engines.SGLang, engines.TRTLLM}, engine)
+}
 
 // Serve runs the simulated engine until ctx ends (SIGTERM), then returns
 // nil. A command line or config the engine would refuse prints the
 // engine's lines to o.Log and returns the *engines.Failure the launcher
 // will classify from them.
 func Serve(ctx context.Context, o Options) error {
-	if _, ok := defaultPorts[o.Engine]; !ok {
+	if !Serves(o.Engine) {
 		return fmt.Errorf("sim serve: engine %q is not served (vllm, sglang, trtllm)", o.Engine)
 	}
 	if o.Log == nil {
@@ -100,7 +104,8 @@ func Serve(ctx context.Context, o Options) error {
 		port = o.Port
 	}
 	if port == 0 {
-		port = defaultPorts[o.Engine]
+		e, _ := engines.Lookup(o.Engine, space.Target{})
+		port = e.DefaultPort()
 	}
 	lg.banner(o, cfg, served)
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
@@ -191,9 +196,9 @@ func (l *engineLog) line(s string) string {
 	now := time.Now()
 	var prefix string
 	switch l.engine {
-	case "vllm":
+	case engines.VLLM:
 		prefix = "INFO " + now.Format("01-02 15:04:05") + " [sim] "
-	case "sglang":
+	case engines.SGLang:
 		prefix = "[" + now.Format("2006-01-02 15:04:05") + "] "
 	default:
 		prefix = "[" + now.Format("01/02/2006-15:04:05") + "] [TRT-LLM] [I] "
@@ -212,10 +217,10 @@ func (l *engineLog) raw(lines ...string) {
 func (l *engineLog) banner(o Options, cfg space.Config, served string) {
 	args := strings.Join(o.Args, " ")
 	switch l.engine {
-	case "vllm":
+	case engines.VLLM:
 		l.infof("vLLM API server version sim (servetune, speed ×%g)", o.Speed)
 		l.infof("non-default args: %s", args)
-	case "sglang":
+	case engines.SGLang:
 		l.infof("server_args=ServerArgs(model_path=%q, served_model_name=%q, %s) [servetune sim, speed ×%g]", served, served, cfg.Key(), o.Speed)
 	default:
 		l.infof("TensorRT-LLM version: sim (servetune, speed ×%g); args: %s", o.Speed, args)
@@ -230,7 +235,7 @@ func (l *engineLog) ready(live *sim.Live, host string, port int, startup time.Du
 	m := live.Memory()
 	url := "http://" + net.JoinHostPort(host, strconv.Itoa(port))
 	switch l.engine {
-	case "vllm":
+	case engines.VLLM:
 		l.infof("GPU KV cache size: %d tokens", live.KVTokens())
 		l.infof("Maximum concurrency for %d tokens per request: %.2fx", live.MaxLen(), float64(live.KVTokens())/float64(max(live.MaxLen(), 1)))
 		l.infof("init engine (profile, create kv cache, warmup model) took %.2f seconds", startup.Seconds())
@@ -240,7 +245,7 @@ func (l *engineLog) ready(live *sim.Live, host string, port int, startup time.Du
 			l.infof("Route: %s, Methods: %s", r, map[bool]string{true: "POST", false: "GET"}[strings.HasPrefix(r, "/v1/c")])
 		}
 		l.raw("INFO:     Application startup complete.")
-	case "sglang":
+	case engines.SGLang:
 		l.infof("max_total_num_tokens=%d, chunked_prefill_size=%d, max_running_requests=%d, context_len=%d", live.KVTokens(), live.ChunkedPrefill(), live.MaxRunning(), live.MaxLen())
 		l.raw("INFO:     Uvicorn running on " + url + " (Press CTRL+C to quit)")
 		l.infof("The server is fired up and ready to roll!")
@@ -254,9 +259,9 @@ func (l *engineLog) ready(live *sim.Live, host string, port int, startup time.Du
 // prog is the program name argparse and click print.
 func (l *engineLog) prog() string {
 	switch l.engine {
-	case "vllm":
+	case engines.VLLM:
 		return "vllm serve"
-	case "sglang":
+	case engines.SGLang:
 		return "launch_server.py"
 	}
 	return "trtllm-serve serve"
@@ -264,9 +269,9 @@ func (l *engineLog) prog() string {
 
 func (l *engineLog) usage() {
 	switch l.engine {
-	case "vllm":
+	case engines.VLLM:
 		l.raw("usage: vllm serve [model_tag] [options]")
-	case "sglang":
+	case engines.SGLang:
 		l.raw("usage: launch_server.py [-h] --model-path MODEL_PATH [options]")
 	default:
 		l.raw("Usage: trtllm-serve serve [OPTIONS] MODEL", "Try 'trtllm-serve serve --help' for help.", "")
@@ -278,7 +283,7 @@ func (l *engineLog) argError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), string(engines.InvalidConfig)+": ")
 	msg = strings.TrimPrefix(msg, l.engine+": ")
 	l.usage()
-	if l.engine == "trtllm" {
+	if l.engine == engines.TRTLLM {
 		l.raw("Error: Invalid value: " + msg)
 	} else {
 		l.raw(l.prog() + ": error: " + msg)
@@ -289,7 +294,7 @@ func (l *engineLog) argError(err error) error {
 func (l *engineLog) unrecognized(extra []string) error {
 	l.usage()
 	switch {
-	case l.engine != "trtllm":
+	case l.engine != engines.TRTLLM:
 		l.raw(l.prog() + ": error: unrecognized arguments: " + strings.Join(extra, " "))
 	case strings.HasPrefix(extra[0], "-"):
 		l.raw("Error: No such option: " + extra[0])

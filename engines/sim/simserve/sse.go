@@ -3,6 +3,8 @@ package simserve
 import (
 	"fmt"
 	"strings"
+
+	"github.com/servetune/servetune/engines"
 )
 
 // tokenText is one simulated token's text (leading space, as BPE words).
@@ -46,13 +48,13 @@ func (c *chunker) roleChunk() []byte {
 func (c *chunker) content(n int, last bool) []byte {
 	text := strings.Repeat(tokenText, n)
 	finish := "null"
-	if last && c.engine != "sglang" {
+	if last && c.engine != engines.SGLang {
 		finish = `"length"`
 	}
 	switch {
 	case c.chat:
 		return fmt.Appendf(nil, `{%s,"choices":[{"index":0,"delta":{"content":%q},"logprobs":null,"finish_reason":%s}]}`, c.head(c.object()), text, finish)
-	case c.engine == "sglang":
+	case c.engine == engines.SGLang:
 		return fmt.Appendf(nil, `{%s,"choices":[{"index":0,"text":%q,"logprobs":null,"finish_reason":null,"matched_stop":null}],"usage":null}`, c.head(c.object()), text)
 	}
 	return fmt.Appendf(nil, `{%s,"choices":[{"index":0,"text":%q,"logprobs":null,"finish_reason":%s,"stop_reason":null}],"usage":null}`, c.head(c.object()), text, finish)
@@ -67,7 +69,7 @@ func (c *chunker) sglangFinish() []byte {
 
 func (c *chunker) usage(prompt, n int) []byte {
 	object := c.object()
-	if c.engine == "trtllm" {
+	if c.engine == engines.TRTLLM {
 		object = "chat.completion.chunk"
 	}
 	return fmt.Appendf(nil, `{%s,"choices":[],"usage":{"prompt_tokens":%d,"total_tokens":%d,"completion_tokens":%d}}`, c.head(object), prompt, prompt+n, n)
