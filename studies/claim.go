@@ -46,9 +46,8 @@ func (s *Store) ClaimNext(ctx context.Context, t *Trial, until time.Time, nTrial
 
 // claimable checks, inside the claim's transaction, that t may start.
 func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, nTrials, repeat int) error {
-	var busy int
-	// Counted as countDone does, plus everything running.
-	if err := tx.QueryRowContext(ctx, s.bind(`SELECT count(*) FROM trials WHERE state=? OR (state<>? AND NOT (state=? AND failure IS NULL))`), Running, Interrupted, Infeasible).Scan(&busy); err != nil {
+	busy, err := s.busy(ctx, tx)
+	if err != nil {
 		return fmt.Errorf("study %s: claim trial: %w", s.path, err)
 	}
 	if busy >= nTrials {

@@ -16,15 +16,6 @@ const DefaultLease = time.Minute
 // as interrupted: its worker's result is no longer the record.
 var ErrLeaseLost = errors.New("trial lease lost")
 
-// Claim inserts a running trial owned by t.Worker until until. Like
-// Begin, it is committed before the engine launches.
-func (s *Store) Claim(ctx context.Context, t *Trial, until time.Time) error {
-	if t.Worker == "" {
-		return fmt.Errorf("claim trial: no worker id")
-	}
-	return s.begin(ctx, t, stamp(until))
-}
-
 // Renew extends the lease of a running trial its worker still holds.
 func (s *Store) Renew(ctx context.Context, number int, worker string, until time.Time) error {
 	res, err := s.db.ExecContext(ctx, s.bind(`UPDATE trials SET lease_until=? WHERE number=? AND worker=? AND state=?`), stamp(until), number, worker, Running)

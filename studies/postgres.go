@@ -43,7 +43,7 @@ func OpenPostgres(ctx context.Context, storage, name string, mode Mode) (*Store,
 // PostgresStudies opens, read-only, every study in the PostgreSQL
 // database at storage (for `servetune studies`); the caller closes them.
 func PostgresStudies(ctx context.Context, storage string) ([]*Store, error) {
-	db, err := openPostgresDB(storage, "")
+	db, err := openPostgresDB(storage, "", true)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func PostgresStudies(ctx context.Context, storage string) ([]*Store, error) {
 	return out, rows.Err()
 }
 
-func openPostgresDB(storage, schema string) (*sql.DB, error) {
+func openPostgresDB(storage, schema string, readOnly bool) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(storage)
 	if err != nil {
 		return nil, fmt.Errorf("storage %s: %w", Redact(storage), redactErr(err, storage))
@@ -76,11 +76,14 @@ func openPostgresDB(storage, schema string) (*sql.DB, error) {
 	if schema != "" {
 		cfg.RuntimeParams["search_path"] = schema
 	}
+	if readOnly { // a reader writes nothing, as a read-only study.db
+		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
 	return stdlib.OpenDB(*cfg), nil
 }
 
 func openPostgres(ctx context.Context, storage, schema, where string, mode Mode) (*Store, error) {
-	db, err := openPostgresDB(storage, schema)
+	db, err := openPostgresDB(storage, schema, mode == ReadOnly)
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,7 @@ func TestExpiredLeaseIsReclaimedAndRetriedOnce(t *testing.T) {
 			// Another worker claims a trial and dies (kill -9): its lease
 			// is never renewed.
 			ghost.Start = time.Now()
-			if err := st.Claim(context.Background(), &ghost, time.Now().Add(time.Second)); err != nil {
+			if err := st.ClaimNext(context.Background(), &ghost, time.Now().Add(time.Second), 10, 0); err != nil {
 				t.Error(err)
 			}
 		}}
@@ -165,7 +165,7 @@ func TestLeaseIsRenewedUntilItIsReclaimed(t *testing.T) {
 	st, _ := openStore(t)
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	tr := Trial{Config: space.Config{"a": int64(1)}, Origin: "sampler", Start: t0, Worker: "w/0"}
-	if err := st.Claim(ctx, &tr, t0.Add(time.Minute)); err != nil {
+	if err := st.ClaimNext(ctx, &tr, t0.Add(time.Minute), 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Renew(ctx, tr.Number, "w/0", t0.Add(2*time.Minute)); err != nil {
