@@ -145,10 +145,11 @@ func TestSpearman(t *testing.T) {
 		{[]float64{1, 2, 3, 4}, []float64{10, 20, 30, 40}, 1},
 		{[]float64{1, 2, 3, 4}, []float64{4, 3, 2, 1}, -1},
 		{[]float64{1, 1, 1}, []float64{1, 2, 3}, 0},
+		{[]float64{1, 2, 3}, []float64{5, 5, 5}, 0}, // a simulator answering one value ranks nothing
 	}
 	for _, c := range cases {
-		if got := spearman(c.x, c.y); math.Abs(got-c.want) > 1e-9 {
-			t.Errorf("spearman(%v, %v) = %v, want %v", c.x, c.y, got, c.want)
+		if got := Spearman(c.x, c.y); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("Spearman(%v, %v) = %v, want %v", c.x, c.y, got, c.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/space"
 )
 
@@ -54,7 +55,7 @@ type PruneRule struct {
 	MinStep int
 	// Margin is the relative margin at half the requests.
 	Margin float64
-	// Steps is how many parts a benchmark is cut into (objective.Checkpoints).
+	// Steps is how many parts a benchmark is cut into (bench.Checkpoints).
 	Steps int
 }
 
@@ -64,7 +65,7 @@ type PruneRule struct {
 // final best lost 10%; at 0.2, 3.4% and none lost, for about half the
 // GPU-seconds either way (docs/benchmarks.md).
 func DefaultPruneRule() PruneRule {
-	return PruneRule{MinStep: 3, Margin: 0.20, Steps: 10}
+	return PruneRule{MinStep: 3, Margin: 0.20, Steps: bench.Checkpoints}
 }
 
 // margin is the relative noise margin at a step.

@@ -8,43 +8,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/servetune/servetune/bench"
-	"github.com/servetune/servetune/engines"
-	"github.com/servetune/servetune/engines/sim"
-	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
 
-// spaceOptions wires what the space validator needs from downstream
-// packages; engineFiles are the --engines declarations.
+// spaceOptions is the validator's wiring (studies.SpaceOptions);
+// engineFiles are the --engines declarations.
 func spaceOptions(engineFiles ...string) space.Options {
-	return space.Options{
-		EngineFiles: engineFiles,
-		Supports:    engines.Supports,
-		Engines:     engines.Names(),
-		Profile:     bench.Lookup,
-		Metric:      bench.KnownMetric,
-		Sampler:     search.CheckSampler,
-		CheckTarget: simCards,
-	}
-}
-
-// simCards refuses a simulated target whose GPU or model has no card:
-// every trial would fail on it.
-func simCards(t space.Target) []space.Problem {
-	if t.Runner != "sim" {
-		return nil
-	}
-	cards := sim.DefaultCards()
-	var out []space.Problem
-	if _, err := cards.GPU(t.GPU); err != nil {
-		out = append(out, space.Problem{Key: "target.gpu", Msg: err.Error()})
-	}
-	if _, err := cards.Model(t.Model); err != nil {
-		out = append(out, space.Problem{Key: "target.model", Msg: err.Error()})
-	}
-	return out
+	return studies.SpaceOptions(nil, engineFiles...)
 }
 
 // loadSpace reads a space file and the --engines files it is run with; a

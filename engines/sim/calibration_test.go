@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 )
 
@@ -155,44 +155,6 @@ func fmtOpt(v float64) string {
 	return fmt.Sprintf("%.1f", v)
 }
 
-// spearman is the rank correlation with average ranks for ties.
-func spearman(x, y []float64) float64 {
-	rx, ry := ranks(x), ranks(y)
-	n := float64(len(x))
-	var mx, my float64
-	for i := range rx {
-		mx += rx[i] / n
-		my += ry[i] / n
-	}
-	var sxy, sxx, syy float64
-	for i := range rx {
-		sxy += (rx[i] - mx) * (ry[i] - my)
-		sxx += (rx[i] - mx) * (rx[i] - mx)
-		syy += (ry[i] - my) * (ry[i] - my)
-	}
-	return sxy / math.Sqrt(sxx*syy)
-}
-
-func ranks(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
-	r := make([]float64, len(x))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
-			j++
-		}
-		for k := i; k <= j; k++ {
-			r[idx[k]] = float64(i+j)/2 + 1
-		}
-		i = j + 1
-	}
-	return r
-}
-
 // calKey identifies a measured configuration within a document.
 func calKey(p calPoint) string { return p.Doc + "|" + p.Profile + "|" + toConfig(p.Config).Key() }
 
@@ -318,7 +280,7 @@ func TestCalibrationRankCorrelation(t *testing.T) {
 			m = append(m, p.measured)
 			s = append(s, p.sim)
 		}
-		rho := spearman(m, s)
+		rho := search.Spearman(m, s)
 		t.Logf("%s: Spearman ρ = %.3f over %d configurations", doc, rho, len(pts))
 		if rho < 0.8 {
 			t.Errorf("%s: Spearman ρ = %.3f < 0.8", doc, rho)

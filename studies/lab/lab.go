@@ -10,7 +10,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
@@ -29,9 +28,7 @@ func Load(name string) (*space.Space, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unknown landscape %q (known: glm52, qwen3)", name)
 	}
-	return space.Parse(context.Background(), name+".toml", string(src), space.Options{
-		Supports: engines.Supports, Engines: engines.Names(), Profile: bench.Lookup, Metric: bench.KnownMetric,
-	})
+	return space.Parse(context.Background(), name+".toml", string(src), studies.SpaceOptions(nil))
 }
 
 // Options configure an evaluation.
