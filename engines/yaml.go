@@ -1,90 +1,98 @@
 package engines
 
 import (
-	"fmt"
+	"bytes"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
-// TensorRT-LLM's extra options file is YAML. servetune writes a small,
-// fixed subset (nested maps of scalars, {} and null; FuzzWriteYAML checks
-// it against a real YAML parser) and reads the same
-// subset plus one-line flow maps ({a: 1, b: true}), which is how people
-// write these files by hand. A YAML library would be more than this needs.
+// TensorRT-LLM's extra options file is YAML, written and read with
+// gopkg.in/yaml.v3. The writer builds the document node by node so each
+// value keeps its type for YAML 1.1 too (PyYAML, which TRT-LLM reads the
+// file with): floats always carry a dot (1.0, 1.0e+21), and yaml.v3
+// quotes strings that either version would read as anything else.
 
 // writeYAML renders m with sorted keys, two-space indentation.
 func writeYAML(m map[string]any) string {
-	var b strings.Builder
-	writeYAMLMap(&b, m, 0)
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(yamlMap(m)); err != nil {
+		// Only a value of a type the renderers never produce gets here.
+		panic("writeYAML: " + err.Error())
+	}
+	_ = enc.Close()
 	return b.String()
 }
 
-func writeYAMLMap(b *strings.Builder, m map[string]any, indent int) {
+// yamlMap is m as a mapping node, keys sorted; an empty map is {}.
+func yamlMap(m map[string]any) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	if len(m) == 0 {
+		n.Style = yaml.FlowStyle
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		writeYAMLKey(b, k, indent)
-		switch v := m[k].(type) {
-		case map[string]any:
-			if len(v) == 0 {
-				b.WriteString(" {}\n")
-				continue
-			}
-			b.WriteString("\n")
-			writeYAMLMap(b, v, indent+2)
-		default:
-			fmt.Fprintf(b, " %s\n", yamlScalar(v))
-		}
+		n.Content = append(n.Content, yamlString(k), yamlNode(m[k]))
 	}
+	return n
 }
 
-// writeYAMLKey writes "key:". YAML caps an implicit key at 1024
-// characters; a longer one needs the explicit "? key" form.
-func writeYAMLKey(b *strings.Builder, k string, indent int) {
-	pad := strings.Repeat(" ", indent)
-	key := yamlString(k)
-	if len(key) > 1000 {
-		fmt.Fprintf(b, "%s? %s\n%s:", pad, key, pad)
-		return
-	}
-	fmt.Fprintf(b, "%s%s:", pad, key)
-}
-
-func yamlScalar(v any) string {
+func yamlNode(v any) *yaml.Node {
 	switch x := v.(type) {
+	case map[string]any:
+		return yamlMap(x)
 	case nil:
-		return "null"
+		return yamlScalar("!!null", "null")
 	case string:
 		return yamlString(x)
+	case bool:
+		return yamlScalar("!!bool", strconv.FormatBool(x))
+	case int64:
+		return yamlScalar("!!int", strconv.FormatInt(x, 10))
+	case int:
+		return yamlScalar("!!int", strconv.Itoa(x))
 	case float64:
-		return yamlFloat(x)
-	default:
-		return fmt.Sprint(x)
+		return yamlScalar("!!float", yamlFloat(x))
 	}
+	n := &yaml.Node{}
+	if err := n.Encode(v); err != nil {
+		panic("writeYAML: " + err.Error())
+	}
+	return n
 }
 
-// yamlString leaves plain only what YAML 1.1 (PyYAML, which TRT-LLM reads
-// the file with) and 1.2 both read back as the same string: identifiers
-// and paths that no resolver takes for a number, bool or null. Everything
-// else is double-quoted; Go's escapes are a subset of YAML's for valid
-// UTF-8, which TOML guarantees.
-func yamlString(s string) string {
-	switch strings.ToLower(s) {
-	case "", "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~":
-		return strconv.Quote(s)
+// yamlString is s through yaml.v3's own string encoding, which quotes what
+// YAML 1.1 would read as a bool or a base-60 number too (building the node
+// by hand would skip those checks). = and << are quoted as well: yaml.v3
+// leaves them plain, and PyYAML reads them as tags it cannot construct. A
+// string that starts like a number is always quoted, as insurance where
+// YAML 1.1's number forms and 1.2's differ (FuzzWriteYAML checks every
+// plain scalar against PyYAML's resolver).
+func yamlString(s string) *yaml.Node {
+	if strings.ContainsAny(s, "\n\r") {
+		// yaml.v3 would write a literal block, which loses a string
+		// made only of line breaks.
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}
 	}
-	for i, r := range s {
-		lead := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_' || r == '/'
-		if !lead && (i == 0 || !(r >= '0' && r <= '9' || r == '.' || r == '-')) {
-			return strconv.Quote(s)
-		}
+	n := &yaml.Node{}
+	_ = n.Encode(s) // a string always encodes
+	if n.Style == 0 && (s == "=" || s == "<<" || s != "" && strings.ContainsRune("+-.0123456789", rune(s[0]))) {
+		n.Style = yaml.DoubleQuotedStyle
 	}
-	return s
+	return n
+}
+
+func yamlScalar(tag, value string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value}
 }
 
 // yamlFloat writes a float that reads back as a float: with a dot (1.0,
@@ -111,89 +119,32 @@ func yamlFloat(x float64) string {
 	return s + ".0"
 }
 
-// readYAML parses the subset writeYAML produces, plus flow maps.
+// readYAML parses an options file; integers come back as int64, as knobs
+// hold them.
 func readYAML(text string) (map[string]any, error) {
-	type frame struct {
-		indent int
-		m      map[string]any
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+		return nil, err
 	}
-	root := map[string]any{}
-	stack := []frame{{-1, root}}
-	for n, line := range strings.Split(text, "\n") {
-		if i := strings.Index(line, " #"); i >= 0 {
-			line = line[:i]
-		}
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") || trimmed == "---" {
-			continue
-		}
-		indent := len(line) - len(strings.TrimLeft(line, " "))
-		for len(stack) > 1 && indent <= stack[len(stack)-1].indent {
-			stack = stack[:len(stack)-1]
-		}
-		k, v, ok := strings.Cut(trimmed, ":")
-		if !ok {
-			return nil, fmt.Errorf("line %d: want key: value, got %q", n+1, trimmed)
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		parent := stack[len(stack)-1].m
-		if v == "" {
-			child := map[string]any{}
-			parent[k] = child
-			stack = append(stack, frame{indent, child})
-			continue
-		}
-		val, err := yamlValue(v)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", n+1, err)
-		}
-		parent[k] = val
+	if m == nil {
+		m = map[string]any{}
 	}
-	return root, nil
+	return int64s(m).(map[string]any), nil
 }
 
-func yamlValue(v string) (any, error) {
-	if strings.HasPrefix(v, "{") {
-		if !strings.HasSuffix(v, "}") {
-			return nil, fmt.Errorf("unterminated flow map %q", v)
+// int64s turns yaml.v3's ints into int64 throughout v.
+func int64s(v any) any {
+	switch x := v.(type) {
+	case int:
+		return int64(x)
+	case map[string]any:
+		for k, e := range x {
+			x[k] = int64s(e)
 		}
-		m := map[string]any{}
-		body := strings.TrimSpace(v[1 : len(v)-1])
-		if body == "" {
-			return m, nil
+	case []any:
+		for i, e := range x {
+			x[i] = int64s(e)
 		}
-		for _, kv := range strings.Split(body, ",") {
-			k, x, ok := strings.Cut(kv, ":")
-			if !ok {
-				return nil, fmt.Errorf("flow map entry %q: want key: value", kv)
-			}
-			val, err := yamlValue(strings.TrimSpace(x))
-			if err != nil {
-				return nil, err
-			}
-			m[strings.TrimSpace(k)] = val
-		}
-		return m, nil
 	}
-	switch v {
-	case "null", "~":
-		return nil, nil
-	case "true", "True":
-		return true, nil
-	case "false", "False":
-		return false, nil
-	}
-	if s, err := strconv.Unquote(v); err == nil {
-		return s, nil
-	}
-	if strings.HasPrefix(v, "'") && strings.HasSuffix(v, "'") && len(v) >= 2 {
-		return strings.ReplaceAll(v[1:len(v)-1], "''", "'"), nil
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return n, nil
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		return f, nil
-	}
-	return v, nil
+	return v
 }
