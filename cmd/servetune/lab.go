@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 
@@ -9,7 +10,6 @@ import (
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/search"
-	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/lab"
 )
 
@@ -35,152 +35,76 @@ func labCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the built-in ones for the truth only; the prior keeps the built-in cards"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.Int("seeds") < 1 || c.Int("trials") < 1 {
-				return usagef("--seeds and --trials must be positive")
-			}
-			if len(split(c.String("samplers"))) == 0 {
-				return usagef("--samplers names no sampler")
-			}
-			if err := checkSamplers(c); err != nil {
-				return err
-			}
-			dir, err := os.MkdirTemp("", "servetune-lab-")
+			m, err := labMatrix(c)
 			if err != nil {
 				return err
 			}
-			defer os.RemoveAll(dir)
-			var all []*lab.Result
-			for _, name := range c.StringSlice("landscape") {
-				sp, err := lab.Load(name)
-				if err != nil {
-					return usagef("%v", err)
-				}
-				o, priorOracle, err := labOracles(sp, c.String("reality-cards"))
-				if err != nil {
-					return err
-				}
-				if err := lab.RestoreAll(c.String("cache"), o, priorOracle); err != nil {
-					return err
-				}
-				if c.Bool("perturbed") {
-					res, err := e.labPerturbed(c, name, sp, priorOracle, dir)
-					if err != nil {
-						return err
-					}
-					all = append(all, res...)
-					continue
-				}
-				e.log.Info().Str("landscape", name).Msg("simulating every point of the space (cached for all runs)")
-				grid, err := o.Exhaust(c.Context)
-				if err != nil {
-					return err
-				}
-				if err := lab.PersistAll(c.String("cache"), o); err != nil {
-					return err
-				}
-				base := lab.Options{Expert: lab.Expert(name), Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Dir: dir, Log: e.log, Workers: c.Int("workers")}
-				runs := []lab.Options{with(base, func(o *lab.Options) { o.Samplers = split(c.String("samplers")); o.NoFeasibility = true })}
-				if c.Bool("pruning") {
-					margins := c.Float64Slice("prune-margin")
-					if len(margins) == 0 {
-						margins = []float64{0}
-					}
-					first := split(c.String("samplers"))[:1]
-					for _, m := range margins {
-						runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = first; o.Prune = true; o.PruneMargin = m }))
-					}
-				}
-				if c.Bool("prior") {
-					first := split(c.String("samplers"))[:1]
-					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = first; o.Prune = true; o.Prior = priorOracle }))
-				}
-				if s := split(c.String("mo-samplers")); len(s) > 0 {
-					runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = s; o.Multi = true; o.NoFeasibility = true }))
-					if c.Bool("prior") {
-						runs = append(runs, with(base, func(o *lab.Options) { o.Samplers = s[:1]; o.Multi = true; o.Prune = true; o.Prior = priorOracle }))
-					}
-				}
-				for _, opt := range runs {
-					objSp := *sp
-					if !opt.Multi {
-						objSp.Objectives = sp.Objectives[:1]
-					}
-					truth, err := lab.TruthOf(grid, &objSp)
-					if err != nil {
-						return err
-					}
-					e.log.Info().Str("landscape", name).Strs("samplers", opt.Samplers).Bool("multi", opt.Multi).Bool("prune", opt.Prune).Msg("running studies")
-					res, err := lab.Evaluate(c.Context, o, truth, sp, opt)
-					if err != nil {
-						return err
-					}
-					res.Markdown(e.stdout)
-					e.stdout.Write([]byte("\n"))
-					all = append(all, res)
-				}
-				if err := lab.PersistAll(c.String("cache"), o, priorOracle); err != nil {
-					return err
-				}
+			all, err := m.Run(c.Context, e.log, e.stdout)
+			var ue lab.UsageError
+			if errors.As(err, &ue) {
+				return usagef("%v", ue.Err)
 			}
-			if p := c.String("json"); p != "" {
-				b, err := json.MarshalIndent(all, "", " ")
-				if err != nil {
-					return err
-				}
-				return os.WriteFile(p, b, 0o644)
+			if err != nil {
+				return err
 			}
-			return nil
+			return writeLabJSON(c.String("json"), all)
 		},
 	}
 }
 
-// labPerturbed compares the first sampler (pruning and infeasibility
-// learning on) without and with the prior, each seed against its own
-// perturbed reality.
-func (e *env) labPerturbed(c *cli.Context, name string, sp *space.Space, prior *lab.Oracle, dir string) ([]*lab.Result, error) {
-	samplers := split(c.String("samplers"))[:1]
-	if c.Bool("multi") {
-		if samplers = split(c.String("mo-samplers")); len(samplers) == 0 {
-			return nil, usagef("--multi needs a two-objective sampler in --mo-samplers")
-		}
-		samplers = samplers[:1]
+// labMatrix is the experiment the flags ask for; a bad flag is a usage
+// error before any simulation starts.
+func labMatrix(c *cli.Context) (lab.Matrix, error) {
+	if c.Int("seeds") < 1 || c.Int("trials") < 1 {
+		return lab.Matrix{}, usagef("--seeds and --trials must be positive")
 	}
-	base := lab.Options{Expert: lab.Expert(name), Landscape: name, Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"),
-		Dir: dir, Log: e.log, Samplers: samplers, Prune: true, Cache: c.String("cache"), Multi: c.Bool("multi")}
-	withPrior := base
-	withPrior.Prior = prior
-	e.log.Info().Str("landscape", name).Msg("running studies against perturbed realities, without and with the prior")
-	res, err := lab.EvaluatePerturbed(c.Context, sp, []lab.Options{base, withPrior})
+	if len(split(c.String("samplers"))) == 0 {
+		return lab.Matrix{}, usagef("--samplers names no sampler")
+	}
+	if err := checkSamplers(c); err != nil {
+		return lab.Matrix{}, err
+	}
+	cards, err := realityCards(c.String("reality-cards"))
 	if err != nil {
-		return nil, err
+		return lab.Matrix{}, err
 	}
-	for _, r := range res {
-		r.Markdown(e.stdout)
-		e.stdout.Write([]byte("\n"))
-	}
-	return res, lab.PersistAll(c.String("cache"), prior)
+	return lab.Matrix{
+		Landscapes: c.StringSlice("landscape"), Samplers: split(c.String("samplers")), MOSamplers: split(c.String("mo-samplers")),
+		Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Workers: c.Int("workers"),
+		Pruning: c.Bool("pruning"), Margins: c.Float64Slice("prune-margin"), Prior: c.Bool("prior"),
+		Perturbed: c.Bool("perturbed"), Multi: c.Bool("multi"), Cache: c.String("cache"), RealityCards: cards,
+	}, nil
 }
 
-// labOracles returns the truth's oracle (on --reality-cards when given)
-// and the prior's, which always simulates the built-in cards.
-func labOracles(sp *space.Space, realityCards string) (truth, prior *lab.Oracle, err error) {
-	prior = lab.NewOracle(sp)
-	if realityCards == "" {
-		return prior, prior, nil
+// realityCards reads --reality-cards over the built-in cards (nil when
+// not given).
+func realityCards(path string) (*sim.Cards, error) {
+	if path == "" {
+		return nil, nil
 	}
 	cards := sim.DefaultCards()
-	f, err := os.Open(realityCards)
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, usagef("--reality-cards: %v", err)
+		return nil, usagef("--reality-cards: %v", err)
 	}
 	defer f.Close()
 	if err := cards.Add(f); err != nil {
-		return nil, nil, usagef("--reality-cards %s: %v", realityCards, err)
+		return nil, usagef("--reality-cards %s: %v", path, err)
 	}
-	return lab.NewOracleOn(sp, cards), prior, nil
+	return cards, nil
 }
 
-func with(o lab.Options, f func(*lab.Options)) lab.Options { f(&o); return o }
+// writeLabJSON writes every run's curves to path, when given.
+func writeLabJSON(path string, all []*lab.Result) error {
+	if path == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(all, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
 
 func split(s string) []string {
 	var out []string

@@ -215,7 +215,7 @@ func openError(err error) error {
 // refuses (or warns about, per on_drift) an environment that changed
 // since the study's last trial; every run and every worker does it.
 func (e *env) checkStudy(ctx context.Context, sp *space.Space, store *studies.Store) error {
-	if err := recordEngines(ctx, store, sp); err != nil {
+	if err := studies.RecordEngines(ctx, store, sp); err != nil {
 		return err
 	}
 	trials, err := store.Trials(ctx)
@@ -234,7 +234,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 	ro := studies.RunOptions{
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
-		Log:     e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: renderedKey(sp.Target),
+		Log:     e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: studies.RenderedKey(sp.Target),
 		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease,
 	}
 	ro.Search.Prior = newSimPrior(sp)

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/urfave/cli/v2"
 
@@ -34,41 +32,12 @@ func loadSpaceWith(ctx context.Context, path string, opt space.Options) (*space.
 }
 
 // parseStoredSpace re-reads the space a study was created with, knowing
-// the engines it declared (stored under metaEngines when it ran).
+// the engines it declared (studies.RecordEngines stored them when it ran).
 func parseStoredSpace(ctx context.Context, file, src string, declared map[string]space.EngineDecl) (*space.Space, error) {
 	opt := spaceOptions()
 	opt.Declared = declared
 	opt.NodesGiven = true // the run that stored it may have had --nodes
 	return space.Parse(ctx, file, src, opt)
-}
-
-// metaEngines is the study metadata key holding the declared engines a
-// study ran with, so that show and best read it without its engines files.
-const metaEngines = "declared_engines"
-
-// storedEngines reads what a run recorded under metaEngines (nil if none).
-func storedEngines(ctx context.Context, store *studies.Store) (map[string]space.EngineDecl, error) {
-	raw, err := store.Meta(ctx, metaEngines)
-	if err != nil || raw == "" {
-		return nil, err
-	}
-	var out map[string]space.EngineDecl
-	if err := json.Unmarshal([]byte(raw), &out); err != nil {
-		return nil, fmt.Errorf("study %s: %s: %w", store.Path(), metaEngines, err)
-	}
-	return out, nil
-}
-
-// recordEngines stores the run's declared engines under metaEngines.
-func recordEngines(ctx context.Context, store *studies.Store, sp *space.Space) error {
-	if len(sp.Target.Declared) == 0 {
-		return nil
-	}
-	b, err := json.Marshal(sp.Target.Declared)
-	if err != nil {
-		return err
-	}
-	return store.SetMeta(ctx, metaEngines, string(b))
 }
 
 // enginesFlag is --engines on run and command.

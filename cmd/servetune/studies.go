@@ -207,7 +207,7 @@ func readStudy(ctx context.Context, store *studies.Store, path string) (*space.S
 		return nil, nil, err
 	}
 	file, _ := store.Meta(ctx, "space_file")
-	declared, err := storedEngines(ctx, store)
+	declared, err := studies.StoredEngines(ctx, store)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package studies
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 )
 
 func TestRenderedKey(t *testing.T) {
-	key := renderedKey(space.Target{Engine: "sglang", Model: "zai-org/GLM-5.2-FP8", GPU: "H200", GPUs: 8})
+	key := RenderedKey(space.Target{Engine: "sglang", Model: "zai-org/GLM-5.2-FP8", GPU: "H200", GPUs: 8})
 	base := space.Config{"engine": "sglang", "tp": int64(8), "max_running": int64(256)}
 	withDefault := base.Clone()
 	withDefault["chunked_prefill"] = space.Default

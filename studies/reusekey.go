@@ -1,4 +1,4 @@
-package main
+package studies
 
 import (
 	"encoding/json"
@@ -7,12 +7,12 @@ import (
 	"github.com/servetune/servetune/space"
 )
 
-// renderedKey makes the study loop reuse a measurement for any config
+// RenderedKey (RunOptions.ReuseKey) makes the study loop reuse a measurement for any config
 // whose engine command (argv, environment, generated files, setup)
 // equals a measured one's: a knob at its engine default and the same knob
 // absent launch the same server. A config that does not render keys on
 // itself, so its own failure is measured once.
-func renderedKey(t space.Target) func(space.Config) string {
+func RenderedKey(t space.Target) func(space.Config) string {
 	return func(c space.Config) string {
 		cmd, err := engines.Render(c, t)
 		if err != nil {
