@@ -1,5 +1,8 @@
 // Package engines owns everything servetune knows about real serving
-// engines: the knob → flag tables of vLLM, SGLang and TensorRT-LLM
+// engines: the one registry of them (registry.go; Lookup knows a target's
+// declared engines too), where each engine's own file answers its port,
+// image, health path, device, version command and GPU count; the knob →
+// flag tables of vLLM, SGLang and TensorRT-LLM
 // (Render and its inverse Parse, per engine version), the adapter of an
 // engine declared in TOML (space.EngineDecl: argv, readiness by path,
 // JSON field or log line, its own failure messages), Ollama's knob →
