@@ -1,0 +1,171 @@
+package studies
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+)
+
+// newTrial is the record of a trial about to begin: why it runs, what
+// runs it, what the prior predicted for it, and the measurement it reuses
+// when its config has been measured enough already.
+func (l *loop) newTrial(n next) Trial {
+	t := Trial{Config: n.cfg, Origin: n.origin, RetryOf: n.retryOf, Start: l.Now(), Runner: l.Space.Target.Runner, Prediction: n.prediction}
+	if prev := l.measured(n.cfg); prev != nil {
+		t.Origin, t.ReusedFrom = "reused", prev.Number
+	}
+	return t
+}
+
+// explain is the origin and prediction of a sampler's proposal: the
+// prior's when it chose the config, the sampler's otherwise.
+func explain(s search.Sampler, n next) next {
+	ex, ok := s.(search.Explainer)
+	if !ok {
+		return n
+	}
+	p, ok := ex.Explain(n.cfg)
+	if !ok {
+		return n
+	}
+	if p.Origin != "" {
+		n.origin = p.Origin
+	}
+	n.prediction = &Prediction{Feasible: p.Feasible}
+	if allFinite(p.Predicted) {
+		n.prediction.Values = p.Predicted
+	}
+	return n
+}
+
+func allFinite(xs []float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return len(xs) > 0
+}
+
+// annotate stores what measures t and what the prior predicted for it,
+// right after its row is begun or claimed.
+func (s *Store) annotate(ctx context.Context, t Trial) error {
+	pred, err := marshalOrNull(t.Prediction != nil, t.Prediction)
+	if err != nil {
+		return fmt.Errorf("record trial %d: %w", t.Number, err)
+	}
+	if t.Runner == "" && pred == nil {
+		return nil
+	}
+	_, err = s.db.ExecContext(context.WithoutCancel(ctx), s.bind(`UPDATE trials SET runner=?, prediction=? WHERE number=?`), nullStr(t.Runner), pred, t.Number)
+	if err != nil {
+		return fmt.Errorf("study %s: record trial %d: %w", s.path, t.Number, err)
+	}
+	return nil
+}
+
+// scanProvenance decodes the runner and prediction columns (schema 6).
+func scanProvenance(t *Trial, runner, pred sql.NullString) error {
+	t.Runner = runner.String
+	if pred.Valid {
+		t.Prediction = &Prediction{}
+		if err := json.Unmarshal([]byte(pred.String), t.Prediction); err != nil {
+			return fmt.Errorf("trial %d prediction: %w", t.Number, err)
+		}
+	}
+	return nil
+}
+
+// outlookKey is the meta key of the prior's view of the space.
+const outlookKey = "prior_outlook"
+
+// saveOutlook stores the prior's view of the space's regions, when the
+// sampler has a prior, for the report to set beside what was measured.
+func (l *loop) saveOutlook(ctx context.Context) {
+	o, ok := l.sampler.(search.Outlooker)
+	if !ok {
+		return
+	}
+	b, err := json.Marshal(outlookOut(o.Outlook()))
+	if err == nil {
+		err = l.Store.SetMeta(context.WithoutCancel(ctx), outlookKey, string(b))
+	}
+	if err != nil {
+		l.Log.Warn().Err(err).Msg("could not store the prior's outlook")
+	}
+}
+
+// Region is the prior's view of one knob value (search.Region as stored:
+// Best holds null where the prior predicted nothing).
+type Region struct {
+	Knob          string     `json:"knob"`
+	Value         string     `json:"value"`
+	Best          []*float64 `json:"best"`
+	Full          int        `json:"full"`
+	Screened      int        `json:"screened"`
+	FromScreening bool       `json:"from_screening,omitempty"`
+}
+
+func outlookOut(rs []search.Region) []Region {
+	out := make([]Region, len(rs))
+	for i, r := range rs {
+		out[i] = Region{Knob: r.Knob, Value: r.Value, Full: r.Full, Screened: r.Screened, FromScreening: r.FromScreening}
+		for _, v := range r.Best {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				out[i].Best = append(out[i].Best, nil)
+				continue
+			}
+			out[i].Best = append(out[i].Best, &v)
+		}
+	}
+	return out
+}
+
+// Outlook reads the prior's view of the space stored with the study (nil
+// when the study had no prior or predates it).
+func (s *Store) Outlook(ctx context.Context) ([]Region, error) {
+	v, err := s.Meta(ctx, outlookKey)
+	if err != nil || v == "" {
+		return nil, err
+	}
+	var out []Region
+	if err := json.Unmarshal([]byte(v), &out); err != nil {
+		return nil, fmt.Errorf("study %s: %s: %w", s.path, outlookKey, err)
+	}
+	return out, nil
+}
+
+// runnerOf is what measured the trials: the runner every trial that
+// records one names, "mixed" when they differ, the target's when none
+// records one (studies from before runners were recorded).
+func runnerOf(sp *space.Space, trials []Trial) string {
+	runner := ""
+	for _, t := range trials {
+		switch {
+		case t.Runner == "" || t.Runner == runner:
+		case runner == "":
+			runner = t.Runner
+		default:
+			return "mixed"
+		}
+	}
+	if runner == "" {
+		runner = sp.Target.Runner
+	}
+	return runner
+}
+
+// FillRunner gives trials stored before runners were recorded the
+// runner of the target they ran under.
+func FillRunner(sp *space.Space, trials []Trial) {
+	for i := range trials {
+		if trials[i].Runner == "" && trials[i].State != Running {
+			trials[i].Runner = sp.Target.Runner
+		}
+	}
+}
