@@ -146,10 +146,11 @@ func (s *Store) Outlook(ctx context.Context) ([]Region, error) {
 func runnerOf(sp *space.Space, trials []Trial) string {
 	runner := ""
 	for _, t := range trials {
+		r := trialRunner(t)
 		switch {
-		case t.Runner == "" || t.Runner == runner:
+		case r == "" || r == runner:
 		case runner == "":
-			runner = t.Runner
+			runner = r
 		default:
 			return "mixed"
 		}
@@ -160,11 +161,20 @@ func runnerOf(sp *space.Space, trials []Trial) string {
 	return runner
 }
 
+// trialRunner is what ran t: recorded, or "process" when it recorded the
+// command its engine ran (studies from before runners were recorded).
+func trialRunner(t Trial) string {
+	if t.Runner == "" && (t.Ran != nil || t.Fingerprint != nil) {
+		return "process"
+	}
+	return t.Runner
+}
+
 // FillRunner gives trials stored before runners were recorded the
 // runner of the target they ran under.
 func FillRunner(sp *space.Space, trials []Trial) {
 	for i := range trials {
-		if trials[i].Runner == "" && trials[i].State != Running {
+		if trials[i].Runner = trialRunner(trials[i]); trials[i].Runner == "" && trials[i].State != Running {
 			trials[i].Runner = sp.Target.Runner
 		}
 	}
