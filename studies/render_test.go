@@ -76,7 +76,7 @@ values = [64, 128, 256, 512]
 		{Number: 5, State: Complete, Origin: "sampler", Config: cfg(512), Metrics: m(20000, 100, 5000), GPUSeconds: 7200, Start: at},
 		{Number: 6, State: Infeasible, Origin: "sampler", Config: space.Config{"engine": "sglang", "max_running": int64(512), "mem_fraction": 0.95}, GPUSeconds: 900, Start: at,
 			Prediction: &Prediction{Feasible: false},
-			Failure: &engines.Failure{Class: engines.OOM, Message: "out of memory at startup", Lines: []string{"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."}}},
+			Failure:    &engines.Failure{Class: engines.OOM, Message: "out of memory at startup", Lines: []string{"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."}}},
 		{Number: 7, State: Infeasible, Origin: "sampler", Config: cfg(64), Start: at, Reason: "breaks rule tp % dp == 0"},
 	}
 	return sp, trials

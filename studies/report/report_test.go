@@ -58,7 +58,7 @@ func TestFullReportHoldsWhatTheIssueAsks(t *testing.T) {
 	if f.Importance[0].Knob != "max_running" && f.Importance[0].Knob != "dp" {
 		t.Errorf("throughput is driven by max_running and dp; importance ranks %+v", f.Importance)
 	}
-	if f.Env.Unit != "simulated GPU-hours" || len(f.Env.Engines) != 2 || f.Env.Engines[1] != (EngineVersion{"vllm", ""}) || f.Env.Engines[0] != (EngineVersion{"sglang", "0.5.2"}) {
+	if f.Env.Unit != "simulated GPU-hours" || len(f.Env.Engines) != 2 || f.Env.Engines[1] != (EngineVersion{Engine: "vllm"}) || f.Env.Engines[0] != (EngineVersion{Engine: "sglang", Version: "0.5.2"}) {
 		t.Errorf("environment %+v", f.Env)
 	}
 }
