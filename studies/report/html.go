@@ -55,21 +55,23 @@ func inlineSVG(svg []byte) string {
 
 func funcs() template.FuncMap {
 	return template.FuncMap{
-		"num":     fmtNum,
-		"pct":     func(x float64) string { return strconv.FormatFloat(x*100, 'f', 0, 64) },
-		"signed":  func(x float64) string { return fmt.Sprintf("%+.1f%%", x) },
-		"date":    func(t time.Time) string { return fmtDate(t) },
-		"columns": Columns,
-		"hours":   func(h float64) string { return strconv.FormatFloat(h, 'f', 2, 64) },
-		"objs":    func(vs []float64) string { return joinNums(vs) },
-		"version": func(v string) string { return orDash(v, "not pinned") },
-		"flags":   studies.FlagLines,
-		"absPct":  func(x float64) string { return orDash(strings.TrimPrefix(pctNum(x), "+"), "–") },
-		"runner":  runnerText,
-		"deref":   func(p *float64) float64 { return *p },
-		"better":  func(m studies.MetricChange) bool { return (*m.VsBaseline > 0) == m.Higher },
-		"metric":  func(o studies.ObjectiveInfo) string { return o.Metric },
-		"pctNum":  pctNum,
+		"num":           fmtNum,
+		"pct":           func(x float64) string { return strconv.FormatFloat(x*100, 'f', 0, 64) },
+		"signed":        func(x float64) string { return fmt.Sprintf("%+.1f%%", x) },
+		"date":          func(t time.Time) string { return fmtDate(t) },
+		"columns":       Columns,
+		"hours":         func(h float64) string { return strconv.FormatFloat(h, 'f', 2, 64) },
+		"objs":          func(vs []float64) string { return joinNums(vs) },
+		"version":       func(v string) string { return orDash(v, "not pinned") },
+		"flags":         studies.FlagLines,
+		"absPct":        func(x float64) string { return orDash(strings.TrimPrefix(pctNum(x), "+"), "–") },
+		"runner":        runnerText,
+		"deref":         func(p *float64) float64 { return *p },
+		"better":        func(m studies.MetricChange) bool { return (*m.VsBaseline > 0) == m.Higher },
+		"metric":        func(o studies.ObjectiveInfo) string { return o.Metric },
+		"pctNum":        pctNum,
+		"sameSimulator": func() string { return sameSimulator },
+		"join":          func(xs []string) string { return strings.Join(xs, ", ") },
 	}
 }
 

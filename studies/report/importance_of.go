@@ -14,6 +14,9 @@ import (
 type Importance struct {
 	Knob  string
 	Share []float64
+	// Together are the knobs the trials only varied with this one: their
+	// effects cannot be told apart, and the forest splits the share.
+	Together []string
 }
 
 // importanceOf fits a forest to each objective on the trials that
@@ -51,6 +54,10 @@ func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) []Import
 	}
 	if !found {
 		return nil
+	}
+	tg := together(pts, ks)
+	for j := range out {
+		out[j].Together = tg[out[j].Knob]
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Share[0] > out[b].Share[0] })
 	return out

@@ -134,7 +134,7 @@ func (f Full) markdownImportance(w io.Writer) {
 	}
 	fmt.Fprint(w, "\n|---|"+strings.Repeat("---:|", len(f.Summary.Objectives))+"\n")
 	for _, im := range f.Importance {
-		fmt.Fprintf(w, "| %s |", im.Knob)
+		fmt.Fprintf(w, "| %s%s |", im.Knob, togetherText(im.Together))
 		for _, s := range im.Share {
 			fmt.Fprintf(w, " %.0f%% |", s*100)
 		}
@@ -186,4 +186,12 @@ func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", "\\|")
 	s = strings.ReplaceAll(s, "`", "'")
 	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// togetherText is " (varied only with dp, ep)" after a knob's name.
+func togetherText(ks []string) string {
+	if len(ks) == 0 {
+		return ""
+	}
+	return " (varied only with " + strings.Join(ks, ", ") + ")"
 }

@@ -30,6 +30,9 @@ func (f Full) markdownRecommended(w io.Writer) {
 	}
 }
 
+// sameSimulator warns that a simulated study's errors measure nothing.
+const sameSimulator = "These trials were simulated by the very simulator the prior predicts with: where the two agree, they agree by construction. The comparison says how good the prior is once trials run on real engines (target.runner = \"process\")."
+
 // markdownForecasts compares the prior's predictions with the trials.
 func (f Full) markdownForecasts(w io.Writer) {
 	fc := f.Forecasts
@@ -43,6 +46,9 @@ func (f Full) markdownForecasts(w io.Writer) {
 	}
 	fmt.Fprintf(w, "The simulator prior predicted %d trials before they ran. Median error: %s. Predicted not to start but completed: %d; predicted to start but refused by the engine: %d.\n\n",
 		len(fc.Rows), strings.Join(errs, "; "), fc.StartedAgainst, fc.RefusedAgainst)
+	if f.Env.Simulated {
+		fmt.Fprintf(w, "%s\n\n", sameSimulator)
+	}
 	fmt.Fprint(w, "| trial | origin | state |")
 	for _, o := range f.Summary.Objectives {
 		fmt.Fprintf(w, " predicted %s | %s%s | error |", o.Metric, f.SimWord(), o.Metric)
