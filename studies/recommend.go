@@ -91,40 +91,36 @@ func Recommend(objs []ObjectiveInfo, front []Row, noise float64, slo bool) []Pic
 // bestFor is the member of ok best on objective g, with ties within noise
 // broken by the other objectives in order.
 func bestFor(objs []ObjectiveInfo, front []Row, ok []int, g int, noise float64) (int, string) {
-	better := func(k int, a, b float64) bool {
-		if objs[k].Direction == space.Minimize {
-			return a < b
-		}
-		return a > b
-	}
 	top := ok[0]
 	for _, i := range ok[1:] {
-		if better(g, front[i].Values[g], front[top].Values[g]) {
+		if better(objs[g], front[i].Values[g], front[top].Values[g]) {
 			top = i
 		}
 	}
-	why := fmt.Sprintf("best %s", objs[g].Metric)
 	bv := front[top].Values[g]
-	pick := top
 	for k := range objs {
 		if k == g {
 			continue
 		}
+		pick := top
 		for _, i := range ok {
-			v := front[i].Values[g]
-			if i == pick || math.Abs(v-bv) > noise*math.Abs(bv) || math.IsNaN(front[i].Values[k]) {
-				continue
-			}
-			if better(k, front[i].Values[k], front[pick].Values[k]) {
+			v, w := front[i].Values[g], front[i].Values[k]
+			if math.Abs(v-bv) <= noise*math.Abs(bv) && !math.IsNaN(w) && better(objs[k], w, front[pick].Values[k]) {
 				pick = i
 			}
 		}
 		if pick != top {
-			why = fmt.Sprintf("within noise (%.1f%%) of the best %s (trial %d) and better on %s", noise*100, objs[g].Metric, front[top].Trial, objs[k].Metric)
-			break
+			return pick, fmt.Sprintf("within noise (%.1f%%) of the best %s (trial %d) and better on %s", noise*100, objs[g].Metric, front[top].Trial, objs[k].Metric)
 		}
 	}
-	return pick, why
+	return top, "best " + objs[g].Metric
+}
+
+func better(o ObjectiveInfo, a, b float64) bool {
+	if o.Direction == space.Minimize {
+		return a < b
+	}
+	return a > b
 }
 
 func short(d space.Direction) string {
@@ -152,19 +148,20 @@ func recommendations(sp *space.Space, trials []Trial, r Report) []Recommendation
 	return out
 }
 
-// profileChanges are t's objective and constraint metrics on every
-// profile it measured, against the baseline's.
-func profileChanges(sp *space.Space, t Trial, base *Trial) []ProfileChange {
-	type m struct {
-		name   string
-		higher bool
-	}
-	var names []m
+// reported is a metric a recommendation shows and its direction.
+type reported struct {
+	name   string
+	higher bool
+}
+
+// reportedMetrics are the objectives' and constraints' metrics, once each.
+func reportedMetrics(sp *space.Space) []reported {
+	var out []reported
 	seen := map[string]bool{}
 	add := func(name string, higher bool) {
 		if !seen[name] {
 			seen[name] = true
-			names = append(names, m{name, higher})
+			out = append(out, reported{name, higher})
 		}
 	}
 	for _, o := range sp.Objectives {
@@ -173,30 +170,40 @@ func profileChanges(sp *space.Space, t Trial, base *Trial) []ProfileChange {
 	for _, c := range sp.Constraints {
 		add(c.Metric, c.Op == ">=" || c.Op == ">")
 	}
+	return out
+}
+
+// profileChanges are t's objective and constraint metrics on every
+// profile it measured, against the baseline's.
+func profileChanges(sp *space.Space, t Trial, base *Trial) []ProfileChange {
 	var out []ProfileChange
 	for _, p := range sortedProfiles(t.Metrics) {
 		pc := ProfileChange{Profile: p}
-		for _, n := range names {
-			v, ok := t.Metrics[p][n.name]
-			if !ok {
-				continue
+		for _, n := range reportedMetrics(sp) {
+			if v, ok := t.Metrics[p][n.name]; ok {
+				pc.Metrics = append(pc.Metrics, metricChange(n, v, base, p))
 			}
-			mc := MetricChange{Metric: n.name, Higher: n.higher, Value: v}
-			if base != nil {
-				if b, ok := base.Metrics[p][n.name]; ok {
-					mc.Baseline = &b
-					if pct := pctChange(v, b); !math.IsNaN(pct) {
-						mc.VsBaseline = &pct
-					}
-				}
-			}
-			pc.Metrics = append(pc.Metrics, mc)
 		}
 		if len(pc.Metrics) > 0 {
 			out = append(out, pc)
 		}
 	}
 	return out
+}
+
+// metricChange is value v of metric n on profile p beside the baseline's.
+func metricChange(n reported, v float64, base *Trial, p string) MetricChange {
+	mc := MetricChange{Metric: n.name, Higher: n.higher, Value: v}
+	if base == nil {
+		return mc
+	}
+	if b, ok := base.Metrics[p][n.name]; ok {
+		mc.Baseline = &b
+		if pct := pctChange(v, b); !math.IsNaN(pct) {
+			mc.VsBaseline = &pct
+		}
+	}
+	return mc
 }
 
 func sortedProfiles(m map[string]map[string]float64) []string {

@@ -85,26 +85,34 @@ func (g *grower) grow(idx []int, box []uint64, depth int) {
 // split finds feature j's best cut of the node: the set of its levels
 // (within mask) that goes left, and the squared error it removes. Levels
 // are ordered by value for numeric features and by mean target for
-// categorical ones (the optimal subset split for squared error); levels
-// of the box no sample of the node holds go with their neighbours below.
+// categorical ones (the optimal subset split for squared error).
 func (g *grower) split(idx []int, j int, mask uint64, sse float64) (uint64, float64, bool) {
+	stats := g.levelStats(idx, j)
+	if len(stats) < 2 {
+		return 0, 0, false
+	}
+	k, gain := bestCut(stats)
+	if k < 0 {
+		return 0, 0, false
+	}
+	return g.leftMask(stats[:k+1], stats[k+1:], j, mask), gain, true
+}
+
+// levelStats sums the node's targets by level of feature j, in the order
+// cuts are tried.
+func (g *grower) levelStats(idx []int, j int) []*stat {
 	byLevel := map[int]*stat{}
+	var stats []*stat
 	for _, i := range idx {
 		l := g.lv[i][j]
 		s := byLevel[l]
 		if s == nil {
 			s = &stat{level: l}
 			byLevel[l] = s
+			stats = append(stats, s)
 		}
 		s.n++
 		s.sum += g.y[i]
-	}
-	if len(byLevel) < 2 {
-		return 0, 0, false
-	}
-	stats := make([]*stat, 0, len(byLevel))
-	for _, s := range byLevel {
-		stats = append(stats, s)
 	}
 	sort.Slice(stats, func(a, b int) bool {
 		if g.cat[j] {
@@ -115,16 +123,20 @@ func (g *grower) split(idx []int, j int, mask uint64, sse float64) (uint64, floa
 		}
 		return stats[a].level < stats[b].level
 	})
+	return stats
+}
+
+// bestCut is the k whose cut after stats[k] removes the most squared
+// error, and that error (-1 when no cut removes any).
+func bestCut(stats []*stat) (int, float64) {
 	total, totalN := 0.0, 0
 	for _, s := range stats {
-		total += s.sum
-		totalN += s.n
+		total, totalN = total+s.sum, totalN+s.n
 	}
 	best, bestK := 0.0, -1
 	sumL, nL := 0.0, 0
 	for k := 0; k < len(stats)-1; k++ {
-		sumL += stats[k].sum
-		nL += stats[k].n
+		sumL, nL = sumL+stats[k].sum, nL+stats[k].n
 		nR := totalN - nL
 		// Error removed: n_L·mean_L² + n_R·mean_R² − n·mean².
 		gain := sumL*sumL/float64(nL) + (total-sumL)*(total-sumL)/float64(nR) - total*total/float64(totalN)
@@ -132,10 +144,7 @@ func (g *grower) split(idx []int, j int, mask uint64, sse float64) (uint64, floa
 			best, bestK = gain, k
 		}
 	}
-	if bestK < 0 {
-		return 0, 0, false
-	}
-	return g.leftMask(stats[:bestK+1], stats[bestK+1:], j, mask), best, true
+	return bestK, best
 }
 
 // stat sums the node's targets at one level of a feature.
@@ -145,8 +154,8 @@ type stat struct {
 }
 
 // leftMask is the levels that go left: those of the left samples, and the
-// box's levels no sample holds — below the cut for a numeric feature,
-// all to the left for a categorical one.
+// box's levels no sample of the node holds — below the cut for a numeric
+// feature, all to the left for a categorical one.
 func (g *grower) leftMask(left, right []*stat, j int, mask uint64) uint64 {
 	if g.cat[j] {
 		var r uint64

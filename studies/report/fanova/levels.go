@@ -41,38 +41,42 @@ func discretize(x [][]float64) ([][]int, []int) {
 // when present, then its distinct values, merged into at most maxLevels.
 func levelsOf(col []float64) []float64 {
 	var vals []float64
-	hasNaN := false
 	for _, v := range col {
-		if math.IsNaN(v) {
-			hasNaN = true
-			continue
+		if !math.IsNaN(v) {
+			vals = append(vals, v)
 		}
-		vals = append(vals, v)
 	}
 	sort.Float64s(vals)
+	room := maxLevels
+	if len(vals) < len(col) {
+		room--
+	}
+	cuts := quantileCuts(vals, room)
+	if len(vals) < len(col) {
+		cuts = append([]float64{math.NaN()}, cuts...)
+	}
+	return cuts
+}
+
+// quantileCuts are the distinct values of sorted vals, or room quantile
+// lower bounds of them when there are more.
+func quantileCuts(vals []float64, room int) []float64 {
 	var distinct []float64
 	for i, v := range vals {
 		if i == 0 || v != vals[i-1] {
 			distinct = append(distinct, v)
 		}
 	}
-	room := maxLevels
-	if hasNaN {
-		room--
+	if len(distinct) <= room {
+		return distinct
 	}
-	if len(distinct) > room {
-		bins := make([]float64, 0, room)
-		for b := range room {
-			if v := vals[b*len(vals)/room]; len(bins) == 0 || v > bins[len(bins)-1] {
-				bins = append(bins, v)
-			}
+	bins := make([]float64, 0, room)
+	for b := range room {
+		if v := vals[b*len(vals)/room]; len(bins) == 0 || v > bins[len(bins)-1] {
+			bins = append(bins, v)
 		}
-		distinct = bins
 	}
-	if hasNaN {
-		distinct = append([]float64{math.NaN()}, distinct...)
-	}
-	return distinct
+	return bins
 }
 
 // levelOf is v's level: the last lower bound not above it.
