@@ -56,7 +56,7 @@ func (f Full) Markdown(w io.Writer, plots []Plot) error {
 		f.Summary.GuardsMarkdown(w)
 		fmt.Fprint(w, "\n")
 	}
-	fmt.Fprint(w, "## Plots\n\n")
+	fmt.Fprintf(w, "## Plots%s\n\n", f.SimTag())
 	for _, p := range plots {
 		fmt.Fprintf(w, "![%s](%s.svg)\n\n", p.Title, p.ID)
 		if p.Caption != "" {
@@ -144,7 +144,7 @@ func (f Full) markdownImportance(w io.Writer) {
 }
 
 func (f Full) markdownFailures(w io.Writer) {
-	fmt.Fprint(w, "## Failures\n\n")
+	fmt.Fprintf(w, "## Failures%s\n\n", f.SimTag())
 	if len(f.Failures) == 0 {
 		fmt.Fprint(w, "Every trial completed.\n\n")
 		return
