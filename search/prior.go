@@ -74,6 +74,9 @@ type priorSampler struct {
 	// incumbent is the best measured config on the first objective.
 	incumbent    space.Config
 	incumbentVal float64
+	// proposed says who proposed each config asked, and what the prior
+	// predicted for it (Explain).
+	proposed map[string]Proposal
 }
 
 // candidate is a screened config: fast is its screening prediction,
@@ -149,10 +152,15 @@ func (ps *priorSampler) askOne(busy []space.Config) (space.Config, error) {
 		ps.climbFull()
 		ps.budget = -1
 		if c, ok := ps.pick(keySet(ps.sp, busy)); ok {
+			ps.note(c, "prior")
 			return c, nil
 		}
 	}
-	return ps.innerOne(busy)
+	c, err := ps.innerOne(busy)
+	if err == nil {
+		ps.note(c, "sampler")
+	}
+	return c, err
 }
 
 // priorTurn decides whether this proposal is the prior's.

@@ -77,7 +77,7 @@ func takenQuery(t Trial, repeat int) (q string, args []any, limit int) {
 		return `SELECT count(*) FROM trials WHERE retry_of=?`, []any{t.RetryOf}, 1
 	case t.Origin == "baseline":
 		return `SELECT count(*) FROM trials WHERE origin='baseline' AND state<>?`, []any{Interrupted}, 1
-	case t.Origin == "sampler" || t.Origin == "enqueued":
+	case t.Origin == "sampler" || t.Origin == "prior" || t.Origin == "enqueued" || t.Origin == "warm-start":
 		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>?`, []any{t.Config.Key(), Interrupted}, 1
 	case t.Origin == "repeat":
 		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>? AND reused_from IS NULL`, []any{t.Config.Key(), Interrupted}, max(repeat, 1)

@@ -126,4 +126,10 @@ func (r Report) Devices() string {
 }
 
 // HoursUnit names device time for what it is.
-func (r Report) HoursUnit() string { return HoursUnit(r.Device) }
+// Simulated device time says so ("simulated GPU-hours").
+func (r Report) HoursUnit() string {
+	if r.Simulated {
+		return "simulated " + HoursUnit(r.Device)
+	}
+	return HoursUnit(r.Device)
+}

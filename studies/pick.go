@@ -12,6 +12,8 @@ type next struct {
 	cfg     space.Config
 	origin  string
 	retryOf int
+	// prediction is the prior's forecast for a sampler's proposal.
+	prediction *Prediction
 }
 
 // pick chooses the next config: retries of interrupted trials (an
@@ -35,11 +37,8 @@ func (l *loop) pick() (next, error) {
 	if l.Space.Baseline != nil && !l.has(func(t Trial) bool { return t.Origin == "baseline" && t.State != Interrupted }) {
 		return next{cfg: l.Space.WithTargetEngine(l.Space.Baseline), origin: "baseline"}, nil
 	}
-	for _, c := range l.Enqueue {
-		c = l.Space.WithTargetEngine(c)
-		if !l.has(func(t Trial) bool { return t.Config.Key() == c.Key() && t.State != Interrupted }) {
-			return next{cfg: c, origin: "enqueued"}, nil
-		}
+	if n, ok := l.enqueued(); ok {
+		return n, nil
 	}
 	for _, t := range l.trials {
 		if t.State == Complete && t.ReusedFrom == 0 && l.count(t.Config)+l.runningOf(t.Config) < l.Repeat {
@@ -50,7 +49,23 @@ func (l *loop) pick() (next, error) {
 	if err != nil {
 		return next{}, err
 	}
-	return next{cfg: l.Space.WithTargetEngine(c), origin: "sampler"}, nil
+	return explain(l.sampler, next{cfg: l.Space.WithTargetEngine(c), origin: "sampler"}), nil
+}
+
+// enqueued is the first enqueued config not measured yet: the space's
+// own, then those of --warm-start.
+func (l *loop) enqueued() (next, bool) {
+	for i, c := range append(append([]space.Config(nil), l.Enqueue...), l.WarmStart...) {
+		c = l.Space.WithTargetEngine(c)
+		if !l.has(func(t Trial) bool { return t.Config.Key() == c.Key() && t.State != Interrupted }) {
+			origin := "enqueued"
+			if i >= len(l.Enqueue) {
+				origin = "warm-start"
+			}
+			return next{cfg: c, origin: origin}, true
+		}
+	}
+	return next{}, false
 }
 
 // runningOf is how many running trials measure config c.

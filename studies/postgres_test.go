@@ -42,8 +42,8 @@ func TestPostgresStoreKeepsTheRecordModel(t *testing.T) {
 	if got := countDone(pg); got != 8 {
 		t.Errorf("%d trials done in PostgreSQL, want 8", got)
 	}
-	if v, _ := st.Meta(ctx, "schema_version"); v != "5" {
-		t.Errorf("schema_version %q, want 5", v)
+	if v, _ := st.Meta(ctx, "schema_version"); v != "6" {
+		t.Errorf("schema_version %q, want 6", v)
 	}
 	again, err := OpenPostgres(ctx, url, "unit", ReadOnly)
 	if err != nil {

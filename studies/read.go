@@ -12,7 +12,7 @@ import (
 
 // Trials returns every trial in number order.
 func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
-	reason, replies, ran, worker := "reason", "replies", "ran, fingerprint", "worker, devices"
+	reason, replies, ran, worker, runner := "reason", "replies", "ran, fingerprint", "worker, devices", "runner, prediction"
 	if s.schema < 2 {
 		reason = "NULL"
 	}
@@ -25,7 +25,10 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 	if s.schema < 5 {
 		worker = "NULL, NULL"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+replies+`, `+ran+`, `+worker+` FROM trials ORDER BY number`)
+	if s.schema < 6 {
+		runner = "NULL, NULL"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+replies+`, `+ran+`, `+worker+`, `+runner+` FROM trials ORDER BY number`)
 	if err != nil {
 		return nil, fmt.Errorf("study %s: %w", s.path, err)
 	}
@@ -44,9 +47,12 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 func scanTrial(rows *sql.Rows) (Trial, error) {
 	var t Trial
 	var cfg, started string
-	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp, worker, devices sql.NullString
+	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp, worker, devices, runner, pred sql.NullString
 	var retryOf, reusedFrom sql.NullInt64
-	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp, &worker, &devices); err != nil {
+	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp, &worker, &devices, &runner, &pred); err != nil {
+		return t, err
+	}
+	if err := scanProvenance(&t, runner, pred); err != nil {
 		return t, err
 	}
 	if err := scanEnvironment(&t, ran, fp); err != nil {

@@ -60,6 +60,9 @@ func sanitize(r Report) any {
 // Text writes the report for a terminal.
 func (r Report) Text(w io.Writer) error {
 	fmt.Fprintf(w, "Study %s: %s on %s\n", r.Study, r.Model, r.Devices())
+	if r.Simulated {
+		fmt.Fprintf(w, "%s\n", r.SimulatedNote())
+	}
 	fmt.Fprintf(w, "Trials: %s; %.2f %s\n", r.Counts, r.GPUHours, r.HoursUnit())
 	for _, env := range r.Environment {
 		fmt.Fprintf(w, "Environment, %s\n", env)
@@ -75,10 +78,13 @@ func (r Report) Text(w io.Writer) error {
 	case len(r.Winners) == 0:
 		fmt.Fprintln(w, "\nNo trial finished with every SLO met yet.")
 		return nil
+	}
+	r.recommendationsText(w)
+	switch {
 	case r.MultiObjective:
-		fmt.Fprintf(w, "\nPareto front (%d trials):\n", len(r.Winners))
+		fmt.Fprintf(w, "\nPareto front (%d trials%s):\n", len(r.Winners), r.simTag(", ", ""))
 	default:
-		fmt.Fprintln(w, "\nBest trial:")
+		fmt.Fprintf(w, "\nBest trial%s:\n", r.simTag(" (", ")"))
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "  trial")
@@ -125,6 +131,10 @@ func (r Report) Text(w io.Writer) error {
 // Markdown writes the report as a Markdown section.
 func (r Report) Markdown(w io.Writer) error {
 	fmt.Fprintf(w, "## Study %s\n\n%s on %s. Trials: %s; %.2f %s.\n\n", r.Study, r.Model, r.Devices(), r.Counts, r.GPUHours, r.HoursUnit())
+	if r.Simulated {
+		fmt.Fprintf(w, "**%s**\n\n", r.SimulatedNote())
+	}
+	r.recommendationsMarkdown(w)
 	for _, env := range r.Environment {
 		fmt.Fprintf(w, "Environment, %s.\n\n", env)
 	}
@@ -231,8 +241,15 @@ func TrialsText(w io.Writer, sp *space.Space, ts []Trial) error {
 	for _, c := range sp.Constraints {
 		cols = append(cols, column{sp.ObjectiveProfile(c.Profile), c.Metric})
 	}
+	if simulated(ts) {
+		fmt.Fprintln(w, "Simulated: these trials ran on servetune's simulator (runner sim); their metrics are not measurements.")
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "trial\tstate\torigin")
+	predicted := hasPredictions(ts)
+	if predicted {
+		fmt.Fprintf(tw, "\tpredicted %s", sp.Objectives[0].Metric)
+	}
 	for _, c := range cols {
 		fmt.Fprintf(tw, "\t%s", c.metric)
 	}
@@ -248,6 +265,9 @@ func TrialsText(w io.Writer, sp *space.Space, ts []Trial) error {
 			state += " (SLO missed)"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s", t.Number, state, t.Origin)
+		if predicted {
+			fmt.Fprintf(tw, "\t%s", predictedText(t.Prediction))
+		}
 		for _, c := range cols {
 			fmt.Fprintf(tw, "\t%s", fmtNum(metric(t, c.profile, c.metric)))
 		}

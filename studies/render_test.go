@@ -69,12 +69,14 @@ values = [64, 128, 256, 512]
 	cfg := func(mr int64) space.Config { return space.Config{"engine": "sglang", "max_running": mr} }
 	trials := []Trial{
 		{Number: 1, State: Complete, Origin: "baseline", Config: space.Config{"engine": "sglang"}, Metrics: m(5000, 600, 1500), GPUSeconds: 3600, Start: at},
-		{Number: 2, State: Complete, Origin: "sampler", Config: cfg(256), Metrics: m(17500, 218, 1900), GPUSeconds: 7200, Start: at},
+		{Number: 2, State: Complete, Origin: "prior", Config: cfg(256), Metrics: m(17500, 218, 1900), GPUSeconds: 7200, Start: at,
+			Prediction: &Prediction{Values: []float64{16000, 230}, Feasible: true}},
 		{Number: 3, State: Complete, Origin: "sampler", Config: cfg(64), Metrics: m(9000, 120, 800), GPUSeconds: 7200, Start: at},
 		{Number: 4, State: Complete, Origin: "sampler", Config: cfg(128), Metrics: m(8000, 300, 900), GPUSeconds: 7200, Start: at},
 		{Number: 5, State: Complete, Origin: "sampler", Config: cfg(512), Metrics: m(20000, 100, 5000), GPUSeconds: 7200, Start: at},
 		{Number: 6, State: Infeasible, Origin: "sampler", Config: space.Config{"engine": "sglang", "max_running": int64(512), "mem_fraction": 0.95}, GPUSeconds: 900, Start: at,
-			Failure: &engines.Failure{Class: engines.OOM, Message: "out of memory at startup", Lines: []string{"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."}}},
+			Prediction: &Prediction{Feasible: false},
+			Failure:    &engines.Failure{Class: engines.OOM, Message: "out of memory at startup", Lines: []string{"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."}}},
 		{Number: 7, State: Infeasible, Origin: "sampler", Config: cfg(64), Start: at, Reason: "breaks rule tp % dp == 0"},
 	}
 	return sp, trials

@@ -20,6 +20,12 @@ type Report struct {
 	Constraints []string        `json:"constraints,omitempty"`
 	Counts      Counts          `json:"counts"`
 	GPUHours    float64         `json:"gpu_hours"`
+	// Runner is what measured the trials: "sim" (the simulator: every
+	// value is simulated, GPU-hours too), "process" (real engines), or
+	// "mixed" ("" when unknown); Simulated says whether any value is
+	// simulated.
+	Runner    string `json:"runner"`
+	Simulated bool   `json:"simulated"`
 	// Device is "gpu" or "cpu" (then GPUHours are CPU-hours and CPU names
 	// the processor when a trial recorded it).
 	Device string `json:"device,omitempty"`
@@ -32,6 +38,10 @@ type Report struct {
 	Baseline       *Row     `json:"baseline,omitempty"`
 	// Winners is the best trial (one objective) or the Pareto front.
 	Winners []Row `json:"winners"`
+	// Recommendations are the configs to deploy, decided from Winners by
+	// Recommend: one under the SLO (or for one objective), else one per
+	// objective.
+	Recommendations []Recommendation `json:"recommendations,omitempty"`
 	// NoiseCV is the run-to-run coefficient of variation used to flag front
 	// members within noise of a neighbour: measured from repeated configs
 	// when the study has any (NoiseMeasured), else DefaultNoiseCV.
@@ -117,6 +127,8 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 		}
 	}
 	r.Device, r.Environment = device(sp, trials), environments(trials)
+	r.Runner = runnerOf(sp, trials)
+	r.Simulated = r.Runner == "sim" || r.Runner == "mixed"
 	base := Baseline(trials)
 	r.GuardBreaks = guardBreaks(sp, trials, base)
 	r.SLOs = profileSLOs(sp)
@@ -168,6 +180,7 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 			r.Winners[i].WithinNoise = tied
 		}
 	}
+	r.Recommendations = recommendations(sp, trials, r)
 	return r
 }
 

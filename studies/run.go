@@ -57,6 +57,9 @@ type RunOptions struct {
 	// Enqueue are configs to run first, after the baseline (warm start);
 	// those already measured are skipped.
 	Enqueue []space.Config
+	// WarmStart are configs to run after Enqueue, taken from an earlier
+	// study's winners (--warm-start); they are recorded as warm-start.
+	WarmStart []space.Config
 	// Search tunes the sampler.
 	Search search.Options
 	// Workers is how many trials run at once (default 1: one after
@@ -128,6 +131,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		return err
 	}
 	l := &loop{RunOptions: o, sampler: sampler, trials: trials, started: o.Now()}
+	defer l.saveOutlook(ctx)
 	if o.Workers > 1 || o.Shared || o.Virtual {
 		return l.runParallel(ctx)
 	}
@@ -234,11 +238,11 @@ func (l *loop) trial(ctx context.Context, n next, done int) error {
 	if err := ctx.Err(); err != nil {
 		return err // a signal between trials begins no new one
 	}
-	t := Trial{Config: n.cfg, Origin: n.origin, RetryOf: n.retryOf, Start: l.Now()}
-	if prev := l.measured(n.cfg); prev != nil {
-		t.Origin, t.ReusedFrom = "reused", prev.Number
-	}
+	t := l.newTrial(n)
 	if err := l.Store.Begin(ctx, &t); err != nil {
+		return err
+	}
+	if err := l.Store.annotate(ctx, t); err != nil {
 		return err
 	}
 	l.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: done, Total: l.Space.Study.NTrials, Best: l.best()})

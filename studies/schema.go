@@ -10,7 +10,7 @@ import (
 // schemaVersion is the study file's format. Each migration takes a file
 // from version i to i+1; Open applies the missing ones in order, so a
 // study created by an older servetune resumes under a newer one.
-const schemaVersion = 5
+const schemaVersion = 6
 
 var migrations = []string{
 	// 0 → 1: the original format.
@@ -49,6 +49,11 @@ ALTER TABLE trials ADD COLUMN fingerprint TEXT;`,
 	`ALTER TABLE trials ADD COLUMN worker TEXT;
 ALTER TABLE trials ADD COLUMN lease_until TEXT;
 ALTER TABLE trials ADD COLUMN devices TEXT;`,
+	// 5 → 6: what measured each trial (the simulator or a real engine),
+	// so a read can say its numbers are simulated, and what the prior
+	// predicted for it (issue 23), as JSON.
+	`ALTER TABLE trials ADD COLUMN runner TEXT;
+ALTER TABLE trials ADD COLUMN prediction TEXT;`,
 }
 
 // prepare checks that the file is a study and brings its schema up to

@@ -37,9 +37,12 @@ const (
 
 // Trial is the stored record of one trial; its JSON is the export contract.
 type Trial struct {
-	Number int          `json:"number"`
-	State  State        `json:"state"`
-	Origin string       `json:"origin"` // baseline | sampler | retry | reused | enqueued | repeat
+	Number int   `json:"number"`
+	State  State `json:"state"`
+	// Origin is why the trial ran: baseline, enqueued (the space's
+	// [[enqueue]]), warm-start (--warm-start), prior (the simulator prior
+	// chose it), sampler, repeat, retry or reused.
+	Origin string       `json:"origin"`
 	Config space.Config `json:"config"`
 	// Metrics maps profile → metric → value; undefined metrics are absent.
 	Metrics map[string]map[string]float64 `json:"metrics,omitempty"`
@@ -76,7 +79,24 @@ type Trial struct {
 	// Devices are the GPUs the trial ran on when its worker packed
 	// trials onto its GPUs (absent otherwise).
 	Devices []string `json:"devices,omitempty"`
+	// Runner is what measured the trial: "sim" (the simulator: its
+	// metrics are simulated, not measured) or "process" (a real engine).
+	Runner string `json:"runner,omitempty"`
+	// Prediction is what the prior predicted for the config before it
+	// ran (absent when no prior was asked).
+	Prediction *Prediction `json:"prediction,omitempty"`
 }
+
+// Prediction is the prior's forecast for a trial: its objective values in
+// space order (absent when it predicted the config would not start) and
+// whether it predicted the config starts at all.
+type Prediction struct {
+	Values   []float64 `json:"values,omitempty"`
+	Feasible bool      `json:"feasible"`
+}
+
+// Simulated reports whether the trial's metrics come from the simulator.
+func (t Trial) Simulated() bool { return t.Runner == "sim" }
 
 // BrokeRule reports a config that was never launched because it breaks a
 // space rule: it costs nothing and does not count toward n_trials.

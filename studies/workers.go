@@ -256,11 +256,12 @@ func (p *pool) replace(t Trial) {
 // start claims the trial for a free worker and runs it there.
 func (p *pool) start(ctx context.Context, n next) error {
 	slot := slices.Index(p.slots, false)
-	t := Trial{Config: n.cfg, Origin: n.origin, RetryOf: n.retryOf, Start: p.Now(), Worker: fmt.Sprintf("%s/%d", p.WorkerID, slot), Devices: p.taken}
-	if prev := p.measured(n.cfg); prev != nil {
-		t.Origin, t.ReusedFrom = "reused", prev.Number
-	}
+	t := p.newTrial(n)
+	t.Worker, t.Devices = fmt.Sprintf("%s/%d", p.WorkerID, slot), p.taken
 	if err := p.Store.ClaimNext(ctx, &t, p.Now().Add(p.Lease), p.Space.Study.NTrials, p.Repeat); err != nil {
+		return err
+	}
+	if err := p.Store.annotate(ctx, t); err != nil {
 		return err
 	}
 	p.slots[slot] = true

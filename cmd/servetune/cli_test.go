@@ -105,13 +105,18 @@ func TestQuickstartPrintsFrontWithServingCommands(t *testing.T) {
 		t.Errorf("show --csv: exit %d\n%.300s", code, out)
 	}
 	code, out, _ = runCLI(t, dir, "best", "--json", "quickstart")
-	if code != 0 || !strings.Contains(out, `"winners"`) || !strings.Contains(out, `"command": "`) {
+	if code != 0 || !strings.Contains(out, `"winners"`) || !strings.Contains(out, `"command": "`) || !strings.Contains(out, `"runner": "sim"`) || !strings.Contains(out, `"recommendations"`) {
 		t.Errorf("best --json: exit %d\n%.500s", code, out)
 	}
 	// Flags after the study name work as well as before it.
 	code, out, errText = runCLI(t, dir, "show", "quickstart", "--json")
 	if code != 0 || !strings.HasPrefix(out, "[") {
 		t.Errorf("flags after the name: exit %d %s\n%.200s", code, errText, out)
+	}
+	for _, want := range []string{`"runner": "sim"`, `"origin": "prior"`, `"prediction": {`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show --json lacks %s", want)
+		}
 	}
 	checkReportCommands(t, dir)
 	// A second study warm-starts from the first one's front.
@@ -131,7 +136,7 @@ func TestQuickstartPrintsFrontWithServingCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &warmTrials); err != nil || code != 0 {
 		t.Fatalf("show --json warm: %v", err)
 	}
-	if len(warmTrials) < 2 || warmTrials[0].Origin != "baseline" || warmTrials[1].Origin != "enqueued" {
+	if len(warmTrials) < 2 || warmTrials[0].Origin != "baseline" || warmTrials[1].Origin != "warm-start" {
 		t.Errorf("warm study trials %+v: want the baseline, then the first study's winners", warmTrials)
 	}
 	code, _, errText = runCLI(t, dir, "show", "nosuch")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/report"
 )
 
@@ -34,7 +35,11 @@ the current directory. The study is opened read-only.`,
 			if err != nil {
 				return err
 			}
-			full := report.Build(sp, trials, renderCommand(sp), report.Meta{Version: servetuneVersion(), Now: time.Now()})
+			outlook, err := studyOutlook(c)
+			if err != nil {
+				return err
+			}
+			full := report.Build(sp, trials, renderCommand(sp), report.Meta{Version: servetuneVersion(), Now: time.Now(), Outlook: outlook})
 			if dir := c.String("markdown"); dir != "" {
 				if err := full.WriteMarkdown(dir); err != nil {
 					return err
@@ -81,4 +86,24 @@ func servetuneVersion() string {
 		}
 	}
 	return v
+}
+
+// studyOutlook reads the prior's view of the space stored with the study
+// named by the first argument (studyArg has checked that it exists).
+func studyOutlook(c *cli.Context) ([]studies.Region, error) {
+	arg := c.Args().First()
+	if url := storageURL(c.String("storage"), nil); studies.IsPostgres(url) {
+		store, err := studies.OpenPostgres(c.Context, url, arg, studies.ReadOnly)
+		if err != nil {
+			return nil, err
+		}
+		defer store.Close()
+		return store.Outlook(c.Context)
+	}
+	store, err := studies.DirOf(c.String("dir"), arg).OpenReadOnly(c.Context)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	return store.Outlook(c.Context)
 }

@@ -233,8 +233,8 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 	}
 	ro := studies.RunOptions{
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
-		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
-		Log:     e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: studies.RenderedKey(sp.Target),
+		Enqueue: sp.Enqueue, WarmStart: o.enqueue,
+		Log: e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: studies.RenderedKey(sp.Target),
 		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease,
 	}
 	ro.Search.Prior = newSimPrior(sp)

@@ -216,5 +216,6 @@ func readStudy(ctx context.Context, store *studies.Store, path string) (*space.S
 		return nil, nil, fmt.Errorf("study %s: stored space: %w", path, err)
 	}
 	trials, err := store.Trials(ctx)
+	studies.FillRunner(sp, trials) // studies from before runners were recorded
 	return sp, trials, err
 }

@@ -99,6 +99,14 @@ func synthTrials(n int) []studies.Trial {
 			t.Origin, t.Config = "baseline", space.Config{"engine": "vllm"}
 		}
 		tps, tpot := synthMetrics(t.Config)
+		if i > 1 {
+			// The prior chose every third trial, and predicted each one
+			// it was asked about 10% low on throughput.
+			t.Prediction = &studies.Prediction{Values: []float64{tps * 0.9, tpot * 1.05}, Feasible: i%13 != 0}
+			if i%3 == 0 {
+				t.Origin = "prior"
+			}
+		}
 		switch {
 		case i > 1 && cfg["mem_fraction"].(float64) >= 0.9 && cfg["max_running"].(int64) >= 256:
 			t.State, t.GPUSeconds = studies.Infeasible, 900
@@ -143,5 +151,14 @@ func fixtureRender(c space.Config) (string, error) {
 
 func fixtureFull(t testing.TB, n int) Full {
 	t.Helper()
-	return Build(fixtureSpaceOf(t), synthTrials(n), fixtureRender, Meta{Version: "v0.0.0-test", Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)})
+	return Build(fixtureSpaceOf(t), synthTrials(n), fixtureRender, Meta{Version: "v0.0.0-test", Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Outlook: fixtureOutlook()})
+}
+
+// fixtureOutlook is a prior's view of the fixture's engine knob.
+func fixtureOutlook() []studies.Region {
+	v := func(x float64) *float64 { return &x }
+	return []studies.Region{
+		{Knob: "engine", Value: "vllm", Best: []*float64{v(6000), v(30)}, Full: 12, Screened: 200},
+		{Knob: "engine", Value: "sglang", Best: []*float64{v(11000), nil}, Full: 30, Screened: 300},
+	}
 }

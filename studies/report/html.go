@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/servetune/servetune/studies"
 )
 
 //go:embed report.html.tmpl
@@ -53,15 +55,59 @@ func inlineSVG(svg []byte) string {
 
 func funcs() template.FuncMap {
 	return template.FuncMap{
-		"num":     fmtNum,
-		"pct":     func(x float64) string { return strconv.FormatFloat(x*100, 'f', 0, 64) },
-		"signed":  func(x float64) string { return fmt.Sprintf("%+.1f%%", x) },
-		"date":    func(t time.Time) string { return fmtDate(t) },
-		"columns": Columns,
-		"hours":   func(h float64) string { return strconv.FormatFloat(h, 'f', 2, 64) },
-		"objs":    func(vs []float64) string { return joinNums(vs) },
-		"version": func(v string) string { return orDash(v, "not pinned") },
+		"num":           fmtNum,
+		"pct":           func(x float64) string { return strconv.FormatFloat(x*100, 'f', 0, 64) },
+		"signed":        func(x float64) string { return fmt.Sprintf("%+.1f%%", x) },
+		"date":          func(t time.Time) string { return fmtDate(t) },
+		"columns":       Columns,
+		"hours":         func(h float64) string { return strconv.FormatFloat(h, 'f', 2, 64) },
+		"objs":          func(vs []float64) string { return joinNums(vs) },
+		"version":       func(v string) string { return orDash(v, "not pinned") },
+		"flags":         studies.FlagLines,
+		"absPct":        func(x float64) string { return orDash(strings.TrimPrefix(pctNum(x), "+"), "–") },
+		"runner":        runnerText,
+		"deref":         func(p *float64) float64 { return *p },
+		"better":        func(m studies.MetricChange) bool { return (*m.VsBaseline > 0) == m.Higher },
+		"metric":        func(o studies.ObjectiveInfo) string { return o.Metric },
+		"pctNum":        pctNum,
+		"sameSimulator": func() string { return sameSimulator },
+		"join":          func(xs []string) string { return strings.Join(xs, ", ") },
 	}
+}
+
+// SimTag is " (simulated)" after a heading when the values are.
+func (f Full) SimTag() string {
+	if f.Env.Simulated {
+		return " (simulated)"
+	}
+	return ""
+}
+
+// SimWord prefixes a measured value's label: "simulated " or "".
+func (f Full) SimWord() string {
+	if f.Env.Simulated {
+		return "simulated "
+	}
+	return "measured "
+}
+
+func runnerText(r string) string {
+	switch r {
+	case "sim":
+		return "servetune's simulator: every value is simulated, not measured"
+	case "process":
+		return "real engines, launched as processes"
+	case "mixed":
+		return "partly the simulator (simulated values) and partly real engines"
+	}
+	return "unknown"
+}
+
+func pctNum(x float64) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return fmt.Sprintf("%+.1f%%", x)
 }
 
 func fmtNum(x float64) string {

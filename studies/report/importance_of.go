@@ -5,9 +5,21 @@ import (
 	"sort"
 
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/report/fanova"
 )
 
-// importanceOf fits the surrogate of each objective on the trials that
+// Importance is one knob's share of each objective's variance, as
+// fANOVA over a random forest fitted to the complete trials says
+// (package fanova).
+type Importance struct {
+	Knob  string
+	Share []float64
+	// Together are the knobs the trials only varied with this one: their
+	// effects cannot be told apart, and the forest splits the share.
+	Together []string
+}
+
+// importanceOf fits a forest to each objective on the trials that
 // measured it and ranks knobs by their share of the first objective.
 func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) []Importance {
 	if len(ks) == 0 {
@@ -35,13 +47,17 @@ func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) []Import
 			}
 			x, y = append(x, row), append(y, p.Values[o])
 		}
-		sh := PermutationImportance(x, cat, y, uint64(o))
+		sh := fanova.Importance(x, cat, y, uint64(o))
 		for j := range sh {
 			out[j].Share[o], found = sh[j], true
 		}
 	}
 	if !found {
 		return nil
+	}
+	tg := together(pts, ks)
+	for j := range out {
+		out[j].Together = tg[out[j].Knob]
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Share[0] > out[b].Share[0] })
 	return out

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/servetune/servetune/studies"
 )
 
 // MarkdownFile is the name of the Markdown report inside its directory.
@@ -41,26 +43,32 @@ func (f Full) WriteMarkdown(dir string) error {
 func (f Full) Markdown(w io.Writer, plots []Plot) error {
 	e := f.Env
 	fmt.Fprintf(w, "# Study %s\n\n", e.Study)
-	fmt.Fprintf(w, "| | |\n|---|---|\n| model | %s |\n| hardware | %d×%s |\n| engines | %s |\n", e.Model, e.GPUs, orDash(e.GPU, "device"), engineList(e.Engines))
+	if e.Simulated {
+		fmt.Fprintf(w, "> **%s**\n\n", f.Summary.SimulatedNote())
+	}
+	fmt.Fprintf(w, "| | |\n|---|---|\n| model | %s |\n| hardware | %d×%s |\n| engines | %s |\n| runner | %s |\n", e.Model, e.GPUs, orDash(e.GPU, "device"), engineList(e.Engines), runnerText(e.Runner))
 	fmt.Fprintf(w, "| servetune | %s |\n| trials ran | %s – %s |\n| trials | %s |\n| %s | %s |\n\n",
 		e.Version, fmtDate(e.First), fmtDate(e.Last), f.Summary.Counts, e.Unit, fmt.Sprintf("%.2f", e.DeviceHours))
+	f.markdownRecommended(w)
 	f.markdownProfiles(w)
 	if len(f.Summary.SLOs) > 0 || len(f.Summary.GuardBreaks) > 0 {
 		fmt.Fprint(w, "## SLOs and guards\n")
 		f.Summary.GuardsMarkdown(w)
 		fmt.Fprint(w, "\n")
 	}
-	fmt.Fprint(w, "## Plots\n\n")
+	fmt.Fprintf(w, "## Plots%s\n\n", f.SimTag())
 	for _, p := range plots {
 		fmt.Fprintf(w, "![%s](%s.svg)\n\n", p.Title, p.ID)
 		if p.Caption != "" {
 			fmt.Fprintf(w, "%s\n\n", p.Caption)
 		}
 	}
+	f.markdownForecasts(w)
+	f.markdownViews(w)
 	f.markdownImportance(w)
 	fmt.Fprint(w, "## Serving commands\n\n")
 	for _, rw := range f.Summary.Winners {
-		fmt.Fprintf(w, "Trial %d (%s):\n\n```sh\n%s\n```\n\n", rw.Trial, joinNums(rw.Values), orDash(rw.Command, "# cannot render: "+rw.CommandError))
+		fmt.Fprintf(w, "Trial %d (%s):\n\n```sh\n%s\n```\n\n", rw.Trial, joinNums(rw.Values), orDash(studies.FlagLines(rw.Command), "# cannot render: "+rw.CommandError))
 	}
 	f.markdownFailures(w)
 	return f.markdownTrials(w)
@@ -70,14 +78,21 @@ func engineList(es []EngineVersion) string {
 	parts := make([]string, len(es))
 	for i, e := range es {
 		parts[i] = e.Engine + " " + orDash(e.Version, "(version not pinned)")
+		if e.Reported {
+			parts[i] += " (reported by the engine)"
+		}
 	}
 	return strings.Join(parts, ", ")
 }
 
 func (f Full) markdownProfiles(w io.Writer) {
-	fmt.Fprint(w, "## Baseline vs chosen configs\n\n")
+	fmt.Fprintf(w, "## Baseline vs chosen configs%s\n\n", f.SimTag())
 	for _, t := range f.Profiles {
-		fmt.Fprintf(w, "### Profile %s\n\n| trial |", t.Profile)
+		fmt.Fprintf(w, "### Profile %s%s\n\n", t.Profile, f.SimTag())
+		if t.Workload != "" {
+			fmt.Fprintf(w, "Workload: %s.\n\n", t.Workload)
+		}
+		fmt.Fprint(w, "| trial |")
 		for _, c := range Columns() {
 			fmt.Fprintf(w, " %s |", c.Label)
 		}
@@ -108,7 +123,7 @@ func cellText(c Cell) string {
 }
 
 func (f Full) markdownImportance(w io.Writer) {
-	fmt.Fprint(w, "## Which knobs mattered\n\n")
+	fmt.Fprintf(w, "## Which knobs mattered%s\n\n", f.SimTag())
 	if len(f.Importance) == 0 {
 		fmt.Fprint(w, "Too few complete trials to say.\n\n")
 		return
@@ -119,17 +134,17 @@ func (f Full) markdownImportance(w io.Writer) {
 	}
 	fmt.Fprint(w, "\n|---|"+strings.Repeat("---:|", len(f.Summary.Objectives))+"\n")
 	for _, im := range f.Importance {
-		fmt.Fprintf(w, "| %s |", im.Knob)
+		fmt.Fprintf(w, "| %s%s |", im.Knob, togetherText(im.Together))
 		for _, s := range im.Share {
 			fmt.Fprintf(w, " %.0f%% |", s*100)
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprint(w, "\nPermutation importance over a 5-nearest-neighbour surrogate of the complete trials.\n\n")
+	fmt.Fprint(w, "\nfANOVA over a random forest fitted to the complete trials (as Optuna's default importance): each knob's share of the variance its values explain alone, averaged over the knobs' tried values.\n\n")
 }
 
 func (f Full) markdownFailures(w io.Writer) {
-	fmt.Fprint(w, "## Failures\n\n")
+	fmt.Fprintf(w, "## Failures%s\n\n", f.SimTag())
 	if len(f.Failures) == 0 {
 		fmt.Fprint(w, "Every trial completed.\n\n")
 		return
@@ -142,7 +157,7 @@ func (f Full) markdownFailures(w io.Writer) {
 }
 
 func (f Full) markdownTrials(w io.Writer) error {
-	fmt.Fprintf(w, "<details><summary>All %d trials</summary>\n\n| trial | state | origin |", len(f.Points))
+	fmt.Fprintf(w, "## Trials%s\n\n<details><summary>All %d trials</summary>\n\n| trial | state | origin |", f.SimTag(), len(f.Points))
 	for _, o := range f.Summary.Objectives {
 		fmt.Fprintf(w, " %s |", o.Metric)
 	}
@@ -171,4 +186,12 @@ func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", "\\|")
 	s = strings.ReplaceAll(s, "`", "'")
 	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// togetherText is " (varied only with dp, ep)" after a knob's name.
+func togetherText(ks []string) string {
+	if len(ks) == 0 {
+		return ""
+	}
+	return " (varied only with " + strings.Join(ks, ", ") + ")"
 }

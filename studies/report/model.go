@@ -21,6 +21,11 @@ type Full struct {
 	// ShowWhere adds where each trial ran to the trial table (parallel
 	// and distributed studies).
 	ShowWhere bool
+	// Forecasts compares the prior's predictions with the measurements
+	// (nil when no trial was predicted); Views is the prior's view of
+	// every value of the space's small knobs beside the trials there.
+	Forecasts *Forecasts
+	Views     []View
 }
 
 // Meta is what the study's record does not hold: the servetune that
@@ -28,6 +33,9 @@ type Full struct {
 type Meta struct {
 	Version string
 	Now     time.Time
+	// Outlook is the prior's view of the space stored with the study
+	// (Store.Outlook), nil when it had no prior.
+	Outlook []studies.Region
 }
 
 // Build assembles the full report from the same trials and renderer the
@@ -40,7 +48,7 @@ func Build(sp *space.Space, trials []studies.Trial, render studies.Renderer, m M
 		Knobs:   knobs(sp, trials),
 		Front:   map[int]bool{},
 	}
-	f.Env.Unit = f.Summary.HoursUnit()
+	f.Env.Unit, f.Env.Simulated, f.Env.Runner = f.Summary.HoursUnit(), f.Summary.Simulated, f.Summary.Runner
 	f.ShowWhere = showWhere(f.Points)
 	for _, w := range f.Summary.Winners {
 		f.Front[w.Trial] = true
@@ -49,6 +57,15 @@ func Build(sp *space.Space, trials []studies.Trial, render studies.Renderer, m M
 		}
 	}
 	f.Profiles = profileTables(trials, f.Summary)
+	for i := range f.Profiles {
+		for _, p := range sp.Profiles {
+			if p.Name == f.Profiles[i].Profile {
+				f.Profiles[i].Workload = workload(p)
+			}
+		}
+	}
+	f.Forecasts = forecasts(f.Points, trials, len(sp.Objectives))
+	f.Views = views(sp, m.Outlook, f.Points)
 	f.Importance = importanceOf(f.Summary.Objectives, f.Points, f.Knobs)
 	f.Failures = failures(trials)
 	return f

@@ -72,6 +72,9 @@ func (f Full) Plots() []Plot {
 	drawn := out[:0]
 	for _, p := range out {
 		if len(p.Series) > 0 { // nothing measured yet: no empty frame
+			// A plot is forwarded alone (Markdown's SVG files): it says
+			// itself that its values are simulated.
+			p.Title += f.SimTag()
 			drawn = append(drawn, p)
 		}
 	}

@@ -31,7 +31,10 @@ func Columns() []Column {
 // ProfileTable is baseline vs the chosen configs on one profile.
 type ProfileTable struct {
 	Profile string
-	Rows    []ProfileRow
+	// Workload describes the profile's load ("random, 8K in / 1K out,
+	// 1000 prompts, rate 10 req/s").
+	Workload string
+	Rows     []ProfileRow
 }
 
 // ProfileRow is one trial's metrics on the profile, cell by cell in
@@ -76,7 +79,7 @@ func profileTables(trials []studies.Trial, r studies.Report) []ProfileTable {
 		}
 		for _, rw := range rows {
 			isBase := rw.Origin == "baseline" && r.Baseline != nil && rw.Trial == r.Baseline.Trial
-			tab.Rows = append(tab.Rows, ProfileRow{rw.Trial, isBase, cells(byNum[rw.Trial].Metrics[p], base, isBase)})
+			tab.Rows = append(tab.Rows, ProfileRow{Trial: rw.Trial, Baseline: isBase, Cells: cells(byNum[rw.Trial].Metrics[p], base, isBase)})
 		}
 		out = append(out, tab)
 	}

@@ -58,7 +58,7 @@ func TestFullReportHoldsWhatTheIssueAsks(t *testing.T) {
 	if f.Importance[0].Knob != "max_running" && f.Importance[0].Knob != "dp" {
 		t.Errorf("throughput is driven by max_running and dp; importance ranks %+v", f.Importance)
 	}
-	if f.Env.Unit != "GPU-hours" || len(f.Env.Engines) != 2 || f.Env.Engines[1] != (EngineVersion{"vllm", ""}) || f.Env.Engines[0] != (EngineVersion{"sglang", "0.5.2"}) {
+	if f.Env.Unit != "simulated GPU-hours" || len(f.Env.Engines) != 2 || f.Env.Engines[1] != (EngineVersion{Engine: "vllm"}) || f.Env.Engines[0] != (EngineVersion{Engine: "sglang", Version: "0.5.2"}) {
 		t.Errorf("environment %+v", f.Env)
 	}
 }
@@ -96,7 +96,7 @@ func TestSingleObjectiveCPUStudy(t *testing.T) {
 	}
 	sp.Target.GPU = "cpu"
 	f := Build(sp, synthTrials(30), fixtureRender, Meta{Version: "test", Now: time.Unix(0, 0)})
-	if len(f.Summary.Winners) != 1 || f.Env.Unit != "CPU-hours" {
+	if len(f.Summary.Winners) != 1 || f.Env.Unit != "simulated CPU-hours" {
 		t.Fatalf("winners %d, unit %s", len(f.Summary.Winners), f.Env.Unit)
 	}
 	ids := map[string]bool{}
@@ -110,7 +110,7 @@ func TestSingleObjectiveCPUStudy(t *testing.T) {
 	if err := f.HTML(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"CPU-hours", "best total_tps so far by CPU-hours", "Which knobs mattered"} {
+	for _, want := range []string{"CPU-hours", "best total_tps so far by simulated CPU-hours", "Which knobs mattered"} {
 		if !strings.Contains(strings.ToLower(b.String()), strings.ToLower(want)) {
 			t.Errorf("page lacks %q", want)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -32,6 +33,8 @@ func (p Plot) SVG() ([]byte, error) {
 			return nil, fmt.Errorf("plot %s: series %s: %w", p.ID, s.Name, err)
 		}
 	}
+	pad(&pl.X, p.X)
+	pad(&pl.Y, p.Y)
 	legendRoom(pl, p.Y)
 	c := vgsvg.New(6*vg.Inch, 4*vg.Inch)
 	pl.Draw(draw.New(c))
@@ -71,6 +74,25 @@ func addSeries(pl *plot.Plot, s Series) error {
 	pl.Add(sc)
 	pl.Legend.Add(s.Name, sc)
 	return nil
+}
+
+// padFraction is the room left on each side of a numeric axis's data, so
+// a point at the edge is drawn whole, not cut by the axis.
+const padFraction = 0.05
+
+// pad widens a numeric axis by padFraction of its span on each side (or
+// by a unit around a single value); categorical axes already leave half a
+// level.
+func pad(ax *plot.Axis, a Axis) {
+	if a.Levels != nil {
+		return
+	}
+	span := ax.Max - ax.Min
+	if span <= 0 {
+		span = math.Max(math.Abs(ax.Max), 1) / padFraction / 10
+	}
+	ax.Min -= padFraction * span
+	ax.Max += padFraction * span
 }
 
 // legendRoom raises the top of the Y axis so the legend, drawn in the top

@@ -1,0 +1,122 @@
+package studies
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+)
+
+// newTrial is the record of a trial about to begin: why it runs, what
+// runs it, what the prior predicted for it, and the measurement it reuses
+// when its config has been measured enough already.
+func (l *loop) newTrial(n next) Trial {
+	t := Trial{Config: n.cfg, Origin: n.origin, RetryOf: n.retryOf, Start: l.Now(), Runner: l.Space.Target.Runner, Prediction: n.prediction}
+	if prev := l.measured(n.cfg); prev != nil {
+		t.Origin, t.ReusedFrom = "reused", prev.Number
+	}
+	return t
+}
+
+// explain is the origin and prediction of a sampler's proposal: the
+// prior's when it chose the config, the sampler's otherwise.
+func explain(s search.Sampler, n next) next {
+	ex, ok := s.(search.Explainer)
+	if !ok {
+		return n
+	}
+	p, ok := ex.Explain(n.cfg)
+	if !ok {
+		return n
+	}
+	if p.Origin != "" {
+		n.origin = p.Origin
+	}
+	n.prediction = &Prediction{Feasible: p.Feasible}
+	if allFinite(p.Predicted) {
+		n.prediction.Values = p.Predicted
+	}
+	return n
+}
+
+func allFinite(xs []float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return len(xs) > 0
+}
+
+// annotate stores what measures t and what the prior predicted for it,
+// right after its row is begun or claimed.
+func (s *Store) annotate(ctx context.Context, t Trial) error {
+	pred, err := marshalOrNull(t.Prediction != nil, t.Prediction)
+	if err != nil {
+		return fmt.Errorf("record trial %d: %w", t.Number, err)
+	}
+	if t.Runner == "" && pred == nil {
+		return nil
+	}
+	_, err = s.db.ExecContext(context.WithoutCancel(ctx), s.bind(`UPDATE trials SET runner=?, prediction=? WHERE number=?`), nullStr(t.Runner), pred, t.Number)
+	if err != nil {
+		return fmt.Errorf("study %s: record trial %d: %w", s.path, t.Number, err)
+	}
+	return nil
+}
+
+// scanProvenance decodes the runner and prediction columns (schema 6).
+func scanProvenance(t *Trial, runner, pred sql.NullString) error {
+	t.Runner = runner.String
+	if pred.Valid {
+		t.Prediction = &Prediction{}
+		if err := json.Unmarshal([]byte(pred.String), t.Prediction); err != nil {
+			return fmt.Errorf("trial %d prediction: %w", t.Number, err)
+		}
+	}
+	return nil
+}
+
+// runnerOf is what measured the trials: the runner every trial that
+// records one names, "mixed" when they differ, the target's when none
+// records one (studies from before runners were recorded).
+func runnerOf(sp *space.Space, trials []Trial) string {
+	runner := ""
+	for _, t := range trials {
+		r := trialRunner(t)
+		switch {
+		case r == "" || r == runner:
+		case runner == "":
+			runner = r
+		default:
+			return "mixed"
+		}
+	}
+	if runner == "" {
+		runner = sp.Target.Runner
+	}
+	return runner
+}
+
+// trialRunner is what ran t: recorded, or "process" when it recorded the
+// command its engine ran (studies from before runners were recorded).
+func trialRunner(t Trial) string {
+	if t.Runner == "" && (t.Ran != nil || t.Fingerprint != nil) {
+		return "process"
+	}
+	return t.Runner
+}
+
+// FillRunner gives trials stored before runners were recorded the
+// runner of the target they ran under.
+func FillRunner(sp *space.Space, trials []Trial) {
+	for i := range trials {
+		if trials[i].Runner = trialRunner(trials[i]); trials[i].Runner == "" && trials[i].State != Running {
+			trials[i].Runner = sp.Target.Runner
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package studies
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/servetune/servetune/space"
+)
+
+// Recommendation is the one config to deploy for a goal: the best on an
+// objective (under the study's SLO when it has one), with its serving
+// command and its change against the baseline on every profile.
+type Recommendation struct {
+	// Goal names what the config is best at ("max total_tps", "max
+	// total_tps under the SLO").
+	Goal  string `json:"goal"`
+	Trial int    `json:"trial"`
+	// Why says how it was chosen among the front.
+	Why          string          `json:"why"`
+	Config       space.Config    `json:"config"`
+	Command      string          `json:"command,omitempty"`
+	CommandError string          `json:"command_error,omitempty"`
+	Profiles     []ProfileChange `json:"profiles,omitempty"`
+}
+
+// ProfileChange is a trial's objective and constraint metrics on one
+// profile beside the baseline's.
+type ProfileChange struct {
+	Profile string         `json:"profile"`
+	Metrics []MetricChange `json:"metrics"`
+}
+
+// MetricChange is one metric, the baseline's value and the % change
+// (absent when the baseline did not measure it).
+type MetricChange struct {
+	Metric     string   `json:"metric"`
+	Higher     bool     `json:"higher_is_better"`
+	Value      float64  `json:"value"`
+	Baseline   *float64 `json:"baseline,omitempty"`
+	VsBaseline *float64 `json:"vs_baseline_pct,omitempty"`
+}
+
+// Pick is a decision of Recommend: front[Index] is the config for Goal.
+type Pick struct {
+	Goal  string
+	Index int
+	Why   string
+}
+
+// Recommend decides which front members to deploy, a pure function of
+// the objectives, the front (Values in objective order, Feasible), the
+// noise (relative) and whether the study has an SLO:
+//
+//   - with one objective, or with an SLO, one config: the best on the
+//     first objective among the feasible front members;
+//   - otherwise one per objective: the best on it;
+//   - a member within noise of that best (|v - best| <= noise·|best|) that
+//     is better on the other objectives, in order, wins instead: the
+//     difference on the goal cannot be told from noise, the other can;
+//   - a config best for several goals is one pick naming them all.
+func Recommend(objs []ObjectiveInfo, front []Row, noise float64, slo bool) []Pick {
+	var ok []int
+	for i, r := range front {
+		if r.Feasible && len(r.Values) == len(objs) && !math.IsNaN(r.Values[0]) {
+			ok = append(ok, i)
+		}
+	}
+	if len(ok) == 0 {
+		return nil
+	}
+	goals := len(objs)
+	if slo || goals == 1 {
+		goals = 1
+	}
+	var out []Pick
+	for g := range goals {
+		best, why := bestFor(objs, front, ok, g, noise)
+		goal := fmt.Sprintf("%s %s", short(objs[g].Direction), objs[g].Metric)
+		if slo {
+			goal += " under the SLO"
+		}
+		if n := len(out); n > 0 && out[n-1].Index == best {
+			out[n-1].Goal += ", " + goal
+			continue
+		}
+		out = append(out, Pick{Goal: goal, Index: best, Why: why})
+	}
+	return out
+}
+
+// bestFor is the member of ok best on objective g, with ties within noise
+// broken by the other objectives in order.
+func bestFor(objs []ObjectiveInfo, front []Row, ok []int, g int, noise float64) (int, string) {
+	top := ok[0]
+	for _, i := range ok[1:] {
+		if better(objs[g], front[i].Values[g], front[top].Values[g]) {
+			top = i
+		}
+	}
+	bv := front[top].Values[g]
+	for k := range objs {
+		if k == g {
+			continue
+		}
+		pick := top
+		for _, i := range ok {
+			v, w := front[i].Values[g], front[i].Values[k]
+			if math.Abs(v-bv) <= noise*math.Abs(bv) && !math.IsNaN(w) && better(objs[k], w, front[pick].Values[k]) {
+				pick = i
+			}
+		}
+		if pick != top {
+			return pick, fmt.Sprintf("within noise (%.1f%%) of the best %s (trial %d) and better on %s", noise*100, objs[g].Metric, front[top].Trial, objs[k].Metric)
+		}
+	}
+	return top, "best " + objs[g].Metric
+}
+
+func better(o ObjectiveInfo, a, b float64) bool {
+	if o.Direction == space.Minimize {
+		return a < b
+	}
+	return a > b
+}
+
+func short(d space.Direction) string {
+	if d == space.Minimize {
+		return "min"
+	}
+	return "max"
+}
+
+// recommendations turns Recommend's picks into what a reader deploys.
+func recommendations(sp *space.Space, trials []Trial, r Report) []Recommendation {
+	picks := Recommend(r.Objectives, r.Winners, r.NoiseCV, len(sp.Constraints) > 0)
+	base := Baseline(trials)
+	var out []Recommendation
+	for _, p := range picks {
+		w := r.Winners[p.Index]
+		rec := Recommendation{Goal: p.Goal, Trial: w.Trial, Why: p.Why, Config: w.Config, Command: w.Command, CommandError: w.CommandError}
+		for _, t := range trials {
+			if t.Number == w.Trial {
+				rec.Profiles = profileChanges(sp, t, base)
+			}
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// reported is a metric a recommendation shows and its direction.
+type reported struct {
+	name   string
+	higher bool
+}
+
+// reportedMetrics are the objectives' and constraints' metrics, once each.
+func reportedMetrics(sp *space.Space) []reported {
+	var out []reported
+	seen := map[string]bool{}
+	add := func(name string, higher bool) {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, reported{name, higher})
+		}
+	}
+	for _, o := range sp.Objectives {
+		add(o.Metric, o.Direction != space.Minimize)
+	}
+	for _, c := range sp.Constraints {
+		add(c.Metric, c.Op == ">=" || c.Op == ">")
+	}
+	return out
+}
+
+// profileChanges are t's objective and constraint metrics on every
+// profile it measured, against the baseline's.
+func profileChanges(sp *space.Space, t Trial, base *Trial) []ProfileChange {
+	var out []ProfileChange
+	for _, p := range sortedProfiles(t.Metrics) {
+		pc := ProfileChange{Profile: p}
+		for _, n := range reportedMetrics(sp) {
+			if v, ok := t.Metrics[p][n.name]; ok {
+				pc.Metrics = append(pc.Metrics, metricChange(n, v, base, p))
+			}
+		}
+		if len(pc.Metrics) > 0 {
+			out = append(out, pc)
+		}
+	}
+	return out
+}
+
+// metricChange is value v of metric n on profile p beside the baseline's.
+func metricChange(n reported, v float64, base *Trial, p string) MetricChange {
+	mc := MetricChange{Metric: n.name, Higher: n.higher, Value: v}
+	if base == nil {
+		return mc
+	}
+	if b, ok := base.Metrics[p][n.name]; ok {
+		mc.Baseline = &b
+		if pct := pctChange(v, b); !math.IsNaN(pct) {
+			mc.VsBaseline = &pct
+		}
+	}
+	return mc
+}
+
+func sortedProfiles(m map[string]map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	sortStrings(out)
+	return out
+}
