@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -73,7 +74,7 @@ func lookup(name string) (spec, bool) {
 
 // NewSampler builds the named sampler over the space, seeded, and teaches
 // it the history (a resumed study's finished trials).
-func NewSampler(name string, sp *space.Space, seed int64, history []Observation, log zerolog.Logger, opt Options) (Sampler, error) {
+func NewSampler(ctx context.Context, name string, sp *space.Space, seed int64, history []Observation, log zerolog.Logger, opt Options) (Sampler, error) {
 	if err := CheckSampler(name, len(sp.Objectives)); err != nil {
 		return nil, err
 	}
@@ -87,7 +88,10 @@ func NewSampler(name string, sp *space.Space, seed int64, history []Observation,
 		return nil, fmt.Errorf("sampler %s: %w", name, err)
 	}
 	if opt.Prior != nil && name != "grid" && name != "greedy" {
-		smp = WithPrior(smp, sp, opt.Prior, seed)
+		log.Debug().Msg("the prior screens the space")
+		if smp, err = WithPrior(ctx, smp, sp, opt.Prior, seed); err != nil {
+			return nil, err
+		}
 	}
 	for _, o := range history {
 		if err := smp.Tell(o); err != nil {
