@@ -3,8 +3,8 @@ package search
 import (
 	"bufio"
 	"context"
-	"os"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
