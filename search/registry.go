@@ -72,6 +72,10 @@ func lookup(name string) (spec, bool) {
 	return spec{}, false
 }
 
+// PriorGuides reports whether a prior can guide the named sampler: grid
+// and greedy keep their own order.
+func PriorGuides(name string) bool { return name != "grid" && name != "greedy" }
+
 // NewSampler builds the named sampler over the space, seeded, and teaches
 // it the history (a resumed study's finished trials).
 func NewSampler(ctx context.Context, name string, sp *space.Space, seed int64, history []Observation, log zerolog.Logger, opt Options) (Sampler, error) {
@@ -87,7 +91,7 @@ func NewSampler(ctx context.Context, name string, sp *space.Space, seed int64, h
 	if err != nil {
 		return nil, fmt.Errorf("sampler %s: %w", name, err)
 	}
-	if opt.Prior != nil && name != "grid" && name != "greedy" {
+	if opt.Prior != nil && PriorGuides(name) {
 		log.Debug().Msg("the prior screens the space")
 		if smp, err = WithPrior(ctx, smp, sp, opt.Prior, seed); err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -71,4 +72,31 @@ func executableHash() (string, error) {
 		return "", fmt.Errorf("simulator version: %w", err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// simPriorFits refuses an explicit prior = "sim" that could not work: a
+// sampler it cannot guide, or a target the simulator has no cards for
+// (it would only guess).
+func simPriorFits(sampler string, t space.Target) error {
+	if !search.PriorGuides(sampler) {
+		return fmt.Errorf("the simulator prior cannot guide the %s sampler, which keeps its own order: remove prior = \"sim\" or use %s", sampler, strings.Join(guidedSamplers(), ", "))
+	}
+	cards := sim.DefaultCards()
+	if _, err := cards.Model(t.Model); err != nil {
+		return fmt.Errorf("%v, so the prior has nothing to simulate: remove prior = \"sim\"", err)
+	}
+	if _, err := cards.GPU(t.GPU); err != nil {
+		return fmt.Errorf("%v, so the prior has nothing to simulate: remove prior = \"sim\"", err)
+	}
+	return nil
+}
+
+func guidedSamplers() []string {
+	var out []string
+	for _, n := range search.SamplerNames() {
+		if search.PriorGuides(n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -20,13 +20,16 @@ import (
 // packages; engineFiles are the --engines declarations.
 func spaceOptions(engineFiles ...string) space.Options {
 	return space.Options{
-		EngineFiles: engineFiles,
-		Supports:    engines.Supports,
-		Engines:     engines.Names(),
-		Profile:     bench.Lookup,
-		Metric:      bench.KnownMetric,
-		Sampler:     search.CheckSampler,
-		CheckTarget: simCards,
+		EngineFiles:  engineFiles,
+		Supports:     engines.Supports,
+		Engines:      engines.Names(),
+		Profile:      bench.Lookup,
+		Metric:       bench.KnownMetric,
+		Sampler:      search.CheckSampler,
+		CheckTarget:  simCards,
+		EngineGPUs:   engines.GPUs,
+		RefusedValue: engines.RefusedValue,
+		Prior:        simPriorFits,
 	}
 }
 
@@ -68,6 +71,7 @@ func parseStoredSpace(ctx context.Context, file, src string, declared map[string
 	opt := spaceOptions()
 	opt.Declared = declared
 	opt.NodesGiven = true // the run that stored it may have had --nodes
+	opt.NoDatasets = true // its dataset files may be on another machine
 	return space.Parse(ctx, file, src, opt)
 }
 
