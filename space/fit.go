@@ -93,7 +93,7 @@ func (d *decoder) gpusFit(t Target, c Config, f *fitProbe) {
 	most, what := d.capacity(t)
 	if n, ok := t.TrialGPUs(c); ok && most > 0 && n > most && !f.gpus {
 		f.gpus = true
-		if _, isExpr := ParseExpr(t.GPUsPerTrial); isExpr == nil && !isNumeral(t.GPUsPerTrial) {
+		if !isNumeral(t.GPUsPerTrial) {
 			d.fail("target.gpus_per_trial", "%q is %d on %s, more than %s: add a rule that keeps it within, or raise target.gpus", t.GPUsPerTrial, n, c.Summary(), what)
 		} else {
 			d.fail("target.gpus_per_trial", "is %d, more than %s", n, what)
