@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -128,9 +129,9 @@ func TestRunBoundsATricklingServer(t *testing.T) {
 func TestRunStopsOnceItCannotPass(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		sent := 0
+		var sent atomic.Int64
 		hc := pipeClient(func(conn net.Conn, r *bufio.Reader) {
-			sent++
+			sent.Add(1)
 			_, _ = r.ReadByte() // hang until the client leaves
 		})
 		defer hc.CloseIdleConnections()
@@ -144,8 +145,8 @@ func TestRunStopsOnceItCannotPass(t *testing.T) {
 		if got := time.Since(start); got != bench.DefaultStallTimeout {
 			t.Errorf("the run took %v, want one stall timeout (%v), not one per wave", got, bench.DefaultStallTimeout)
 		}
-		if sent != 2 || len(res.Records) != 2 {
-			t.Errorf("%d requests sent, %d records; want the first wave of 2 only", sent, len(res.Records))
+		if n := sent.Load(); n != 2 || len(res.Records) != 2 {
+			t.Errorf("%d requests sent, %d records; want the first wave of 2 only", n, len(res.Records))
 		}
 		if !strings.Contains(res.Stopped, "max_failed_fraction") {
 			t.Errorf("Stopped = %q, want the failed fraction named", res.Stopped)
