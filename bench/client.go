@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -122,9 +123,9 @@ func (s *sender) exchange(ctx context.Context, r *PlannedRequest) Record {
 	rec := Record{Index: r.Index, Warmup: r.Index < 0, InputTokens: r.InputLen}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if s.timeout > 0 {
+	if d := RequestBound(s.timeout, s.stall, r.OutputLen); d > 0 {
 		var stop context.CancelFunc
-		ctx, stop = context.WithTimeoutCause(ctx, s.timeout, fmt.Errorf("%w %v", errRequestTimeout, s.timeout))
+		ctx, stop = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w %v", errRequestTimeout, d))
 		defer stop()
 	}
 	dog := newWatchdog(s.stall, cancel)
@@ -148,7 +149,7 @@ func (s *sender) exchange(ctx context.Context, r *PlannedRequest) Record {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return fail(rec, ClassProtocol, fmt.Errorf("response is %q, not an event stream: %s", ct, truncate(string(s.scrub(msg)), 200)))
 	}
-	rec = s.read(ctx, watched{resp.Body, dog}, *conn, rec)
+	rec = s.read(ctx, watched{resp.Body, dog}, *conn, rec, r.OutputLen)
 	if rec.Success {
 		drain(cancel, resp.Body)
 	}
@@ -175,24 +176,22 @@ func (s *sender) request(ctx context.Context, r *PlannedRequest, dog *watchdog) 
 
 // scrub removes the secrets from server text before it is decoded or
 // truncated (a truncation could otherwise keep half a key).
-func (s *sender) scrub(b []byte) []byte {
-	for _, k := range s.secrets {
-		if k != "" {
-			b = bytes.ReplaceAll(b, []byte(k), []byte(redacted))
-		}
-	}
-	return b
-}
+func (s *sender) scrub(b []byte) []byte { return redactBytes(b, s.secrets...) }
 
 // read consumes the event stream. Timing follows vllm bench: TTFT at the
 // first content chunk, one ITL per later content chunk, latency at the last
 // content chunk; the stream must still end with [DONE] to count.
-func (s *sender) read(ctx context.Context, body io.Reader, conn net.Conn, rec Record) Record {
+func (s *sender) read(ctx context.Context, body io.Reader, conn net.Conn, rec Record, outputLen int) Record {
 	var (
 		c      chunk
 		last   time.Duration
 		chunks int
+		events int
 		sse    = newSSEReader(body, s.maxLine)
+		// A chunk with text carries at least one token: a server that
+		// sends more than max_tokens of them (or floods events without
+		// text) would otherwise stream forever.
+		maxTokens = tokenCap(outputLen)
 	)
 	for {
 		data, err := sse.next()
@@ -202,6 +201,9 @@ func (s *sender) read(ctx context.Context, body io.Reader, conn net.Conn, rec Re
 		now := chunkTime(conn, s.start, rec.Start, s.since())
 		if err := parseChunk(data, &c); err != nil {
 			return fail(rec, ClassProtocol, fmt.Errorf("malformed SSE data %q", truncate(string(s.scrub(data)), 120)))
+		}
+		if events++; chunks > maxTokens || events > maxTokens+maxExtraEvents {
+			return fail(rec, ClassProtocol, fmt.Errorf("the stream went past max_tokens %d (%d chunks, %d with text) without ending", maxTokens, events, chunks))
 		}
 		switch {
 		case c.done:
@@ -237,6 +239,45 @@ func (s *sender) read(ctx context.Context, body io.Reader, conn net.Conn, rec Re
 			}
 		}
 	}
+}
+
+// maxExtraEvents are the events without text a stream may send beyond
+// max_tokens: the role chunk, empty deltas, the finish and usage chunks.
+const maxExtraEvents = 64
+
+// tokenCap is the most text chunks a request of max_tokens outputLen may
+// receive; without max_tokens (0) there is no cap.
+func tokenCap(outputLen int) int {
+	if outputLen <= 0 {
+		return math.MaxInt - maxExtraEvents
+	}
+	return outputLen
+}
+
+// Per-request bounds derived when RunOptions.RequestTimeout is 0: the
+// time to be admitted and prefilled (queueFactor stall timeouts: a
+// queued request can wait long, yet not forever), then at most
+// tokenTime a token of the output on average. A server that trickles
+// bytes keeps the stall watchdog quiet; this bound still ends the request.
+const (
+	queueFactor = 5
+	tokenTime   = time.Second
+)
+
+// RequestBound is how long a request with max_tokens outputLen may take:
+// fixed when positive, none when negative, else derived from the output
+// length and the stall timeout (none when stall detection is off: the
+// user asked to wait).
+func RequestBound(fixed, stall time.Duration, outputLen int) time.Duration {
+	switch {
+	case fixed > 0:
+		return fixed
+	case fixed < 0 || stall < 0:
+		return 0
+	case stall == 0:
+		stall = DefaultStallTimeout
+	}
+	return queueFactor*stall + time.Duration(max(outputLen, 0))*tokenTime
 }
 
 // broken fails a request whose stream could not be read to [DONE].

@@ -24,6 +24,9 @@ func TestRedact(t *testing.T) {
 		{"empty secrets change nothing", []string{"", ""}, "empty secrets change nothing"},
 		{"two: k1 and k2", []string{"k1", "k2"}, "two: [REDACTED] and [REDACTED]"},
 		{"nothing to redact", nil, "nothing to redact"},
+		{"invalid key SK-ABC", []string{"sk-abc"}, "invalid key [REDACTED]"}, // echoed upper-cased
+		{"Sk-AbC and sk-abc", []string{"sk-abc"}, "[REDACTED] and [REDACTED]"},
+		{"a.b matches only itself: axb", []string{"a.b"}, "[REDACTED] matches only itself: axb"},
 	}
 	for _, tc := range cases {
 		if got := bench.Redact(tc.s, tc.secrets...); got != tc.want {
@@ -33,14 +36,21 @@ func TestRedact(t *testing.T) {
 }
 
 // A server that echoes the API key in its errors, every way bench turns
-// server text into a message, gets it stored as [REDACTED].
+// server text into a message, gets it stored as [REDACTED] — also when it
+// echoes the key upper-cased.
 func TestRunRedactsAPIKey(t *testing.T) {
 	t.Parallel()
+	for name, echo := range map[string]func(string) string{"as sent": func(s string) string { return s }, "upper-cased": strings.ToUpper} {
+		t.Run(name, func(t *testing.T) { t.Parallel(); checkRedacted(t, echo) })
+	}
+}
+
+func checkRedacted(t *testing.T, transform func(string) string) {
 	const key = "sk-0123456789abcdef"
 	long := strings.Repeat("x", 190) // so a 200-character cut would fall inside the key
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		i, _ := strconv.Atoi(r.Header.Get("X-Servetune-Request"))
-		echo := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		echo := transform(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
 		switch i {
 		case 0:
 			w.WriteHeader(http.StatusUnauthorized)
@@ -70,12 +80,12 @@ func TestRunRedactsAPIKey(t *testing.T) {
 		t.Fatalf("%d records, %d failed; want 5 failures", len(res.Records), res.Metrics.Failed)
 	}
 	for _, r := range res.Records {
-		if !strings.Contains(r.Error, "[REDACTED]") || strings.Contains(r.Error, key[:6]) {
+		if !strings.Contains(r.Error, "[REDACTED]") || strings.Contains(strings.ToLower(r.Error), key[:6]) {
 			t.Errorf("request %d: error %q, want the key redacted", r.Index, r.Error)
 		}
 	}
 	b, _ := json.Marshal(res)
-	if strings.Contains(string(b), key[:6]) {
+	if strings.Contains(strings.ToLower(string(b)), key[:6]) {
 		t.Errorf("key in the result JSON: %s", b)
 	}
 }

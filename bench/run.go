@@ -22,7 +22,8 @@ type RunOptions struct {
 	// stops the run: nothing more is sent and the requests in flight are
 	// abandoned.
 	OnCheckpoint func(step int, m Metrics) (stop bool)
-	// RequestTimeout bounds each request; 0 means no bound.
+	// RequestTimeout bounds each request; 0 derives the bound from the
+	// request's output length (RequestBound), negative means none.
 	RequestTimeout time.Duration
 	// StallTimeout fails a request that receives no byte for this long,
 	// counted from its send: before the headers, before the first chunk
@@ -31,6 +32,13 @@ type RunOptions struct {
 	// Deadline bounds the whole run, like Profile.MaxDuration; the smaller of
 	// the two applies.
 	Deadline time.Duration
+	// FailFast stops the run as soon as more than MaxFailedFraction of the
+	// plan's requests have failed (Hopeless): whatever the rest do, the
+	// benchmark has failed, and an engine that hangs would otherwise cost
+	// a stall timeout for every wave of requests. Nothing more is sent and
+	// the requests in flight are cancelled.
+	FailFast          bool
+	MaxFailedFraction float64
 
 	// maxLine overrides the SSE line cap, so a test can hit it without
 	// streaming 16 MiB.
@@ -107,6 +115,9 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 		if opts.Progress != nil {
 			opts.Progress(Progress{Done: done, Failed: failed, Total: total, Elapsed: time.Since(res.Start)})
 		}
+		if opts.FailFast && runCtx.Err() == nil && Hopeless(failed, total, opts.MaxFailedFraction) {
+			cancel(fmt.Errorf("%w: %d of %d requests failed, more than max_failed_fraction %v of them", errRunStopped, failed, total, opts.MaxFailedFraction))
+		}
 		on := opts.OnCheckpoint
 		if runCtx.Err() != nil {
 			on = nil // stopped: the metrics so far no longer mean a checkpoint
@@ -129,6 +140,14 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 		res.Stopped = c.Error()
 	}
 	return res, nil
+}
+
+// Hopeless reports whether a run of total requests, failed of which have
+// failed, can no longer pass max_failed_fraction whatever the others do:
+// a benchmark fails when more than maxFailed of its finished requests
+// failed (objective's judge), and at most total finish.
+func Hopeless(failed, total int, maxFailed float64) bool {
+	return failed > 0 && float64(failed) > maxFailed*float64(total)
 }
 
 // newSender checks the client and builds the sender every request of the

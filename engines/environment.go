@@ -76,24 +76,40 @@ var (
 // FirstVersion is the version a version command printed: from the first
 // line that says "version" (llama.cpp's "version: 8993 (a95a11e)" gives
 // "8993"), else the first dotted version anywhere ("INFO …\n0.11.0"), else
-// "".
+// "" (unknown). What only looks like a version is not one: the seconds of
+// a timestamp ("10:00:00.123456", a tool that rejects --version and logs
+// the error), a dotted quad address.
 func FirstVersion(out string) string {
 	for _, line := range strings.Split(out, "\n") {
 		if !strings.Contains(strings.ToLower(line), "version") {
 			continue
 		}
-		if m := versionWord.FindStringSubmatch(line); m != nil {
-			return m[1]
+		if v := versionIn(line); v != "" {
+			return v
 		}
 		if m := buildNumber.FindStringSubmatch(line); m != nil {
 			return m[1]
 		}
 	}
-	if m := versionWord.FindStringSubmatch(out); m != nil {
-		return m[1]
+	return versionIn(out)
+}
+
+// versionIn is the first version-looking word of s that is not part of a
+// time or an address.
+func versionIn(s string) string {
+	for _, m := range versionWord.FindAllStringSubmatchIndex(s, -1) {
+		start, end := m[0], m[1]
+		if start > 0 && strings.ContainsRune(":/", rune(s[start-1])) || end < len(s) && strings.ContainsRune(":/", rune(s[end])) {
+			continue // 10:00:00.123, 2026/12/01 10.5/…, host:8000
+		}
+		if v := s[m[2]:m[3]]; !dottedQuad.MatchString(v) {
+			return v
+		}
 	}
 	return ""
 }
+
+var dottedQuad = regexp.MustCompile(`^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$`)
 
 func nvidiaSMI(ctx context.Context, args ...string) string {
 	path, err := exec.LookPath("nvidia-smi")

@@ -18,6 +18,12 @@ func TestFirstVersion(t *testing.T) {
 		"gosim version 0.3.1": "0.3.1",
 		"usage: vllm [-h]":    "",
 		"":                    "",
+		// A tool that rejects --version and logs the error with a time.
+		"E1201 10:00:00.123456   41 root.go:42] unknown flag: --version":            "",
+		"2026/12/01 10:00:00.5 unknown flag: --version\nUsage: vllm-sim [flags]":    "",
+		"time=2026-12-01T10:00:00.123Z level=ERROR msg=\"unknown flag: --version\"": "",
+		"listening on 127.0.0.1 version unknown":                                    "",
+		"connecting to 10.0.0.1:8000 ... server version 1.4.2":                      "1.4.2",
 	} {
 		if got := FirstVersion(out); got != want {
 			t.Errorf("FirstVersion(%q) = %q, want %q", out, got, want)
@@ -60,6 +66,14 @@ func TestFingerprintDrift(t *testing.T) {
 	same.Host, same.Servetune = "b", "v2"
 	if d := same.Drift(was); len(d) != 0 {
 		t.Errorf("host/servetune change is drift: %v", d)
+	}
+	unknown := was
+	unknown.EngineVersion, unknown.Driver = "", "550.54"
+	if d := unknown.Drift(was); len(d) != 0 {
+		t.Errorf("an unknown version (or a driver unknown before) is drift: %v", d)
+	}
+	if d := was.Drift(unknown); len(d) != 0 {
+		t.Errorf("a version known now, unknown before, is drift: %v", d)
 	}
 	up := was
 	up.EngineVersion, up.GPU = "0.12.0", "H200"

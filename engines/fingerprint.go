@@ -36,7 +36,10 @@ type Fingerprint struct {
 // Drift names the parts of f that differ from the study's fingerprint
 // was, as "engine_version 0.3.1 → 0.4.0". The host and servetune's own
 // version are not drift: workers on identical machines share a study, and
-// a servetune upgrade does not change what the engine measures.
+// a servetune upgrade does not change what the engine measures. Nor is a
+// part unknown on either side (a version command that printed no
+// version, nvidia-smi missing): unknown is no evidence of change, and
+// refusing every resume on it would stop the study for good.
 func (f Fingerprint) Drift(was Fingerprint) []string {
 	var out []string
 	for _, p := range []struct {
@@ -53,7 +56,7 @@ func (f Fingerprint) Drift(was Fingerprint) []string {
 		{"cpu", f.CPU, was.CPU},
 		{"checkpoint", f.Checkpoint, was.Checkpoint},
 	} {
-		if p.now != p.old {
+		if p.now != p.old && p.now != "" && p.old != "" {
 			out = append(out, fmt.Sprintf("%s %s → %s", p.name, orNone(p.old), orNone(p.now)))
 		}
 	}

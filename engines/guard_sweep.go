@@ -60,6 +60,12 @@ func descends(parent map[int]int, pid, ancestor int) bool {
 type guardian struct {
 	self, leader int
 	exited       <-chan struct{} // closed once the leader is reaped
+	// sent is the signal each target last got: a process that appears
+	// during the teardown (a worker forked while the engine was still
+	// starting, a shutdown hook's helper) gets the current one at the
+	// next poll instead of living until the grace period ends.
+	sent map[int]syscall.Signal
+	cur  syscall.Signal
 }
 
 const (
@@ -84,12 +90,47 @@ func (g *guardian) stop(first os.Signal, grace time.Duration) {
 }
 
 func (g *guardian) signal(sig syscall.Signal, outside bool) {
-	for _, pid := range sweepTargets(readProcs(), g.self, g.self, outside) {
-		_ = syscall.Kill(pid, sig)
+	g.cur = sig
+	procs := readProcs()
+	left := map[int]bool{}
+	for _, pid := range sweepTargets(procs, g.self, g.self, true) {
+		left[pid] = true
+	}
+	for _, pid := range sweepTargets(procs, g.self, g.self, false) {
+		if outside && !left[pid] {
+			g.mark(pid, sig) // the sender's group signal reached it
+			continue
+		}
+		g.send(pid, sig)
 	}
 	if !outside {
 		// Without /proc (not Linux) there are no targets: still reach the leader.
 		_ = syscall.Kill(g.leader, sig)
+	}
+}
+
+func (g *guardian) send(pid int, sig syscall.Signal) {
+	g.mark(pid, sig)
+	_ = syscall.Kill(pid, sig)
+}
+
+func (g *guardian) mark(pid int, sig syscall.Signal) {
+	if g.sent == nil {
+		g.sent = map[int]syscall.Signal{}
+	}
+	g.sent[pid] = sig
+}
+
+// latecomers gives the current signal to the targets that have not had
+// it: they appeared after the sweep that sent it.
+func (g *guardian) latecomers(procs []proc) {
+	if g.cur == 0 {
+		return
+	}
+	for _, pid := range sweepTargets(procs, g.self, g.self, false) {
+		if g.sent[pid] != g.cur {
+			g.send(pid, g.cur)
+		}
 	}
 }
 
@@ -103,6 +144,7 @@ func (g *guardian) wait(limit time.Duration) bool {
 	for {
 		procs := readProcs()
 		g.reapOrphans(procs)
+		g.latecomers(procs)
 		select {
 		case <-g.exited:
 			if len(sweepTargets(procs, g.self, g.self, false)) == 0 {

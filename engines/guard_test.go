@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -125,5 +126,56 @@ func TestGuardianPropagatesTheEnginesEnd(t *testing.T) {
 				t.Errorf("failure %q; want it to say %q", f.Message, c.want)
 			}
 		})
+	}
+}
+
+// cpuHogs keeps every core busy until the test ends, as a loaded machine
+// does (the fault runs that found a guardian still alive 2 s after a
+// kill -9 ran on one).
+func cpuHogs(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	for range 2 * runtime.NumCPU() {
+		go func() {
+			for ctx.Err() == nil {
+			}
+		}()
+	}
+}
+
+// When servetune dies on a loaded machine, the guardian's teardown also
+// reaches a process born after its first signal (here a helper the
+// engine's SIGTERM handler starts in a session of its own): it gets the
+// signal at the next poll, and everything is gone long before the grace
+// period would have ended it.
+func TestGuardianTeardownUnderLoadReachesLatecomers(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	l := guarded(t)
+	l.Grace = 20 * time.Second
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	s := start(t, l, "vllm", enginetest.Options{Workers: 2, ForkOnTerm: true, PIDFile: pidFile}, nil)
+	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	recordedPIDs(t, pidFile, 3)
+	cpuHogs(t)
+	cut := time.Now()
+	engines.CutLifeline(s)
+	// The bound is half the grace period: a latecomer left to it would
+	// live until the grace ends.
+	select {
+	case <-s.Done():
+	case <-time.After(l.Grace / 2):
+		t.Fatalf("the guardian was still tearing down %v after servetune went away", time.Since(cut))
+	}
+	t.Logf("teardown took %v under load", time.Since(cut))
+	pids := recordedPIDs(t, pidFile, 4) // the helper recorded itself too
+	for pid := range pids {
+		if alive(pid) {
+			t.Errorf("process %d outlived servetune", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }

@@ -301,9 +301,11 @@ func TestStopWaitsOnlyForItsOwnGPUs(t *testing.T) {
 
 // On a device nvidia-smi cannot place (a MIG instance), a teardown waits
 // for the engine's own processes — down to the worker that left its group
-// with setsid — and not for a neighbour reported on the same GPU.
+// with setsid — and not for a neighbour reported on the same GPU. Under
+// the guardian, as servetune runs engines: only it stops the worker that
+// left the group, which would otherwise outlive the test suite.
 func TestStopOnAnUnplacedDeviceWaitsForItsOwnProcesses(t *testing.T) {
-	l := launcher(t)
+	l := guarded(t)
 	l.GPUFreeTimeout = time.Minute
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	var ours []int
@@ -335,5 +337,11 @@ func TestStopOnAnUnplacedDeviceWaitsForItsOwnProcesses(t *testing.T) {
 	}
 	if calls != 4 {
 		t.Errorf("GPU apps polled %d times; want 4 (baseline, two with our processes, free of ours)", calls)
+	}
+	for _, pid := range ours {
+		if alive(pid) {
+			t.Errorf("the worker %d that left the group outlived the engine's Stop", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }

@@ -181,6 +181,9 @@ func (r *ProcessRunner) options(t Trial, p bench.Profile, phase func(Phase)) ben
 	opts := r.bench
 	opts.Summary = summaryFor(opts.Summary, p)
 	opts.StallTimeout = t.Target.StallTimeout
+	// A benchmark that can no longer pass stops at once (bench.Hopeless):
+	// an engine that hangs would cost a stall timeout per wave otherwise.
+	opts.FailFast, opts.MaxFailedFraction = true, t.MaxFailedFraction
 	started := false
 	user := opts.Progress
 	opts.Progress = func(pr bench.Progress) {

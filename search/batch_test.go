@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -21,7 +22,7 @@ func TestBatchesNeverRepeatPendingOrToldConfigs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sp := sequenceSpaces()["mo"]
 			sp.Objectives = sp.Objectives[:1]
-			s, err := NewSampler(name, sp, 3, nil, zerolog.Nop(), Options{})
+			s, err := NewSampler(context.Background(), name, sp, 3, nil, zerolog.Nop(), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +63,7 @@ func TestBatchesNeverRepeatPendingOrToldConfigs(t *testing.T) {
 // point asked for and abandoned (no longer pending, never told) comes back.
 func TestGridBatches(t *testing.T) {
 	sp := testSpace("grid")
-	s, err := NewSampler("grid", sp, 1, nil, zerolog.Nop(), Options{})
+	s, err := NewSampler(context.Background(), "grid", sp, 1, nil, zerolog.Nop(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestGridBatches(t *testing.T) {
 // next knob before the running values are told.
 func TestGreedyBatchIsOneKnob(t *testing.T) {
 	sp, f := greedyLandscape()
-	s, err := NewSampler("greedy", sp, 1, nil, zerolog.Nop(), Options{})
+	s, err := NewSampler(context.Background(), "greedy", sp, 1, nil, zerolog.Nop(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestCheckSampler(t *testing.T) {
 	}
 	sp := testSpace("tpe")
 	sp.Objectives = append(sp.Objectives, minObj("z"))
-	if _, err := NewSampler("tpe", sp, 1, nil, zerolog.Nop(), Options{}); err == nil {
+	if _, err := NewSampler(context.Background(), "tpe", sp, 1, nil, zerolog.Nop(), Options{}); err == nil {
 		t.Error("NewSampler built tpe for two objectives")
 	}
 }
@@ -179,7 +180,7 @@ func TestLiarsSpreadBatchesAwayFromPendingConfigs(t *testing.T) {
 	for _, tc := range []struct{ pending, n int }{{1, 1}, {2, 1}, {4, 1}, {4, 4}, {8, 2}} {
 		t.Run(fmt.Sprintf("pending=%d/n=%d", tc.pending, tc.n), func(t *testing.T) {
 			build := func(lie bool) Sampler {
-				s, err := NewSampler("motpe", sp, 3, history, zerolog.Nop(), Options{})
+				s, err := NewSampler(context.Background(), "motpe", sp, 3, history, zerolog.Nop(), Options{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -52,7 +52,7 @@ func TestSamplersNeverProposeAKnobItsEngineDoesNotTake(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := NewSampler(name, sp, 1, nil, zerolog.Nop(), Options{})
+			s, err := NewSampler(context.Background(), name, sp, 1, nil, zerolog.Nop(), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -63,7 +64,7 @@ func TestGoptunaSamplersTellPendingConfigsAsProvisionalLies(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%s", tc.sampler, tc.dir), func(t *testing.T) {
 			sp := testSpace(tc.sampler)
 			sp.Objectives[0].Direction = tc.dir
-			s, err := NewSampler(tc.sampler, sp, 1, nil, zerolog.Nop(), Options{NoFeasibility: true})
+			s, err := NewSampler(context.Background(), tc.sampler, sp, 1, nil, zerolog.Nop(), Options{NoFeasibility: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -13,8 +14,11 @@ import (
 // measuring it, and whether it would start at all (feasible false: out
 // of memory or refused). The simulator is the prior servetune wires in;
 // search does not import it.
+//
+// A prediction stops when ctx is cancelled (it is then worth nothing:
+// callers check ctx before using it).
 type Prior interface {
-	Predict(c space.Config) (values []float64, feasible bool)
+	Predict(ctx context.Context, c space.Config) (values []float64, feasible bool)
 }
 
 // Prior sampling constants. screenStart configs are screened when the
@@ -49,6 +53,11 @@ const (
 // least every other proposal, so a wrong prior slows a study, never traps
 // it.
 type priorSampler struct {
+	// life is the study run's context. The Sampler interface's Ask and
+	// Tell take none, yet each may simulate for seconds on a loaded
+	// machine, and a signal must act within one: the sampler lives
+	// exactly as long as the run it was built for (NewSampler's ctx).
+	life  context.Context
 	inner Sampler
 	sp    *space.Space
 	prior Prior
@@ -90,15 +99,21 @@ type candidate struct {
 	refined  bool
 }
 
-// WithPrior wraps inner so that prior guides it; see priorSampler.
-func WithPrior(inner Sampler, sp *space.Space, p Prior, seed int64) Sampler {
-	ps := &priorSampler{incumbentVal: math.NaN(), budget: -1, inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
+// WithPrior wraps inner so that prior guides it; see priorSampler. Its
+// start-up screening stops as soon as ctx is cancelled (then it returns
+// ctx's error), and so do the predictions of its later proposals.
+func WithPrior(ctx context.Context, inner Sampler, sp *space.Space, p Prior, seed int64) (Sampler, error) {
+	ps := &priorSampler{life: ctx, incumbentVal: math.NaN(), budget: -1, inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
 		cands: map[string]*candidate{}, told: map[string]bool{}, around: map[string]bool{}, twins: map[string]bool{}, resid: newResidual(len(sp.Objectives))}
-	ps.screen(screenStart)
+	ps.screenAll(knownConfigs(p)) // a resumed study's screening, kept with it
+	ps.screen(screenStart - len(ps.order))
 	ps.climb()
 	ps.refine(len(sp.Objectives) * 2 * refineTop)
 	ps.climbFull()
-	return ps
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return ps, nil
 }
 
 // predict returns c's candidate, fully predicted.
@@ -111,7 +126,10 @@ func (ps *priorSampler) predict(c space.Config) *candidate {
 		ps.order = append(ps.order, k)
 	}
 	if !cd.refined {
-		v, ok := ps.prior.Predict(c)
+		v, ok := ps.prior.Predict(ps.life, c)
+		if ps.life.Err() != nil {
+			return cd // cut short: not a prediction, and the run is over
+		}
 		cd.values, cd.feasible, cd.refined = v, ok && len(v) == len(ps.sp.Objectives), true
 		if cd.fast == nil {
 			cd.fast, cd.fastOK = cd.values, cd.feasible

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"sort"
@@ -16,7 +17,7 @@ import (
 // of configs for the price of hundreds.
 type Screener interface {
 	Prior
-	Screen(c space.Config) (values []float64, feasible bool)
+	Screen(ctx context.Context, c space.Config) (values []float64, feasible bool)
 }
 
 // screen predicts up to n new distinct configs that satisfy the rules.
@@ -49,12 +50,15 @@ func (ps *priorSampler) screenAll(cs []space.Config) {
 		}
 	}
 	sc, ok := ps.prior.(Screener)
-	out := parallel(fresh, func(c space.Config) prediction {
+	out := parallel(ps.life, fresh, func(c space.Config) prediction {
 		if ok {
-			return predictWith(sc.Screen, c)
+			return predictWith(ps.life, sc.Screen, c)
 		}
-		return predictWith(ps.prior.Predict, c)
+		return predictWith(ps.life, ps.prior.Predict, c)
 	})
+	if ps.life.Err() != nil {
+		return // the run is over; what was cut short is not a prediction
+	}
 	for i, c := range fresh {
 		cd := ps.cands[configKey(ps.sp, c)]
 		cd.fast, cd.fastOK = out[i].values, out[i].feasible && len(out[i].values) == len(ps.sp.Objectives)
@@ -69,20 +73,31 @@ type prediction struct {
 	feasible bool
 }
 
-func predictWith(f func(space.Config) ([]float64, bool), c space.Config) prediction {
-	v, ok := f(c)
+func predictWith(ctx context.Context, f func(context.Context, space.Config) ([]float64, bool), c space.Config) prediction {
+	v, ok := f(ctx, c)
 	return prediction{v, ok}
 }
 
 // parallel maps f over cs on every core (the prior is a simulator, tens
-// of milliseconds a config), keeping the order.
-func parallel(cs []space.Config, f func(space.Config) prediction) []prediction {
+// of milliseconds a config), keeping the order. Once ctx is cancelled it
+// starts no more (a signal must act within a second, however many
+// configs are left); f sees ctx too and stops the one it runs.
+func parallel(ctx context.Context, cs []space.Config, f func(space.Config) prediction) []prediction {
 	out := make([]prediction, len(cs))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i, c := range cs {
+		if ctx.Err() != nil {
+			break
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			out[i] = f(c)
@@ -126,7 +141,10 @@ func (ps *priorSampler) refineAll(todo []*candidate) {
 	for i, cd := range todo {
 		cs[i] = cd.cfg
 	}
-	out := parallel(cs, func(c space.Config) prediction { return predictWith(ps.prior.Predict, c) })
+	out := parallel(ps.life, cs, func(c space.Config) prediction { return predictWith(ps.life, ps.prior.Predict, c) })
+	if ps.life.Err() != nil {
+		return
+	}
 	for i, cd := range todo {
 		cd.values, cd.refined = out[i].values, true
 		cd.feasible = out[i].feasible && len(out[i].values) == len(ps.sp.Objectives)

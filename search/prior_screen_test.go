@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 
@@ -11,12 +12,12 @@ import (
 // predicts exactly; it counts its full predictions.
 type screenedPrior struct{ full atomic.Int64 }
 
-func (p *screenedPrior) Predict(c space.Config) ([]float64, bool) {
+func (p *screenedPrior) Predict(_ context.Context, c space.Config) ([]float64, bool) {
 	p.full.Add(1)
 	return []float64{truth(c)}, truth(c) <= 8
 }
 
-func (p *screenedPrior) Screen(c space.Config) ([]float64, bool) {
+func (p *screenedPrior) Screen(_ context.Context, c space.Config) ([]float64, bool) {
 	y := truth(c)
 	if y >= 7 {
 		y = 7

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -30,7 +31,7 @@ func truth(c space.Config) float64 {
 
 type priorFunc func(space.Config) ([]float64, bool)
 
-func (f priorFunc) Predict(c space.Config) ([]float64, bool) { return f(c) }
+func (f priorFunc) Predict(_ context.Context, c space.Config) ([]float64, bool) { return f(c) }
 
 func observe(c space.Config, wall float64) Observation {
 	if y := truth(c); y <= wall {
@@ -41,7 +42,7 @@ func observe(c space.Config, wall float64) Observation {
 
 func newPriorSampler(t *testing.T, sp *space.Space, p Prior) Sampler {
 	t.Helper()
-	s, err := NewSampler("random", sp, 7, nil, zerolog.Nop(), Options{Prior: p})
+	s, err := NewSampler(context.Background(), "random", sp, 7, nil, zerolog.Nop(), Options{Prior: p})
 	if err != nil {
 		t.Fatal(err)
 	}

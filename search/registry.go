@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -71,9 +72,13 @@ func lookup(name string) (spec, bool) {
 	return spec{}, false
 }
 
+// PriorGuides reports whether a prior can guide the named sampler: grid
+// and greedy keep their own order.
+func PriorGuides(name string) bool { return name != "grid" && name != "greedy" }
+
 // NewSampler builds the named sampler over the space, seeded, and teaches
 // it the history (a resumed study's finished trials).
-func NewSampler(name string, sp *space.Space, seed int64, history []Observation, log zerolog.Logger, opt Options) (Sampler, error) {
+func NewSampler(ctx context.Context, name string, sp *space.Space, seed int64, history []Observation, log zerolog.Logger, opt Options) (Sampler, error) {
 	if err := CheckSampler(name, len(sp.Objectives)); err != nil {
 		return nil, err
 	}
@@ -86,8 +91,11 @@ func NewSampler(name string, sp *space.Space, seed int64, history []Observation,
 	if err != nil {
 		return nil, fmt.Errorf("sampler %s: %w", name, err)
 	}
-	if opt.Prior != nil && name != "grid" && name != "greedy" {
-		smp = WithPrior(smp, sp, opt.Prior, seed)
+	if opt.Prior != nil && PriorGuides(name) {
+		log.Debug().Msg("the prior screens the space")
+		if smp, err = WithPrior(ctx, smp, sp, opt.Prior, seed); err != nil {
+			return nil, err
+		}
 	}
 	for _, o := range history {
 		if err := smp.Tell(o); err != nil {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"math"
 	"testing"
@@ -93,7 +94,7 @@ func TestGridEnumeratesConditionalSpaceOnce(t *testing.T) {
 	if len(g) != 12 {
 		t.Fatalf("grid has %d configs, want 12: %v", len(g), g)
 	}
-	s, err := NewSampler(sp.Study.Sampler, sp, 1, nil, zerolog.Nop(), Options{})
+	s, err := NewSampler(context.Background(), sp.Study.Sampler, sp, 1, nil, zerolog.Nop(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestAskNeverRepeatsAToldConfig(t *testing.T) {
 		for _, c := range Grid(sp)[:10] {
 			history = append(history, Observation{Config: c, State: Complete, Value: 1})
 		}
-		s, err := NewSampler(sp.Study.Sampler, sp, 7, history, zerolog.Nop(), Options{})
+		s, err := NewSampler(context.Background(), sp.Study.Sampler, sp, 7, history, zerolog.Nop(), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +158,7 @@ func TestRandomSamplerIsDeterministicForASeed(t *testing.T) {
 	draw := func(seed int64) []string {
 		sp := testSpace("random")
 		sp.Params[2].Step = 0 // continuous, so the space is not exhausted
-		s, err := NewSampler(sp.Study.Sampler, sp, seed, nil, zerolog.Nop(), Options{})
+		s, err := NewSampler(context.Background(), sp.Study.Sampler, sp, seed, nil, zerolog.Nop(), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +197,7 @@ func TestTPEConvergesOnAQuadratic(t *testing.T) {
 		Objectives: []space.Objective{maxObj("y")},
 		Params:     []space.Param{{Name: "x", Kind: space.Float, Low: 0, High: 1}},
 	}
-	s, err := NewSampler(sp.Study.Sampler, sp, 11, nil, zerolog.Nop(), Options{})
+	s, err := NewSampler(context.Background(), sp.Study.Sampler, sp, 11, nil, zerolog.Nop(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestTPEConvergesOnAQuadratic(t *testing.T) {
 func TestCMAESWithCategoricalKnobs(t *testing.T) {
 	sp := testSpace("cmaes")
 	sp.Params = append(sp.Params, space.Param{Name: "mem", Kind: space.Float, Low: 0.5, High: 0.9})
-	s, err := NewSampler(sp.Study.Sampler, sp, 3, nil, zerolog.Nop(), Options{})
+	s, err := NewSampler(context.Background(), sp.Study.Sampler, sp, 3, nil, zerolog.Nop(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestTargetEngineConfigsAreRecognised(t *testing.T) {
 	for _, c := range Grid(sp)[:11] {
 		history = append(history, Observation{Config: sp.WithTargetEngine(c), State: Complete, Value: 1})
 	}
-	s, err := NewSampler(sp.Study.Sampler, sp, 2, history, zerolog.Nop(), Options{})
+	s, err := NewSampler(context.Background(), sp.Study.Sampler, sp, 2, history, zerolog.Nop(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -140,7 +141,7 @@ func sequence(t *testing.T, sp *space.Space, name string, opt Options) string {
 }
 
 func sequenceSampler(t *testing.T, sp *space.Space, name string, history []Observation, opt Options) (func() (space.Config, error), func(Observation) error) {
-	s, err := NewSampler(name, sp, 5, history, zerolog.Nop(), opt)
+	s, err := NewSampler(context.Background(), name, sp, 5, history, zerolog.Nop(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

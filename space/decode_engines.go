@@ -30,7 +30,7 @@ func (d *decoder) engineDecls(engines map[string]any, known map[string]EngineDec
 
 func (d *decoder) engineDecl(m map[string]any, path string) EngineDecl {
 	e := EngineDecl{
-		Command:        d.strings(m, "command", path),
+		Command:        d.argv(m, "command", path),
 		Args:           d.strings(m, "args", path),
 		Model:          d.pass(m, "model", path),
 		ServedName:     d.pass(m, "served_name", path),
@@ -39,7 +39,7 @@ func (d *decoder) engineDecl(m map[string]any, path string) EngineDecl {
 		DefaultPort:    int(d.integer(m, "default_port", path, 0)),
 		FlagStyle:      d.oneOf(m, "flag_style", path, "separate", "equals"),
 		API:            d.oneOf(m, "api", path, "", "completions", "chat"),
-		VersionCommand: d.strings(m, "version_command", path),
+		VersionCommand: d.argv(m, "version_command", path),
 		Env:            d.strMap(m, "env", path),
 	}
 	if len(e.Command) == 0 {

@@ -16,6 +16,10 @@ func (d *decoder) nodes(m map[string]any, t *Target) {
 		}
 		t.Nodes = append(t.Nodes, hosts...)
 	}
+	if h, dup := firstDuplicate(t.Nodes); dup {
+		// Two ranks on one host would share its GPUs.
+		d.fail("target.nodes", "lists host %q twice; each rank of a trial needs a node of its own", h)
+	}
 	t.NodeLaunch = d.strings(m, "node_launch", "target")
 	if len(t.NodeLaunch) > 0 && !hasHostWord(t.NodeLaunch) {
 		// Without {host} every rank would start on the same machine.
@@ -54,4 +58,15 @@ func hasHostWord(argv []string) bool {
 
 func loopback(host string) bool {
 	return host == "localhost" || host == "::1" || strings.HasPrefix(host, "127.")
+}
+
+func firstDuplicate(xs []string) (string, bool) {
+	seen := map[string]bool{}
+	for _, x := range xs {
+		if seen[x] {
+			return x, true
+		}
+		seen[x] = true
+	}
+	return "", false
 }

@@ -19,7 +19,7 @@ func (d *decoder) target(m map[string]any) Target {
 		GPUsPerTrial:      d.gpusPerTrial(m),
 		Engine:            d.str(m, "engine", "target", ""),
 		Host:              d.str(m, "host", "target", "127.0.0.1"),
-		Prefix:            d.strings(m, "prefix", "target"),
+		Prefix:            d.argv(m, "prefix", "target"),
 		Env:               d.strMap(m, "env", "target"),
 		StartupTimeout:    d.duration(m, "startup_timeout", "target"),
 		StallTimeout:      d.positiveDuration(m, "stall_timeout", DefaultStallTimeout),
@@ -62,7 +62,7 @@ func (d *decoder) engineTargets(engines map[string]any) map[string]EngineTarget 
 			out = map[string]EngineTarget{}
 		}
 		out[name] = EngineTarget{
-			Command:   d.strings(em, "command", path),
+			Command:   d.argv(em, "command", path),
 			Version:   d.str(em, "version", path, ""),
 			Env:       d.strMap(em, "env", path),
 			ExtraArgs: d.strings(em, "extra_args", path),
@@ -124,7 +124,24 @@ func (d *decoder) strMap(m map[string]any, key, path string) map[string]string {
 	}
 	out := make(map[string]string, len(tm))
 	for _, k := range sortedKeys(tm) {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			// The process environment is NAME=value: such a name would set
+			// another variable than the one written.
+			d.fail(join(join(path, key), k), "is not a variable name: an environment variable's name cannot be empty or contain '=' (got %q)", k)
+			continue
+		}
 		out[k] = d.str(tm, k, join(path, key), "")
+	}
+	return out
+}
+
+// argv reads a program's argv (a command, a prefix): an array of strings
+// whose first, the program, is not empty.
+func (d *decoder) argv(m map[string]any, key, path string) []string {
+	out := d.strings(m, key, path)
+	if len(out) > 0 && strings.TrimSpace(out[0]) == "" {
+		d.fail(join(path, key), "must start with a program to run, got %q", out)
+		return nil
 	}
 	return out
 }

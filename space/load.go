@@ -51,6 +51,20 @@ type Options struct {
 	// NodesGiven says the hosts come from the command line (--nodes), so
 	// node_launch without target.nodes is complete.
 	NodesGiven bool
+	// EngineGPUs is an engine's own GPU count for a config (engines.GPUs),
+	// so that configs needing more GPUs than a node has are refused at
+	// load; nil skips those checks.
+	EngineGPUs func(c Config, t Target) int
+	// RefusedValue says why the target's version of an engine refuses a
+	// knob's value whatever the other knobs (engines.RefusedValue); nil
+	// accepts every value.
+	RefusedValue func(t Target, engine, knob string, value any) error
+	// Prior checks an explicit prior = "sim": whether the simulator has
+	// the target's cards and can guide the sampler; nil accepts it.
+	Prior func(sampler string, t Target) error
+	// NoDatasets skips opening the profiles' dataset files: a stored
+	// study's space is read where those files may not be.
+	NoDatasets bool
 }
 
 // Load reads and validates a space file. It returns a *Error for a bad

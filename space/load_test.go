@@ -33,7 +33,37 @@ func testOptions() Options {
 		Sampler:     fakeSampler,
 		CheckTarget: fakeCards,
 		Samples:     500,
+		EngineGPUs: func(c Config, t Target) int {
+			if n, ok := t.TrialGPUs(c); ok {
+				return n
+			}
+			tp, _ := c.Int("tp")
+			dp, _ := c.Int("dp")
+			return int(max(tp, 1) * max(dp, 1))
+		},
+		RefusedValue: fakeRefusedValue,
+		Prior:        fakePrior,
 	}
+}
+
+// fakeRefusedValue stands in for engines.RefusedValue: vllm 0.10.0 has
+// no nvfp4 KV cache.
+func fakeRefusedValue(t Target, engine, knob string, value any) error {
+	if engine == "vllm" && t.Engines["vllm"].Version == "0.10.0" && knob == "kv_cache_dtype" && value == "nvfp4" {
+		return fmt.Errorf("vllm 0.10.0: vllm does not accept %q", value)
+	}
+	return nil
+}
+
+// fakePrior stands in for the simulator prior's check.
+func fakePrior(sampler string, t Target) error {
+	if sampler == "grid" || sampler == "greedy" {
+		return fmt.Errorf("the simulator prior cannot guide the %s sampler", sampler)
+	}
+	if ps := fakeCards(Target{Runner: "sim", GPU: t.GPU, Model: t.Model}); len(ps) > 0 {
+		return fmt.Errorf("%s, so the prior has nothing to simulate", ps[0].Msg)
+	}
+	return nil
 }
 
 // fakeSampler stands in for search.CheckSampler.

@@ -61,6 +61,9 @@ func (d *decoder) semantic(ctx context.Context, s *Space) {
 	if len(d.problems) == 0 {
 		d.probe(ctx, s)
 	}
+	if len(d.problems) == 0 {
+		d.fit(ctx, s)
+	}
 }
 
 // selfReference reports a `when` that reads its own knob: the knob is

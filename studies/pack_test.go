@@ -116,7 +116,7 @@ func TestConfigLargerThanTheNodeStopsWithAClearError(t *testing.T) {
 // two trials at a time, never three.
 func TestGPUsPerTrialPacks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := strings.Replace(studySource(8, ""), `engine = "vllm"`, "engine = \"vllm\"\ngpus_per_trial = 3", 1)
+		src := strings.Replace(studySource(8, ""), `engine = "vllm"`, "engine = \"vllm\"\ngpus = 8\ngpus_per_trial = 3", 1)
 		sp, err := space.Parse(context.Background(), "unit.toml", src, testSpaceOptions())
 		if err != nil {
 			t.Fatal(err)

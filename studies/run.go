@@ -126,7 +126,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	if o.Shared {
 		seed += workerSeed(o.WorkerID) // peers starting together must not draw alike
 	}
-	sampler, err := search.NewSampler(sp.Study.Sampler, sp, seed, observations(sp, trials), o.Log, o.Search)
+	sampler, err := search.NewSampler(ctx, sp.Study.Sampler, sp, seed, observations(sp, trials), o.Log, o.Search)
 	if err != nil {
 		return err
 	}

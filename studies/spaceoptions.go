@@ -1,6 +1,9 @@
 package studies
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
@@ -18,13 +21,16 @@ func SpaceOptions(cards *sim.Cards, engineFiles ...string) space.Options {
 		cards = sim.DefaultCards()
 	}
 	return space.Options{
-		EngineFiles: engineFiles,
-		Supports:    engines.Supports,
-		Engines:     engines.Names(),
-		Profile:     bench.Lookup,
-		Metric:      bench.KnownMetric,
-		Sampler:     search.CheckSampler,
-		CheckTarget: simCards(cards),
+		EngineFiles:  engineFiles,
+		Supports:     engines.Supports,
+		Engines:      engines.Names(),
+		Profile:      bench.Lookup,
+		Metric:       bench.KnownMetric,
+		Sampler:      search.CheckSampler,
+		CheckTarget:  simCards(cards),
+		EngineGPUs:   engines.GPUs,
+		RefusedValue: engines.RefusedValue,
+		Prior:        priorFits(cards),
 	}
 }
 
@@ -44,4 +50,32 @@ func simCards(cards *sim.Cards) func(space.Target) []space.Problem {
 		}
 		return out
 	}
+}
+
+// priorFits refuses an explicit prior = "sim" that could not work: a
+// sampler it cannot guide, or a target the simulator has no cards for
+// (it would only guess).
+func priorFits(cards *sim.Cards) func(string, space.Target) error {
+	return func(sampler string, t space.Target) error {
+		if !search.PriorGuides(sampler) {
+			return fmt.Errorf("the simulator prior cannot guide the %s sampler, which keeps its own order: remove prior = \"sim\" or use %s", sampler, strings.Join(guidedSamplers(), ", "))
+		}
+		if _, err := cards.Model(t.Model); err != nil {
+			return fmt.Errorf("%v, so the prior has nothing to simulate: remove prior = \"sim\"", err)
+		}
+		if _, err := cards.GPU(t.GPU); err != nil {
+			return fmt.Errorf("%v, so the prior has nothing to simulate: remove prior = \"sim\"", err)
+		}
+		return nil
+	}
+}
+
+func guidedSamplers() []string {
+	var out []string
+	for _, n := range search.SamplerNames() {
+		if search.PriorGuides(n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

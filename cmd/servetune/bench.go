@@ -54,7 +54,7 @@ func benchCommand(e *env) *cli.Command {
 			&cli.Int64Flag{Name: "seed"},
 			&cli.IntFlag{Name: "warmup", Usage: "warm-up requests, excluded from the metrics"},
 			&cli.DurationFlag{Name: "max-duration", Usage: "whole-benchmark deadline (0 = none)"},
-			&cli.DurationFlag{Name: "request-timeout", Usage: "per-request bound (0 = none)"},
+			&cli.DurationFlag{Name: "request-timeout", Usage: "per-request bound (0 = derived from the output length: 5 stall timeouts plus 1s a token; negative = none)"},
 			&cli.DurationFlag{Name: "stall-timeout", Value: bench.DefaultStallTimeout,
 				Usage: "fail a request that receives no byte for this long, counted from its send (negative = never)"},
 			&cli.BoolFlag{Name: "text-prompts", Usage: "send prompts as text (servers that reject token ids, e.g. Ollama)"},

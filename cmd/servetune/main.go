@@ -33,10 +33,31 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(os.Stderr)
 	code := run(ctx, os.Args, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// interruptible is cancelled by the first SIGINT or SIGTERM, which
+// servetune answers by recording the trial and tearing its engines down
+// (within the grace period). A second signal is not waited on: the
+// default action ends servetune at once, and each engine's guardian
+// stops it when servetune's pipe closes (a scheduler's "stop now").
+func interruptible(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			fmt.Fprintf(stderr, "servetune: %v: stopping; a second signal ends servetune at once\n", s)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); cancel() }
 }
 
 // Exit codes, documented in docs/reliability.md.

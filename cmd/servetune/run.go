@@ -237,7 +237,9 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		Log: e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: studies.RenderedKey(sp.Target),
 		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease,
 	}
-	ro.Search.Prior = newSimPrior(sp)
+	var closePrior func()
+	ro.Search.Prior, closePrior = newSimPrior(sp, sess.Dir, e.log)
+	defer closePrior()
 	if o.prune {
 		rule := search.DefaultPruneRule()
 		ro.Prune = &rule

@@ -37,6 +37,7 @@ func parseStoredSpace(ctx context.Context, file, src string, declared map[string
 	opt := spaceOptions()
 	opt.Declared = declared
 	opt.NodesGiven = true // the run that stored it may have had --nodes
+	opt.NoDatasets = true // its dataset files may be on another machine
 	return space.Parse(ctx, file, src, opt)
 }
 

@@ -55,6 +55,10 @@ type Options struct {
 	// Setsid makes the last worker start its own session, leaving the
 	// engine's process group as a daemonising helper would.
 	Setsid bool
+	// ForkOnTerm makes SIGTERM start a helper in its own session (a
+	// shutdown hook's process) just before the engine exits: a process
+	// born after the teardown's first signal.
+	ForkOnTerm bool
 	// OOMAbove makes a mem_fraction above it fail with OOM, so a sampler
 	// test has an infeasible region to learn.
 	OOMAbove float64
@@ -234,8 +238,31 @@ func onTerm(o Options, stdout io.Writer, started *atomic.Pointer[event], busy *s
 			stop.write(o.RecordFile, "stop")
 		}
 		fmt.Fprintln(stdout, "INFO:     Shutting down")
+		if o.ForkOnTerm {
+			forkHelper(o)
+		}
 		os.Exit(0)
 	}()
+}
+
+// forkHelper starts a worker in a session of its own and waits until it
+// has recorded its PID, so a test knows of it.
+func forkHelper(o Options) {
+	before := countLines(o.PIDFile)
+	w := exec.Command(os.Args[0])
+	w.Env = append(os.Environ(), "SERVETUNE_FAKE_ROLE=worker")
+	w.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if w.Start() != nil {
+		return
+	}
+	for deadline := time.Now().Add(5 * time.Second); countLines(o.PIDFile) == before && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond) // polling the file the helper writes
+	}
+}
+
+func countLines(path string) int {
+	b, _ := os.ReadFile(path)
+	return strings.Count(string(b), "\n")
 }
 
 func startWorkers(o Options) error {

@@ -52,18 +52,20 @@ func NewSimPrior(sp *space.Space, cards *sim.Cards) search.Prior {
 type screeningSimPrior struct{ *simPrior }
 
 // Screen simulates the shortened screening profiles.
-func (p screeningSimPrior) Screen(c space.Config) ([]float64, bool) {
-	return p.simulate(c, p.screening)
+func (p screeningSimPrior) Screen(ctx context.Context, c space.Config) ([]float64, bool) {
+	return p.simulate(ctx, c, p.screening)
 }
 
 // Predict simulates every profile of the study. A config the simulator
 // refuses (out of memory, invalid) is infeasible; so is one whose
-// objectives it cannot produce. The simulation is CPU-bound and short,
-// so it runs without the study's context.
-func (p *simPrior) Predict(c space.Config) ([]float64, bool) { return p.simulate(c, p.sp.Profiles) }
+// objectives it cannot produce. The simulation is CPU-bound, short on an
+// idle machine but seconds on a loaded one: it stops with ctx.
+func (p *simPrior) Predict(ctx context.Context, c space.Config) ([]float64, bool) {
+	return p.simulate(ctx, c, p.sp.Profiles)
+}
 
-func (p *simPrior) simulate(c space.Config, profiles []bench.Profile) ([]float64, bool) {
-	res, err := p.runner.Run(context.Background(), objective.Trial{Config: c, Target: p.target, Profiles: profiles})
+func (p *simPrior) simulate(ctx context.Context, c space.Config, profiles []bench.Profile) ([]float64, bool) {
+	res, err := p.runner.Run(ctx, objective.Trial{Config: c, Target: p.target, Profiles: profiles})
 	if err != nil {
 		return nil, false
 	}
@@ -85,13 +87,17 @@ type oraclePrior struct {
 
 // Predict returns the oracle's noiseless values of the study's objectives
 // (on the landscape's first profile, as the oracle measures).
-func (p oraclePrior) Predict(c space.Config) ([]float64, bool) { return p.values(p.o, c) }
+func (p oraclePrior) Predict(ctx context.Context, c space.Config) ([]float64, bool) {
+	return p.values(ctx, p.o, c)
+}
 
 // Screen returns the values on the oracle's screening profiles.
-func (p oraclePrior) Screen(c space.Config) ([]float64, bool) { return p.values(p.o.Screening(), c) }
+func (p oraclePrior) Screen(ctx context.Context, c space.Config) ([]float64, bool) {
+	return p.values(ctx, p.o.Screening(), c)
+}
 
-func (p oraclePrior) values(o *Oracle, c space.Config) ([]float64, bool) {
-	out := o.Eval(context.Background(), p.sp.WithTargetEngine(c))
+func (p oraclePrior) values(ctx context.Context, o *Oracle, c space.Config) ([]float64, bool) {
+	out := o.Eval(ctx, p.sp.WithTargetEngine(c))
 	if out.err != nil {
 		return nil, false
 	}

@@ -3,6 +3,7 @@
 package lab
 
 import (
+	"context"
 	"math"
 	"syscall"
 	"testing"
@@ -39,7 +40,7 @@ func BenchmarkPriorOverhead500(b *testing.B) {
 	measure := NewSimPrior(sp, sim.DefaultCards())
 	for range b.N {
 		start := cpuTime()
-		s, err := search.NewSampler("random", sp, 1, nil, zerolog.Nop(), search.Options{Prior: NewSimPrior(sp, sim.DefaultCards())})
+		s, err := search.NewSampler(context.Background(), "random", sp, 1, nil, zerolog.Nop(), search.Options{Prior: NewSimPrior(sp, sim.DefaultCards())})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -53,7 +54,7 @@ func BenchmarkPriorOverhead500(b *testing.B) {
 			}
 			mid := cpuTime()
 			o := search.Observation{Config: cs[0], State: search.Complete}
-			if v, ok := measure.Predict(sp.WithTargetEngine(cs[0])); ok {
+			if v, ok := measure.Predict(context.Background(), sp.WithTargetEngine(cs[0])); ok {
 				o.Value, o.Values = v[0], v
 			} else {
 				o.State, o.Class, o.Value = search.Infeasible, "oom", math.NaN()

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"math/rand"
 	"testing"
 )
@@ -23,11 +24,11 @@ func TestScreeningKeepsTheRanking(t *testing.T) {
 	var full, fast []float64
 	for len(full) < 24 {
 		c := sp.WithTargetEngine(sp.Sample(rng))
-		v, ok := p.Predict(c)
+		v, ok := p.Predict(context.Background(), c)
 		if sp.Check(c) != nil || !ok {
 			continue
 		}
-		s, sok := p.Screen(c)
+		s, sok := p.Screen(context.Background(), c)
 		if !sok {
 			t.Fatalf("%s runs in full but not when screened", c.Summary())
 		}
