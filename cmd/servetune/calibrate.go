@@ -30,7 +30,7 @@ func calibrateCommand(e *env) *cli.Command {
 			"writes the fitted cards for --cards / --reality-cards.",
 		Flags: []cli.Flag{dirFlag(), storageFlag(),
 			&cli.StringFlag{Name: "out", Required: true, Usage: "write the fitted cards (TOML, the --cards format) here"},
-			&cli.StringFlag{Name: "cards", Usage: "start from these cards (TOML) over the built-in ones, e.g. a model card from `servetune card`"},
+			&cli.StringFlag{Name: "cards", Usage: "start from these cards (TOML) over the built-in ones and those stored with the study, e.g. a model card from `servetune card`"},
 		},
 		Action: func(c *cli.Context) error { return e.calibrate(c) },
 	}
@@ -41,8 +41,11 @@ func (e *env) calibrate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cards, err := loadCards(c.String("cards"))
+	cards, err := targetCards(sp.Target)
 	if err != nil {
+		return err
+	}
+	if err := addCards(cards, "cards", c.String("cards")); err != nil {
 		return err
 	}
 	res, n, err := calibrateStudy(c.Context, sp, trials, cards)
@@ -61,20 +64,20 @@ func (e *env) calibrate(c *cli.Context) error {
 	return nil
 }
 
-func loadCards(path string) (*sim.Cards, error) {
-	cards := sim.DefaultCards()
+// addCards reads the cards file of a flag (--cards) over cards (nothing
+// for "").
+func addCards(cards *sim.Cards, flag, path string) error {
 	if path == "" {
-		return cards, nil
+		return nil
 	}
-	f, err := os.Open(path)
+	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, usagef("--cards: %v", err)
+		return usagef("--%s: %v", flag, err)
 	}
-	defer f.Close()
-	if err := cards.Add(f); err != nil {
-		return nil, usagef("--cards %s: %v", path, err)
+	if err := cards.AddFile(path, src); err != nil {
+		return usagef("--%s: %v", flag, err)
 	}
-	return cards, nil
+	return nil
 }
 
 // calibrateStudy fits the cards to the study's trials; n is how many

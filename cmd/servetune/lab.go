@@ -32,7 +32,8 @@ func labCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "perturbed", Usage: "instead: each seed against its own reality from the perturbed family (one exhaustive grid per seed), the first sampler with pruning, without and with the prior"},
 			&cli.BoolFlag{Name: "multi", Usage: "with --perturbed: on both objectives (hypervolume against each reality's front), with the first of --mo-samplers"},
 			&cli.StringFlag{Name: "cache", Usage: "keep every simulated outcome (truths and the prior's) in this directory between runs; clear it when the simulator changes"},
-			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the built-in ones for the truth only; the prior keeps the built-in cards"},
+			&cli.StringFlag{Name: "cards", Usage: "TOML cards (`servetune card` output) over the built-in ones, for the truth and the prior alike"},
+			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the cards for the truth only; the prior keeps the built-in (or --cards) cards"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Int("seeds") < 1 || c.Int("trials") < 1 {
@@ -55,7 +56,7 @@ func labCommand(e *env) *cli.Command {
 				if err != nil {
 					return usagef("%v", err)
 				}
-				o, priorOracle, err := labOracles(sp, c.String("reality-cards"))
+				o, priorOracle, err := labOracles(sp, c.String("cards"), c.String("reality-cards"))
 				if err != nil {
 					return err
 				}
@@ -162,22 +163,24 @@ func (e *env) labPerturbed(c *cli.Context, name string, sp *space.Space, prior *
 }
 
 // labOracles returns the truth's oracle (on --reality-cards when given)
-// and the prior's, which always simulates the built-in cards.
-func labOracles(sp *space.Space, realityCards string) (truth, prior *lab.Oracle, err error) {
-	prior = lab.NewOracle(sp)
+// and the prior's, which simulates the built-in cards under --cards.
+func labOracles(sp *space.Space, cardsFile, realityCards string) (truth, prior *lab.Oracle, err error) {
+	cards := sim.DefaultCards()
+	if err := addCards(cards, "cards", cardsFile); err != nil {
+		return nil, nil, err
+	}
+	prior = lab.NewOracleOn(sp, cards)
 	if realityCards == "" {
 		return prior, prior, nil
 	}
-	cards := sim.DefaultCards()
-	f, err := os.Open(realityCards)
-	if err != nil {
-		return nil, nil, usagef("--reality-cards: %v", err)
+	real := sim.DefaultCards()
+	if err := addCards(real, "cards", cardsFile); err != nil {
+		return nil, nil, err
 	}
-	defer f.Close()
-	if err := cards.Add(f); err != nil {
-		return nil, nil, usagef("--reality-cards %s: %v", realityCards, err)
+	if err := addCards(real, "reality-cards", realityCards); err != nil {
+		return nil, nil, err
 	}
-	return lab.NewOracleOn(sp, cards), prior, nil
+	return lab.NewOracleOn(sp, real), prior, nil
 }
 
 func with(o lab.Options, f func(*lab.Options)) lab.Options { f(&o); return o }

@@ -7,6 +7,11 @@ import (
 	"github.com/servetune/servetune/studies/lab"
 )
 
-// newSimPrior is the study's simulator prior on the embedded cards (nil
-// when [study] prior = "none" or the target has no cards).
-func newSimPrior(sp *space.Space) search.Prior { return lab.NewSimPrior(sp, sim.DefaultCards()) }
+// newSimPrior is the study's simulator prior on its cards (nil when
+// [study] prior = "none" or the target has no cards).
+func newSimPrior(sp *space.Space, cards *sim.Cards) search.Prior {
+	if cards == nil {
+		cards = sim.DefaultCards()
+	}
+	return lab.NewSimPrior(sp, cards)
+}

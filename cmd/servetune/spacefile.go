@@ -10,7 +10,6 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
-	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
@@ -26,25 +25,8 @@ func spaceOptions(engineFiles ...string) space.Options {
 		Profile:     bench.Lookup,
 		Metric:      bench.KnownMetric,
 		Sampler:     search.CheckSampler,
-		CheckTarget: simCards,
+		CheckTarget: simCards(""),
 	}
-}
-
-// simCards refuses a simulated target whose GPU or model has no card:
-// every trial would fail on it.
-func simCards(t space.Target) []space.Problem {
-	if t.Runner != "sim" {
-		return nil
-	}
-	cards := sim.DefaultCards()
-	var out []space.Problem
-	if _, err := cards.GPU(t.GPU); err != nil {
-		out = append(out, space.Problem{Key: "target.gpu", Msg: err.Error()})
-	}
-	if _, err := cards.Model(t.Model); err != nil {
-		out = append(out, space.Problem{Key: "target.model", Msg: err.Error()})
-	}
-	return out
 }
 
 // loadSpace reads a space file and the --engines files it is run with; a
@@ -68,6 +50,7 @@ func parseStoredSpace(ctx context.Context, file, src string, declared map[string
 	opt := spaceOptions()
 	opt.Declared = declared
 	opt.NodesGiven = true // the run that stored it may have had --nodes
+	opt.CheckTarget = nil  // its trials ran; its cards are stored with it
 	return space.Parse(ctx, file, src, opt)
 }
 
@@ -111,6 +94,11 @@ func enginesFlag() cli.Flag {
 // --n-trials.
 func loadRunSpace(c *cli.Context) (*space.Space, error) {
 	opt := spaceOptions(c.StringSlice("engines")...)
+	cards := c.String("cards")
+	if err := checkCardsFlag(cards); err != nil {
+		return nil, err
+	}
+	opt.CheckTarget = simCards(cards)
 	nodes := c.String("nodes")
 	opt.NodesGiven = nodes != ""
 	sp, err := loadSpaceWith(c.Context, c.Args().First(), opt)
@@ -126,6 +114,9 @@ func loadRunSpace(c *cli.Context) (*space.Space, error) {
 		if err := sp.Target.CheckHead(); err != nil {
 			return nil, usagef("--nodes %s: target.host %v", nodes, err)
 		}
+	}
+	if cards != "" {
+		sp.Target.Sim.Cards = cards
 	}
 	if n := c.Int("n-trials"); n > 0 {
 		sp.Study.NTrials = n

@@ -113,3 +113,29 @@ func FuzzCardFromHFConfig(f *testing.F) {
 		}
 	})
 }
+
+// A cards file either loads or fails with a positioned error; never a
+// panic, never a card that does not validate.
+func FuzzAddFile(f *testing.F) {
+	b, err := os.ReadFile("cards/models.toml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte("[[model]]\nname = \"x\"\nlayerz = 1\n"))
+	f.Add([]byte("[[gpu]]\nname = \"g\"\nmem_gib = \"80\"\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		c := &Cards{}
+		if err := c.AddFile("f.toml", src); err != nil {
+			if !strings.HasPrefix(err.Error(), "f.toml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, m := range c.Models {
+			if err := m.validate(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
