@@ -50,7 +50,7 @@ func parseStoredSpace(ctx context.Context, file, src string, declared map[string
 	opt := spaceOptions()
 	opt.Declared = declared
 	opt.NodesGiven = true // the run that stored it may have had --nodes
-	opt.CheckTarget = nil  // its trials ran; its cards are stored with it
+	opt.CheckTarget = nil // its trials ran; its cards are stored with it
 	return space.Parse(ctx, file, src, opt)
 }
 
