@@ -30,9 +30,14 @@ type GPUCard struct {
 type ModelCard struct {
 	Name    string   `toml:"name"`
 	Aliases []string `toml:"aliases"`
-	// WeightDtype is the checkpoint's weight type ("bf16" or "fp8"); a name
-	// ending in -FP8 or the model_variant knob overrides it.
-	WeightDtype     string  `toml:"weight_dtype"`
+	// WeightDtype is the checkpoint's weight type ("bf16", "fp8", or a
+	// quantised "int4", "int8", "fp4"); a name ending in -FP8 or the
+	// model_variant knob overrides it.
+	WeightDtype string `toml:"weight_dtype"`
+	// WeightBits is the mean stored bits per parameter of an int or FP4
+	// checkpoint (scales and 16-bit embeddings included; absent: the
+	// dtype's width).
+	WeightBits      float64 `toml:"weight_bits,omitzero"`
 	TotalParamsB    float64 `toml:"total_params_b"`
 	ActiveParamsB   float64 `toml:"active_params_b"`
 	ExpertParamsB   float64 `toml:"expert_params_b"`
@@ -53,6 +58,13 @@ type ModelCard struct {
 	MoEIntermediate int     `toml:"moe_intermediate"`
 	MTP             bool    `toml:"mtp"`
 	MaxContext      int     `toml:"max_context"`
+	// KVLayers and WindowLayers split the layers when some keep only the
+	// last SlidingWindow tokens (sliding-window or chunked attention);
+	// layers counted in neither are linear attention with a constant
+	// state. Absent: every layer keeps the whole context.
+	KVLayers      int `toml:"kv_layers,omitzero"`
+	WindowLayers  int `toml:"window_layers,omitzero"`
+	SlidingWindow int `toml:"sliding_window,omitzero"`
 	// Efficiency factors relative to the engines' calibration (factors.go;
 	// absent = 1), fitted per model by `servetune calibrate`.
 	ExpertEff   float64 `toml:"expert_eff,omitzero"`
@@ -180,10 +192,40 @@ func (m ModelCard) problem() (key, msg string) {
 		return "top_k", "is required for a MoE model (experts > 0)"
 	case m.Experts > 0 && !(m.ExpertParamsB > 0):
 		return "expert_params_b", "is required for a MoE model (experts > 0)"
+	case m.KVLayers < 0 || m.WindowLayers < 0 || m.KVLayers+m.WindowLayers > m.Layers:
+		return "kv_layers", fmt.Sprintf("kv_layers + window_layers must be within 0..layers (%d)", m.Layers)
+	case m.WindowLayers > 0 && m.SlidingWindow <= 0:
+		return "sliding_window", "is required with window_layers"
+	case m.WeightBits < 0 || m.WeightBits > 32:
+		return "weight_bits", "must be between 0 and 32"
 	case m.ActiveParamsB > m.TotalParamsB*1.0001:
 		return "active_params_b", fmt.Sprintf("%.3g is more than total_params_b %.3g", m.ActiveParamsB, m.TotalParamsB)
 	}
 	return "", ""
+}
+
+// bytesPerParam is the stored bytes per parameter of an int or FP4
+// checkpoint (WeightBits), else dflt (the dtype's: 2, or 1 for FP8).
+func (m ModelCard) bytesPerParam(dflt float64) float64 {
+	if m.WeightBits > 0 && m.WeightDtype != "bf16" && m.WeightDtype != "fp8" {
+		return m.WeightBits / 8
+	}
+	return dflt
+}
+
+// kvLayers is how many layers' KV one token of a request of length n
+// costs on average: full-attention layers whole, window layers for the
+// last SlidingWindow tokens only (the pool is planned for requests of
+// the model's length), linear-attention layers nothing per token.
+func (m ModelCard) kvLayers(n int) float64 {
+	if m.KVLayers == 0 && m.WindowLayers == 0 {
+		return float64(m.Layers)
+	}
+	w := float64(m.WindowLayers)
+	if n > m.SlidingWindow && n > 0 {
+		w *= float64(m.SlidingWindow) / float64(n)
+	}
+	return float64(m.KVLayers) + w
 }
 
 func orGQA(a string) string {

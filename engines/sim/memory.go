@@ -33,13 +33,16 @@ func (s *setup) weightsPerGPU() float64 {
 
 // kvPerTokenGPU: MLA keeps one latent per layer that every attention-TP
 // GPU holds whole; GQA/MHA shard KV heads (replicated past kv_heads).
+// Sliding-window and linear-attention layers count for what they keep
+// of a request of the planned length (ModelCard.kvLayers).
 func (s *setup) kvPerTokenGPU() float64 {
 	m := s.model
+	layers := m.kvLayers(m.MaxContext)
 	if m.Attention == "MLA" {
-		return float64(m.Layers*(m.KVLoraRank+m.RopeDim)) * s.kvBytes
+		return layers * float64(m.KVLoraRank+m.RopeDim) * s.kvBytes
 	}
 	shards := min(s.attnTP, m.KVHeads)
-	return 2 * float64(m.Layers*m.KVHeads*m.HeadDim) * s.kvBytes / float64(shards)
+	return 2 * layers * float64(m.KVHeads*m.HeadDim) * s.kvBytes / float64(shards)
 }
 
 // activationBytes is the forward-pass peak for one prefill chunk: hidden

@@ -95,6 +95,7 @@ func resolve(cards *Cards, cfg space.Config, t space.Target) (*setup, error) {
 		s.weightBytes = 1
 		s.fp8Compute = s.gpu.FP8TFLOPs > 0
 	}
+	s.weightBytes = s.model.bytesPerParam(s.weightBytes) // int4/int8/FP4 checkpoints (cards.go)
 	if err := s.parallel(cfg); err != nil {
 		return nil, err
 	}
