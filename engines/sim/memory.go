@@ -2,8 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/space"
 )
 
 const gib = 1 << 30
@@ -29,6 +31,30 @@ func (s *setup) weightsPerGPU() float64 {
 		w += s.spec.draftParamsB * 1e9 * 2 / float64(s.attnTP)
 	}
 	return w
+}
+
+// kvKnobs reads the knobs that change the KV plan: max_model_len sets
+// the planned context as the engine flag does (Launch.MaxModelLen:
+// longer than the model's context is refused like vLLM refuses it; -1 is
+// vLLM's auto), kv_offload_gb the host pool of offload.go.
+func (s *setup) kvKnobs(cfg space.Config) error {
+	if cfg.Has("max_model_len") {
+		n, ok := cfg.Int("max_model_len")
+		if !ok || n == 0 || n < -1 || (n == -1 && s.engine != "vllm") {
+			return invalid(fmt.Sprintf("max_model_len=%v must be a positive length (or -1, vLLM's auto)", cfg["max_model_len"]))
+		}
+		if err := (Launch{MaxModelLen: int(n)}).apply(s, true, true); err != nil {
+			return err
+		}
+	}
+	if cfg.Has("kv_offload_gb") {
+		gb, ok := cfg.Float("kv_offload_gb")
+		if !ok || gb < 0 || math.IsInf(gb, 0) {
+			return invalid(fmt.Sprintf("kv_offload_gb=%v must be GiB ≥ 0", cfg["kv_offload_gb"]))
+		}
+		s.offloadGiB = gb
+	}
+	return nil
 }
 
 // kvPerTokenGPU: MLA keeps one latent per layer that every attention-TP
