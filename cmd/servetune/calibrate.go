@@ -21,22 +21,31 @@ const maxCalibrationTrials = 12
 func calibrateCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "calibrate",
-		Usage:     "fit the simulator's GPU, model and draft card factors to a finished study's measurements",
-		ArgsUsage: "STUDY (a name under --dir, or a study.db path)",
+		Usage:     "fit the simulator's GPU, model and draft card factors to a finished study's measurements, or to benchmark results (--measurements)",
+		ArgsUsage: "STUDY (a name under --dir, or a study.db path) | --measurements FILE [FILE...]",
 		Description: "Fits the target GPU card's HBM bandwidth, compute and NVLink, the model card's expert,\n" +
 			"communication and memory-overhead factors and MTP acceptance, and the drafts' acceptance —\n" +
 			"those the study's complete trials identify — so that the simulator reproduces their total\n" +
 			"TPS, mean TPOT, mean TTFT and objectives; prints the error per metric before and after and\n" +
-			"writes the fitted cards for --cards / --reality-cards.",
+			"writes the fitted cards for --cards / --reality-cards.\n" +
+			"With --measurements, the measurements are benchmark results you already have — `servetune bench --json`\n" +
+			"or `vllm bench serve --save-result` JSON — each in a small wrapper naming the engine, model, GPU and\n" +
+			"serving config (knobs or the serve command) that produced it (format: docs/sim.md, \"Calibrating from\n" +
+			"benchmark results\"); it also prints the leave-one-out error (each run predicted by a fit on the others).\n" +
+			"A fit is refused when the runs are fewer than the factors they identify.",
 		Flags: []cli.Flag{dirFlag(), storageFlag(),
 			&cli.StringFlag{Name: "out", Required: true, Usage: "write the fitted cards (TOML, the --cards format) here"},
-			&cli.StringFlag{Name: "cards", Usage: "start from these cards (TOML) over the built-in ones and those stored with the study, e.g. a model card from `servetune card`"},
+			&cli.StringSliceFlag{Name: "measurements", Usage: "fit to these measurement `FILE`s instead of a study (repeatable; further arguments are more files)"},
+			&cli.StringFlag{Name: "cards", Usage: "start from these cards (TOML) over the built-in ones and those stored with the study, e.g. a `FILE` from servetune card"},
 		},
 		Action: func(c *cli.Context) error { return e.calibrate(c) },
 	}
 }
 
 func (e *env) calibrate(c *cli.Context) error {
+	if len(c.StringSlice("measurements")) > 0 {
+		return e.calibrateMeasurements(c)
+	}
 	sp, trials, err := studyArg(c)
 	if err != nil {
 		return err

@@ -22,7 +22,7 @@ const (
 )
 
 func cardsFlag() cli.Flag {
-	return &cli.StringFlag{Name: "cards", Usage: "TOML file of simulator cards (`servetune card` output) over the built-in ones, for the simulator and the prior (overrides [target.sim] cards)"}
+	return &cli.StringFlag{Name: "cards", Usage: "TOML `FILE` of simulator cards (servetune card output) over the built-in ones, for the simulator and the prior (overrides [target.sim] cards)"}
 }
 
 // targetCards are the cards the target simulates on: the text a study

@@ -32,7 +32,7 @@ func labCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "perturbed", Usage: "instead: each seed against its own reality from the perturbed family (one exhaustive grid per seed), the first sampler with pruning, without and with the prior"},
 			&cli.BoolFlag{Name: "multi", Usage: "with --perturbed: on both objectives (hypervolume against each reality's front), with the first of --mo-samplers"},
 			&cli.StringFlag{Name: "cache", Usage: "keep every simulated outcome (truths and the prior's) in this directory between runs; clear it when the simulator changes"},
-			&cli.StringFlag{Name: "cards", Usage: "TOML cards (`servetune card` output) over the built-in ones, for the truth and the prior alike"},
+			&cli.StringFlag{Name: "cards", Usage: "TOML `FILE` of cards (servetune card output) over the built-in ones, for the truth and the prior alike"},
 			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the cards for the truth only; the prior keeps the built-in (or --cards) cards"},
 		},
 		Action: func(c *cli.Context) error {

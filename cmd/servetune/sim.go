@@ -34,7 +34,7 @@ func simCommand(e *env) *cli.Command {
 				&cli.IntFlag{Name: "port", Usage: "default: the engine's own (8000, SGLang 30000)"},
 				&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the measurement noise"},
 				&cli.Float64Flag{Name: "noise-cv", Usage: "measurement noise, coefficient of variation (0 = none)"},
-				&cli.StringFlag{Name: "cards", Usage: "TOML file of extra model/GPU cards (`servetune card` output)"},
+				&cli.StringFlag{Name: "cards", Usage: "TOML `FILE` of extra model/GPU cards (servetune card output)"},
 			},
 			Action: func(c *cli.Context) error { return e.simServe(c) },
 		}},
