@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,5 +151,30 @@ func TestBadCardsFile(t *testing.T) {
 	code, _, errText := runCLI(t, dir, "run", "--cards", bad, spacePath)
 	if code != 2 || !strings.Contains(errText, "--cards: "+bad+":1: gpu[0].hbm_tbs: is required") {
 		t.Errorf("--cards bad: exit %d\n%s", code, errText)
+	}
+}
+
+// The prior simulates the study's cards: a model only they know gets a
+// prior, none without them.
+func TestPriorUsesTheCards(t *testing.T) {
+	_, spacePath := writeCardsStudy(t, acmeCard)
+	sp, err := loadSpace(context.Background(), spacePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cards, err := targetCards(sp.Target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if newSimPrior(sp, cards) == nil {
+		t.Error("no prior on the study's cards")
+	}
+	if newSimPrior(sp, nil) != nil {
+		t.Error("a prior without the cards that know the model")
+	}
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(bad, []byte("[[model]]\nname = 1\n"), 0o644)
+	if _, _, err := labOracles(sp, bad, ""); err == nil || !strings.Contains(err.Error(), "--cards: "+bad+":2") {
+		t.Errorf("lab --cards bad file: %v", err)
 	}
 }
