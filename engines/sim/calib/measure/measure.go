@@ -167,31 +167,38 @@ func parseOne(file string, src []byte, prefix string, raw json.RawMessage, open 
 	if m.Command, err = command(w.Command); err != nil {
 		return Measurement{}, at("command", "%v", err)
 	}
-	res := []byte(w.Result)
+	if err := w.readResult(&m, open, at); err != nil {
+		return Measurement{}, err
+	}
+	return m, nil
+}
+
+// readResult fills m's values and load from the result (inline or
+// result_file), the wrapper's profile winning over the result's.
+func (w wrapper) readResult(m *Measurement, open func(string) ([]byte, error), at func(key, format string, a ...any) error) error {
+	res, key := []byte(w.Result), "result"
 	if w.ResultFile != "" {
+		var err error
 		if res, err = open(w.ResultFile); err != nil {
-			return Measurement{}, at("result_file", "%v", err)
+			return at("result_file", "%v", err)
 		}
+		key = "result_file " + w.ResultFile
 	}
 	r, err := parseResult(res)
 	if err != nil {
-		key := "result"
-		if w.ResultFile != "" {
-			key = "result_file " + w.ResultFile
-		}
-		return Measurement{}, at(key, "%v", err)
+		return at(key, "%v", err)
 	}
 	m.Values, m.Profile = r.values, r.profile
 	if w.Profile != nil {
 		m.Profile = *w.Profile
 	}
 	if len(m.Values) == 0 {
-		return Measurement{}, at("result", "no usable metric (want mean_ttft_ms, mean_tpot_ms, mean_itl_ms, mean_e2el_ms or throughput, finite and positive)")
+		return at(key, "no usable metric (want mean_ttft_ms, mean_tpot_ms, mean_itl_ms, mean_e2el_ms or throughput, finite and positive)")
 	}
 	if m.Profile.NumPrompts <= 0 || (m.Profile.InputLen <= 0 && m.Profile.Dataset == bench.DatasetRandom) {
-		return Measurement{}, at("profile", "the load is unknown: give \"profile\" (num_prompts, input_len, output_len, request_rate, max_concurrency), or a result with completed and token totals")
+		return at("profile", "the load is unknown: give \"profile\" (num_prompts, input_len, output_len, request_rate, max_concurrency), or a result with completed and token totals")
 	}
-	return m, nil
+	return nil
 }
 
 func (w wrapper) check(at func(key, format string, a ...any) error) error {

@@ -85,8 +85,23 @@ func vllmResult(probe map[string]json.RawMessage) (result, error) {
 			out.values[name] = v
 		}
 	}
+	p, err := vllmProfile(num, probe["request_rate"])
+	if err != nil {
+		return result{}, err
+	}
+	out.profile = p
+	return out, nil
+}
+
+// vllmProfile is the load a vLLM result ran: random prompts of its mean
+// input and output lengths, completed + failed of them, at its rate and
+// concurrency.
+func vllmProfile(num func(string) (float64, bool), rawRate json.RawMessage) (bench.Profile, error) {
 	completed, _ := num("completed")
 	failed, _ := num("failed")
+	if !(completed >= 1) || completed > 1e9 || failed < 0 || failed > 1e9 {
+		return bench.Profile{}, fmt.Errorf("completed = %v: no request completed", completed)
+	}
 	in, hasIn := num("total_input_tokens")
 	if !hasIn {
 		in, hasIn = num("total_input") // some forks' spelling
@@ -95,14 +110,11 @@ func vllmResult(probe map[string]json.RawMessage) (result, error) {
 	if !hasOut {
 		outTok, hasOut = num("total_output")
 	}
-	if !(completed >= 1) || completed > 1e9 || failed < 0 || failed > 1e9 {
-		return result{}, fmt.Errorf("completed = %v: no request completed", completed)
-	}
 	p := bench.Profile{Name: "measured", Dataset: bench.DatasetRandom, NumPrompts: int(completed + failed), RequestRate: math.Inf(1), Seed: 1}
 	if hasIn && hasOut && in >= 0 && outTok >= 0 && in < 1e15 && outTok < 1e15 {
 		p.InputLen, p.OutputLen = int(math.Round(in/completed)), int(math.Round(outTok/completed))
 	}
-	if r, ok := rate(probe["request_rate"]); ok {
+	if r, ok := rate(rawRate); ok {
 		p.RequestRate = r
 	}
 	if b, ok := num("burstiness"); ok && b > 0 && !math.IsInf(b, 0) {
@@ -111,8 +123,7 @@ func vllmResult(probe map[string]json.RawMessage) (result, error) {
 	if c, ok := num("max_concurrency"); ok && c >= 1 && c < 1e9 {
 		p.MaxConcurrency = int(c)
 	}
-	out.profile = p
-	return out, nil
+	return p, nil
 }
 
 // vllmMetric is the servetune name of a vLLM result key.
