@@ -178,3 +178,28 @@ func TestPriorUsesTheCards(t *testing.T) {
 		t.Errorf("lab --cards bad file: %v", err)
 	}
 }
+
+// The context and offload knobs run in a simulated study: a context the
+// card's model does not have fails its trial as vLLM would, the others
+// complete.
+func TestContextAndOffloadKnobsInAStudy(t *testing.T) {
+	dir, spacePath := writeCardsStudy(t, acmeCard)
+	src := strings.Replace(cardsSpace, "n_trials = 3", "n_trials = 4\nsampler = \"grid\"", 1) + `
+[params.max_model_len]
+values = [8192, 65536]
+[params.kv_offload_gb]
+values = [0, 32]
+`
+	src = strings.Replace(src, "[params.max_running]\nvalues = [16, 64]\n", "", 1)
+	if err := os.WriteFile(spacePath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errText := runCLI(t, dir, "run", spacePath)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errText)
+	}
+	code, out, _ = runCLI(t, dir, "show", "cards")
+	if code != 0 || !strings.Contains(out, "greater than the derived max_model_len") || strings.Count(out, "complete") < 2 {
+		t.Errorf("show:\n%s", out)
+	}
+}
