@@ -14,6 +14,9 @@ type hfAttnLayers struct {
 	AttnChunk        int      `json:"attention_chunk_size"`
 	NoRopeLayers     []int    `json:"no_rope_layers"`
 	NoRopeInterval   int      `json:"no_rope_layer_interval"`
+	// FullAttnInterval: Qwen3-Next-style hybrids without layer_types,
+	// every interval-th layer full attention, the rest linear.
+	FullAttnInterval int `json:"full_attention_interval"`
 }
 
 // layerKinds sets the card's window and full-attention layer counts when
@@ -47,13 +50,15 @@ func (c hfConfig) windowLayers() (full, window, size int) {
 		return full, window, size
 	}
 	switch {
+	case c.FullAttnInterval > 1 && c.FullAttnInterval <= c.Layers:
+		return c.Layers / c.FullAttnInterval, 0, 0
 	case c.AttnChunk > 0 && c.ModelType == "llama4_text":
 		return c.llama4Layers()
 	case c.SlidingWindow <= 0 || (c.UseSlidingWindow != nil && !*c.UseSlidingWindow):
 		return c.Layers, 0, 0
-	case c.WindowPattern > 1:
-		// Gemma 3: every pattern-th layer is global.
-		full = c.Layers / c.WindowPattern
+	case c.WindowPattern > 1 || c.ModelType == "gemma2":
+		// Gemma 3: every pattern-th layer is global; Gemma 2 alternates.
+		full = c.Layers / max(c.WindowPattern, 2)
 		return full, c.Layers - full, c.SlidingWindow
 	case c.UseSlidingWindow != nil && c.MaxWindowLayers > 0 && c.MaxWindowLayers < c.Layers:
 		// Qwen2: layers from max_window_layers on use the window.

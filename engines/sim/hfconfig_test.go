@@ -253,3 +253,30 @@ func TestCardsGolden(t *testing.T) {
 		t.Errorf("the golden cards do not load: %v", err)
 	}
 }
+
+// Hybrid layouts the config states: Qwen3-Next's linear-attention layers
+// (layer_types, or full_attention_interval) keep no per-token KV; Gemma's
+// window pattern keeps one global layer in six; Qwen2 without
+// use_sliding_window keeps every layer whole.
+func TestHybridLayerKinds(t *testing.T) {
+	base := `"_name_or_path": "m", "hidden_size": 2048, "num_hidden_layers": 48, "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256, "vocab_size": 1000, "intermediate_size": 4096`
+	for _, c := range []struct {
+		extra              string
+		full, window, size int
+	}{
+		{`"full_attention_interval": 4`, 12, 0, 0},
+		{`"layer_types": [` + strings.TrimSuffix(strings.Repeat(`"linear_attention","linear_attention","linear_attention","full_attention",`, 12), ",") + `]`, 12, 0, 0},
+		{`"sliding_window": 1024, "sliding_window_pattern": 6`, 8, 40, 1024},
+		{`"sliding_window": 4096`, 0, 48, 4096},
+		{`"sliding_window": 4096, "model_type": "gemma2"`, 24, 24, 4096},
+		{`"sliding_window": 131072, "use_sliding_window": false, "max_window_layers": 28`, 0, 0, 0},
+	} {
+		m, err := CardFromHFConfig("", strings.NewReader("{"+base+", "+c.extra+"}"))
+		if err != nil {
+			t.Fatalf("%s: %v", c.extra, err)
+		}
+		if m.KVLayers != c.full || m.WindowLayers != c.window || m.SlidingWindow != c.size {
+			t.Errorf("%.40s: kv_layers %d window_layers %d sliding_window %d, want %d %d %d", c.extra, m.KVLayers, m.WindowLayers, m.SlidingWindow, c.full, c.window, c.size)
+		}
+	}
+}
