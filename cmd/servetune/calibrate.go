@@ -68,7 +68,7 @@ func (e *env) calibrate(c *cli.Context) error {
 	if err := os.WriteFile(c.String("out"), out, 0o644); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	printCalibration(e.stdout, res, n)
+	printCalibration(e.stdout, res, n, "trials")
 	fmt.Fprintf(e.stdout, "wrote %s (servetune sim serve --cards, lab --reality-cards)\n", c.String("out"))
 	return nil
 }

@@ -68,7 +68,7 @@ func (e *env) calibrateMeasurements(c *cli.Context) error {
 	if err := os.WriteFile(c.String("out"), out, 0o644); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	printCalibration(e.stdout, res, len(runs))
+	printCalibration(e.stdout, res, len(runs), "runs")
 	printLeaveOneOut(e.stdout, loo, refused, looErr)
 	fmt.Fprintf(e.stdout, "wrote %s (run --cards, sim serve --cards, lab --cards)\n", c.String("out"))
 	return nil
