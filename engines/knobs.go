@@ -27,6 +27,14 @@ const (
 	KnobTorchCompile              = "torch_compile"
 	KnobPrefixCaching             = "prefix_caching"
 	KnobDisableCUDAGraph          = "disable_cuda_graph"
+	// KnobMaxModelLen is the longest request the server plans KV for:
+	// vLLM --max-model-len (-1: "auto", what fits), SGLang
+	// --context-length, TRT-LLM --max_seq_len. Ollama's is num_ctx.
+	KnobMaxModelLen = "max_model_len"
+	// KnobKVOffloadGB is host memory (GiB, the instance's total over its
+	// TP ranks) that KV blocks spill to over PCIe: vLLM's native CPU
+	// offloading, SGLang's hierarchical cache (kvoffload.go).
+	KnobKVOffloadGB = "kv_offload_gb"
 
 	// Knobs only Ollama (llama.cpp) has; see docs/engines.md.
 

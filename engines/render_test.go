@@ -24,7 +24,7 @@ func samples(engine string) space.Config {
 		KnobSpeculativeNumSteps: int64(3), KnobSpeculativeEagleTopK: int64(1),
 		KnobSpeculativeNumDraftTokens: int64(4), KnobSpeculativeNumTokens: int64(3),
 		KnobCUDAGraphMaxBS: int64(64), KnobAttentionBackend: "flashinfer", KnobTorchCompile: true,
-		KnobPrefixCaching: false, KnobDisableCUDAGraph: true,
+		KnobPrefixCaching: false, KnobDisableCUDAGraph: true, KnobMaxModelLen: int64(32768), KnobKVOffloadGB: 16.0,
 	}
 	out := space.Config{}
 	for k, v := range c {
@@ -57,6 +57,9 @@ func conformance(t *testing.T, name, ver string) {
 	if name == "trtllm" {
 		delete(all, KnobCUDAGraphMaxBS) // null cuda_graph_config takes no size
 	}
+	if ver == "0.11.0" {
+		delete(all, KnobKVOffloadGB) // no --kv-offloading-size yet (TestKVKnobs)
+	}
 	var sets []space.Config
 	for _, k := range all.Keys() {
 		single := space.Config{k: all[k]}
@@ -72,10 +75,17 @@ func conformance(t *testing.T, name, ver string) {
 		if k == KnobDeepEPMode && name == "vllm" {
 			single[KnobMoEA2ABackend] = "deepep"
 		}
+		if k == KnobKVOffloadGB && name == "sglang" {
+			single[KnobTP] = all[KnobTP] // per-rank --hicache-size
+		}
 		if strings.HasPrefix(k, "speculative_") && k != KnobSpeculativeAlgorithm {
 			single[KnobSpeculativeAlgorithm] = all[KnobSpeculativeAlgorithm]
 		}
 		sets = append(sets, single)
+	}
+	if name == "sglang" {
+		// The hierarchical cache needs the radix cache the samples turn off.
+		all = with(all, func(c space.Config) { delete(c, KnobKVOffloadGB) })
 	}
 	sets = append(sets, all)
 	for _, cfg := range sets {
@@ -161,6 +171,10 @@ var renderCases = []struct {
 		KnobDeepEPMode: "low_latency", KnobAttentionBackend: "flashinfer", KnobCUDAGraphMaxBS: int64(256), KnobTorchCompile: false}},
 	{"vllm-eagle3", "vllm", "", space.Config{KnobSpeculativeAlgorithm: "EAGLE3", KnobSpeculativeDraftModel: "Tengyunw/qwen3_8b_eagle3",
 		KnobSpeculativeNumTokens: int64(3), KnobMemFraction: 0.9, KnobMaxRunning: int64(64), KnobPrefixCaching: false, KnobChunkedPrefill: int64(-1)}},
+	{"vllm-0.15-context-offload", "vllm", "0.15.1", space.Config{KnobTP: int64(2), KnobMaxModelLen: int64(131072), KnobKVOffloadGB: 64.0,
+		KnobMaxRunning: int64(256)}},
+	{"sglang-hicache", "sglang", "0.5.6", space.Config{KnobTP: int64(4), KnobMaxModelLen: int64(65536), KnobKVOffloadGB: 100.0}},
+	{"trtllm-max-seq-len", "trtllm", "", space.Config{KnobTP: int64(2), KnobMaxModelLen: int64(32768), KnobChunkedPrefill: int64(8192)}},
 	{"vllm-no-cuda-graph", "vllm", "", space.Config{KnobDisableCUDAGraph: true, KnobKVCacheDType: "fp8", KnobChunkedPrefill: int64(8192)}},
 	{"sglang-everything", "sglang", "", space.Config{KnobTP: int64(8), KnobDP: int64(8), KnobEnableDPAttention: true, KnobEP: int64(8),
 		KnobMemFraction: 0.85, KnobChunkedPrefill: int64(8192), KnobMoEA2ABackend: "deepep", KnobMaxRunning: int64(256),
@@ -299,5 +313,55 @@ func TestShellQuoting(t *testing.T) {
 	}
 	if got := shellWords(c.Shell())[2:]; !reflect.DeepEqual(got, c.Argv) {
 		t.Errorf("shell words of Shell() = %q; want %q", got, c.Argv)
+	}
+}
+
+func with(c space.Config, f func(space.Config)) space.Config {
+	out := space.Config{}
+	for k, v := range c {
+		out[k] = v
+	}
+	f(out)
+	return out
+}
+
+// The context and offload knobs: each engine's spelling, the version
+// gates, and the combinations the engines refuse.
+func TestKVKnobs(t *testing.T) {
+	cases := []struct {
+		engine, version string
+		cfg             space.Config
+		want            string // a substring of the command, or of the error
+		fails           bool
+	}{
+		{"vllm", "", space.Config{KnobMaxModelLen: int64(131072)}, "--max-model-len=131072", false},
+		{"vllm", "", space.Config{KnobMaxModelLen: int64(-1)}, "--max-model-len=auto", false},
+		{"vllm", "0.13.0", space.Config{KnobMaxModelLen: int64(-1)}, "added in 0.14.0", true},
+		{"vllm", "0.15.1", space.Config{KnobKVOffloadGB: 64.0}, "--kv-offloading-size=64 --kv-offloading-backend=native", false},
+		{"vllm", "0.11.1", space.Config{KnobKVOffloadGB: 2.5}, "--kv-offloading-size=2.5", false},
+		{"vllm", "0.11.0", space.Config{KnobKVOffloadGB: 8.0}, "added in 0.11.1", true},
+		{"vllm", "", space.Config{KnobKVOffloadGB: 0.0}, "", false},
+		{"vllm", "", space.Config{KnobKVOffloadGB: -1.0}, "GiB ≥ 0", true},
+		{"sglang", "", space.Config{KnobMaxModelLen: int64(65536)}, "--context-length=65536", false},
+		{"sglang", "", space.Config{KnobKVOffloadGB: 100.0, KnobTP: int64(8)}, "--enable-hierarchical-cache --hicache-size=13", false},
+		{"sglang", "0.5.6", space.Config{KnobKVOffloadGB: 16.0}, "--hicache-size=16", false},
+		{"sglang", "", space.Config{KnobKVOffloadGB: 16.0, KnobPrefixCaching: false}, "mutually exclusive", true},
+		{"trtllm", "", space.Config{KnobMaxModelLen: int64(8192)}, "--max_seq_len=8192", false},
+		{"trtllm", "", space.Config{KnobMaxModelLen: int64(0)}, "positive", true},
+	}
+	for _, c := range cases {
+		tgt := space.Target{Model: "org/model", Engine: c.engine, Engines: map[string]space.EngineTarget{c.engine: {Version: c.version}}}
+		cmd, err := Render(c.cfg, tgt)
+		switch {
+		case c.fails && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s %s %s: err %v, want one saying %q", c.engine, c.version, c.cfg.Summary(), err, c.want)
+		case !c.fails && (err != nil || !strings.Contains(cmd.Shell(), c.want)):
+			t.Errorf("%s %s %s: %q, %v; want %q", c.engine, c.version, c.cfg.Summary(), cmd.Shell(), err, c.want)
+		case !c.fails && c.want == "" && strings.Contains(cmd.Shell(), "offload"):
+			t.Errorf("0 GiB rendered an offload: %s", cmd.Shell())
+		}
+	}
+	if Supports("trtllm", KnobKVOffloadGB) || Supports("ollama", KnobMaxModelLen) {
+		t.Error("trtllm offload / ollama max_model_len are not rendered; the knobs must be refused there")
 	}
 }

@@ -50,7 +50,7 @@ func (sglang) Knobs() []string {
 		KnobMoEA2ABackend, KnobMaxRunning, KnobDeepEPMode, KnobKVCacheDType, KnobCUDAGraphMaxBS,
 		KnobDisableCUDAGraph, KnobAttentionBackend, KnobTorchCompile, KnobPrefixCaching,
 		KnobSpeculativeAlgorithm, KnobSpeculativeDraftModel, KnobSpeculativeNumSteps,
-		KnobSpeculativeEagleTopK, KnobSpeculativeNumDraftTokens}
+		KnobSpeculativeEagleTopK, KnobSpeculativeNumDraftTokens, KnobMaxModelLen, KnobKVOffloadGB}
 }
 
 func sglangProgram() []string { return []string{"python3", "-m", "sglang.launch_server"} }
@@ -167,6 +167,7 @@ func (sglang) Render(cfg space.Config, v Version, model string) (Command, error)
 	r.intFlag(KnobSpeculativeNumSteps, "--speculative-num-steps")
 	r.intFlag(KnobSpeculativeEagleTopK, "--speculative-eagle-topk")
 	r.intFlag(KnobSpeculativeNumDraftTokens, "--speculative-num-draft-tokens")
+	sglangKV(r) // kvknobs.go
 	return r.command(len(sglangProgram()))
 }
 
@@ -206,8 +207,12 @@ func (sglang) Parse(args []string, _ Version) (Parsed, error) {
 		{names: []string{"--speculative-eagle-topk"}, value: true, set: setInt(KnobSpeculativeEagleTopK)},
 		{names: []string{"--speculative-num-draft-tokens"}, value: true, set: setInt(KnobSpeculativeNumDraftTokens)},
 	}
+	defs = append(defs, sglangKVDefs()...)
 	defs = append(defs, listenDefs("--host", "--port", "--served-model-name")...)
 	out, _, err := parseFlags("sglang", args, defs, false)
+	if err == nil {
+		sglangHiCacheTotal(out)
+	}
 	return out, err
 }
 

@@ -52,7 +52,7 @@ func (trtllm) Knobs() []string {
 	return []string{KnobTP, KnobEP, KnobEnableDPAttention, KnobMemFraction, KnobChunkedPrefill,
 		KnobMaxRunning, KnobKVCacheDType, KnobCUDAGraphMaxBS, KnobDisableCUDAGraph,
 		KnobAttentionBackend, KnobTorchCompile, KnobPrefixCaching, KnobSpeculativeAlgorithm,
-		KnobSpeculativeDraftModel, KnobSpeculativeNumTokens}
+		KnobSpeculativeDraftModel, KnobSpeculativeNumTokens, KnobMaxModelLen}
 }
 
 func trtllmProgram() []string { return []string{"trtllm-serve"} }
@@ -69,6 +69,7 @@ func (trtllm) Render(cfg space.Config, v Version, model string) (Command, error)
 		r.bare("--enable_chunked_prefill")
 		r.flag("--max_num_tokens", fmt.Sprint(n))
 	}
+	trtllmKV(r) // kvknobs.go
 	y := trtllmYAML(r, v)
 	c, err := r.command(len(trtllmProgram()))
 	if err != nil || len(y) == 0 {
@@ -192,6 +193,7 @@ func (trtllm) Parse(args []string, _ Version) (Parsed, error) {
 		}},
 		{names: []string{"--extra_llm_api_options", "--config"}, value: true, set: parseTRTLLMOptions},
 	}
+	defs = append(defs, trtllmKVDefs()...)
 	defs = append(defs, listenDefs("--host", "--port", "")...)
 	out, p, err := parseFlags("trtllm", args, defs, true)
 	if err != nil {

@@ -80,7 +80,7 @@ func (vllm) Knobs() []string {
 	return []string{KnobTP, KnobDP, KnobEP, KnobMemFraction, KnobChunkedPrefill, KnobMaxRunning,
 		KnobKVCacheDType, KnobMoEA2ABackend, KnobDeepEPMode, KnobSpeculativeAlgorithm,
 		KnobSpeculativeDraftModel, KnobSpeculativeNumTokens, KnobCUDAGraphMaxBS, KnobTorchCompile,
-		KnobDisableCUDAGraph, KnobAttentionBackend, KnobPrefixCaching}
+		KnobDisableCUDAGraph, KnobAttentionBackend, KnobPrefixCaching, KnobMaxModelLen, KnobKVOffloadGB}
 }
 
 func vllmProgram() []string { return []string{"vllm", "serve"} }
@@ -150,6 +150,7 @@ func (vllm) Render(cfg space.Config, v Version, model string) (Command, error) {
 			r.bare("--no-enable-prefix-caching")
 		}
 	}
+	vllmKV(r, v) // kvknobs.go
 	return r.command(len(vllmProgram()))
 }
 
@@ -292,6 +293,7 @@ func (vllm) Parse(args []string, _ Version) (Parsed, error) {
 		{names: []string{"--enable-prefix-caching"}, set: setBool(KnobPrefixCaching, true)},
 		{names: []string{"--no-enable-prefix-caching"}, set: setBool(KnobPrefixCaching, false)},
 	}
+	defs = append(defs, vllmKVDefs()...)
 	defs = append(defs, listenDefs("--host", "--port", "--served-model-name")...)
 	out, p, err := parseFlags("vllm", args, defs, true)
 	if err != nil {

@@ -1,6 +1,7 @@
 package space
 
 import (
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -40,7 +41,7 @@ func (d *decoder) target(m map[string]any) Target {
 	}
 	d.nodes(m, &t)
 	t.Engines = d.engineTargets(d.table(m, "engines", "target.engines"))
-	t.Sim = d.simTarget(d.table(m, "sim", "target.sim", "noise_cv"))
+	t.Sim = d.simTarget(d.table(m, "sim", "target.sim", "noise_cv", "cards"))
 	if d.opt.CheckTarget != nil && t.Model != "" {
 		// Held back until the end: a target the runner cannot run does not
 		// stop the checks of the rest of the file.
@@ -78,6 +79,13 @@ func (d *decoder) simTarget(sim map[string]any) SimTarget {
 			d.fail("target.sim.noise_cv", "must be between 0 and 1, got %v", cv)
 		}
 		st.NoiseCV = cv
+	}
+	if p := d.str(sim, "cards", "target.sim", ""); p != "" {
+		// Relative to the space file, so a study runs from any directory.
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(d.file), p)
+		}
+		st.Cards = p
 	}
 	return st
 }

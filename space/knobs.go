@@ -45,6 +45,11 @@ func knownDomain(knob string) (legal, bool) {
 		return legal{integer: true, min: 1, max: math.MaxInt64, also: &off, desc: "an integer >= 1, or -1 (SGLang: no chunking)"}, true
 	case "mem_fraction":
 		return legal{min: 0, max: 1, above0: true, desc: "a fraction in (0, 1]"}, true
+	case "max_model_len":
+		auto := -1.0
+		return legal{integer: true, min: 1, max: math.MaxInt64, also: &auto, desc: "an integer >= 1, or -1 (vLLM: auto, what fits)"}, true
+	case "kv_offload_gb":
+		return legal{min: 0, max: 1 << 20, desc: "GiB of host memory >= 0 (0: no offload)"}, true
 	}
 	return legal{}, false
 }

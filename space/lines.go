@@ -71,3 +71,7 @@ func cleanKey(k string) string {
 	}
 	return strings.Join(parts, ".")
 }
+
+// KeyLines is keyLines for other TOML files servetune reads (simulator
+// cards), so their errors name file:line:key the same way.
+func KeyLines(src string) map[string]int { return keyLines(src) }

@@ -85,6 +85,15 @@ type EngineTarget struct {
 type SimTarget struct {
 	// NoiseCV is the coefficient of variation of measurement noise (0 = none).
 	NoiseCV float64 `toml:"noise_cv" json:"noise_cv,omitempty"`
+	// Cards is a file of simulator cards ([[model]], [[gpu]]; `servetune
+	// card` writes one) over the built-in ones, resolved against the space
+	// file's directory. The simulator, the prior and calibrate read it.
+	// Not part of the space's fingerprint: a study stores the cards'
+	// content and compares that on resume.
+	Cards string `toml:"cards" json:"-"`
+	// CardsSource is the cards file's text as a study stored it; set by
+	// the commands that read a study, and used instead of the file.
+	CardsSource string `toml:"-" json:"-"`
 }
 
 // ServedName is the model name clients send.

@@ -13,7 +13,7 @@ import (
 // priorFunc is a Prior from a function.
 type priorFunc func(space.Config) ([]float64, bool)
 
-func (f priorFunc) Predict(c space.Config) ([]float64, bool) { return f(c) }
+func (f priorFunc) Predict(_ context.Context, c space.Config) ([]float64, bool) { return f(c) }
 
 // A study records why each trial ran — the baseline, the space's
 // enqueued configs, --warm-start's, the prior's picks and the sampler's —

@@ -16,9 +16,9 @@ import (
 // names, bench's profiles and metrics, the samplers' check, and the
 // simulator's cards (nil: the built-in catalogue) for a simulated target.
 // engineFiles are the --engines declarations.
-func SpaceOptions(cards *sim.Cards, engineFiles ...string) space.Options {
+func SpaceOptions(cards CardsOf, engineFiles ...string) space.Options {
 	if cards == nil {
-		cards = sim.DefaultCards()
+		cards = func(space.Target) (*sim.Cards, error) { return sim.DefaultCards(), nil }
 	}
 	return space.Options{
 		EngineFiles:  engineFiles,
@@ -34,10 +34,19 @@ func SpaceOptions(cards *sim.Cards, engineFiles ...string) space.Options {
 	}
 }
 
-// simCards refuses a simulated target whose GPU or model has no card:
-// every trial would fail on it.
-func simCards(cards *sim.Cards) func(space.Target) []space.Problem {
+// CardsOf gives the simulator cards a target simulates on: the built-in
+// catalogue, or that with [target.sim] cards (or --cards) over it; an
+// error is a cards file that does not load.
+type CardsOf func(space.Target) (*sim.Cards, error)
+
+// simCards refuses a simulated target whose GPU or model has no card
+// (every trial would fail on it) and a cards file that does not load.
+func simCards(cardsOf CardsOf) func(space.Target) []space.Problem {
 	return func(t space.Target) []space.Problem {
+		cards, err := cardsOf(t)
+		if err != nil {
+			return []space.Problem{{Key: "target.sim.cards", Msg: err.Error()}}
+		}
 		if t.Runner != "sim" {
 			return nil
 		}
@@ -46,7 +55,7 @@ func simCards(cards *sim.Cards) func(space.Target) []space.Problem {
 			out = append(out, space.Problem{Key: "target.gpu", Msg: err.Error()})
 		}
 		if _, err := cards.Model(t.Model); err != nil {
-			out = append(out, space.Problem{Key: "target.model", Msg: err.Error()})
+			out = append(out, space.Problem{Key: "target.model", Msg: err.Error() + "; `servetune card` builds one from config.json for [target.sim] cards or --cards"})
 		}
 		return out
 	}
@@ -55,10 +64,14 @@ func simCards(cards *sim.Cards) func(space.Target) []space.Problem {
 // priorFits refuses an explicit prior = "sim" that could not work: a
 // sampler it cannot guide, or a target the simulator has no cards for
 // (it would only guess).
-func priorFits(cards *sim.Cards) func(string, space.Target) error {
+func priorFits(cardsOf CardsOf) func(string, space.Target) error {
 	return func(sampler string, t space.Target) error {
 		if !search.PriorGuides(sampler) {
 			return fmt.Errorf("the simulator prior cannot guide the %s sampler, which keeps its own order: remove prior = \"sim\" or use %s", sampler, strings.Join(guidedSamplers(), ", "))
+		}
+		cards, err := cardsOf(t)
+		if err != nil {
+			return err
 		}
 		if _, err := cards.Model(t.Model); err != nil {
 			return fmt.Errorf("%v, so the prior has nothing to simulate: remove prior = \"sim\"", err)

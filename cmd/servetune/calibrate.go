@@ -21,28 +21,40 @@ const maxCalibrationTrials = 12
 func calibrateCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "calibrate",
-		Usage:     "fit the simulator's GPU, model and draft card factors to a finished study's measurements",
-		ArgsUsage: "STUDY (a name under --dir, or a study.db path)",
+		Usage:     "fit the simulator's GPU, model and draft card factors to a finished study's measurements, or to benchmark results (--measurements)",
+		ArgsUsage: "STUDY (a name under --dir, or a study.db path) | --measurements FILE [FILE...]",
 		Description: "Fits the target GPU card's HBM bandwidth, compute and NVLink, the model card's expert,\n" +
 			"communication and memory-overhead factors and MTP acceptance, and the drafts' acceptance —\n" +
 			"those the study's complete trials identify — so that the simulator reproduces their total\n" +
 			"TPS, mean TPOT, mean TTFT and objectives; prints the error per metric before and after and\n" +
-			"writes the fitted cards for --cards / --reality-cards.",
+			"writes the fitted cards for --cards / --reality-cards.\n" +
+			"With --measurements, the measurements are benchmark results you already have — `servetune bench --json`\n" +
+			"or `vllm bench serve --save-result` JSON — each in a small wrapper naming the engine, model, GPU and\n" +
+			"serving config (knobs or the serve command) that produced it (format: docs/sim.md, \"Calibrating from\n" +
+			"benchmark results\"); it also prints the leave-one-out error (each run predicted by a fit on the others).\n" +
+			"A fit is refused when the runs are fewer than the factors they identify.",
 		Flags: []cli.Flag{dirFlag(), storageFlag(),
 			&cli.StringFlag{Name: "out", Required: true, Usage: "write the fitted cards (TOML, the --cards format) here"},
-			&cli.StringFlag{Name: "cards", Usage: "start from these cards (TOML) over the built-in ones, e.g. a model card from `servetune card`"},
+			&cli.StringSliceFlag{Name: "measurements", Usage: "fit to these measurement `FILE`s instead of a study (repeatable; further arguments are more files)"},
+			&cli.StringFlag{Name: "cards", Usage: "start from these cards (TOML) over the built-in ones and those stored with the study, e.g. a `FILE` from servetune card"},
 		},
 		Action: func(c *cli.Context) error { return e.calibrate(c) },
 	}
 }
 
 func (e *env) calibrate(c *cli.Context) error {
+	if len(c.StringSlice("measurements")) > 0 {
+		return e.calibrateMeasurements(c)
+	}
 	sp, trials, err := studyArg(c)
 	if err != nil {
 		return err
 	}
-	cards, err := loadCards(c.String("cards"))
+	cards, err := targetCards(sp.Target)
 	if err != nil {
+		return err
+	}
+	if err := addCards(cards, "cards", c.String("cards")); err != nil {
 		return err
 	}
 	res, n, err := calibrateStudy(c.Context, sp, trials, cards)
@@ -56,25 +68,25 @@ func (e *env) calibrate(c *cli.Context) error {
 	if err := os.WriteFile(c.String("out"), out, 0o644); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	printCalibration(e.stdout, res, n)
+	printCalibration(e.stdout, res, n, "trials")
 	fmt.Fprintf(e.stdout, "wrote %s (servetune sim serve --cards, lab --reality-cards)\n", c.String("out"))
 	return nil
 }
 
-func loadCards(path string) (*sim.Cards, error) {
-	cards := sim.DefaultCards()
+// addCards reads the cards file of a flag (--cards) over cards (nothing
+// for "").
+func addCards(cards *sim.Cards, flag, path string) error {
 	if path == "" {
-		return cards, nil
+		return nil
 	}
-	f, err := os.Open(path)
+	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, usagef("--cards: %v", err)
+		return usagef("--%s: %v", flag, err)
 	}
-	defer f.Close()
-	if err := cards.Add(f); err != nil {
-		return nil, usagef("--cards %s: %v", path, err)
+	if err := cards.AddFile(path, src); err != nil {
+		return usagef("--%s: %v", flag, err)
 	}
-	return cards, nil
+	return nil
 }
 
 // calibrateStudy fits the cards to the study's trials; n is how many

@@ -54,8 +54,8 @@ func storedModel(c *sim.Cards, m sim.ModelCard) sim.ModelCard {
 	return m
 }
 
-func printCalibration(w io.Writer, res *calib.Result, trials int) {
-	fmt.Fprintf(w, "%d trials; simulator error |simulated/measured − 1|, median and max, before → after:\n", trials)
+func printCalibration(w io.Writer, res *calib.Result, n int, what string) {
+	fmt.Fprintf(w, "%d %s; simulator error |simulated/measured − 1|, median and max, before → after:\n", n, what)
 	for i, b := range res.Before {
 		a := res.After[i]
 		fmt.Fprintf(w, "  %-36s median %6.1f%% → %5.1f%%   max %6.1f%% → %6.1f%%%s\n", b.Metric,

@@ -162,7 +162,7 @@ func TestCalibrateRecoversAPerturbedReality(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	printCalibration(&out, res, n)
+	printCalibration(&out, res, n, "trials")
 	t.Logf("\n%s", out.String())
 	fitted := map[string]float64{}
 	for _, f := range res.Fitted {

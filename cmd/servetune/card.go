@@ -18,13 +18,18 @@ func cardCommand(e *env) *cli.Command {
 		Name:      "card",
 		Usage:     "build a simulator model card from a Hugging Face config.json",
 		ArgsUsage: "MODEL_DIR_OR_CONFIG_JSON",
-		Description: "Prints a [[model]] TOML card (layers, hidden size, heads, KV heads, experts, active experts,\n" +
-			"dtype, derived parameter counts) for --cards or [target.sim] cards. Example:\n" +
-			"  servetune card ~/models/Qwen3-8B --name Qwen/Qwen3-8B --out cards.toml",
+		Description: "Prints a [[model]] TOML card (layers, hidden size, heads, KV heads, experts and shared experts,\n" +
+			"active experts, MLA ranks, sliding-window/chunked/linear attention layers, the weight dtype and\n" +
+			"bits of FP8/AWQ/GPTQ/compressed-tensors/ModelOpt checkpoints, derived parameter counts) for\n" +
+			"`run --cards`, `[target.sim] cards`, `sim serve --cards`, `calibrate --cards` and `lab --cards`.\n" +
+			"--max-model-len sets the context the KV cache is planned for (the server's --max-model-len);\n" +
+			"without it the config's max_position_embeddings is used. Example:\n" +
+			"  servetune card ~/models/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic --max-model-len 131072 --out cards.toml",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "name", Usage: "card name (default: the config's _name_or_path, else the directory name)"},
 			&cli.StringSliceFlag{Name: "alias", Usage: "another name the card answers to (repeatable)"},
 			&cli.StringFlag{Name: "out", Usage: "write the card to this file instead of stdout"},
+			&cli.IntFlag{Name: "max-model-len", Usage: "the context length the server runs with (vLLM --max-model-len, SGLang --context-length), at most the config's max_position_embeddings"},
 		},
 		Action: func(c *cli.Context) error { return e.card(c) },
 	}
@@ -52,7 +57,10 @@ func (e *env) card(c *cli.Context) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("card %s: %w", path, err)
+		return usageError{fmt.Errorf("card %s: %w", path, err)}
+	}
+	if err := e.cardContext(&m, c.Int("max-model-len")); err != nil {
+		return err
 	}
 	m.Aliases = c.StringSlice("alias")
 	var buf bytes.Buffer
@@ -67,4 +75,25 @@ func (e *env) card(c *cli.Context) error {
 	}
 	_, err = e.stdout.Write(buf.Bytes())
 	return err
+}
+
+// longContext is where a config's context stops being what servers run
+// with: Llama-4 Scout declares 10M tokens, no KV cache holds that.
+const longContext = 1 << 20
+
+// cardContext applies --max-model-len; without it a context past
+// longContext gets a note, since the simulated vLLM would refuse to
+// start (its KV cache cannot hold one such request).
+func (e *env) cardContext(m *sim.ModelCard, maxLen int) error {
+	switch {
+	case maxLen < 0:
+		return usagef("--max-model-len must be positive, got %d", maxLen)
+	case maxLen > m.MaxContext && m.MaxContext > 0:
+		return usagef("--max-model-len %d is more than the config's max_position_embeddings (%d); servers refuse it", maxLen, m.MaxContext)
+	case maxLen > 0:
+		m.MaxContext = maxLen
+	case m.MaxContext > longContext:
+		fmt.Fprintf(e.stderr, "card: %s declares a %d-token context; the KV plan is sized for it. Pass --max-model-len (or set the max_model_len knob) to what the server runs with.\n", m.Name, m.MaxContext)
+	}
+	return nil
 }

@@ -58,3 +58,44 @@ func TestCardNamesTheBadFile(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q: want the file and the missing key", code, errText)
 	}
 }
+
+// Llama-4 Scout FP8: FP8 weights, the shared expert counted (17B
+// active), and --max-model-len sets the planned context.
+func TestCardQuantisedMoEAndMaxModelLen(t *testing.T) {
+	cfg, err := filepath.Abs("../../engines/sim/testdata/hf/llama-4-scout-17b-16e-instruct-fp8-dynamic.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	code, out, errText := runCLI(t, dir, "card", cfg, "--name", "scout")
+	if code != 0 || !strings.Contains(errText, "10485760-token context") || !strings.Contains(out, "max_context = 10485760") {
+		t.Fatalf("no --max-model-len: exit %d\n%s\n%s", code, out, errText)
+	}
+	code, out, errText = runCLI(t, dir, "card", cfg, "--name", "scout", "--max-model-len", "131072")
+	if code != 0 || errText != "" {
+		t.Fatalf("exit %d: %s", code, errText)
+	}
+	for _, want := range []string{`weight_dtype = "fp8"`, "max_context = 131072", "kv_layers = 12", "window_layers = 36", "sliding_window = 8192"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("card lacks %q:\n%s", want, out)
+		}
+	}
+	cards := sim.DefaultCards()
+	if err := cards.Add(strings.NewReader(out)); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := cards.Model("scout")
+	if m.ActiveParamsB < 16.5 || m.ActiveParamsB > 17.5 {
+		t.Errorf("active %.2fB, published 17B", m.ActiveParamsB)
+	}
+	// The planned context fits one H100 pair; the 10M one would not.
+	sm := &sim.Simulator{Cards: cards}
+	p := bench.Profile{Name: "p", Dataset: "random", InputLen: 512, OutputLen: 32, NumPrompts: 8, MaxConcurrency: 4, Seed: 1}
+	if _, _, err := sm.Evaluate(context.Background(), space.Config{"engine": "vllm", "tp": int64(2)}, space.Target{Model: "scout", GPU: "H100", GPUs: 2}, p, 1); err != nil {
+		t.Errorf("Scout FP8 at 128k on 2×H100: %v", err)
+	}
+	code, _, errText = runCLI(t, dir, "card", cfg, "--max-model-len", "20000000")
+	if code != 2 || !strings.Contains(errText, "max_position_embeddings") {
+		t.Errorf("too long: exit %d %s", code, errText)
+	}
+}

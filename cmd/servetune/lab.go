@@ -32,7 +32,8 @@ func labCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "perturbed", Usage: "instead: each seed against its own reality from the perturbed family (one exhaustive grid per seed), the first sampler with pruning, without and with the prior"},
 			&cli.BoolFlag{Name: "multi", Usage: "with --perturbed: on both objectives (hypervolume against each reality's front), with the first of --mo-samplers"},
 			&cli.StringFlag{Name: "cache", Usage: "keep every simulated outcome (truths and the prior's) in this directory between runs; clear it when the simulator changes"},
-			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the built-in ones for the truth only; the prior keeps the built-in cards"},
+			&cli.StringFlag{Name: "cards", Usage: "TOML `FILE` of cards (servetune card output) over the built-in ones, for the truth and the prior alike"},
+			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the cards for the truth only; the prior keeps the built-in (or --cards) cards"},
 		},
 		Action: func(c *cli.Context) error {
 			m, err := labMatrix(c)
@@ -64,7 +65,7 @@ func labMatrix(c *cli.Context) (lab.Matrix, error) {
 	if err := checkSamplers(c); err != nil {
 		return lab.Matrix{}, err
 	}
-	cards, err := realityCards(c.String("reality-cards"))
+	cards, reality, err := labCards(c.String("cards"), c.String("reality-cards"))
 	if err != nil {
 		return lab.Matrix{}, err
 	}
@@ -72,26 +73,29 @@ func labMatrix(c *cli.Context) (lab.Matrix, error) {
 		Landscapes: c.StringSlice("landscape"), Samplers: split(c.String("samplers")), MOSamplers: split(c.String("mo-samplers")),
 		Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Workers: c.Int("workers"),
 		Pruning: c.Bool("pruning"), Margins: c.Float64Slice("prune-margin"), Prior: c.Bool("prior"),
-		Perturbed: c.Bool("perturbed"), Multi: c.Bool("multi"), Cache: c.String("cache"), RealityCards: cards,
+		Perturbed: c.Bool("perturbed"), Multi: c.Bool("multi"), Cache: c.String("cache"), Cards: cards, RealityCards: reality,
 	}, nil
 }
 
-// realityCards reads --reality-cards over the built-in cards (nil when
-// not given).
-func realityCards(path string) (*sim.Cards, error) {
-	if path == "" {
-		return nil, nil
+// labCards reads --cards over the built-in cards, and --reality-cards
+// over those (each nil when not given).
+func labCards(cardsFile, realityFile string) (cards, reality *sim.Cards, err error) {
+	if cardsFile != "" {
+		cards = sim.DefaultCards()
+		if err := addCards(cards, "cards", cardsFile); err != nil {
+			return nil, nil, err
+		}
 	}
-	cards := sim.DefaultCards()
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, usagef("--reality-cards: %v", err)
+	if realityFile != "" {
+		reality = sim.DefaultCards()
+		if err := addCards(reality, "cards", cardsFile); err != nil {
+			return nil, nil, err
+		}
+		if err := addCards(reality, "reality-cards", realityFile); err != nil {
+			return nil, nil, err
+		}
 	}
-	defer f.Close()
-	if err := cards.Add(f); err != nil {
-		return nil, usagef("--reality-cards %s: %v", path, err)
-	}
-	return cards, nil
+	return cards, reality, nil
 }
 
 // writeLabJSON writes every run's curves to path, when given.

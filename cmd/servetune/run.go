@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
@@ -32,6 +33,7 @@ func runCommand(e *env) *cli.Command {
 			gpusFlag(),
 			nodesFlag(),
 			enginesFlag(),
+			cardsFlag(),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
 		},
 		Action: e.runAction,
@@ -116,6 +118,9 @@ type runOptions struct {
 	shared   bool
 	workerID string
 	lease    time.Duration
+	// cards are the simulator cards of the runner and the prior
+	// (studyCards).
+	cards *sim.Cards
 }
 
 // trialOptions reads the flags run and worker share.
@@ -171,10 +176,12 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 		return openError(err)
 	}
 	defer sess.Close()
-	if err := e.checkStudy(ctx, sp, sess.Store); err != nil {
+	cards, err := e.checkStudy(ctx, sp, sess.Store)
+	if err != nil {
 		return err
 	}
-	runner, err := newRunner(e, sp, d)
+	o.cards = cards
+	runner, err := newRunner(e, sp, d, cards)
 	if err != nil {
 		return err
 	}
@@ -198,7 +205,9 @@ func (e *env) openOptions(file string, engineFiles []string) (studies.OpenOption
 	}
 	return studies.OpenOptions{Source: string(src), Log: e.log,
 		Parse: func(ctx context.Context, file, src string) (*space.Space, error) {
-			return space.Parse(ctx, file, src, spaceOptions(engineFiles...))
+			opt := spaceOptions(engineFiles...)
+			opt.CheckTarget = nil // its trials ran; studyCards compares the cards
+			return space.Parse(ctx, file, src, opt)
 		},
 	}, nil
 }
@@ -211,18 +220,23 @@ func openError(err error) error {
 	return err
 }
 
-// checkStudy records the space's declared engines with the study and
+// checkStudy records the space's declared engines and its simulator
+// cards (studyCards: the cards returned) with the study and
 // refuses (or warns about, per on_drift) an environment that changed
 // since the study's last trial; every run and every worker does it.
-func (e *env) checkStudy(ctx context.Context, sp *space.Space, store *studies.Store) error {
+func (e *env) checkStudy(ctx context.Context, sp *space.Space, store *studies.Store) (*sim.Cards, error) {
 	if err := studies.RecordEngines(ctx, store, sp); err != nil {
-		return err
+		return nil, err
+	}
+	cards, err := e.studyCards(ctx, sp, store)
+	if err != nil {
+		return nil, err
 	}
 	trials, err := store.Trials(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return e.checkDrift(ctx, sp, trials)
+	return cards, e.checkDrift(ctx, sp, trials)
 }
 
 // loop runs the study with live progress.
@@ -238,7 +252,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease,
 	}
 	var closePrior func()
-	ro.Search.Prior, closePrior = newSimPrior(sp, sess.Dir, e.log)
+	ro.Search.Prior, closePrior = newSimPrior(sp, o.cards, sess.Dir, e.log)
 	defer closePrior()
 	if o.prune {
 		rule := search.DefaultPruneRule()
@@ -340,12 +354,12 @@ func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space
 	return out, nil
 }
 
-func newRunner(e *env, sp *space.Space, d studies.Dir) (objective.Runner, error) {
+func newRunner(e *env, sp *space.Space, d studies.Dir, cards *sim.Cards) (objective.Runner, error) {
 	switch sp.Target.Runner {
 	case "process":
 		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(guardEngines)), nil
 	default:
-		return objective.NewSimRunner(), nil
+		return objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})), nil
 	}
 }
 

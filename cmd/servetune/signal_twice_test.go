@@ -80,4 +80,3 @@ func TestSecondSignalEndsTheTeardownAtOnce(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // polling other processes' exit
 	}
 }
-

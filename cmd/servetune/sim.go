@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
@@ -35,7 +34,7 @@ func simCommand(e *env) *cli.Command {
 				&cli.IntFlag{Name: "port", Usage: "default: the engine's own (8000, SGLang 30000)"},
 				&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the measurement noise"},
 				&cli.Float64Flag{Name: "noise-cv", Usage: "measurement noise, coefficient of variation (0 = none)"},
-				&cli.StringFlag{Name: "cards", Usage: "TOML file of extra model/GPU cards"},
+				&cli.StringFlag{Name: "cards", Usage: "TOML `FILE` of extra model/GPU cards (servetune card output)"},
 			},
 			Action: func(c *cli.Context) error { return e.simServe(c) },
 		}},
@@ -54,16 +53,8 @@ func (e *env) simServe(c *cli.Context) error {
 		return usagef("--gpus must be ≥ 1, not %d", c.Int("gpus"))
 	}
 	cards := sim.DefaultCards()
-	if path := c.String("cards"); path != "" {
-		f, err := os.Open(path)
-		if err != nil {
-			return usagef("--cards: %v", err)
-		}
-		err = cards.Add(f)
-		f.Close()
-		if err != nil {
-			return usagef("--cards %s: %v", path, err)
-		}
+	if err := addCards(cards, "cards", c.String("cards")); err != nil {
+		return err
 	}
 	if _, err := cards.GPU(c.String("gpu")); err != nil {
 		return usagef("--gpu: %v", err)

@@ -20,13 +20,16 @@ import (
 // priorFile keeps the prior's predictions in the study's directory.
 const priorFile = "prior.jsonl"
 
-// newSimPrior is the study's simulator prior on the embedded cards (nil
+// newSimPrior is the study's simulator prior on its cards (nil: the
+// embedded ones; the prior is nil
 // when [study] prior = "none" or the target has no cards), its
 // predictions kept in the study directory so that a resume does not
 // screen again. Without a usable file it still works, only slower; the
 // returned func closes the file.
-func newSimPrior(sp *space.Space, d studies.Dir, log zerolog.Logger) (search.Prior, func()) {
-	cards := sim.DefaultCards()
+func newSimPrior(sp *space.Space, cards *sim.Cards, d studies.Dir, log zerolog.Logger) (search.Prior, func()) {
+	if cards == nil {
+		cards = sim.DefaultCards()
+	}
 	p := lab.NewSimPrior(sp, cards)
 	if p == nil {
 		return nil, func() {}

@@ -13,7 +13,7 @@ import (
 // spaceOptions is the validator's wiring (studies.SpaceOptions);
 // engineFiles are the --engines declarations.
 func spaceOptions(engineFiles ...string) space.Options {
-	return studies.SpaceOptions(nil, engineFiles...)
+	return studies.SpaceOptions(cardsWith(""), engineFiles...)
 }
 
 // loadSpace reads a space file and the --engines files it is run with; a
@@ -38,6 +38,7 @@ func parseStoredSpace(ctx context.Context, file, src string, declared map[string
 	opt.Declared = declared
 	opt.NodesGiven = true // the run that stored it may have had --nodes
 	opt.NoDatasets = true // its dataset files may be on another machine
+	opt.CheckTarget = nil // its trials ran; its cards are stored with it
 	return space.Parse(ctx, file, src, opt)
 }
 
@@ -51,7 +52,11 @@ func enginesFlag() cli.Flag {
 // "$SLURM_JOB_NODELIST": a scheduler names other nodes each job) and
 // --n-trials.
 func loadRunSpace(c *cli.Context) (*space.Space, error) {
-	opt := spaceOptions(c.StringSlice("engines")...)
+	cards := c.String("cards")
+	if err := checkCardsFlag(cards); err != nil {
+		return nil, err
+	}
+	opt := studies.SpaceOptions(cardsWith(cards), c.StringSlice("engines")...)
 	nodes := c.String("nodes")
 	opt.NodesGiven = nodes != ""
 	sp, err := loadSpaceWith(c.Context, c.Args().First(), opt)
@@ -67,6 +72,9 @@ func loadRunSpace(c *cli.Context) (*space.Space, error) {
 		if err := sp.Target.CheckHead(); err != nil {
 			return nil, usagef("--nodes %s: target.host %v", nodes, err)
 		}
+	}
+	if cards != "" {
+		sp.Target.Sim.Cards = cards
 	}
 	if n := c.Int("n-trials"); n > 0 {
 		sp.Study.NTrials = n

@@ -215,6 +215,10 @@ func readStudy(ctx context.Context, store *studies.Store, path string) (*space.S
 	if err != nil {
 		return nil, nil, fmt.Errorf("study %s: stored space: %w", path, err)
 	}
+	// The cards it simulated on, so calibrate and the prior see them.
+	if sp.Target.Sim.CardsSource, err = store.Meta(ctx, metaCards); err != nil {
+		return nil, nil, err
+	}
 	trials, err := store.Trials(ctx)
 	studies.FillRunner(sp, trials) // studies from before runners were recorded
 	return sp, trials, err

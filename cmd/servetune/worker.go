@@ -33,6 +33,7 @@ func workerCommand(e *env) *cli.Command {
 			gpusFlag(),
 			nodesFlag(),
 			enginesFlag(),
+			cardsFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -123,10 +124,11 @@ func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOp
 		return openError(err)
 	}
 	defer sess.Close()
-	if err := e.checkStudy(ctx, sp, sess.Store); err != nil {
+	cards, err := e.checkStudy(ctx, sp, sess.Store)
+	if err != nil {
 		return err
 	}
-	runner, err := newRunner(e, sp, sess.Dir)
+	runner, err := newRunner(e, sp, sess.Dir, cards)
 	if err != nil {
 		return err
 	}
@@ -135,6 +137,6 @@ func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOp
 	}
 	e.log.Info().Str("storage", studies.Redact(o.storage)).Str("study", sp.Study.Name).Int("workers", o.trials.workers).Msg("worker joined the study")
 	ro := o.trials
-	ro.shared, ro.workerID, ro.lease = true, o.id, o.lease
+	ro.shared, ro.workerID, ro.lease, ro.cards = true, o.id, o.lease, cards
 	return e.loop(ctx, sp, sess, runner, ro)
 }

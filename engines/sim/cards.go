@@ -30,9 +30,14 @@ type GPUCard struct {
 type ModelCard struct {
 	Name    string   `toml:"name"`
 	Aliases []string `toml:"aliases"`
-	// WeightDtype is the checkpoint's weight type ("bf16" or "fp8"); a name
-	// ending in -FP8 or the model_variant knob overrides it.
-	WeightDtype     string  `toml:"weight_dtype"`
+	// WeightDtype is the checkpoint's weight type ("bf16", "fp8", or a
+	// quantised "int4", "int8", "fp4"); a name ending in -FP8 or the
+	// model_variant knob overrides it.
+	WeightDtype string `toml:"weight_dtype"`
+	// WeightBits is the mean stored bits per parameter of an int or FP4
+	// checkpoint (scales and 16-bit embeddings included; absent: the
+	// dtype's width).
+	WeightBits      float64 `toml:"weight_bits,omitzero"`
 	TotalParamsB    float64 `toml:"total_params_b"`
 	ActiveParamsB   float64 `toml:"active_params_b"`
 	ExpertParamsB   float64 `toml:"expert_params_b"`
@@ -53,6 +58,13 @@ type ModelCard struct {
 	MoEIntermediate int     `toml:"moe_intermediate"`
 	MTP             bool    `toml:"mtp"`
 	MaxContext      int     `toml:"max_context"`
+	// KVLayers and WindowLayers split the layers when some keep only the
+	// last SlidingWindow tokens (sliding-window or chunked attention);
+	// layers counted in neither are linear attention with a constant
+	// state. Absent: every layer keeps the whole context.
+	KVLayers      int `toml:"kv_layers,omitzero"`
+	WindowLayers  int `toml:"window_layers,omitzero"`
+	SlidingWindow int `toml:"sliding_window,omitzero"`
 	// Efficiency factors relative to the engines' calibration (factors.go;
 	// absent = 1), fitted per model by `servetune calibrate`.
 	ExpertEff   float64 `toml:"expert_eff,omitzero"`
@@ -106,35 +118,121 @@ func (c *Cards) Add(r io.Reader) error {
 		return fmt.Errorf("sim cards: unknown keys %v", un)
 	}
 	for _, g := range more.GPUs {
-		if g.Name == "" || g.MemGiB <= 0 || g.HBMTBs <= 0 || g.BF16TFLOPs <= 0 {
-			return fmt.Errorf("sim cards: gpu %q needs name, mem_gib, hbm_tbs and bf16_tflops", g.Name)
+		if key, msg := g.problem(); key != "" {
+			return fmt.Errorf("sim cards: gpu %q: %s %s", g.Name, key, msg)
 		}
-		c.GPUs = replaceByName(c.GPUs, g, func(x GPUCard) string { return x.Name })
 	}
 	for _, m := range more.Models {
 		if err := m.validate(); err != nil {
 			return err
 		}
+	}
+	c.merge(more)
+	return nil
+}
+
+// merge adds checked cards, replacing those of the same name.
+func (c *Cards) merge(more Cards) {
+	for _, g := range more.GPUs {
+		c.GPUs = replaceByName(c.GPUs, g, func(x GPUCard) string { return x.Name })
+	}
+	for _, m := range more.Models {
 		c.Models = replaceByName(c.Models, m, func(x ModelCard) string { return x.Name })
 	}
 	for _, d := range more.Drafts {
 		c.Drafts = replaceByName(c.Drafts, d, func(x DraftCard) string { return x.Name })
 	}
-	return nil
+}
+
+// problem is the first key of a GPU card that is missing or impossible.
+func (g GPUCard) problem() (key, msg string) {
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"mem_gib", g.MemGiB}, {"hbm_tbs", g.HBMTBs}, {"bf16_tflops", g.BF16TFLOPs}} {
+		if !(f.v > 0) {
+			return f.key, "is required and must be positive"
+		}
+	}
+	if g.Name == "" {
+		return "name", "is required"
+	}
+	if g.FP8TFLOPs < 0 || g.NVLinkGBs < 0 || g.PCIeGBs < 0 {
+		return "pcie_gbs", "fp8_tflops, nvlink_gbs and pcie_gbs cannot be negative"
+	}
+	return "", ""
 }
 
 func (m ModelCard) validate() error {
-	switch {
-	case m.Name == "" || m.TotalParamsB <= 0 || m.Layers <= 0 || m.Hidden <= 0:
-		return fmt.Errorf("sim cards: model %q needs name, total_params_b, layers and hidden", m.Name)
-	case m.Attention != "MLA" && (m.KVHeads <= 0 || m.HeadDim <= 0):
-		return fmt.Errorf("sim cards: model %q: %s attention needs kv_heads and head_dim", m.Name, m.Attention)
-	case m.Attention == "MLA" && m.KVLoraRank <= 0:
-		return fmt.Errorf("sim cards: model %q: MLA needs kv_lora_rank", m.Name)
-	case m.Experts > 0 && (m.TopK <= 0 || m.ExpertParamsB <= 0):
-		return fmt.Errorf("sim cards: model %q: MoE needs top_k and expert_params_b", m.Name)
+	if key, msg := m.problem(); key != "" {
+		return fmt.Errorf("sim cards: model %q: %s %s", m.Name, key, msg)
 	}
 	return nil
+}
+
+// problem is the first key of a model card that is missing or
+// inconsistent, with why.
+func (m ModelCard) problem() (key, msg string) {
+	switch {
+	case m.Name == "":
+		return "name", "is required"
+	case !(m.TotalParamsB > 0):
+		return "total_params_b", "is required and must be positive"
+	case m.Layers <= 0:
+		return "layers", "is required and must be positive"
+	case m.Hidden <= 0:
+		return "hidden", "is required and must be positive"
+	case m.Attention != "MLA" && m.KVHeads <= 0:
+		return "kv_heads", fmt.Sprintf("is required for %s attention", orGQA(m.Attention))
+	case m.Attention != "MLA" && m.HeadDim <= 0:
+		return "head_dim", fmt.Sprintf("is required for %s attention", orGQA(m.Attention))
+	case m.Attention == "MLA" && m.KVLoraRank <= 0:
+		return "kv_lora_rank", "is required for MLA attention"
+	case m.Experts > 0 && m.TopK <= 0:
+		return "top_k", "is required for a MoE model (experts > 0)"
+	case m.Experts > 0 && !(m.ExpertParamsB > 0):
+		return "expert_params_b", "is required for a MoE model (experts > 0)"
+	case m.KVLayers < 0 || m.WindowLayers < 0 || m.KVLayers+m.WindowLayers > m.Layers:
+		return "kv_layers", fmt.Sprintf("kv_layers + window_layers must be within 0..layers (%d)", m.Layers)
+	case m.WindowLayers > 0 && m.SlidingWindow <= 0:
+		return "sliding_window", "is required with window_layers"
+	case m.WeightBits < 0 || m.WeightBits > 32:
+		return "weight_bits", "must be between 0 and 32"
+	case m.ActiveParamsB > m.TotalParamsB*1.0001:
+		return "active_params_b", fmt.Sprintf("%.3g is more than total_params_b %.3g", m.ActiveParamsB, m.TotalParamsB)
+	}
+	return "", ""
+}
+
+// bytesPerParam is the stored bytes per parameter of an int or FP4
+// checkpoint (WeightBits), else dflt (the dtype's: 2, or 1 for FP8).
+func (m ModelCard) bytesPerParam(dflt float64) float64 {
+	if m.WeightBits > 0 && m.WeightDtype != "bf16" && m.WeightDtype != "fp8" {
+		return m.WeightBits / 8
+	}
+	return dflt
+}
+
+// kvLayers is how many layers' KV one token of a request of length n
+// costs on average: full-attention layers whole, window layers for the
+// last SlidingWindow tokens only (the pool is planned for requests of
+// the model's length), linear-attention layers nothing per token.
+func (m ModelCard) kvLayers(n int) float64 {
+	if m.KVLayers == 0 && m.WindowLayers == 0 {
+		return float64(m.Layers)
+	}
+	w := float64(m.WindowLayers)
+	if n > m.SlidingWindow && n > 0 {
+		w *= float64(m.SlidingWindow) / float64(n)
+	}
+	return float64(m.KVLayers) + w
+}
+
+func orGQA(a string) string {
+	if a == "" {
+		return "GQA"
+	}
+	return a
 }
 
 func replaceByName[T any](xs []T, x T, name func(T) string) []T {

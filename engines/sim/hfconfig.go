@@ -44,10 +44,15 @@ type hfConfig struct {
 	MTPLayers        int             `json:"mtp_num_hidden_layers"`
 	MLPOnlyLayers    []int           `json:"mlp_only_layers"`
 	DecoderSparseStp int             `json:"decoder_sparse_step"`
-}
-
-type hfQuant struct {
-	Method string `json:"quant_method"`
+	// Llama-4: MoE every interleave_moe_layer_step layers (or the listed
+	// moe_layers), dense layers of intermediate_size_mlp, and one shared
+	// expert of intermediate_size beside the routed ones.
+	InterleaveMoE   int   `json:"interleave_moe_layer_step"`
+	MoELayerList    []int `json:"moe_layers"`
+	IntermediateMLP int   `json:"intermediate_size_mlp"`
+	// Qwen2/Qwen3-Next MoE: one shared expert of this size.
+	SharedExpertInter int `json:"shared_expert_intermediate_size"`
+	hfAttnLayers
 }
 
 // CardFromHFConfig builds a model card named name from a Hugging Face
@@ -100,21 +105,32 @@ func (c hfConfig) card(name string) (ModelCard, error) {
 		return ModelCard{}, err
 	}
 	m := ModelCard{Name: name, Layers: c.Layers, Hidden: c.Hidden, Vocab: c.Vocab, Heads: c.Heads, MaxContext: c.MaxPos,
-		WeightDtype: c.weightDtype(), MTP: c.NextNLayers > 0 || c.MTPLayers > 0}
+		MTP: c.NextNLayers > 0 || c.MTPLayers > 0}
 	attn := c.attention(&m)
+	c.layerKinds(&m)
 	dense, moeLayers := c.layerSplit()
 	routed, active := c.experts(&m, moeLayers)
 	emb := float64(c.Vocab * c.Hidden)
 	if !c.Tied {
 		emb *= 2
 	}
-	mlp := float64(dense) * 3 * float64(c.Hidden) * float64(c.Intermediate)
+	mlp := float64(dense) * 3 * float64(c.Hidden) * float64(c.denseIntermediate())
 	m.MoELayers = moeLayers
+	total := float64(c.Layers)*attn + mlp + routed + c.shared(moeLayers) + emb
 	m.AttnParamsB = round3(float64(c.Layers) * attn / 1e9)
 	m.ExpertParamsB = round3(routed / 1e9)
-	m.TotalParamsB = round3((float64(c.Layers)*attn + mlp + routed + c.shared(moeLayers) + emb) / 1e9)
+	m.TotalParamsB = round3(total / 1e9)
 	m.ActiveParamsB = round3((float64(c.Layers)*attn + mlp + active + c.shared(moeLayers) + emb) / 1e9)
+	m.WeightDtype, m.WeightBits = c.Quant.weights(total, emb)
 	return m, nil
+}
+
+// denseIntermediate is the MLP width of the dense layers.
+func (c hfConfig) denseIntermediate() int {
+	if c.IntermediateMLP > 0 {
+		return c.IntermediateMLP
+	}
+	return c.Intermediate
 }
 
 // checkShape refuses sizes no model has, so the derived counts stay
@@ -128,7 +144,9 @@ func (c hfConfig) checkShape() error {
 	}{{"num_key_value_heads", c.KVHeads}, {"head_dim", c.HeadDim}, {"intermediate_size", c.Intermediate},
 		{"moe_intermediate_size", c.MoEIntermediate}, {"n_shared_experts", c.SharedExperts}, {"first_k_dense_replace", c.FirstDense},
 		{"kv_lora_rank", c.KVLoraRank}, {"q_lora_rank", c.QLoraRank}, {"qk_nope_head_dim", c.QKNopeDim}, {"qk_rope_head_dim", c.QKRopeDim},
-		{"v_head_dim", c.VHeadDim}, {"max_position_embeddings", c.MaxPos}, {"num_experts", c.expertCount()}, {"num_experts_per_tok", c.TopK}} {
+		{"v_head_dim", c.VHeadDim}, {"max_position_embeddings", c.MaxPos}, {"num_experts", c.expertCount()}, {"num_experts_per_tok", c.TopK},
+		{"intermediate_size_mlp", c.IntermediateMLP}, {"shared_expert_intermediate_size", c.SharedExpertInter},
+		{"interleave_moe_layer_step", c.InterleaveMoE}, {"sliding_window", c.SlidingWindow}, {"attention_chunk_size", c.AttnChunk}} {
 		if f.v < 0 || f.v > 1<<24 {
 			return fmt.Errorf("config.json: %s = %d out of range", f.k, f.v)
 		}
@@ -174,13 +192,21 @@ func (c hfConfig) layerSplit() (dense, moe int) {
 	if c.expertCount() == 0 {
 		return c.Layers, 0
 	}
-	step := max(c.DecoderSparseStp, 1)
+	step := max(c.DecoderSparseStp, c.InterleaveMoE, 1)
 	only := map[int]bool{}
 	for _, l := range c.MLPOnlyLayers {
 		only[l] = true
 	}
+	listed := map[int]bool{}
+	for _, l := range c.MoELayerList {
+		listed[l] = true
+	}
 	for l := range c.Layers {
-		if l < c.FirstDense || only[l] || (l+1)%step != 0 {
+		isMoE := l >= c.FirstDense && !only[l] && (l+1)%step == 0
+		if len(listed) > 0 {
+			isMoE = listed[l]
+		}
+		if !isMoE {
 			dense++
 		} else {
 			moe++
@@ -208,15 +234,22 @@ func (c hfConfig) experts(m *ModelCard, moeLayers int) (routed, active float64) 
 	return float64(moeLayers) * (float64(e)*per + router), float64(moeLayers) * (float64(c.TopK)*per + router)
 }
 
+// shared is the parameters of the shared experts every token passes
+// through beside its routed ones: DeepSeek's n_shared_experts of the
+// routed size, Qwen-MoE's one of shared_expert_intermediate_size (with
+// its gate), Llama-4's one of intermediate_size.
 func (c hfConfig) shared(moeLayers int) float64 {
-	return float64(moeLayers*c.SharedExperts) * 3 * float64(c.Hidden) * float64(c.MoEIntermediate)
-}
-
-func (c hfConfig) weightDtype() string {
-	if c.Quant != nil && strings.EqualFold(c.Quant.Method, "fp8") {
-		return "fp8"
+	h := float64(c.Hidden)
+	per := 0.0
+	switch {
+	case c.SharedExperts > 0:
+		per = float64(c.SharedExperts) * 3 * h * float64(c.MoEIntermediate)
+	case c.SharedExpertInter > 0:
+		per = 3*h*float64(c.SharedExpertInter) + h
+	case strings.HasPrefix(c.ModelType, "llama4") && c.expertCount() > 0:
+		per = 3 * h * float64(c.Intermediate)
 	}
-	return "bf16"
+	return float64(moeLayers) * per
 }
 
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }

@@ -2,8 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/space"
 )
 
 const gib = 1 << 30
@@ -31,15 +33,42 @@ func (s *setup) weightsPerGPU() float64 {
 	return w
 }
 
+// kvKnobs reads the knobs that change the KV plan: max_model_len sets
+// the planned context as the engine flag does (Launch.MaxModelLen:
+// longer than the model's context is refused like vLLM refuses it; -1 is
+// vLLM's auto), kv_offload_gb the host pool of offload.go.
+func (s *setup) kvKnobs(cfg space.Config) error {
+	if cfg.Has("max_model_len") {
+		n, ok := cfg.Int("max_model_len")
+		if !ok || n == 0 || n < -1 || (n == -1 && s.engine != "vllm") {
+			return invalid(fmt.Sprintf("max_model_len=%v must be a positive length (or -1, vLLM's auto)", cfg["max_model_len"]))
+		}
+		if err := (Launch{MaxModelLen: int(n)}).apply(s, true, true); err != nil {
+			return err
+		}
+	}
+	if cfg.Has("kv_offload_gb") {
+		gb, ok := cfg.Float("kv_offload_gb")
+		if !ok || gb < 0 || math.IsInf(gb, 0) {
+			return invalid(fmt.Sprintf("kv_offload_gb=%v must be GiB ≥ 0", cfg["kv_offload_gb"]))
+		}
+		s.offloadGiB = gb
+	}
+	return nil
+}
+
 // kvPerTokenGPU: MLA keeps one latent per layer that every attention-TP
 // GPU holds whole; GQA/MHA shard KV heads (replicated past kv_heads).
+// Sliding-window and linear-attention layers count for what they keep
+// of a request of the planned length (ModelCard.kvLayers).
 func (s *setup) kvPerTokenGPU() float64 {
 	m := s.model
+	layers := m.kvLayers(m.MaxContext)
 	if m.Attention == "MLA" {
-		return float64(m.Layers*(m.KVLoraRank+m.RopeDim)) * s.kvBytes
+		return layers * float64(m.KVLoraRank+m.RopeDim) * s.kvBytes
 	}
 	shards := min(s.attnTP, m.KVHeads)
-	return 2 * float64(m.Layers*m.KVHeads*m.HeadDim) * s.kvBytes / float64(shards)
+	return 2 * layers * float64(m.KVHeads*m.HeadDim) * s.kvBytes / float64(shards)
 }
 
 // activationBytes is the forward-pass peak for one prefill chunk: hidden

@@ -69,10 +69,11 @@ type scheduler struct {
 	releases []float64
 	rr       int
 	now      float64
+	off      *offloads // CPU KV offload (offload.go); nil without
 }
 
 func newScheduler(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Profile, noise float64) *scheduler {
-	sc := &scheduler{s: s, pf: pf, plan: plan, noise: noise, cap: p.MaxConcurrency, halfRO: s.eng.requestOverhead / 2}
+	sc := &scheduler{s: s, pf: pf, plan: plan, noise: noise, cap: p.MaxConcurrency, halfRO: s.eng.requestOverhead / 2, off: newOffloads(s, plan)}
 	if p.MaxDuration > 0 {
 		sc.maxDur = p.MaxDuration.Seconds()
 	}
@@ -284,6 +285,7 @@ func (sc *scheduler) admit(rk *rankState) {
 		rk.waiting = rk.waiting[1:]
 		r.cached = cached
 		r.prefilled = cached
+		r.prefilled += sc.off.restore(rk, r) // KV spilled to host at preemption
 		rk.running = append(rk.running, r)
 	}
 }
@@ -360,6 +362,7 @@ func (sc *scheduler) makeRoom(rk *rankState) {
 		if v.prefilled >= v.prompt {
 			grow -= sc.pf.q
 		}
+		sc.off.spill(rk, v, sc.now) // offload.go: keep its KV on the host
 		rk.kvUsed -= v.kv
 		v.kv, v.prefilled = 0, 0
 		v.prompt = v.in + v.gen

@@ -44,6 +44,8 @@ type setup struct {
 	// autoLen is vLLM's --max-model-len auto: plan no KV for a full
 	// context, serve what fits.
 	autoLen bool
+	// offloadGiB is the kv_offload_gb knob (offload.go).
+	offloadGiB float64
 }
 
 type specSetup struct {
@@ -95,10 +97,14 @@ func resolve(cards *Cards, cfg space.Config, t space.Target) (*setup, error) {
 		s.weightBytes = 1
 		s.fp8Compute = s.gpu.FP8TFLOPs > 0
 	}
+	s.weightBytes = s.model.bytesPerParam(s.weightBytes) // int4/int8/FP4 checkpoints (cards.go)
 	if err := s.parallel(cfg); err != nil {
 		return nil, err
 	}
 	if err := s.memory(cfg); err != nil {
+		return nil, err
+	}
+	if err := s.kvKnobs(cfg); err != nil { // memory.go: max_model_len, kv_offload_gb
 		return nil, err
 	}
 	if err := s.kernels(cfg); err != nil {

@@ -37,8 +37,11 @@ type Matrix struct {
 	Multi     bool
 	// Cache keeps every simulated outcome in this directory between runs.
 	Cache string
-	// RealityCards, when set, replace the built-in cards for the truth
-	// only; the prior keeps the built-in ones.
+	// Cards, when set, replace the built-in cards for the truth and the
+	// prior alike (--cards).
+	Cards *sim.Cards
+	// RealityCards, when set, replace Cards (or the built-in cards) for
+	// the truth only; the prior keeps Cards.
 	RealityCards *sim.Cards
 }
 
@@ -173,9 +176,13 @@ func (m Matrix) perturbed(ctx context.Context, name string, sp *space.Space, pri
 }
 
 // oracles are the truth's oracle (on RealityCards when set) and the
-// prior's, which always simulates the built-in cards.
+// prior's, which simulates Cards (the built-in cards when nil).
 func (m Matrix) oracles(sp *space.Space) (truth, prior *Oracle) {
-	prior = NewOracle(sp)
+	cards := m.Cards
+	if cards == nil {
+		cards = sim.DefaultCards()
+	}
+	prior = NewOracleOn(sp, cards)
 	if m.RealityCards == nil {
 		return prior, prior
 	}

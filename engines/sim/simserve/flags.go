@@ -2,8 +2,6 @@ package simserve
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/servetune/servetune/engines"
@@ -123,38 +121,9 @@ func setPerformanceMode(l *sim.Launch, v string) error {
 	return nil
 }
 
-// humanInt reads vLLM's human-readable ints: 1k = 1000, 1K = 1024,
-// 25.6k, 1m/1M, 1g/1G.
-func humanInt(v string) (int, error) {
-	mult := 1.0
-	if n := len(v); n > 0 {
-		switch v[n-1] {
-		case 'k':
-			mult = 1e3
-		case 'K':
-			mult = 1 << 10
-		case 'm':
-			mult = 1e6
-		case 'M':
-			mult = 1 << 20
-		case 'g':
-			mult = 1e9
-		case 'G':
-			mult = 1 << 30
-		}
-		if mult != 1 {
-			v = v[:n-1]
-		}
-	}
-	if i, err := strconv.Atoi(v); err == nil && mult == 1 {
-		return i, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || mult == 1 || math.IsNaN(f) || math.Abs(f*mult) > 1<<40 {
-		return 0, fmt.Errorf("invalid human-readable integer %q", v)
-	}
-	return int(f * mult), nil
-}
+// humanInt reads vLLM's human-readable ints (engines.HumanInt, which
+// the vLLM adapter's parser uses too).
+func humanInt(v string) (int, error) { return engines.HumanInt(v) }
 
 // launchFailure wraps an argument error as the engine's refusal.
 func launchFailure(err error) error {

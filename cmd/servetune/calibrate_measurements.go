@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/engines/sim/calib"
+	"github.com/servetune/servetune/engines/sim/calib/measure"
+	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/space"
+)
+
+// measuredMetrics are fitted from a measurement when it has them: the
+// means every benchmark client reports, and throughput.
+func measuredMetrics() []string {
+	return []string{"total_tps", "mean_ttft_ms", "mean_tpot_ms", "mean_itl_ms", "mean_e2e_ms"}
+}
+
+// maxLeaveOneOut bounds the folds: each refits every factor.
+const maxLeaveOneOut = 40
+
+// measuredRun is one measurement as the simulator replays it.
+type measuredRun struct {
+	m       measure.Measurement
+	cfg     space.Config // with "engine"
+	target  space.Target
+	profile bench.Profile
+}
+
+func measurementFiles(c *cli.Context) []string {
+	return append(c.StringSlice("measurements"), c.Args().Slice()...)
+}
+
+// calibrateMeasurements fits the cards to benchmark results (calibrate
+// --measurements) as `calibrate STUDY` fits them to a study.
+func (e *env) calibrateMeasurements(c *cli.Context) error {
+	cards := sim.DefaultCards()
+	if err := addCards(cards, "cards", c.String("cards")); err != nil {
+		return err
+	}
+	runs, err := e.loadRuns(measurementFiles(c), cards)
+	if err != nil {
+		return err
+	}
+	p, trialOf, err := measurementProblem(runs, cards)
+	if err != nil {
+		return err
+	}
+	res, err := calib.Fit(c.Context, p)
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	loo, refused, looErr := leaveOneOut(c.Context, p, trialOf)
+	out, err := fittedRunCards(res.Cards, runs)
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	if err := os.WriteFile(c.String("out"), out, 0o644); err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	printCalibration(e.stdout, res, len(runs), "runs")
+	printLeaveOneOut(e.stdout, loo, refused, looErr)
+	fmt.Fprintf(e.stdout, "wrote %s (run --cards, sim serve --cards, lab --cards)\n", c.String("out"))
+	return nil
+}
+
+func leaveOneOut(ctx context.Context, p calib.Problem, trialOf []int) ([]calib.MetricError, int, error) {
+	if p.Trials < 3 || p.Trials > maxLeaveOneOut {
+		return nil, 0, fmt.Errorf("leave-one-out needs 3 to %d runs, have %d", maxLeaveOneOut, p.Trials)
+	}
+	return calib.LeaveOneOut(ctx, p, trialOf)
+}
+
+// loadRuns reads every file and checks each run against the engines and
+// the cards; any problem is bad input (exit 2).
+func (e *env) loadRuns(files []string, cards *sim.Cards) ([]measuredRun, error) {
+	if len(files) == 0 {
+		return nil, usagef("--measurements needs at least one file")
+	}
+	var runs []measuredRun
+	for _, f := range files {
+		ms, err := measure.Load(f)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		for _, m := range ms {
+			r, err := e.newRun(m, cards)
+			if err != nil {
+				return nil, usagef("%s: %v", m.Source, err)
+			}
+			runs = append(runs, r)
+		}
+	}
+	return runs, nil
+}
+
+func (e *env) newRun(m measure.Measurement, cards *sim.Cards) (measuredRun, error) {
+	v, err := engines.ParseVersion(m.Version)
+	if m.Version == "" {
+		v, err = engines.Latest(), nil
+	}
+	if err != nil {
+		return measuredRun{}, fmt.Errorf("version: %w", err)
+	}
+	cfg := space.Config{}
+	if len(m.Command) > 0 {
+		parsed, err := engines.ParseArgs(m.Engine, m.Command, v)
+		if err != nil {
+			return measuredRun{}, fmt.Errorf("command: %w", err)
+		}
+		if len(parsed.Extra) > 0 {
+			e.log.Warn().Str("run", m.Source).Strs("args", parsed.Extra).Msg("calibrate: arguments outside the knob table are not simulated")
+		}
+		cfg, m.Model = parsed.Config, cmpOr(m.Model, parsed.Model)
+	}
+	for k, val := range m.Config {
+		if !engines.Supports(m.Engine, k) {
+			return measuredRun{}, fmt.Errorf("config.%s: engine %s has no such knob", k, m.Engine)
+		}
+		cfg[k] = val
+	}
+	cfg["engine"] = m.Engine
+	if _, err := cards.GPU(m.GPU); err != nil {
+		return measuredRun{}, fmt.Errorf("gpu: %v", err)
+	}
+	if _, err := cards.Model(m.Model); err != nil {
+		return measuredRun{}, fmt.Errorf("model: %v; `servetune card` builds one from config.json for --cards", err)
+	}
+	t := space.Target{Runner: "sim", Model: m.Model, GPU: m.GPU, GPUs: max(m.GPUs, 1), Engine: m.Engine,
+		Engines: map[string]space.EngineTarget{m.Engine: {Version: m.Version}}}
+	t.GPUs = max(t.GPUs, (&sim.Simulator{Cards: cards}).GPUs(cfg, t))
+	p := m.Profile
+	p.Name = cmpOr(p.Name, "measured")
+	return measuredRun{m: m, cfg: cfg, target: t, profile: p}, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// measurementProblem lays the runs' metrics out for calib.Fit; trialOf
+// gives each value's run.
+func measurementProblem(runs []measuredRun, cards *sim.Cards) (calib.Problem, []int, error) {
+	p := calib.Problem{Cards: cards, Trials: len(runs)}
+	var trialOf []int
+	type valueSlot struct {
+		run    int
+		metric string
+	}
+	var slots []valueSlot
+	for i, r := range runs {
+		for _, m := range measuredMetrics() {
+			if v, ok := r.m.Values[m]; ok {
+				slots = append(slots, valueSlot{i, m})
+				p.Labels, p.Measured, trialOf = append(p.Labels, m), append(p.Measured, v), append(trialOf, i)
+			}
+		}
+	}
+	if len(slots) == 0 {
+		return p, nil, usagef("no run has a metric to fit (%s)", strings.Join(measuredMetrics(), ", "))
+	}
+	fs, err := runFactors(runs, cards)
+	if err != nil {
+		return p, nil, err
+	}
+	p.Factors = fs
+	p.Predict = func(ctx context.Context, c *sim.Cards) ([]float64, error) {
+		metrics, err := simulateRuns(ctx, runs, c)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]float64, len(slots))
+		for k, s := range slots {
+			out[k] = math.NaN()
+			if v, ok := metrics[s.run][runs[s.run].profile.Name][s.metric]; ok {
+				out[k] = v
+			}
+		}
+		return out, nil
+	}
+	return p, trialOf, nil
+}
+
+// runFactors are the candidates of every GPU and model the runs used,
+// each once.
+func runFactors(runs []measuredRun, cards *sim.Cards) ([]calib.Factor, error) {
+	var out []calib.Factor
+	seen := map[string]bool{}
+	for _, r := range runs {
+		fs, err := calib.Candidates(cards, r.target.GPU, r.target.Model)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fs {
+			if !seen[f.Name] {
+				seen[f.Name] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out, nil
+}
+
+// simulateRuns replays every run once, noiselessly; a run the simulator
+// refuses has no metrics.
+func simulateRuns(ctx context.Context, runs []measuredRun, cards *sim.Cards) ([]map[string]map[string]float64, error) {
+	r := objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards}))
+	out := make([]map[string]map[string]float64, len(runs))
+	for i, mr := range runs {
+		res, err := r.Run(ctx, objective.Trial{Config: mr.cfg, Target: mr.target, Profiles: []bench.Profile{mr.profile}})
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err == nil {
+			out[i] = res.Metrics
+		}
+	}
+	return out, nil
+}
+
+// fittedRunCards is every GPU and model card the runs used, as fitted.
+func fittedRunCards(fitted *sim.Cards, runs []measuredRun) ([]byte, error) {
+	var b strings.Builder
+	b.WriteString("# Written by `servetune calibrate --measurements`: cards fitted to benchmark results.\n")
+	seen := map[string]bool{}
+	for _, r := range runs {
+		key := r.target.GPU + "\x00" + r.target.Model
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		one, err := fittedCards(fitted, fitted, r.target)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(strings.SplitN(string(one), "\n", 2)[1])
+	}
+	return []byte(b.String()), nil
+}
+
+func printLeaveOneOut(w io.Writer, loo []calib.MetricError, refused int, err error) {
+	if err != nil {
+		fmt.Fprintf(w, "no leave-one-out error: %v\n", err)
+		return
+	}
+	fmt.Fprintln(w, "leave-one-out (fit on the other runs, predict this one), median and max:")
+	sort.SliceStable(loo, func(i, j int) bool { return loo[i].Metric < loo[j].Metric })
+	for _, e := range loo {
+		fmt.Fprintf(w, "  %-36s median %5.1f%%   max %6.1f%%%s\n", e.Metric, calib.Percent(e.Median), calib.Percent(e.Max), refusedSuffix(e.Refused))
+	}
+	if refused > 0 {
+		fmt.Fprintf(w, "  (%d folds had too few runs for their factors and predicted on the unfitted cards)\n", refused)
+	}
+}
+
+func refusedSuffix(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("   (refused by the simulator: %d)", n)
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/servetune/servetune/studies"
+)
+
+// cardsSpace is a simulated study of a model no built-in card knows; its
+// card comes from [target.sim] cards.
+const cardsSpace = `
+[study]
+name = "cards"
+n_trials = 3
+[target]
+model = "acme/Dense-8B"
+gpu = "H100"
+[target.sim]
+cards = "cards/acme.toml"
+[[objectives]]
+metric = "total_tps"
+direction = "maximize"
+[profiles]
+run = ["short"]
+[profiles.custom.short]
+dataset = "random"
+input_len = 512
+output_len = 64
+num_prompts = 32
+max_concurrency = 16
+request_rate = inf
+[params.engine]
+values = ["vllm"]
+[params.max_running]
+values = [16, 64]
+`
+
+const acmeCard = `# a hand-written card
+[[model]]
+name = "acme/Dense-8B"
+weight_dtype = "bf16"
+total_params_b = 8.0
+active_params_b = 8.0
+attn_params_b = 1.3
+layers = 32
+hidden = 4096
+vocab = 128256
+attention = "GQA"
+heads = 32
+kv_heads = 8
+head_dim = 128
+max_context = 32768
+`
+
+func writeCardsStudy(t *testing.T, card string) (dir, spacePath string) {
+	t.Helper()
+	dir = t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "cards"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spacePath = filepath.Join(dir, "space.toml")
+	if err := os.WriteFile(spacePath, []byte(cardsSpace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeCard(t, dir, card)
+	return dir, spacePath
+}
+
+func writeCard(t *testing.T, dir, card string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "cards", "acme.toml"), []byte(card), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A study of a model with no built-in card runs on [target.sim] cards
+// (relative to the space file, run from another directory), and a resume
+// whose card changed is refused as drift while a comment-only edit is not.
+func TestStudyOnCardsFileAndDrift(t *testing.T) {
+	dir, spacePath := writeCardsStudy(t, acmeCard)
+	elsewhere := t.TempDir()
+	code, out, errText := runCLI(t, elsewhere, "run", "--dir", filepath.Join(dir, "studies"), spacePath)
+	if code != 0 || !strings.Contains(out, "Study stored in") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errText)
+	}
+	writeCard(t, dir, "# reformatted\n"+acmeCard)
+	code, _, errText = runCLI(t, elsewhere, "run", "--dir", filepath.Join(dir, "studies"), "--n-trials", "4", spacePath)
+	if code != 0 {
+		t.Fatalf("comment-only card edit refused: exit %d\n%s", code, errText)
+	}
+	writeCard(t, dir, strings.Replace(acmeCard, "layers = 32", "layers = 36", 1))
+	code, _, errText = runCLI(t, elsewhere, "run", "--dir", filepath.Join(dir, "studies"), "--n-trials", "5", spacePath)
+	if code != 2 || !strings.Contains(errText, "simulator cards differ") {
+		t.Fatalf("changed card: exit %d, want 2 naming the cards\n%s", code, errText)
+	}
+	// calibrate fits on the cards the study stored, not the file as it is
+	// now nor the built-in ones (which do not know the model).
+	os.Remove(filepath.Join(dir, "cards", "acme.toml"))
+	fitted := filepath.Join(elsewhere, "fitted.toml")
+	code, out, errText = runCLI(t, elsewhere, "calibrate", "--dir", filepath.Join(dir, "studies"), "--out", fitted, "cards")
+	if code != 0 {
+		t.Fatalf("calibrate on the stored cards: exit %d\n%s\n%s", code, out, errText)
+	}
+	b, err := os.ReadFile(fitted)
+	if err != nil || !strings.Contains(string(b), `name = "acme/Dense-8B"`) || !strings.Contains(string(b), "layers = 32") {
+		t.Errorf("fitted cards: %v\n%s", err, b)
+	}
+}
+
+// Without the cards the model is unknown and the space is refused, naming
+// the remedy; --cards supplies them.
+func TestCardsFlag(t *testing.T) {
+	dir, spacePath := writeCardsStudy(t, acmeCard)
+	src := strings.Replace(cardsSpace, "[target.sim]\ncards = \"cards/acme.toml\"\n", "", 1)
+	if err := os.WriteFile(spacePath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errText := runCLI(t, dir, "run", spacePath)
+	if code != 2 || !strings.Contains(errText, "target.model") || !strings.Contains(errText, "servetune card") {
+		t.Fatalf("no cards: exit %d\n%s", code, errText)
+	}
+	code, out, errText := runCLI(t, dir, "run", "--cards", filepath.Join(dir, "cards", "acme.toml"), spacePath)
+	if code != 0 || !strings.Contains(out, "Study stored in") {
+		t.Fatalf("--cards: exit %d\n%s\n%s", code, out, errText)
+	}
+}
+
+// A bad cards file is bad input: exit 2, file:line:key, nothing written.
+func TestBadCardsFile(t *testing.T) {
+	cases := []struct{ card, want string }{
+		{strings.Replace(acmeCard, "layers = 32", "layerz = 32", 1), "acme.toml:8: model[0].layerz: unknown key (known: "},
+		{strings.Replace(acmeCard, "hidden = 4096", "hidden = 0", 1), "acme.toml:9: model[0].hidden: is required and must be positive"},
+		{strings.Replace(acmeCard, "layers = 32", `layers = "32"`, 1), "acme.toml:8: model[0].layers: incompatible types"},
+		{strings.Replace(acmeCard, `name = "acme/Dense-8B"`, `name = "acme`, 1), "acme.toml:3: "},
+	}
+	for _, c := range cases {
+		dir, spacePath := writeCardsStudy(t, c.card)
+		code, out, errText := runCLI(t, dir, "run", spacePath)
+		if code != 2 || !strings.Contains(errText, c.want) || !strings.Contains(errText, "target.sim.cards") || out != "" {
+			t.Errorf("exit %d, want 2 and %q in:\n%s", code, c.want, errText)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "studies")); err == nil {
+			t.Errorf("a study was written for a bad card")
+		}
+	}
+	dir, spacePath := writeCardsStudy(t, acmeCard)
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("[[gpu]]\nname = \"X\"\nmem_gib = 80\n"), 0o644)
+	code, _, errText := runCLI(t, dir, "run", "--cards", bad, spacePath)
+	if code != 2 || !strings.Contains(errText, "--cards: "+bad+":1: gpu[0].hbm_tbs: is required") {
+		t.Errorf("--cards bad: exit %d\n%s", code, errText)
+	}
+}
+
+// The prior simulates the study's cards: a model only they know gets a
+// prior, none without them.
+func TestPriorUsesTheCards(t *testing.T) {
+	_, spacePath := writeCardsStudy(t, acmeCard)
+	sp, err := loadSpace(context.Background(), spacePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cards, err := targetCards(sp.Target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, done := newSimPrior(sp, cards, studies.DirFor(t.TempDir(), sp), zerolog.Nop()); p == nil {
+		t.Error("no prior on the study's cards")
+	} else {
+		done()
+	}
+	p, done := newSimPrior(sp, nil, studies.DirFor(t.TempDir(), sp), zerolog.Nop())
+	done()
+	if p != nil {
+		t.Error("a prior without the cards that know the model")
+	}
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(bad, []byte("[[model]]\nname = 1\n"), 0o644)
+	if _, _, err := labCards(bad, ""); err == nil || !strings.Contains(err.Error(), "--cards: "+bad+":2") {
+		t.Errorf("lab --cards bad file: %v", err)
+	}
+}
+
+// The context and offload knobs run in a simulated study: a context the
+// card's model does not have fails its trial as vLLM would, the others
+// complete.
+func TestContextAndOffloadKnobsInAStudy(t *testing.T) {
+	dir, spacePath := writeCardsStudy(t, acmeCard)
+	src := strings.Replace(cardsSpace, "n_trials = 3", "n_trials = 4\nsampler = \"grid\"", 1) + `
+[params.max_model_len]
+values = [8192, 65536]
+[params.kv_offload_gb]
+values = [0, 32]
+`
+	src = strings.Replace(src, "[params.max_running]\nvalues = [16, 64]\n", "", 1)
+	if err := os.WriteFile(spacePath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errText := runCLI(t, dir, "run", spacePath)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errText)
+	}
+	code, out, _ = runCLI(t, dir, "show", "cards")
+	if code != 0 || !strings.Contains(out, "greater than the derived max_model_len") || strings.Count(out, "complete") < 2 {
+		t.Errorf("show:\n%s", out)
+	}
+}

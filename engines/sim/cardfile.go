@@ -1,0 +1,149 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/servetune/servetune/space"
+)
+
+// CardFileError is one problem in a cards file, at file:line:key; the
+// command line reports it as bad input (exit 2).
+type CardFileError struct {
+	File string
+	Line int // 0 when unknown
+	Key  string
+	Msg  string
+}
+
+func (e *CardFileError) Error() string {
+	pos := e.File
+	if e.Line > 0 {
+		pos += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Key != "" {
+		return fmt.Sprintf("%s: %s: %s", pos, e.Key, e.Msg)
+	}
+	return pos + ": " + e.Msg
+}
+
+// LoadCards reads a cards file (the `servetune card` / `calibrate`
+// output: [[gpu]], [[model]], [[draft]] tables) over the built-in cards.
+func LoadCards(path string) (*Cards, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &CardFileError{File: path, Msg: err.Error()}
+	}
+	c := DefaultCards()
+	return c, c.AddFile(path, src)
+}
+
+// AddFile is Add with errors naming file:line:key.
+func (c *Cards) AddFile(file string, src []byte) error {
+	var more Cards
+	lines := space.KeyLines(string(src))
+	md, err := toml.NewDecoder(bytes.NewReader(src)).Decode(&more)
+	if err != nil {
+		return tomlError(file, lines, err)
+	}
+	at := func(key, msg string) error {
+		return &CardFileError{File: file, Line: lineOf(lines, key), Key: key, Msg: msg}
+	}
+	if un := md.Undecoded(); len(un) > 0 {
+		k := un[0]
+		return at(indexedKey(lines, k), "unknown key (known: "+strings.Join(knownKeys(k), ", ")+")")
+	}
+	for i, g := range more.GPUs {
+		if key, msg := g.problem(); key != "" {
+			return at(fmt.Sprintf("gpu[%d].%s", i, key), msg)
+		}
+	}
+	for i, m := range more.Models {
+		if key, msg := m.problem(); key != "" {
+			return at(fmt.Sprintf("model[%d].%s", i, key), msg)
+		}
+	}
+	c.merge(more)
+	return nil
+}
+
+var tomlErrLine = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
+// tomlError positions BurntSushi's syntax and type errors.
+func tomlError(file string, lines map[string]int, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return &CardFileError{File: file, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+	}
+	if m := tomlErrLine.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		key := indexedKey(lines, toml.Key(strings.Split(m[2], ".")))
+		return &CardFileError{File: file, Line: n, Key: key, Msg: m[3]}
+	}
+	return &CardFileError{File: file, Msg: err.Error()}
+}
+
+// indexedKey names an undecoded key with its table's index
+// ("model.foo" → "model[1].foo", the first table that has it).
+func indexedKey(lines map[string]int, k toml.Key) string {
+	if len(k) < 2 {
+		return k.String()
+	}
+	for i := 0; ; i++ {
+		head := fmt.Sprintf("%s[%d]", k[0], i)
+		if _, ok := lines[head]; !ok {
+			return k.String()
+		}
+		key := head + "." + strings.Join(k[1:], ".")
+		if _, ok := lines[key]; ok {
+			return key
+		}
+	}
+}
+
+// lineOf is key's line, else its table's.
+func lineOf(lines map[string]int, key string) int {
+	for k := key; k != ""; {
+		if n, ok := lines[k]; ok {
+			return n
+		}
+		i := strings.LastIndexByte(k, '.')
+		if i < 0 {
+			break
+		}
+		k = k[:i]
+	}
+	return 0
+}
+
+// knownKeys lists the keys a card table takes, for "unknown key" errors.
+func knownKeys(k toml.Key) []string {
+	var t reflect.Type
+	switch k[0] {
+	case "gpu":
+		t = reflect.TypeFor[GPUCard]()
+	case "model":
+		t = reflect.TypeFor[ModelCard]()
+	case "draft":
+		t = reflect.TypeFor[DraftCard]()
+	default:
+		return []string{"gpu", "model", "draft"}
+	}
+	var out []string
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); tag != "" && tag != "-" {
+			out = append(out, tag)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
