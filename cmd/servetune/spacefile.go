@@ -22,12 +22,21 @@ func spaceOptions(engineFiles ...string) space.Options {
 	return space.Options{
 		EngineFiles: engineFiles,
 		Supports:    engines.Supports,
+		Knobs:       engineKnobs,
 		Engines:     engines.Names(),
 		Profile:     bench.Lookup,
 		Metric:      bench.KnownMetric,
 		Sampler:     search.CheckSampler,
 		CheckTarget: simCards,
 	}
+}
+
+// engineKnobs are the knobs a built-in engine renders, for did-you-mean.
+func engineKnobs(name string) []string {
+	if e, ok := engines.Lookup(name); ok {
+		return e.Knobs()
+	}
+	return nil
 }
 
 // simCards refuses a simulated target whose GPU or model has no card:
