@@ -30,7 +30,7 @@ func calibrateCommand(e *env) *cli.Command {
 			"writes the fitted cards for --cards / --reality-cards.",
 		Flags: []cli.Flag{dirFlag(), storageFlag(),
 			&cli.StringFlag{Name: "out", Required: true, Usage: "write the fitted cards (TOML, the --cards format) here"},
-			&cli.StringFlag{Name: "cards", Usage: "start from these cards (TOML) over the built-in ones, e.g. a model card from `servetune card`"},
+			&cli.StringFlag{Name: "cards", Usage: "start from these cards (TOML) over the built-in ones, e.g. a model card from servetune card"},
 		},
 		Action: func(c *cli.Context) error { return e.calibrate(c) },
 	}

@@ -45,10 +45,7 @@ values = [0.02, 0.9]
 // for, a Kubernetes manifest requests its own GPUs, and a trial that did
 // not complete is refused (exit 2, nothing printed) unless --force.
 func TestBestExportsTheTrialAskedForAndRefusesAFailedOne(t *testing.T) {
-	dir := t.TempDir()
-	if code, _, errText := runCLI(t, dir, "run", writeSpaceIn(t, dir, exportSpace)); code != 0 {
-		t.Fatalf("run: exit %d:\n%s", code, errText)
-	}
+	dir := exportStudy(t)
 	code, out, errText := runCLI(t, dir, "show", "--json", "exp")
 	var trials []studies.Trial
 	if err := json.Unmarshal([]byte(out), &trials); code != 0 || err != nil {
@@ -83,5 +80,28 @@ func TestBestExportsTheTrialAskedForAndRefusesAFailedOne(t *testing.T) {
 	code, out, errText = runCLI(t, dir, "best", "exp", "--export", "docker", "--trial", strconv.Itoa(bad.Number), "--force")
 	if code != 0 || !strings.Contains(out, "docker run") {
 		t.Errorf("--force: exit %d %s\n%s", code, errText, out)
+	}
+}
+
+// exportStudy runs the small simulated study "exp" in a new directory.
+func exportStudy(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if code, _, errText := runCLI(t, dir, "run", writeSpaceIn(t, dir, exportSpace)); code != 0 {
+		t.Fatalf("run: exit %d:\n%s", code, errText)
+	}
+	return dir
+}
+
+// A sort key that names nothing is refused, not ignored.
+func TestShowSortRefusesAnUnknownKey(t *testing.T) {
+	dir := exportStudy(t)
+	code, out, errText := runCLI(t, dir, "show", "exp", "--sort", "totl_tps")
+	if code != exitUsage || out != "" || !strings.Contains(errText, `did you mean "total_tps"?`) {
+		t.Errorf("--sort totl_tps: exit %d stdout %q stderr %s", code, out, errText)
+	}
+	code, out, errText = runCLI(t, dir, "show", "exp", "--sort", "chat/total_tps", "--csv")
+	if code != 0 || !strings.HasPrefix(out, "trial,") {
+		t.Errorf("--sort chat/total_tps: exit %d %s", code, errText)
 	}
 }

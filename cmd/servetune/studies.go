@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -16,7 +15,7 @@ import (
 
 // dirFlag is a new flag per command: urfave/cli keeps parse state in it.
 func dirFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "dir", Value: "studies", Usage: "directory holding studies/<name>/study.db"}
+	return &cli.StringFlag{Name: "dir", Value: "studies", Usage: "studies live in `DIR`/<name>/study.db"}
 }
 
 // listed is one study `servetune studies` lists, opened on demand.
@@ -55,7 +54,7 @@ func listStudies(c *cli.Context) []listed {
 
 // storageFlag names shared study storage (see the worker command).
 func storageFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "storage", Usage: "read the study from shared storage, postgres://user@host/db (default $" + storageEnv + "; otherwise --dir)"}
+	return &cli.StringFlag{Name: "storage", Usage: "read the study from shared storage at `URL` (postgres://user@host/db; default $" + storageEnv + "; otherwise --dir)"}
 }
 
 func studiesCommand(e *env) *cli.Command {
@@ -94,7 +93,7 @@ func showCommand(e *env) *cli.Command {
 		Usage:     "show every trial of a study",
 		ArgsUsage: "STUDY (a name under --dir, or a study.db path)",
 		Flags: []cli.Flag{dirFlag(), storageFlag(),
-			&cli.StringFlag{Name: "sort", Usage: "sort by a metric, e.g. total_tps or balanced/mean_tpot_ms (default: trial number)"},
+			&cli.StringFlag{Name: "sort", Usage: "sort by `METRIC`, e.g. total_tps or balanced/mean_tpot_ms (default: trial number)"},
 			&cli.BoolFlag{Name: "asc", Usage: "sort ascending (default: best first for objectives, descending otherwise)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.BoolFlag{Name: "csv", Usage: "print CSV"},
@@ -105,15 +104,9 @@ func showCommand(e *env) *cli.Command {
 				return err
 			}
 			if s := c.String("sort"); s != "" {
-				profile, name, ok := strings.Cut(s, "/")
-				if !ok {
-					profile, name = sp.ObjectiveProfile(""), s
-				}
-				dir := space.Maximize
-				for _, o := range sp.Objectives {
-					if o.Metric == name {
-						dir = o.Direction
-					}
+				profile, name, dir, err := studies.SortKey(sp, trials, s)
+				if err != nil {
+					return usageError{err}
 				}
 				if c.Bool("asc") {
 					dir = space.Minimize
