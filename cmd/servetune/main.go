@@ -166,6 +166,8 @@ func exitCode(err error) int {
 		return exitNoComplete
 	case errors.Is(err, studies.ErrLocked):
 		return exitLocked
+	case errors.As(err, new(errCheckFailed)):
+		return exitCheck
 	}
 	return exitError
 }

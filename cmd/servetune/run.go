@@ -33,6 +33,7 @@ func runCommand(e *env) *cli.Command {
 			nodesFlag(),
 			enginesFlag(),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
+			dryRunFlag(),
 		},
 		Action: e.runAction,
 	}
@@ -46,6 +47,9 @@ func (e *env) runAction(c *cli.Context) error {
 	sp, err := loadRunSpace(c)
 	if err != nil {
 		return err
+	}
+	if c.Bool("dry-run") {
+		return e.dryRun(c, sp)
 	}
 	if url := storageURL(c.String("storage"), sp); url != "" {
 		return e.runShared(c, sp, url)

@@ -33,6 +33,7 @@ func workerCommand(e *env) *cli.Command {
 			gpusFlag(),
 			nodesFlag(),
 			enginesFlag(),
+			dryRunFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -41,6 +42,9 @@ func workerCommand(e *env) *cli.Command {
 			sp, err := loadRunSpace(c)
 			if err != nil {
 				return err
+			}
+			if c.Bool("dry-run") {
+				return e.dryRun(c, sp)
 			}
 			devices, err := workerDevices(c.String("gpus"))
 			if err != nil {
