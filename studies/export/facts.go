@@ -9,7 +9,8 @@ import (
 // One table for every engine, so it can move into the engine registry
 // as a whole.
 type facts struct {
-	// repo is the official image without its tag; vTag tags it "v"+version.
+	// repo is the official image without its tag; vTag tags it "v"+version
+	// (vLLM and SGLang tag releases v0.15.1, v0.5.6; NGC and Ollama 1.2.1).
 	repo string
 	vTag bool
 	port int
@@ -33,7 +34,7 @@ const hfCache = "/root/.cache/huggingface"
 func builtins() map[string]facts {
 	return map[string]facts{
 		"vllm":   {repo: "vllm/vllm-openai", vTag: true, port: 8000, health: "/health", cache: hfCache, hfHome: true, load: time.Hour},
-		"sglang": {repo: "lmsysorg/sglang", port: 30000, health: "/health", cache: hfCache, hfHome: true, load: time.Hour},
+		"sglang": {repo: "lmsysorg/sglang", vTag: true, port: 30000, health: "/health", cache: hfCache, hfHome: true, load: time.Hour},
 		"trtllm": {repo: "nvcr.io/nvidia/tensorrt-llm/release", port: 8000, health: "/health", cache: hfCache, hfHome: true, load: time.Hour},
 		"ollama": {repo: "ollama/ollama", port: 11434, health: "/api/version", cache: "/root/.ollama", bindEnv: "OLLAMA_HOST", load: 10 * time.Minute},
 	}

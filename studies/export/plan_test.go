@@ -174,7 +174,7 @@ func TestImages(t *testing.T) {
 		{"vllm", "", "vllm/vllm-openai:latest"},
 		{"vllm", "0.11.0", "vllm/vllm-openai:v0.11.0"},
 		{"vllm", "v0.11.0", "vllm/vllm-openai:v0.11.0"},
-		{"sglang", "0.5.2", "lmsysorg/sglang:0.5.2"},
+		{"sglang", "0.5.2", "lmsysorg/sglang:v0.5.2"},
 		{"trtllm", "", "nvcr.io/nvidia/tensorrt-llm/release:latest"},
 		{"ollama", "0.5.7", "ollama/ollama:0.5.7"},
 	} {
