@@ -47,6 +47,9 @@ func (e declared) Health() string { return first(e.Probes()) }
 // Image: a declared engine has no official image.
 func (declared) Image(string) string { return "" }
 
+// Deployment: checkpoints from Hugging Face into the image's cache.
+func (declared) Deployment() Deployment { return hfDeployment() }
+
 func (declared) Device() Device { return GPU }
 
 // VersionCommand is the declaration's version_command, as declared.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/servetune/servetune/space"
 )
@@ -57,6 +58,31 @@ type Engine interface {
 	// GPUs is how many GPUs cfg occupies on this engine, before the
 	// target's gpus_per_trial (see GPUs).
 	GPUs(cfg space.Config) int
+	// Deployment is what running the engine outside servetune (in a
+	// container) needs beyond its command.
+	Deployment() Deployment
+}
+
+// Deployment is what a container of the engine needs beyond its serving
+// command (studies/export).
+type Deployment struct {
+	// Cache is where the image keeps downloaded checkpoints.
+	Cache string
+	// HFToken: the engine downloads from Hugging Face and reads HF_TOKEN.
+	HFToken bool
+	// BindEnv is the variable the engine binds host:port from instead of
+	// flags ("" when flags do).
+	BindEnv string
+	// Load bounds the time from start to the first healthy answer:
+	// download, weights, compilation and CUDA-graph capture of a large
+	// checkpoint take tens of minutes.
+	Load time.Duration
+}
+
+// hfDeployment is an engine that downloads checkpoints from Hugging Face
+// into the image's default cache.
+func hfDeployment() Deployment {
+	return Deployment{Cache: "/root/.cache/huggingface", HFToken: true, Load: time.Hour}
 }
 
 // liveSetup is implemented by engines that bind from their environment and

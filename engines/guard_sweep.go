@@ -147,6 +147,11 @@ func (g *guardian) wait(limit time.Duration) bool {
 		g.latecomers(procs)
 		select {
 		case <-g.exited:
+			// A snapshot read before the leader was reaped can miss what
+			// it forked as it exited: judge "nothing left" on one read
+			// after the reap.
+			procs = readProcs()
+			g.latecomers(procs)
 			if len(sweepTargets(procs, g.self, g.self, false)) == 0 {
 				return true
 			}

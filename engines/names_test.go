@@ -27,8 +27,6 @@ var notYetConverted = []string{
 	// the simulator's per-engine model (simulator helper)
 	"engines/sim/engine.go", "engines/sim/launch.go", "engines/sim/memory.go",
 	"engines/sim/sched.go", "engines/sim/setup.go",
-	// best --export's images and ports (exports helper)
-	"cmd/servetune/export.go",
 }
 
 // belowEngines is bench: engines imports it, so it cannot ask the registry,

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/servetune/servetune/engines/gguf"
 	"github.com/servetune/servetune/space"
@@ -45,6 +46,12 @@ func (e ollama) Health() string { return first(e.Probes()) }
 
 // Image is Ollama's own image, tagged by release.
 func (ollama) Image(version string) string { return "ollama/ollama:" + or(version, "latest") }
+
+// Deployment: the image keeps models under /root/.ollama and binds from
+// OLLAMA_HOST; a local model loads in minutes.
+func (ollama) Deployment() Deployment {
+	return Deployment{Cache: "/root/.ollama", BindEnv: "OLLAMA_HOST", Load: 10 * time.Minute}
+}
 
 // Device: Ollama runs on the CPU when the target names no GPU.
 func (ollama) Device() Device { return CPU }

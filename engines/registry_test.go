@@ -27,7 +27,7 @@ func TestIdentity(t *testing.T) {
 	}{
 		{VLLM, "0.15.1", space.Target{}, 8000, "/health", "vllm/vllm-openai:v0.15.1", GPU, "", []string{"vllm", "--version"}},
 		{VLLM, "", space.Target{}, 8000, "/health", "vllm/vllm-openai:latest", GPU, "/opt/vllm", []string{"/opt/vllm", "--version"}},
-		{SGLang, "0.5.6", space.Target{}, 30000, "/health", "lmsysorg/sglang:0.5.6", GPU, "",
+		{SGLang, "0.5.6", space.Target{}, 30000, "/health", "lmsysorg/sglang:v0.5.6", GPU, "",
 			[]string{"python3", "-c", "import sglang; print(sglang.__version__)"}},
 		{TRTLLM, "1.3.0rc3", space.Target{}, 8000, "/health", "nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc3", GPU, "/x/trtllm-serve",
 			[]string{"python3", "-c", "import tensorrt_llm; print(tensorrt_llm.__version__)"}},

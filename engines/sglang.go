@@ -26,7 +26,16 @@ func (sglang) DefaultPort() int { return 30000 }
 func (e sglang) Health() string { return first(e.Probes()) }
 
 // Image is SGLang's own Docker Hub image, tagged by release.
-func (sglang) Image(version string) string { return "lmsysorg/sglang:" + or(version, "latest") }
+func (sglang) Image(version string) string {
+	tag := "latest"
+	if version != "" {
+		tag = "v" + strings.TrimPrefix(version, "v")
+	}
+	return "lmsysorg/sglang:" + tag
+}
+
+// Deployment: checkpoints from Hugging Face into the image's cache.
+func (sglang) Deployment() Deployment { return hfDeployment() }
 
 func (sglang) Device() Device { return GPU }
 

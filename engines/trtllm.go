@@ -37,6 +37,9 @@ func (trtllm) Image(version string) string {
 	return "nvcr.io/nvidia/tensorrt-llm/release:" + or(version, "latest")
 }
 
+// Deployment: checkpoints from Hugging Face into the image's cache.
+func (trtllm) Deployment() Deployment { return hfDeployment() }
+
 func (trtllm) Device() Device { return GPU }
 
 // VersionCommand asks the package through python3: trtllm-serve has no

@@ -67,6 +67,9 @@ func (vllm) Image(version string) string {
 	return "vllm/vllm-openai:" + tag
 }
 
+// Deployment: checkpoints from Hugging Face into the image's cache.
+func (vllm) Deployment() Deployment { return hfDeployment() }
+
 func (vllm) Device() Device { return GPU }
 
 func (vllm) VersionCommand(program string) []string {

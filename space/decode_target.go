@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/servetune/servetune/space/suggest"
 )
 
 var targetKeys = []string{"runner", "model", "served_model_name", "gpu", "gpus", "gpus_per_trial", "engine", "host", "prefix", "env",
@@ -37,7 +39,7 @@ func (d *decoder) target(m map[string]any) Target {
 		d.fail("target.gpus", "must be a positive integer, got %d", t.GPUs)
 	}
 	if t.Engine != "" && d.opt.Engines != nil && !containsStr(d.opt.Engines, t.Engine) {
-		d.fail("target.engine", "unknown engine %q (known: %s)", t.Engine, strings.Join(d.opt.Engines, ", "))
+		d.fail("target.engine", "unknown engine %q%s (known: %s)", t.Engine, suggest.Hint(t.Engine, d.opt.Engines), strings.Join(d.opt.Engines, ", "))
 	}
 	d.nodes(m, &t)
 	t.Engines = d.engineTargets(d.table(m, "engines", "target.engines"))
@@ -55,7 +57,7 @@ func (d *decoder) engineTargets(engines map[string]any) map[string]EngineTarget 
 	for _, name := range sortedKeys(engines) {
 		path := "target.engines." + name
 		if d.opt.Engines != nil && !containsStr(d.opt.Engines, name) {
-			d.fail(path, "unknown engine %q (known: %s)", name, strings.Join(d.opt.Engines, ", "))
+			d.fail(path, "unknown engine %q%s (known: %s)", name, suggest.Hint(name, d.opt.Engines), strings.Join(d.opt.Engines, ", "))
 			continue
 		}
 		em := d.table(engines, name, path, "command", "version", "env", "extra_args")

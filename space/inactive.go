@@ -86,7 +86,7 @@ func (d *decoder) unsupportedIn(s *Space, c Config, path string) {
 	e := FormatValue(s.WithTargetEngine(c)["engine"])
 	for _, k := range c.Keys() {
 		if k != "engine" && !d.opt.Supports(e, k) {
-			d.fail(path+"."+k, "engine %s does not take knob %q; leave it out of this config", e, k)
+			d.fail(path+"."+k, "engine %s does not take knob %q%s; leave it out of this config", e, k, d.knobHint(e, k))
 		}
 	}
 }

@@ -93,6 +93,16 @@ func (d *decoder) useDeclared(decls map[string]EngineDecl) map[string]EngineDecl
 		}
 		return builtin == nil || builtin(engine, knob)
 	}
+	knobs := d.opt.Knobs
+	d.opt.Knobs = func(engine string) []string {
+		if e, ok := decls[engine]; ok {
+			return sortedKeys(asAny(e.Knobs))
+		}
+		if knobs == nil {
+			return nil
+		}
+		return knobs(engine)
+	}
 	return decls
 }
 

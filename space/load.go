@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/space/suggest"
 )
 
 // Options injects what space cannot know by itself without importing the
@@ -21,6 +22,9 @@ import (
 type Options struct {
 	// Supports reports whether an engine renders a knob; nil accepts all.
 	Supports func(engine, knob string) bool
+	// Knobs lists the knobs an engine renders, for did-you-mean on a knob
+	// no engine of the space takes; nil suggests none.
+	Knobs func(engine string) []string
 	// Engines lists the known engine names; nil accepts any.
 	Engines []string
 	// Profile looks up a built-in benchmark profile by name.
@@ -218,7 +222,7 @@ func (d *decoder) unknown(m map[string]any, path string, allowed ...string) {
 	}
 	for _, k := range sortedKeys(m) {
 		if !containsStr(allowed, k) {
-			d.fail(join(path, k), "unknown key (known: %s)", strings.Join(allowed, ", "))
+			d.fail(join(path, k), "unknown key%s (known: %s)", suggest.Hint(k, allowed), strings.Join(allowed, ", "))
 		}
 	}
 }

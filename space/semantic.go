@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+
+	"github.com/servetune/servetune/space/suggest"
 )
 
 // semantic checks what needs the whole space: names in expressions,
@@ -107,7 +109,7 @@ func (d *decoder) engines(s *Space) {
 	if d.opt.Engines != nil {
 		for _, e := range engines {
 			if !containsStr(d.opt.Engines, e) {
-				d.fail("params.engine.values", "unknown engine %q (known: %s)", e, strings.Join(d.opt.Engines, ", "))
+				d.fail("params.engine.values", "unknown engine %q%s (known: %s)", e, suggest.Hint(e, d.opt.Engines), strings.Join(d.opt.Engines, ", "))
 			}
 		}
 	}
@@ -132,7 +134,7 @@ func (d *decoder) engines(s *Space) {
 				if d.opt.Supports(e, p.Name) {
 					continue
 				}
-				d.fail("params."+p.Name, "engine %s does not support knob %q (only \"default\" is allowed for it; or add when = 'engine != \"%s\"')", e, p.Name, e)
+				d.fail("params."+p.Name, "engine %s does not support knob %q%s", e, p.Name, d.unsupportedHint(e, p.Name, len(takers) > 0))
 			}
 		}
 	}
@@ -230,4 +232,22 @@ func (s *Space) Sample(rng *rand.Rand) Config {
 		}
 	}
 	return c
+}
+
+// unsupportedHint ends the message for a knob engine e does not take: a
+// knob no engine of the space takes is likely a typo of one e does; one
+// that others take can be made conditional.
+func (d *decoder) unsupportedHint(e, knob string, othersTake bool) string {
+	if othersTake {
+		return fmt.Sprintf(" (only \"default\" is allowed for it; or add when = 'engine != \"%s\"')", e)
+	}
+	return d.knobHint(e, knob) + " (only \"default\" is allowed for it)"
+}
+
+// knobHint is did-you-mean among the knobs engine e takes.
+func (d *decoder) knobHint(e, knob string) string {
+	if d.opt.Knobs == nil {
+		return ""
+	}
+	return suggest.Hint(knob, d.opt.Knobs(e))
 }

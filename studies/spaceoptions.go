@@ -23,6 +23,7 @@ func SpaceOptions(cards CardsOf, engineFiles ...string) space.Options {
 	return space.Options{
 		EngineFiles:  engineFiles,
 		Supports:     engines.Supports,
+		Knobs:        engineKnobs,
 		Engines:      engines.Names(),
 		Profile:      bench.Lookup,
 		Metric:       bench.KnownMetric,
@@ -32,6 +33,14 @@ func SpaceOptions(cards CardsOf, engineFiles ...string) space.Options {
 		RefusedValue: engines.RefusedValue,
 		Prior:        priorFits(cards),
 	}
+}
+
+// engineKnobs are the knobs a built-in engine renders, for did-you-mean.
+func engineKnobs(name string) []string {
+	if e, ok := engines.Lookup(name, space.Target{}); ok {
+		return e.Knobs()
+	}
+	return nil
 }
 
 // CardsOf gives the simulator cards a target simulates on: the built-in

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/servetune/servetune/space/suggest"
 )
 
 // argSpec is what reordering needs to know of a command: which of its
@@ -108,21 +111,45 @@ func flagName(a string) string {
 // line naming the flag) instead of urfave/cli's help page on stdout.
 func usageErrors(cmds []*cli.Command) {
 	for _, c := range cmds {
-		name := c.Name
-		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return flagError(name, err) }
+		name, flags := c.Name, c.Flags
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return flagError(name, flags, err) }
+		if len(c.Subcommands) > 0 && c.Action == nil {
+			c.Action = unknownSubcommand
+		}
 		usageErrors(c.Subcommands)
 	}
 }
 
-// flagError names an unknown flag as the user wrote it; the flag
-// package reports "-bogus" for "--bogus".
-func flagError(cmd string, err error) error {
+// flagError names an unknown flag as the user wrote it (the flag package
+// reports "-bogus" for "--bogus") with the nearest flag the command has.
+func flagError(cmd string, flags []cli.Flag, err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		msg = "unknown flag --" + strings.TrimPrefix(name, "-")
+		name = strings.TrimPrefix(name, "-")
+		var known []string
+		for _, f := range flags {
+			known = append(known, f.Names()...)
+		}
+		msg = "unknown flag --" + name
+		if c, ok := suggest.Closest(name, known); ok {
+			msg += fmt.Sprintf("; did you mean --%s?", c)
+		}
 	}
 	if cmd == "" {
 		return usagef("%s", msg)
 	}
 	return usagef("%s: %s", cmd, msg)
+}
+
+// unknownSubcommand is the action of a command that only groups others.
+func unknownSubcommand(c *cli.Context) error {
+	if !c.Args().Present() {
+		return cli.ShowSubcommandHelp(c)
+	}
+	name := c.Args().First()
+	var names []string
+	for _, sub := range c.Command.VisibleCommands() {
+		names = append(names, sub.Names()...)
+	}
+	return usagef("%s: unknown command %q%s", c.Command.Name, name, suggest.Hint(name, names))
 }

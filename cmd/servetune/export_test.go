@@ -1,143 +1,107 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"io"
-	"slices"
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
-	"github.com/servetune/servetune/engines"
-	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/export/k8stest"
 )
 
-func trtllmDeployment(t *testing.T) deployment {
+const exportSpace = `
+[study]
+name = "exp"
+n_trials = 6
+seed = 5
+
+[target]
+model = "Qwen/Qwen3-8B"
+gpu = "H100"
+gpus = 8
+engine = "vllm"
+
+[[objectives]]
+metric = "total_tps"
+direction = "maximize"
+
+[profiles]
+run = ["chat"]
+
+[profiles.custom.chat]
+input_len = 1024
+output_len = 128
+num_prompts = 100
+request_rate = 8
+
+[params.tp]
+values = [1, 2, 4]
+[params.mem_fraction]
+values = [0.02, 0.9]
+`
+
+// best --export wires studies/export: the trial exported is the one asked
+// for, a Kubernetes manifest requests its own GPUs, and a trial that did
+// not complete is refused (exit 2, nothing printed) unless --force.
+func TestBestExportsTheTrialAskedForAndRefusesAFailedOne(t *testing.T) {
+	dir := exportStudy(t)
+	code, out, errText := runCLI(t, dir, "show", "--json", "exp")
+	var trials []studies.Trial
+	if err := json.Unmarshal([]byte(out), &trials); code != 0 || err != nil {
+		t.Fatalf("show: exit %d %v %s", code, err, errText)
+	}
+	var done, bad *studies.Trial
+	for i, tr := range trials {
+		switch {
+		case tr.State == studies.Complete && done == nil:
+			done = &trials[i]
+		case tr.State != studies.Complete && bad == nil:
+			bad = &trials[i]
+		}
+	}
+	if done == nil || bad == nil {
+		t.Fatalf("want a complete and a failed trial among %+v", trials)
+	}
+	code, out, errText = runCLI(t, dir, "best", "exp", "--export", "k8s", "--trial", strconv.Itoa(done.Number))
+	objs, err := k8stest.Decode([]byte(out))
+	if code != 0 || err != nil || len(objs.Deployments) != 1 {
+		t.Fatalf("exit %d %v %s\n%s", code, err, errText, out)
+	}
+	c := objs.Deployments[0].Spec.Template.Spec.Containers[0]
+	tp, _ := done.Config.Int("tp")
+	if q := c.Resources.Limits["nvidia.com/gpu"]; q.Value() != tp {
+		t.Errorf("trial %d (tp=%d) requests %s GPUs", done.Number, tp, q.String())
+	}
+	code, out, errText = runCLI(t, dir, "best", "exp", "--export", "docker", "--trial", strconv.Itoa(bad.Number))
+	if code != 2 || out != "" || !strings.Contains(errText, "--force") {
+		t.Errorf("a %s trial: exit %d, stdout %q, stderr %s", bad.State, code, out, errText)
+	}
+	code, out, errText = runCLI(t, dir, "best", "exp", "--export", "docker", "--trial", strconv.Itoa(bad.Number), "--force")
+	if code != 0 || !strings.Contains(out, "docker run") {
+		t.Errorf("--force: exit %d %s\n%s", code, errText, out)
+	}
+}
+
+// exportStudy runs the small simulated study "exp" in a new directory.
+func exportStudy(t *testing.T) string {
 	t.Helper()
-	cmd, err := engines.Render(space.Config{"engine": "trtllm", "tp": int64(8), "max_running": int64(256), "kv_cache_dtype": "fp8"},
-		space.Target{Model: "nvidia/DeepSeek-R1-FP4", GPUs: 8, GPU: "B200"})
-	if err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	if code, _, errText := runCLI(t, dir, "run", writeSpaceIn(t, dir, exportSpace)); code != 0 {
+		t.Fatalf("run: exit %d:\n%s", code, errText)
 	}
-	if len(cmd.Files) == 0 {
-		t.Fatalf("want a TRT-LLM command with a generated file: %+v", cmd)
-	}
-	cmd.Env = map[string]string{"NCCL_DEBUG": "WARN"}
-	return deployment{Study: "My_Study", Trial: 7, Engine: "trtllm", Version: "1.2.1", GPUs: 8, Cmd: cmd}
+	return dir
 }
 
-func TestK8sManifestParsesAndHoldsArgvEnvGPUAndFiles(t *testing.T) {
-	d := trtllmDeployment(t)
-	y, err := k8sManifest(d)
-	if err != nil {
-		t.Fatal(err)
+// A sort key that names nothing is refused, not ignored.
+func TestShowSortRefusesAnUnknownKey(t *testing.T) {
+	dir := exportStudy(t)
+	code, out, errText := runCLI(t, dir, "show", "exp", "--sort", "totl_tps")
+	if code != exitUsage || out != "" || !strings.Contains(errText, `did you mean "total_tps"?`) {
+		t.Errorf("--sort totl_tps: exit %d stdout %q stderr %s", code, out, errText)
 	}
-	docs := map[string]map[string]any{}
-	dec := yaml.NewDecoder(bytes.NewReader(y))
-	for {
-		var doc map[string]any
-		if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("manifest does not parse: %v\n%s", err, y)
-		}
-		docs[doc["kind"].(string)] = doc
-	}
-	if len(docs) != 3 || docs["Deployment"] == nil || docs["Service"] == nil || docs["ConfigMap"] == nil {
-		t.Fatalf("want Deployment, Service, ConfigMap; got %v", slices.Collect(func(yield func(string) bool) {
-			for k := range docs {
-				yield(k)
-			}
-		}))
-	}
-	var dep struct {
-		Metadata struct{ Name string }
-		Spec     struct {
-			Template struct {
-				Spec struct {
-					Containers []struct {
-						Image         string
-						WorkingDir    string `yaml:"workingDir"`
-						Command, Args []string
-						Env           []struct{ Name, Value string }
-						Resources     struct {
-							Limits map[string]int
-						}
-					}
-				}
-			}
-		}
-	}
-	b, _ := yaml.Marshal(docs["Deployment"])
-	if err := yaml.Unmarshal(b, &dep); err != nil {
-		t.Fatal(err)
-	}
-	if dep.Metadata.Name != "my-study-trial-7" {
-		t.Errorf("name %q is not DNS-1123", dep.Metadata.Name)
-	}
-	c := dep.Spec.Template.Spec.Containers[0]
-	argv := append(c.Command, c.Args...)
-	if !slices.Equal(argv[:len(d.Cmd.Argv)], d.Cmd.Argv) || !slices.Contains(argv, "--port=8000") {
-		t.Errorf("argv %q, want %q then the listen flags", argv, d.Cmd.Argv)
-	}
-	if c.Image != "nvcr.io/nvidia/tensorrt-llm/release:1.2.1" || c.Resources.Limits["nvidia.com/gpu"] != 8 || c.WorkingDir != "/servetune" {
-		t.Errorf("container %+v", c)
-	}
-	if len(c.Env) != 1 || c.Env[0].Name != "NCCL_DEBUG" || c.Env[0].Value != "WARN" {
-		t.Errorf("env %+v", c.Env)
-	}
-	data := docs["ConfigMap"]["data"].(map[string]any)
-	for name, content := range d.Cmd.Files {
-		if data[name] != content {
-			t.Errorf("ConfigMap %s = %q, want %q", name, data[name], content)
-		}
-	}
-}
-
-func TestDockerRunUsesTheOfficialImageAndTheExactArgv(t *testing.T) {
-	d := trtllmDeployment(t)
-	out := dockerRun(d)
-	last := ""
-	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		if strings.HasPrefix(l, "docker run") {
-			last = l
-		}
-	}
-	want := "--entrypoint " + d.Cmd.Argv[0] + " nvcr.io/nvidia/tensorrt-llm/release:1.2.1 " + strings.Join(d.Cmd.Argv[1:], " ")
-	if !strings.Contains(last, want) || !strings.Contains(last, "--gpus all") || !strings.Contains(last, "-e NCCL_DEBUG=WARN") {
-		t.Errorf("docker line\n%s\nwant it to hold\n%s", last, want)
-	}
-	for name := range d.Cmd.Files {
-		if !strings.Contains(out, "cat > my-study-trial-7/"+name) {
-			t.Errorf("file %s is not written:\n%s", name, out)
-		}
-	}
-	d.GPUs = 0
-	if strings.Contains(dockerRun(d), "--gpus") {
-		t.Error("a CPU deployment requests GPUs")
-	}
-}
-
-func TestImages(t *testing.T) {
-	for _, tc := range []struct{ engine, version, want string }{
-		{"vllm", "", "vllm/vllm-openai:latest"},
-		{"vllm", "0.11.0", "vllm/vllm-openai:v0.11.0"},
-		{"sglang", "0.5.2", "lmsysorg/sglang:0.5.2"},
-		{"trtllm", "", "nvcr.io/nvidia/tensorrt-llm/release:latest"},
-		{"ollama", "0.5.7", "ollama/ollama:0.5.7"},
-	} {
-		if got := image(tc.engine, tc.version); got != tc.want {
-			t.Errorf("image(%s, %q) = %s, want %s", tc.engine, tc.version, got, tc.want)
-		}
-	}
-}
-
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{"--tp=8": "--tp=8", "a b": "'a b'", "it's": `'it'\''s'`, "": "''", "$X": "'$X'"} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
+	code, out, errText = runCLI(t, dir, "show", "exp", "--sort", "chat/total_tps", "--csv")
+	if code != 0 || !strings.HasPrefix(out, "trial,") {
+		t.Errorf("--sort chat/total_tps: exit %d %s", code, errText)
 	}
 }

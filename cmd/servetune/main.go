@@ -7,9 +7,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/space/suggest"
 	"github.com/servetune/servetune/studies"
 	"github.com/urfave/cli/v2"
 )
@@ -60,21 +63,42 @@ func interruptible(stderr io.Writer) (context.Context, func()) {
 	return ctx, func() { signal.Stop(sigs); cancel() }
 }
 
-// Exit codes, documented in docs/reliability.md.
+// Exit codes, listed by --help (exitCodes) and docs/reliability.md.
 const (
 	exitOK          = 0
 	exitError       = 1
 	exitUsage       = 2   // bad input; nothing was written
 	exitNoComplete  = 3   // the study ended with no complete trial
 	exitLocked      = 4   // another servetune holds the study
+	exitCheck       = 5   // a --dry-run check failed
 	exitInterrupted = 130 // SIGINT or SIGTERM
 )
+
+// exitCodes says what each exit code means, for --help; a test holds
+// docs/reliability.md to the same list.
+func exitCodes() []exitCodeDoc {
+	return []exitCodeDoc{
+		{exitOK, "done"},
+		{exitError, "an error (engine program missing, storage failure, ...)"},
+		{exitUsage, "bad input: a space file, command, flag or argument; nothing was written"},
+		{exitNoComplete, "the study ended with no complete trial"},
+		{exitLocked, "the study is in use by another servetune"},
+		{exitCheck, "run/worker --dry-run: a check failed; nothing was launched or written"},
+		{exitInterrupted, "interrupted by SIGINT or SIGTERM"},
+	}
+}
+
+type exitCodeDoc struct {
+	code    int
+	meaning string
+}
 
 // run executes the CLI and decides the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr, log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).With().Timestamp().Logger()}
 	app := newApp(e)
-	err := app.RunContext(ctx, hoistFlags(args, specOf(app.Flags, app.Commands, false)))
+	completeWith(app, args)
+	err := app.RunContext(ctx, reorder(args, specOf(app.Flags, app.Commands, false)))
 	if err == nil {
 		return exitOK
 	}
@@ -89,21 +113,70 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func newApp(e *env) *cli.App {
 	cmds := commands(e)
 	usageErrors(cmds)
-	return &cli.App{
-		Name:      "servetune",
-		Usage:     "autotune LLM serving engines (vLLM, SGLang, TensorRT-LLM, Ollama) and the built-in simulator",
-		Writer:    e.stdout,
-		ErrWriter: e.stderr,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "log-format", Value: "auto", Usage: "auto | text | json"},
-			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug | info | warn | error"},
-		},
-		Before:          func(c *cli.Context) error { return e.configureLog(c) },
-		Commands:        cmds,
-		OnUsageError:    func(_ *cli.Context, err error, _ bool) error { return flagError("", err) },
-		ExitErrHandler:  func(*cli.Context, error) {},
-		HideHelpCommand: true,
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "log-format", Value: "auto", Usage: "`FORMAT` of log lines: auto | text | json"},
+		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "lowest `LEVEL` logged: debug | info | warn | error"},
 	}
+	return &cli.App{
+		Name:    "servetune",
+		Usage:   "autotune LLM serving engines (vLLM, SGLang, TensorRT-LLM, Ollama) and the built-in simulator",
+		Version: version(),
+		// The exit codes close the program's help (not a command's).
+		CustomAppHelpTemplate: cli.AppHelpTemplate + exitCodesHelp(),
+		Writer:                e.stdout,
+		ErrWriter:             e.stderr,
+		Flags:                 flags,
+		Before:                func(c *cli.Context) error { return e.configureLog(c) },
+		Action:                unknownCommand,
+		Commands:              cmds,
+		OnUsageError:          func(_ *cli.Context, err error, _ bool) error { return flagError("", flags, err) },
+		ExitErrHandler:        func(*cli.Context, error) {},
+		HideHelpCommand:       true,
+		EnableBashCompletion:  true,
+	}
+}
+
+// unknownCommand is the program's action: with no command it prints the
+// help; anything else is a command that does not exist.
+func unknownCommand(c *cli.Context) error {
+	if !c.Args().Present() {
+		return cli.ShowAppHelp(c)
+	}
+	name := c.Args().First()
+	var names []string
+	for _, cmd := range c.App.VisibleCommands() {
+		names = append(names, cmd.Names()...)
+	}
+	if hint := suggest.Hint(name, names); hint != "" {
+		return usagef("unknown command %q%s", name, hint)
+	}
+	return usagef("unknown command %q (servetune --help lists them)", name)
+}
+
+func exitCodesHelp() string {
+	var b strings.Builder
+	b.WriteString("\nEXIT CODES:\n")
+	for _, c := range exitCodes() {
+		fmt.Fprintf(&b, "   %3d  %s\n", c.code, c.meaning)
+	}
+	return b.String()
+}
+
+// version is the module version the binary was built from: a tag for
+// `go install ...@v1.2.3`, "(devel)" for a build of a checkout, with
+// its commit when the build recorded one.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v + " " + bi.GoVersion
 }
 
 func exitCode(err error) int {
@@ -114,6 +187,8 @@ func exitCode(err error) int {
 		return exitNoComplete
 	case errors.Is(err, studies.ErrLocked):
 		return exitLocked
+	case errors.As(err, new(errCheckFailed)):
+		return exitCheck
 	}
 	return exitError
 }
@@ -135,6 +210,7 @@ func commands(e *env) []*cli.Command {
 		labCommand(e),
 		testmodelCommand(e),
 		guardCommand(),
+		completionCommand(),
 	}
 }
 

@@ -28,13 +28,14 @@ func runCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "fresh", Usage: "delete the study of the same name and start over"},
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
 			repeatFlag(), budgetFlag(), noPruneFlag(),
-			&cli.StringFlag{Name: "storage", Usage: "run the study in shared storage, postgres://user@host/db, as `servetune worker` does (default $" + storageEnv + "; otherwise studies/<name>/study.db)"},
+			&cli.StringFlag{Name: "storage", Usage: "run the study in shared storage at `URL` (postgres://user@host/db), as servetune worker does (default $" + storageEnv + "; otherwise studies/<name>/study.db)"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine, each leased to a worker; real engines are packed onto the GPUs (--gpus)"},
 			gpusFlag(),
 			nodesFlag(),
 			enginesFlag(),
 			cardsFlag(),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
+			dryRunFlag(),
 		},
 		Action: e.runAction,
 	}
@@ -48,6 +49,9 @@ func (e *env) runAction(c *cli.Context) error {
 	sp, err := loadRunSpace(c)
 	if err != nil {
 		return err
+	}
+	if c.Bool("dry-run") {
+		return e.dryRun(c, sp)
 	}
 	if url := storageURL(c.String("storage"), sp); url != "" {
 		return e.runShared(c, sp, url)

@@ -4,18 +4,18 @@ import (
 	"context"
 	"fmt"
 
-	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/export"
 )
 
 // dirFlag is a new flag per command: urfave/cli keeps parse state in it.
 func dirFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "dir", Value: "studies", Usage: "directory holding studies/<name>/study.db"}
+	return &cli.StringFlag{Name: "dir", Value: "studies", Usage: "studies live in `DIR`/<name>/study.db"}
 }
 
 // listed is one study `servetune studies` lists, opened on demand.
@@ -54,7 +54,7 @@ func listStudies(c *cli.Context) []listed {
 
 // storageFlag names shared study storage (see the worker command).
 func storageFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "storage", Usage: "read the study from shared storage, postgres://user@host/db (default $" + storageEnv + "; otherwise --dir)"}
+	return &cli.StringFlag{Name: "storage", Usage: "read the study from shared storage at `URL` (postgres://user@host/db; default $" + storageEnv + "; otherwise --dir)"}
 }
 
 func studiesCommand(e *env) *cli.Command {
@@ -93,7 +93,7 @@ func showCommand(e *env) *cli.Command {
 		Usage:     "show every trial of a study",
 		ArgsUsage: "STUDY (a name under --dir, or a study.db path)",
 		Flags: []cli.Flag{dirFlag(), storageFlag(),
-			&cli.StringFlag{Name: "sort", Usage: "sort by a metric, e.g. total_tps or balanced/mean_tpot_ms (default: trial number)"},
+			&cli.StringFlag{Name: "sort", Usage: "sort by `METRIC`, e.g. total_tps or balanced/mean_tpot_ms (default: trial number)"},
 			&cli.BoolFlag{Name: "asc", Usage: "sort ascending (default: best first for objectives, descending otherwise)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.BoolFlag{Name: "csv", Usage: "print CSV"},
@@ -104,15 +104,9 @@ func showCommand(e *env) *cli.Command {
 				return err
 			}
 			if s := c.String("sort"); s != "" {
-				profile, name, ok := strings.Cut(s, "/")
-				if !ok {
-					profile, name = sp.ObjectiveProfile(""), s
-				}
-				dir := space.Maximize
-				for _, o := range sp.Objectives {
-					if o.Metric == name {
-						dir = o.Direction
-					}
+				profile, name, dir, err := studies.SortKey(sp, trials, s)
+				if err != nil {
+					return usageError{err}
 				}
 				if c.Bool("asc") {
 					dir = space.Minimize
@@ -139,14 +133,21 @@ func bestCommand(e *env) *cli.Command {
 then one docker run of the engine's official image (vllm/vllm-openai,
 lmsysorg/sglang, nvcr.io/nvidia/tensorrt-llm/release, ollama/ollama;
 tagged with target.engines.<engine>.version, else latest) with the
-trial's exact argv and env. --export k8s prints a Deployment (GPU request,
-argv, env, /dev/shm, generated files from a ConfigMap) and a Service,
-ready for kubectl apply -f.`,
+trial's exact argv and env, the trial's own GPUs, --ipc=host, the host's
+model cache and HF_TOKEN passed from your environment by name. --export k8s
+prints a Deployment (the trial's GPU count, startup/readiness/liveness
+probes on the engine's health endpoint, /dev/shm in memory, the model cache
+on the PersistentVolumeClaim servetune-model-cache, HF_TOKEN from the
+optional Secret hf-token), a Service and the generated files' ConfigMap,
+ready for kubectl apply -f. A trial that did not complete is refused
+unless --force; a declared engine needs --image.`,
 		Flags: []cli.Flag{dirFlag(), storageFlag(),
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.BoolFlag{Name: "markdown", Usage: "print Markdown"},
-			&cli.StringFlag{Name: "export", Usage: "print what deploys the best trial (or --trial): docker (a `docker run` line) | k8s (Deployment + Service + ConfigMap YAML)"},
+			&cli.StringFlag{Name: "export", Usage: "print what deploys the best trial (or --trial) as `KIND`: docker (a docker run line) | k8s (Kubernetes manifests)"},
 			&cli.IntFlag{Name: "trial", Usage: "with --export: this trial instead of the best (the front's first member)"},
+			&cli.BoolFlag{Name: "force", Usage: "with --export: export a trial that did not complete (pruned, failed, out of memory)"},
+			&cli.StringFlag{Name: "image", Usage: "with --export: the container `IMAGE` instead of the engine's official one (a declared engine has none)"},
 		},
 		Action: func(c *cli.Context) error {
 			sp, trials, err := studyArg(c)
@@ -155,7 +156,7 @@ ready for kubectl apply -f.`,
 			}
 			r := studies.BuildReport(sp, trials, renderCommand(sp))
 			if c.IsSet("export") {
-				return e.export(sp, trials, r, c.String("export"), c.Int("trial"))
+				return e.export(sp, trials, r, c.String("export"), c.Int("trial"), export.Options{Force: c.Bool("force"), Image: c.String("image")})
 			}
 			switch {
 			case c.Bool("json"):

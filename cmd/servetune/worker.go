@@ -34,6 +34,7 @@ func workerCommand(e *env) *cli.Command {
 			nodesFlag(),
 			enginesFlag(),
 			cardsFlag(),
+			dryRunFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -42,6 +43,9 @@ func workerCommand(e *env) *cli.Command {
 			sp, err := loadRunSpace(c)
 			if err != nil {
 				return err
+			}
+			if c.Bool("dry-run") {
+				return e.dryRun(c, sp)
 			}
 			devices, err := workerDevices(c.String("gpus"))
 			if err != nil {

@@ -245,8 +245,10 @@ func onTerm(o Options, stdout io.Writer, started *atomic.Pointer[event], busy *s
 	}()
 }
 
-// forkHelper starts a worker in a session of its own and waits until it
-// has recorded its PID, so a test knows of it.
+// forkHelper starts a worker in a session of its own and records its PID
+// itself (a teardown may kill the helper before it can), then waits a
+// little for the helper's own line so that it is running when the engine
+// exits.
 func forkHelper(o Options) {
 	before := countLines(o.PIDFile)
 	w := exec.Command(os.Args[0])
@@ -254,6 +256,11 @@ func forkHelper(o Options) {
 	w.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if w.Start() != nil {
 		return
+	}
+	if f, err := os.OpenFile(o.PIDFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+		fmt.Fprintf(f, "%d %d\n", w.Process.Pid, w.Process.Pid) // setsid: its own group
+		f.Close()
+		before++
 	}
 	for deadline := time.Now().Add(5 * time.Second); countLines(o.PIDFile) == before && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond) // polling the file the helper writes

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/lab"
+	"github.com/servetune/servetune/studies/preflight"
+)
+
+func dryRunFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "dry-run", Usage: "check what the study depends on (engine programs and versions, GPUs, checkpoint, storage, ports), print the first trials' commands and the simulator's estimate, and launch and write nothing (exit 5 when a check fails)"}
+}
+
+// errCheckFailed: a --dry-run check failed (exit 5).
+type errCheckFailed struct{}
+
+func (errCheckFailed) Error() string { return "a dry-run check failed" }
+
+// dryRun wires the study's checks (studies/preflight) and prints them.
+func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
+	url := storageURL(c.String("storage"), sp)
+	if url == "" && c.Command.Name == "worker" {
+		return usagef("worker needs --storage postgres://… (or $%s)", storageEnv)
+	}
+	// As the run would: one local trial at a time packs nothing and
+	// leaves --gpus unused; its engines see what the environment shows.
+	flag := c.String("gpus")
+	if url == "" && c.Int("workers") <= 1 {
+		flag = ""
+	}
+	devices, err := workerDevices(flag)
+	if err != nil {
+		return err
+	}
+	o := trialOptions(c, devices)
+	if err := o.check(sp); err != nil {
+		return err
+	}
+	cards, err := targetCards(sp.Target)
+	if err != nil {
+		return err
+	}
+	in := preflight.Input{Space: sp, Devices: devices, Cards: cards, Render: renderCommand(sp),
+		Storage: preflight.Local(studies.DirFor(o.root, sp), preflight.System())}
+	if url != "" {
+		in.Storage = preflight.Postgres(url, sp.Study.Name)
+	}
+	in.Run = studies.RunOptions{Repeat: o.repeat, Budget: o.budget, Workers: o.workers, Devices: o.devices,
+		Enqueue: sp.Enqueue, ReuseKey: studies.RenderedKey(sp.Target)}
+	// Not the study's cached prior: a dry run writes nothing.
+	in.Run.Search.Prior = lab.NewSimPrior(sp, cards)
+	if o.prune {
+		rule := search.DefaultPruneRule()
+		in.Run.Prune = &rule
+	}
+	e.log.Info().Msg("dry run: checking this node, then simulating the study for its first trials and its cost")
+	r, err := preflight.Run(c.Context, in, preflight.System())
+	if err != nil {
+		return err
+	}
+	if err := r.Text(e.stdout); err != nil {
+		return err
+	}
+	if r.Failed() {
+		return errCheckFailed{}
+	}
+	return nil
+}

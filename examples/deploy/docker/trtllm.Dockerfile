@@ -1,0 +1,27 @@
+# A servetune worker on TensorRT-LLM's official image: every trial runs the
+# image's own engine (trtllm-serve); servetune is layered on top and
+# replaces the image's entrypoint. Build from the repository root:
+#
+#   docker build -f examples/deploy/docker/trtllm.Dockerfile -t servetune-worker:trtllm .
+#
+# Pin the engine release the space pins (target.engines.trtllm.version):
+#
+#   docker build --build-arg TRTLLM_IMAGE=nvcr.io/nvidia/tensorrt-llm/release:1.2.1 ...
+#
+# servetune is static (pure-Go SQLite and PostgreSQL drivers), so it runs on
+# any base image.
+ARG TRTLLM_IMAGE=nvcr.io/nvidia/tensorrt-llm/release:1.2.1
+
+FROM golang:1.26 AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath -o /out/servetune ./cmd/servetune
+
+FROM ${TRTLLM_IMAGE}
+COPY --from=build /out/servetune /usr/local/bin/servetune
+# Checkpoints go to the cache volume the pod or container mounts here.
+ENV HF_HOME=/root/.cache/huggingface
+ENTRYPOINT ["/usr/local/bin/servetune"]
+CMD ["worker", "/config/space.toml"]

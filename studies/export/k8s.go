@@ -1,0 +1,151 @@
+package export
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Kubernetes names the user provides: the Secret holding a Hugging Face
+// token (optional: public checkpoints need none) and the claim the model
+// cache lives on, shared by every exported trial so a checkpoint is
+// downloaded once.
+const (
+	TokenSecret = "hf-token"
+	TokenKey    = "token"
+	CacheClaim  = "servetune-model-cache"
+)
+
+// Kubernetes is the manifest for `kubectl apply -f`: the generated files'
+// ConfigMap (if any), the model cache's PersistentVolumeClaim, a
+// Deployment and a Service.
+func Kubernetes(p Plan) ([]byte, error) {
+	var docs []any
+	if len(p.Files) > 0 {
+		docs = append(docs, obj{"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(p), "data": p.Files})
+	}
+	docs = append(docs, cacheClaim(), deployment(p), service(p))
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	for _, doc := range docs {
+		if err := enc.Encode(doc); err != nil {
+			return nil, fmt.Errorf("manifest: %w", err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+type obj = map[string]any
+
+func meta(p Plan) obj {
+	return obj{"name": p.Name, "labels": obj{"app": p.Name, "servetune.study": label(p.Study), "servetune.trial": strconv.Itoa(p.Trial)}}
+}
+
+// label is a study name as a label value: at most 63 characters of
+// [A-Za-z0-9._-], beginning and ending alphanumeric.
+func label(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c == '-' || c == '_' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+			b[i] = '-'
+		}
+	}
+	if len(b) > 63 {
+		b = b[:63]
+	}
+	return string(bytes.Trim(b, "-_."))
+}
+
+// cacheClaim keeps checkpoints across restarts and trials; its size is
+// the one figure to adjust (a 700 GB FP8 checkpoint needs more).
+func cacheClaim() obj {
+	return obj{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": obj{"name": CacheClaim}, "spec": obj{
+		"accessModes": []string{"ReadWriteOnce"},
+		"resources":   obj{"requests": obj{"storage": "500Gi"}},
+	}}
+}
+
+func service(p Plan) obj {
+	return obj{"apiVersion": "v1", "kind": "Service", "metadata": meta(p), "spec": obj{
+		"selector": obj{"app": p.Name},
+		"ports":    []obj{{"name": "http", "port": p.Port, "targetPort": "http"}},
+	}}
+}
+
+// deployment recreates rather than rolls: a second pod would need a
+// second set of GPUs while the first still holds its own.
+func deployment(p Plan) obj {
+	return obj{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(p), "spec": obj{
+		"replicas": 1,
+		"strategy": obj{"type": "Recreate"},
+		"selector": obj{"matchLabels": obj{"app": p.Name}},
+		"template": obj{"metadata": obj{"labels": obj{"app": p.Name}}, "spec": podSpec(p)},
+	}}
+}
+
+func podSpec(p Plan) obj {
+	c := obj{"name": "engine", "image": p.Image, "command": p.Argv[:1], "args": p.Argv[1:],
+		"ports": []obj{{"name": "http", "containerPort": p.Port}}, "env": env(p)}
+	for k, v := range probes(p) {
+		c[k] = v
+	}
+	// Tensor-parallel workers share memory through /dev/shm, which a
+	// pod caps at 64 MiB unless it mounts one.
+	mounts := []obj{{"name": "shm", "mountPath": "/dev/shm"}, {"name": "cache", "mountPath": p.Cache}}
+	vols := []obj{{"name": "shm", "emptyDir": obj{"medium": "Memory"}},
+		{"name": "cache", "persistentVolumeClaim": obj{"claimName": CacheClaim}}}
+	if len(p.Files) > 0 {
+		mounts = append(mounts, obj{"name": "files", "mountPath": "/servetune", "readOnly": true})
+		vols = append(vols, obj{"name": "files", "configMap": obj{"name": p.Name}})
+		c["workingDir"] = "/servetune"
+	}
+	c["volumeMounts"] = mounts
+	if p.GPUs > 0 {
+		gpus := obj{"nvidia.com/gpu": p.GPUs}
+		c["resources"] = obj{"requests": gpus, "limits": gpus}
+	}
+	return obj{"containers": []obj{c}, "volumes": vols}
+}
+
+// env is the command's variables, then HF_TOKEN from its Secret.
+func env(p Plan) []obj {
+	out := []obj{}
+	for _, k := range sortedKeys(p.Env) {
+		out = append(out, obj{"name": k, "value": p.Env[k]})
+	}
+	if p.HFToken {
+		out = append(out, obj{"name": "HF_HOME", "value": p.Cache}, obj{"name": "HF_TOKEN", "valueFrom": obj{
+			"secretKeyRef": obj{"name": TokenSecret, "key": TokenKey, "optional": true}}})
+	}
+	return out
+}
+
+// probes: startup allows the whole load (download, weights, CUDA graphs)
+// before liveness counts; readiness takes the pod out of the Service
+// while the engine cannot answer; liveness restarts an engine that
+// stopped answering (vLLM's /health turns 503 when its core dies).
+func probes(p Plan) obj {
+	check := obj{"tcpSocket": obj{"port": "http"}}
+	if p.Health != "" {
+		check = obj{"httpGet": obj{"path": p.Health, "port": "http"}}
+	}
+	probe := func(period, timeout, failures int) obj {
+		o := obj{"periodSeconds": period, "timeoutSeconds": timeout, "failureThreshold": failures}
+		for k, v := range check {
+			o[k] = v
+		}
+		return o
+	}
+	const startPeriod = 10
+	return obj{
+		"startupProbe":   probe(startPeriod, 5, max(1, int(p.Load.Seconds())/startPeriod)),
+		"readinessProbe": probe(5, 5, 3),
+		"livenessProbe":  probe(10, 10, 6),
+	}
+}

@@ -1,0 +1,148 @@
+package export
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
+)
+
+// Options are what the user adds to a trial's own record.
+type Options struct {
+	// Force exports a trial that did not complete (pruned, failed,
+	// out of memory): what it measured, if anything, does not hold.
+	Force bool
+	// Image replaces the engine's official image; a declared engine has
+	// none and needs one.
+	Image string
+}
+
+// Plan is one trial's deployment: everything the renderers print.
+type Plan struct {
+	Study string
+	Trial int
+	// Name is a DNS-1035 label for the deployment's objects.
+	Name   string
+	Engine string
+	Image  string
+	// Port is where the engine listens inside the container.
+	Port int
+	// GPUs is the trial's own GPU count; 0 on CPU.
+	GPUs int
+	// Argv binds every interface on Port; Env holds the command's and
+	// the binding's variables (never a secret).
+	Argv  []string
+	Env   map[string]string
+	Files map[string]string
+	Setup [][]string
+	// Health is the path probed for startup, readiness and liveness; ""
+	// probes the TCP port.
+	Health string
+	// Load bounds startup: the time the engine may take to answer.
+	Load time.Duration
+	// Cache is where the image keeps checkpoints; HFToken says whether
+	// the engine downloads from Hugging Face with HF_TOKEN.
+	Cache   string
+	HFToken bool
+}
+
+// ErrNotComplete refuses a trial whose measurement does not hold.
+var ErrNotComplete = errors.New("trial did not complete")
+
+// ErrNoImage refuses a declared engine without --image.
+var ErrNoImage = errors.New("no image")
+
+// New plans the deployment of trial t of the study sp.
+func New(sp *space.Space, t studies.Trial, o Options) (Plan, error) {
+	if t.State != studies.Complete && !o.Force {
+		return Plan{}, fmt.Errorf("trial %d is %s%s: %w; --force exports it anyway", t.Number, t.State, because(t), ErrNotComplete)
+	}
+	cfg := sp.WithTargetEngine(t.Config)
+	eng := engines.EngineOf(cfg, sp.Target)
+	f, err := engineFacts(eng, sp.Target, o.Image)
+	if err != nil {
+		return Plan{}, err
+	}
+	cmd, err := engines.Render(cfg, sp.Target)
+	if err != nil {
+		return Plan{}, fmt.Errorf("trial %d: %w", t.Number, err)
+	}
+	p := Plan{Study: sp.Study.Name, Trial: t.Number, Name: name(sp.Study.Name, t.Number), Engine: eng,
+		Image: f.image(sp.Target.Engines[eng].Version), Files: cmd.Files, Setup: cmd.Setup,
+		Health: f.health, Load: f.load, Cache: f.cache, HFToken: f.hfHome}
+	if o.Image != "" {
+		p.Image = o.Image
+	}
+	if studies.TargetDevice(sp.Target, []string{eng}) == "gpu" {
+		p.GPUs = engines.GPUs(cfg, sp.Target)
+	}
+	p.Argv, p.Env, p.Port = bind(cfg, sp.Target, cmd, f)
+	return p, nil
+}
+
+// bind is the command listening on every interface of the container.
+func bind(cfg space.Config, t space.Target, cmd engines.Command, f facts) ([]string, map[string]string, int) {
+	args, env, port, _ := engines.ListenFor(cfg, t, "0.0.0.0", f.port)
+	for k, v := range cmd.Env {
+		env[k] = v
+	}
+	if f.bindEnv != "" {
+		env[f.bindEnv] = "0.0.0.0:" + strconv.Itoa(port)
+	}
+	return append(append([]string(nil), cmd.Argv...), args...), env, port
+}
+
+// engineFacts are what the registry knows of eng; a declared engine
+// has no official image, so --image must name one.
+func engineFacts(eng string, t space.Target, image string) (facts, error) {
+	e, ok := engines.Lookup(eng, t)
+	if !ok {
+		return facts{}, fmt.Errorf("unknown engine %q", eng)
+	}
+	d, isDeclared := t.Declared[eng]
+	if !isDeclared {
+		return registryFacts(e), nil
+	}
+	if image == "" {
+		return facts{}, fmt.Errorf("engine %s is declared in the space and has no official image; --image names the one holding %s: %w", eng, strings.Join(d.Command[:1], " "), ErrNoImage)
+	}
+	return declaredFacts(e, d), nil
+}
+
+func because(t studies.Trial) string {
+	switch {
+	case t.Failure != nil:
+		return " (" + string(t.Failure.Class) + ")"
+	case t.Reason != "":
+		return " (" + t.Reason + ")"
+	}
+	return ""
+}
+
+// name is a DNS-1035 label (Services need one): lower case, letters,
+// digits and '-', starting with a letter, at most 63 characters.
+func name(study string, trial int) string {
+	s := strings.Map(func(r rune) rune {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(study))
+	s = strings.Trim(s, "-")
+	switch {
+	case s == "":
+		s = "study"
+	case s[0] < 'a':
+		s = "study-" + s
+	}
+	suffix := "-trial-" + strconv.Itoa(trial)
+	if len(s)+len(suffix) > 63 {
+		s = strings.TrimRight(s[:63-len(suffix)], "-")
+	}
+	return s + suffix
+}
