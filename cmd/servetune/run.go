@@ -47,7 +47,11 @@ func (e *env) runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if url := storageURL(c.String("storage"), sp); url != "" {
+	url, err := storageURL(c.String("storage"), sp)
+	if err != nil {
+		return err
+	}
+	if url != "" {
 		return e.runShared(c, sp, url)
 	}
 	opts, err := localRunOptions(c, sp)

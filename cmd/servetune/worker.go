@@ -46,7 +46,11 @@ func workerCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			o := workerOptions{storage: storageURL(c.String("storage"), sp), id: c.String("worker-id"), lease: c.Duration("lease"), trials: trialOptions(c, devices)}
+			url, err := storageURL(c.String("storage"), sp)
+			if err != nil {
+				return err
+			}
+			o := workerOptions{storage: url, id: c.String("worker-id"), lease: c.Duration("lease"), trials: trialOptions(c, devices)}
 			if err := o.check(sp); err != nil {
 				return err
 			}
@@ -82,21 +86,25 @@ func workerDevices(flag string) ([]string, error) {
 	return ds, nil
 }
 
-// storageURL is --storage, else $SERVETUNE_STORAGE.
 // storageURL is the shared storage a command uses: --storage, then
-// $SERVETUNE_STORAGE, then the space's [study] storage when it is a
-// postgres:// URL ("" is a local study.db).
-func storageURL(flag string, sp *space.Space) string {
-	if flag != "" {
-		return flag
+// $SERVETUNE_STORAGE, then the space's [study] storage when it is
+// PostgreSQL ("" is a local study.db). A value that does not parse is
+// bad input, named by where it came from.
+func storageURL(flag string, sp *space.Space) (string, error) {
+	from, v := "--storage", flag
+	if v == "" {
+		from, v = "$"+storageEnv, os.Getenv(storageEnv)
 	}
-	if v := os.Getenv(storageEnv); v != "" {
-		return v
+	if v != "" {
+		if _, err := space.ParseStorage(v); err != nil {
+			return "", usagef("%s: %v", from, err)
+		}
+		return v, nil
 	}
 	if sp != nil && studies.IsPostgres(sp.Study.Storage) {
-		return sp.Study.Storage
+		return sp.Study.Storage, nil
 	}
-	return ""
+	return "", nil
 }
 
 func (o workerOptions) check(sp *space.Space) error {
