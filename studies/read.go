@@ -12,7 +12,7 @@ import (
 
 // Trials returns every trial in number order.
 func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
-	reason, replies, ran, worker := "reason", "replies", "ran, fingerprint", "worker, devices"
+	reason, replies, ran, worker := "reason", "replies", "ran, fingerprint", "worker, devices, lease_until"
 	if s.schema < 2 {
 		reason = "NULL"
 	}
@@ -23,7 +23,7 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 		ran = "NULL, NULL"
 	}
 	if s.schema < 5 {
-		worker = "NULL, NULL"
+		worker = "NULL, NULL, NULL"
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+replies+`, `+ran+`, `+worker+` FROM trials ORDER BY number`)
 	if err != nil {
@@ -44,9 +44,9 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 func scanTrial(rows *sql.Rows) (Trial, error) {
 	var t Trial
 	var cfg, started string
-	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp, worker, devices sql.NullString
+	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp, worker, devices, lease sql.NullString
 	var retryOf, reusedFrom sql.NullInt64
-	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp, &worker, &devices); err != nil {
+	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp, &worker, &devices, &lease); err != nil {
 		return t, err
 	}
 	if err := scanEnvironment(&t, ran, fp); err != nil {
@@ -90,6 +90,9 @@ func scanTrial(rows *sql.Rows) (Trial, error) {
 		t.End, _ = time.Parse(time.RFC3339Nano, ended.String)
 	}
 	t.RetryOf, t.ReusedFrom = int(retryOf.Int64), int(reusedFrom.Int64)
+	if lease.Valid {
+		t.lease, _ = time.Parse(time.RFC3339Nano, lease.String)
+	}
 	upgradeOutcome(&t)
 	return t, nil
 }

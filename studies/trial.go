@@ -76,6 +76,14 @@ type Trial struct {
 	// Devices are the GPUs the trial ran on when its worker packed
 	// trials onto its GPUs (absent otherwise).
 	Devices []string `json:"devices,omitempty"`
+	// HolderGone: the trial is stored running but its holder (the run
+	// holding the study's lock, or the worker holding its lease) is
+	// dead, so it reads as interrupted; the next run or worker records
+	// it so. Set by HolderGone when a study is read for showing.
+	HolderGone bool `json:"holder_gone,omitempty"`
+	// lease is when a worker's claim on a running trial runs out (zero
+	// for a trial of a run holding the study's lock).
+	lease time.Time
 }
 
 // BrokeRule reports a config that was never launched because it breaks a

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -49,6 +49,7 @@ func listStudies(c *cli.Context) ([]listed, error) {
 		out = append(out, listed{name: st.Path(), open: func() (*space.Space, []studies.Trial, string, error) {
 			defer st.Close()
 			sp, ts, err := readStudy(c.Context, st, st.Path())
+			studies.MarkHolderGone(ts, time.Now(), studies.SharedLiveness())
 			return sp, ts, st.Path(), err
 		}})
 	}
@@ -191,7 +192,9 @@ func studyArg(c *cli.Context) (*space.Space, []studies.Trial, error) {
 			return nil, nil, err
 		}
 		defer store.Close()
-		return readStudy(c.Context, store, studies.Redact(url)+" study "+arg)
+		sp, ts, err := readStudy(c.Context, store, studies.Redact(url)+" study "+arg)
+		studies.MarkHolderGone(ts, time.Now(), studies.SharedLiveness())
+		return sp, ts, err
 	}
 	d := studies.DirOf(c.String("dir"), arg)
 	if !d.Exists() {
@@ -208,7 +211,9 @@ func openStudy(ctx context.Context, d studies.Dir) (*space.Space, []studies.Tria
 		return nil, nil, err
 	}
 	defer store.Close()
-	return readStudy(ctx, store, path)
+	sp, ts, err := readStudy(ctx, store, path)
+	studies.MarkHolderGone(ts, time.Now(), d.LivenessOf())
+	return sp, ts, err
 }
 
 // readStudy reads a study's space and trials from its store.
