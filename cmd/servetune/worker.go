@@ -28,6 +28,7 @@ func workerCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "trials this process runs at once"},
 			&cli.StringFlag{Name: "worker-id", Usage: "this worker's name in trial leases (default host:pid)"},
 			&cli.DurationFlag{Name: "lease", Value: studies.DefaultLease, Usage: "how long a trial stays this worker's without a heartbeat"},
+			storeOutageFlag(),
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
 			repeatFlag(), budgetFlag(), noPruneFlag(),
 			gpusFlag(),
@@ -64,6 +65,13 @@ type workerOptions struct {
 	storage, id string
 	lease       time.Duration
 	trials      runOptions
+}
+
+// storeOutageFlag bounds how long run and worker ride out a study store
+// they cannot reach (a PostgreSQL restart) before they stop.
+func storeOutageFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "store-outage", Value: studies.DefaultStoreOutage, EnvVars: []string{"SERVETUNE_STORE_OUTAGE"},
+		Usage: "ride out an unreachable study store this long (the trials in flight keep running; their results are written when it is back), then stop"}
 }
 
 func gpusFlag() cli.Flag {
