@@ -66,6 +66,30 @@ func PostgresStudies(ctx context.Context, storage string) ([]*Store, error) {
 // openPostgresDB opens a handle on storage and returns with it the mask
 // its errors pass through: the driver's may quote the connection.
 func openPostgresDB(storage, schema string) (*sql.DB, func(error) error, error) {
+	cfg, mask, err := pgConfig(storage)
+	if err != nil {
+		return nil, nil, err
+	}
+	if schema != "" {
+		cfg.RuntimeParams["search_path"] = schema
+	}
+	return stdlib.OpenDB(*cfg), mask, nil
+}
+
+// CheckStorage says whether the driver can read a PostgreSQL storage
+// value (a bad sslmode, port or timeout), before anything is written;
+// a SQLite path passes.
+func CheckStorage(storage string) error {
+	if !IsPostgres(storage) {
+		return nil
+	}
+	_, _, err := pgConfig(storage)
+	return err
+}
+
+// pgConfig is the driver's configuration for storage, with the mask its
+// errors pass through.
+func pgConfig(storage string) (*pgx.ConnConfig, func(error) error, error) {
 	st, err := space.ParseStorage(storage)
 	if err != nil {
 		return nil, nil, fmt.Errorf("storage: %w", err)
@@ -79,10 +103,7 @@ func openPostgresDB(storage, schema string) (*sql.DB, func(error) error, error) 
 	if err != nil {
 		return nil, nil, mask(fmt.Errorf("storage %s: the driver cannot read it: %w", st, parseProblem(err)))
 	}
-	if schema != "" {
-		cfg.RuntimeParams["search_path"] = schema
-	}
-	return stdlib.OpenDB(*cfg), mask, nil
+	return cfg, mask, nil
 }
 
 // parseProblem is the driver's complaint without the connection string

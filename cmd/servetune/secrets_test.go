@@ -149,3 +149,38 @@ func pgParts(t *testing.T, url string) (host, port, db string) {
 	}
 	return m[1], m[2], m[3]
 }
+
+// A storage value servetune parses but the driver cannot read (a bad
+// sslmode, a bad port) is bad input, exit 2, naming where it came from —
+// the flag, the variable or the space file — before anything is written.
+func TestStorageTheDriverCannotReadIsBadInput(t *testing.T) {
+	abs := quickstartWithoutPrior(t)
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inFile := filepath.Join(t.TempDir(), "bad.toml")
+	text := strings.Replace(string(src), "[study]\n", "[study]\nstorage = \"postgres://u@h/db?sslmode=sometimes\"\n", 1)
+	if err := os.WriteFile(inFile, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{args: []string{"worker", "--storage", "postgres://u:Pw-Secret-77@h:notaport/db", abs}, want: "--storage: storage postgres://u:xxxxx@h:notaport/db: the driver cannot read it"},
+		{env: "host=h sslmode=sometimes password=Pw-Secret-77", args: []string{"show", "quickstart"}, want: "$" + storageEnv + ": "},
+		{args: []string{"run", inFile}, want: inFile + ": study.storage: "},
+	} {
+		t.Setenv(storageEnv, c.env)
+		dir := t.TempDir()
+		code, out, errText := runCLI(t, dir, c.args...)
+		if code != 2 || !strings.Contains(errText, c.want) || strings.Contains(out+errText, "Pw-Secret-77") {
+			t.Errorf("%v: exit %d\n%s\nwant exit 2 with %q and no secret", c.args, code, errText, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "studies")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%v wrote %s/studies", c.args, dir)
+		}
+	}
+}

@@ -103,16 +103,19 @@ func storageURL(flag string, sp *space.Space) (string, error) {
 	if v == "" {
 		from, v = "$"+storageEnv, os.Getenv(storageEnv)
 	}
-	if v != "" {
-		if _, err := space.ParseStorage(v); err != nil {
-			return "", usagef("%s: %v", from, err)
-		}
-		return v, nil
+	if v == "" && sp != nil && studies.IsPostgres(sp.Study.Storage) {
+		from, v = sp.File+": study.storage", sp.Study.Storage
 	}
-	if sp != nil && studies.IsPostgres(sp.Study.Storage) {
-		return sp.Study.Storage, nil
+	if v == "" {
+		return "", nil
 	}
-	return "", nil
+	if _, err := space.ParseStorage(v); err != nil {
+		return "", usagef("%s: %v", from, err)
+	}
+	if err := studies.CheckStorage(v); err != nil {
+		return "", usagef("%s: %v", from, err)
+	}
+	return v, nil
 }
 
 func (o workerOptions) check(sp *space.Space) error {
