@@ -2,48 +2,146 @@ package space
 
 import (
 	"errors"
-	"net/url"
+	"fmt"
+	"os"
+	"regexp"
 	"strings"
 )
 
-// storage reads [study] storage: a SQLite file path, or the postgres://
-// URL of shared storage (user, host, database; never the password — the
-// space file is stored with the study and shown in its reports, so the
-// password comes from PGPASSWORD, ~/.pgpass or $SERVETUNE_STORAGE).
+// Storage is where a study's trials live, parsed once from [study]
+// storage, --storage or $SERVETUNE_STORAGE: a SQLite file, or a
+// PostgreSQL server named by a postgres:// URL or a libpq key=value
+// connection string. It is the one owner of that syntax: every other
+// package asks it whether a value is PostgreSQL, how to print it and
+// which secrets it holds.
+type Storage struct {
+	// Path is the SQLite file ("" for PostgreSQL or the default file).
+	Path string
+	// DSN is the PostgreSQL connection string exactly as given, secrets
+	// included; hand it to the driver, never to a printer (use String).
+	DSN string
+	// shown is the value with every secret masked.
+	shown string
+	// secrets are the secret values the DSN holds, and secretKeys the
+	// keys that hold them ("user:password@" for a URL's userinfo).
+	secrets, secretKeys []string
+	// passfile is the DSN's passfile path (its contents are secret).
+	passfile string
+}
+
+// Mask replaces a secret wherever Storage prints.
+const Mask = "xxxxx"
+
+// StorageError says why a storage value is refused. Its text never
+// quotes the value's secrets.
+type StorageError struct{ Msg string }
+
+func (e *StorageError) Error() string { return e.Msg }
+
+func storageErrorf(format string, a ...any) error {
+	return &StorageError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// ParseStorage reads a storage value ("" is the default SQLite file).
+func ParseStorage(s string) (Storage, error) {
+	switch {
+	case s == "":
+		return Storage{}, nil
+	case strings.TrimSpace(s) == "":
+		return Storage{}, storageErrorf("is blank: give a SQLite file path or postgres://user@host/db")
+	case isKeyValueDSN(s):
+		return parseKeyValueDSN(s)
+	}
+	if scheme, ok := urlScheme(s); ok {
+		return parseStorageURL(s, scheme)
+	}
+	return parseSQLitePath(s)
+}
+
+// IsPostgres says whether the storage is a PostgreSQL server.
+func (s Storage) IsPostgres() bool { return s.DSN != "" }
+
+// String is the storage fit for logs, errors and reports: every secret
+// masked.
+func (s Storage) String() string {
+	if s.IsPostgres() {
+		// A secret may also stand where nothing is masked (a user named
+		// like the password): mask it there too.
+		return MaskSecrets(s.shown, s.secrets)
+	}
+	return s.Path
+}
+
+// SecretKeys names the secrets the value itself carries.
+func (s Storage) SecretKeys() []string { return s.secretKeys }
+
+// schemeRE is a URL scheme and its colon.
+var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*):`)
+
+// urlScheme finds a value that is, or was meant to be, a URL: anything
+// with "scheme://", and postgres:, postgresql:, sqlite: or file: with
+// fewer slashes (postgres:/host/db would otherwise be a SQLite
+// directory "postgres:").
+func urlScheme(s string) (string, bool) {
+	m := schemeRE.FindStringSubmatch(s)
+	if m == nil {
+		return "", false
+	}
+	scheme := strings.ToLower(m[1])
+	if strings.HasPrefix(s[len(m[0]):], "//") {
+		return scheme, true
+	}
+	switch scheme {
+	case "postgres", "postgresql", "sqlite", "file":
+		return scheme, true
+	}
+	return "", false
+}
+
+func parseSQLitePath(s string) (Storage, error) {
+	switch {
+	case strings.ContainsAny(s, "?#"):
+		return Storage{}, storageErrorf("a SQLite file path cannot contain ? or #")
+	case strings.HasSuffix(s, "/"):
+		return Storage{}, storageErrorf("names a directory; give the study's file, e.g. %sstudy.db", s)
+	}
+	if fi, err := os.Stat(s); err == nil && fi.IsDir() {
+		return Storage{}, storageErrorf("%s is a directory; give the study's file, e.g. %s/study.db", s, strings.TrimSuffix(s, "/"))
+	}
+	return Storage{Path: s}, nil
+}
+
+// IsShared says whether a storage value names shared storage
+// (PostgreSQL) rather than a SQLite file; a value that does not parse
+// is not shared.
+func IsShared(storage string) bool {
+	st, err := ParseStorage(storage)
+	return err == nil && st.IsPostgres()
+}
+
+// RedactStorage is a storage value fit for printing, parsed or not.
+func RedactStorage(storage string) string {
+	st, err := ParseStorage(storage)
+	if err != nil {
+		return "(unreadable storage value)"
+	}
+	return st.String()
+}
+
+// storage reads [study] storage. The space file is stored with the study
+// and shown in its reports, so it may name the server and the password
+// file but never hold a password.
 func (d *decoder) storage(m map[string]any) string {
 	const path = "study.storage"
 	s := d.str(m, "storage", "study", "")
-	scheme, _, hasScheme := strings.Cut(s, "://")
-	switch {
-	case !hasScheme:
-		return s // a SQLite file
-	case scheme != "postgres" && scheme != "postgresql":
-		d.fail(path, "unknown storage %q: a SQLite file path or postgres://user@host/db", scheme+"://")
+	st, err := ParseStorage(s)
+	if se, ok := errors.AsType[*StorageError](err); ok {
+		d.fail(path, "%s", se.Msg)
 		return ""
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		d.fail(path, "is not a valid URL: %v", redactedURLError(err))
-		return ""
-	}
-	if _, has := u.User.Password(); has {
-		d.fail(path, "carries a password; the space file is stored with the study and shown in reports, so give the password in PGPASSWORD or ~/.pgpass (or the whole URL in $SERVETUNE_STORAGE)")
+	if keys := st.SecretKeys(); len(keys) > 0 {
+		d.fail(path, "carries a secret (%s); the space file is stored with the study and shown in reports, so give the password in PGPASSWORD or a passfile (or the whole URL in $SERVETUNE_STORAGE)", strings.Join(keys, ", "))
 		return ""
 	}
 	return s
-}
-
-// IsShared says whether a [study] storage value names shared storage
-// (PostgreSQL) rather than a SQLite file.
-func IsShared(storage string) bool {
-	return strings.HasPrefix(storage, "postgres://") || strings.HasPrefix(storage, "postgresql://")
-}
-
-// redactedURLError keeps the parser's complaint without the URL it
-// quotes, which may hold a password.
-func redactedURLError(err error) error {
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		return ue.Err
-	}
-	return err
 }

@@ -24,7 +24,8 @@ var errTaken = errors.New("another worker claimed this trial")
 // and no config is measured twice (more than repeat times, for a
 // --repeat study) however many workers race.
 func (s *Store) ClaimNext(ctx context.Context, t *Trial, until time.Time, nTrials, repeat int) error {
-	ctx = context.WithoutCancel(ctx) // a claim is never half-made
+	ctx, cancel := graceful(ctx) // a claim is never half-made, nor hangs
+	defer cancel()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("study %s: claim trial: %w", s.path, err)

@@ -98,7 +98,7 @@ func postgresBackend(url, study string) backend {
 		t.Cleanup(func() { st.Close() })
 		return st
 	}, raw: func(t *testing.T) *sql.DB {
-		db, err := openPostgresDB(url, "", false)
+		db, _, err := openPostgresDB(url, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func postgresBackend(url, study string) backend {
 		if _, err := db.Exec(`CREATE SCHEMA ` + pgSchema(study)); err != nil {
 			t.Fatal(err)
 		}
-		sdb, err := openPostgresDB(url, pgSchema(study), false)
+		sdb, _, err := openPostgresDB(url, pgSchema(study), false)
 		if err != nil {
 			t.Fatal(err)
 		}

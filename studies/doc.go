@@ -9,7 +9,8 @@
 // picks configs, runs trials through objective.Measure and records them so
 // that a kill at any moment loses at most the trial in flight (with several
 // workers, each trial claimed under a lease renewed by heartbeat, an
-// expired one reclaimed as interrupted; trials packed onto the worker's
+// expired one reclaimed as interrupted; a store outage ridden
+// out up to a bound, results written when the store is back; trials packed onto the worker's
 // GPUs; a virtual clock for the lab), resume, the
 // events a live view draws (Event, with a benchmark's progress at each
 // checkpoint), and the result model with its renderers (text, JSON, CSV,

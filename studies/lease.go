@@ -127,20 +127,43 @@ func (s *Store) reclaim(ctx context.Context, l leased, now time.Time) (Trial, bo
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // heartbeat renews a trial's lease every third of lease until ctx ends.
-// A lost lease cancels the trial (lost), so the worker stops an engine
-// whose result would no longer be recorded.
+// A renewal that fails (the store is down) is retried soon, with
+// backoff, so that a lease that ran out during an outage is renewed as
+// soon as the store is back, before peers may reclaim it. A lost lease
+// cancels the trial (lost), so the worker stops an engine whose result
+// would no longer be recorded.
 func heartbeat(ctx context.Context, s *Store, t Trial, lease time.Duration, now func() time.Time, lost context.CancelFunc) {
-	tick := time.NewTicker(lease / 3)
-	defer tick.Stop()
+	every := lease / 3
+	wait, ok := every, true
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
-			if err := s.Renew(ctx, t.Number, t.Worker, now().Add(lease)); errors.Is(err, ErrLeaseLost) {
-				lost()
-				return
-			}
+		case <-timer.C:
 		}
+		rctx, cancel := context.WithTimeout(ctx, every) // a hung store is a failed renewal
+		err := s.Renew(rctx, t.Number, t.Worker, now().Add(lease))
+		cancel()
+		if errors.Is(err, ErrLeaseLost) {
+			lost()
+			return
+		}
+		wait, ok = renewIn(err == nil, ok, wait, every), err == nil
+		timer.Reset(wait)
 	}
+}
+
+// renewIn is the wait before the next renewal: the heartbeat interval
+// after one that worked, a backoff from a second up to the interval
+// after one that failed.
+func renewIn(ok, wasOK bool, prev, every time.Duration) time.Duration {
+	switch {
+	case ok:
+		return every
+	case wasOK:
+		return nextDelay(0, every)
+	}
+	return nextDelay(prev, every)
 }

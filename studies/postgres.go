@@ -3,33 +3,28 @@ package studies
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
-	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/servetune/servetune/space"
 )
 
-// IsPostgres says whether a storage URL names a PostgreSQL server.
+// IsPostgres says whether a storage value names a PostgreSQL server.
 func IsPostgres(storage string) bool {
 	return space.IsShared(storage)
 }
 
-// Redact is a storage URL fit for logs and errors: its password, if it
-// carries one, is replaced.
+// Redact is a storage value fit for logs and errors: every secret
+// masked (space.Storage owns the syntax).
 func Redact(storage string) string {
-	u, err := url.Parse(storage)
-	if err != nil || u.User == nil {
-		if IsPostgres(storage) && err != nil {
-			return "postgres://(unparsable URL)"
-		}
-		return storage
-	}
-	return u.Redacted()
+	return space.RedactStorage(storage)
 }
 
 // OpenPostgres opens study name in the PostgreSQL database at storage.
@@ -43,14 +38,14 @@ func OpenPostgres(ctx context.Context, storage, name string, mode Mode) (*Store,
 // PostgresStudies opens, read-only, every study in the PostgreSQL
 // database at storage (for `servetune studies`); the caller closes them.
 func PostgresStudies(ctx context.Context, storage string) ([]*Store, error) {
-	db, err := openPostgresDB(storage, "", true)
+	db, mask, err := openPostgresDB(storage, "", true)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
 	rows, err := db.QueryContext(ctx, `SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'servetune\_%' ORDER BY schema_name`)
 	if err != nil {
-		return nil, fmt.Errorf("storage %s: %w", Redact(storage), redactErr(err, storage))
+		return nil, mask(fmt.Errorf("storage %s: %w", Redact(storage), err))
 	}
 	defer rows.Close()
 	var out []*Store
@@ -68,10 +63,12 @@ func PostgresStudies(ctx context.Context, storage string) ([]*Store, error) {
 	return out, rows.Err()
 }
 
-func openPostgresDB(storage, schema string, readOnly bool) (*sql.DB, error) {
-	cfg, err := pgx.ParseConfig(storage)
+// openPostgresDB opens a handle on storage and returns with it the mask
+// its errors pass through: the driver's may quote the connection.
+func openPostgresDB(storage, schema string, readOnly bool) (*sql.DB, func(error) error, error) {
+	cfg, mask, err := pgConfig(storage)
 	if err != nil {
-		return nil, fmt.Errorf("storage %s: %w", Redact(storage), redactErr(err, storage))
+		return nil, nil, err
 	}
 	if schema != "" {
 		cfg.RuntimeParams["search_path"] = schema
@@ -79,42 +76,93 @@ func openPostgresDB(storage, schema string, readOnly bool) (*sql.DB, error) {
 	if readOnly { // a reader writes nothing, as a read-only study.db
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
-	return stdlib.OpenDB(*cfg), nil
+	return stdlib.OpenDB(*cfg), mask, nil
+}
+
+// CheckStorage says whether the driver can read a PostgreSQL storage
+// value (a bad sslmode, port or timeout), before anything is written;
+// a SQLite path passes.
+func CheckStorage(storage string) error {
+	if !IsPostgres(storage) {
+		return nil
+	}
+	_, _, err := pgConfig(storage)
+	return err
+}
+
+// pgConfig is the driver's configuration for storage, with the mask its
+// errors pass through.
+func pgConfig(storage string) (*pgx.ConnConfig, func(error) error, error) {
+	st, err := space.ParseStorage(storage)
+	if err != nil {
+		return nil, nil, fmt.Errorf("storage: %w", err)
+	}
+	if !st.IsPostgres() {
+		return nil, nil, fmt.Errorf("storage %s: %w", st, ErrNotShared)
+	}
+	secrets := st.Secrets(os.Getenv)
+	mask := func(err error) error { return maskErr(err, secrets) }
+	cfg, err := pgx.ParseConfig(st.DSN)
+	if err != nil {
+		return nil, nil, mask(fmt.Errorf("storage %s: the driver cannot read it: %w", st, parseProblem(err)))
+	}
+	return cfg, mask, nil
+}
+
+// parseProblem is the driver's complaint without the connection string
+// it quotes (its own masking is best effort).
+func parseProblem(err error) error {
+	if pe, ok := errors.AsType[*pgconn.ParseConfigError](err); ok {
+		if inner := pe.Unwrap(); inner != nil {
+			return inner
+		}
+		return errors.New("invalid connection string")
+	}
+	return err
 }
 
 func openPostgres(ctx context.Context, storage, schema, where string, mode Mode) (*Store, error) {
-	db, err := openPostgresDB(storage, schema, mode == ReadOnly)
+	db, mask, err := openPostgresDB(storage, schema, mode == ReadOnly)
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(4)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("storage %s: %w", where, redactErr(err, storage))
+		return nil, mask(fmt.Errorf("storage %s: %w", where, err))
 	}
 	s := &Store{db: db, path: where, readOnly: mode == ReadOnly, pg: true}
 	if err := s.createSchema(ctx, schema, mode); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open study %s: %w", where, err)
+		return nil, mask(fmt.Errorf("open study %s: %w", where, err))
 	}
 	if err := s.prepare(ctx, mode); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open study %s: %w", where, err)
+		return nil, mask(fmt.Errorf("open study %s: %w", where, err))
 	}
 	return s, nil
 }
 
-// redactErr keeps a password out of an error that quotes the URL.
-func redactErr(err error, storage string) error {
-	u, perr := url.Parse(storage)
-	if perr != nil || u.User == nil {
-		return err
+// maskErr keeps every secret out of an error's text; errors.Is and As
+// still see the error it wraps.
+func maskErr(err error, secrets []string) error {
+	if err == nil {
+		return nil
 	}
-	if pw, ok := u.User.Password(); ok && pw != "" && strings.Contains(err.Error(), pw) {
-		return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), pw, "xxxxx"))
+	msg := err.Error()
+	if masked := space.MaskSecrets(msg, secrets); masked != msg {
+		return &maskedError{msg: masked, err: err}
 	}
 	return err
 }
+
+type maskedError struct {
+	msg string
+	err error
+}
+
+func (e *maskedError) Error() string { return e.msg }
+func (e *maskedError) Unwrap() error { return e.err }
 
 var notIdent = regexp.MustCompile(`[^a-z0-9_]+`)
 

@@ -12,18 +12,18 @@ import (
 // anything: the schema and a table are created in a transaction that is
 // rolled back (PostgreSQL's DDL is transactional).
 func ProbePostgres(ctx context.Context, storage, name string) error {
-	db, err := openPostgresDB(storage, "", false)
+	db, mask, err := openPostgresDB(storage, "", false)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	where := Redact(storage)
 	if err := db.PingContext(ctx); err != nil {
-		return fmt.Errorf("storage %s: %w", where, redactErr(err, storage))
+		return fmt.Errorf("storage %s: %w", where, mask(err))
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("storage %s: %w", where, redactErr(err, storage))
+		return fmt.Errorf("storage %s: %w", where, mask(err))
 	}
 	defer tx.Rollback()
 	schema := pgx.Identifier{pgSchema(name)}.Sanitize()
@@ -32,7 +32,7 @@ func ProbePostgres(ctx context.Context, storage, name string) error {
 		`CREATE TABLE ` + schema + `.servetune_dry_run (x int)`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("storage %s: cannot write study %s: %w", where, name, redactErr(err, storage))
+			return fmt.Errorf("storage %s: cannot write study %s: %w", where, name, mask(err))
 		}
 	}
 	return nil

@@ -49,7 +49,7 @@ func TestProbePostgres(t *testing.T) {
 
 func openURL(t *testing.T, u string) *sql.DB {
 	t.Helper()
-	db, err := openPostgresDB(u, "", false)
+	db, _, err := openPostgresDB(u, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

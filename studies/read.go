@@ -12,7 +12,7 @@ import (
 
 // Trials returns every trial in number order.
 func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
-	reason, replies, ran, worker, runner := "reason", "replies", "ran, fingerprint", "worker, devices", "runner, prediction"
+	reason, replies, ran, worker, runner := "reason", "replies", "ran, fingerprint", "worker, devices, lease_until", "runner, prediction"
 	if s.schema < 2 {
 		reason = "NULL"
 	}
@@ -23,7 +23,7 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 		ran = "NULL, NULL"
 	}
 	if s.schema < 5 {
-		worker = "NULL, NULL"
+		worker = "NULL, NULL, NULL"
 	}
 	if s.schema < 6 {
 		runner = "NULL, NULL"
@@ -47,9 +47,9 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 func scanTrial(rows *sql.Rows) (Trial, error) {
 	var t Trial
 	var cfg, started string
-	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp, worker, devices, runner, pred sql.NullString
+	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp, worker, devices, lease, runner, pred sql.NullString
 	var retryOf, reusedFrom sql.NullInt64
-	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp, &worker, &devices, &runner, &pred); err != nil {
+	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp, &worker, &devices, &lease, &runner, &pred); err != nil {
 		return t, err
 	}
 	if err := scanProvenance(&t, runner, pred); err != nil {
@@ -96,6 +96,9 @@ func scanTrial(rows *sql.Rows) (Trial, error) {
 		t.End, _ = time.Parse(time.RFC3339Nano, ended.String)
 	}
 	t.RetryOf, t.ReusedFrom = int(retryOf.Int64), int(reusedFrom.Int64)
+	if lease.Valid {
+		t.lease, _ = time.Parse(time.RFC3339Nano, lease.String)
+	}
 	upgradeOutcome(&t)
 	return t, nil
 }

@@ -261,8 +261,11 @@ func TrialsText(w io.Writer, sp *space.Space, ts []Trial) error {
 	}
 	for _, t := range ts {
 		state := string(t.State)
-		if t.State == Complete && Violation(sp, t, Baseline(ts)) > 0 {
+		switch {
+		case t.State == Complete && Violation(sp, t, Baseline(ts)) > 0:
 			state += " (SLO missed)"
+		case t.HolderGone:
+			state += " (holder gone)"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s", t.Number, state, t.Origin)
 		if predicted {

@@ -72,6 +72,10 @@ type RunOptions struct {
 	// Lease is how long a claim lasts without a heartbeat (default
 	// DefaultLease).
 	Lease time.Duration
+	// StoreOutage is how long workers ride out a store they cannot reach
+	// before they stop (default DefaultStoreOutage): the trials in flight
+	// keep running, their results are written when it is back.
+	StoreOutage time.Duration
 	// Shared says workers in other processes (other hosts) run the same
 	// study in Store: no study lock protects it, so trials left running
 	// are theirs until their lease expires, and each claim re-reads the

@@ -1,6 +1,7 @@
 package studies
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,10 @@ type finished struct {
 	t     Trial
 	slot  int
 	fatal error
+	// stopBeat ends the trial's heartbeat once its result is written
+	// (nil on the virtual clock): a result waiting for the store to
+	// come back stays leased.
+	stopBeat context.CancelFunc
 }
 
 // pool runs up to Workers trials at once. One goroutine (the loop's)
@@ -44,6 +49,10 @@ type pool struct {
 	taken   []string
 	// clock is the virtual clock (RunOptions.Virtual), nil on real time.
 	clock *virtualClock
+	// store follows the store's outages; unwritten are finished trials
+	// whose result waits for it to come back (still in flight).
+	store     outage
+	unwritten []finished
 }
 
 // runParallel is run for several workers: it keeps the workers busy
@@ -55,7 +64,7 @@ func (l *loop) runParallel(ctx context.Context) error {
 	l.defaults()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: newGPUs(l.Devices)}
+	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: newGPUs(l.Devices), store: outage{bound: l.StoreOutage}}
 	if l.Virtual {
 		p.useVirtualClock()
 	}
@@ -63,6 +72,10 @@ func (l *loop) runParallel(ctx context.Context) error {
 	defer poll.Stop()
 	cancelled := ctx.Done()
 	for {
+		if err := p.flush(ctx); err != nil && p.stopErr == nil {
+			p.stopErr = err
+			cancel()
+		}
 		p.fill(ctx)
 		if p.inFlight == 0 && (p.stopErr != nil || !p.peersRunning()) {
 			return p.stopErr
@@ -80,6 +93,7 @@ func (l *loop) runParallel(ctx context.Context) error {
 				cancel() // a fatal error interrupts the other trials too
 			}
 		case <-poll.C: // peers' trials end without telling this process
+		case <-p.retry(): // the store was down: try it again
 		case <-cancelled:
 			cancelled = nil // from now on, only wait for the trials in flight
 			if p.stopErr == nil {
@@ -115,6 +129,9 @@ func (l *loop) defaults() {
 	if l.WorkerID == "" {
 		l.WorkerID = DefaultWorkerID()
 	}
+	if l.StoreOutage <= 0 {
+		l.StoreOutage = DefaultStoreOutage
+	}
 	var mu sync.Mutex
 	onEvent := l.OnEvent
 	l.OnEvent = func(e Event) { // workers report phases concurrently
@@ -135,9 +152,10 @@ func DefaultWorkerID() string {
 func (p *pool) fill(ctx context.Context) {
 	for p.stopErr == nil && p.inFlight < p.Workers && ctx.Err() == nil {
 		if err := p.refresh(ctx); err != nil {
-			p.stopErr = err
+			p.stopErr = p.store.failed(err, p.Now(), p.Log) // nil: ride the outage out
 			return
 		}
+		p.store.answered(p.Now(), p.Log)
 		if !p.wanted(ctx) {
 			return
 		}
@@ -153,7 +171,9 @@ func (p *pool) fill(ctx context.Context) {
 			return
 		}
 		if err != nil && !errors.Is(err, errTaken) {
-			p.stopErr = err
+			if p.stopErr = p.store.failed(err, p.Now(), p.Log); p.stopErr == nil {
+				return // the store is down: claim again when it is back
+			}
 		}
 	}
 }
@@ -231,6 +251,9 @@ func (p *pool) refresh(ctx context.Context) error {
 
 // reclaim takes back trials whose worker stopped renewing its lease.
 func (p *pool) reclaim(ctx context.Context) error {
+	if !p.store.mayReclaim(p.Now(), p.Lease) {
+		return nil
+	}
 	lost, err := p.Store.ReclaimExpired(ctx, p.Now())
 	if err != nil {
 		return err
@@ -282,27 +305,60 @@ func (p *pool) start(ctx context.Context, n next) error {
 func (l *loop) work(ctx context.Context, t Trial, slot int, done chan<- finished) {
 	trialCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	beat, stopBeat := context.WithCancel(trialCtx)
+	// The lease is renewed until the result is written, however long the
+	// store takes to come back, and even after a signal.
+	beat, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
 	go heartbeat(beat, l.Store, t, l.Lease, l.Now, cancel)
 	fatal := l.measure(trialCtx, &t)
-	stopBeat()
-	done <- finished{t: t, slot: slot, fatal: fatal}
+	done <- finished{t: t, slot: slot, fatal: fatal, stopBeat: stopBeat}
 }
 
 // collect records a trial a worker finished and teaches the sampler.
 func (p *pool) collect(ctx context.Context, f finished) error {
-	p.inFlight--
-	p.slots[f.slot] = false
 	p.devices.release(f.t.Devices)
+	return p.write(ctx, f)
+}
+
+// write stores a finished trial's result. While the store is down the
+// trial stays in flight, its result kept to be written when the store is
+// back (flush) — unless servetune is stopping, or the outage outlasted
+// its bound: the result is then lost, and the trial, its lease expired,
+// is retried as an interrupted one.
+func (p *pool) write(ctx context.Context, f finished) error {
 	t := f.t
-	err := p.Store.FinishLeased(context.WithoutCancel(ctx), &t)
+	wctx, cancel := graceful(ctx)
+	err := p.Store.FinishLeased(wctx, &t)
+	cancel()
+	if err != nil && !errors.Is(err, ErrLeaseLost) {
+		stop := p.store.failed(err, p.Now(), p.Log)
+		if stop == nil && ctx.Err() == nil {
+			p.unwritten = append(p.unwritten, f)
+			return nil
+		}
+		p.landed(f)
+		p.Log.Error().Err(err).Int("trial", t.Number).Msg("the study store is unreachable and this worker is stopping: the trial's result is lost; its lease expires and its config is retried")
+		return cmp.Or(stop, f.fatal)
+	}
+	p.landed(f)
 	if errors.Is(err, ErrLeaseLost) {
 		p.Log.Warn().Int("trial", t.Number).Msg("trial finished after its lease was reclaimed; its result is dropped")
 		return f.fatal
 	}
-	if err != nil {
-		return err
+	p.store.answered(p.Now(), p.Log)
+	return p.learn(t, f.fatal)
+}
+
+// landed takes a trial out of flight: its worker is free again.
+func (p *pool) landed(f finished) {
+	p.inFlight--
+	p.slots[f.slot] = false
+	if f.stopBeat != nil {
+		f.stopBeat()
 	}
+}
+
+// learn records a written trial and teaches the sampler.
+func (p *pool) learn(t Trial, fatal error) error {
 	p.replace(t)
 	if p.told[t.Number] = true; t.State != Interrupted {
 		if err := p.tell(t); err != nil {
@@ -310,10 +366,32 @@ func (p *pool) collect(ctx context.Context, f finished) error {
 		}
 	}
 	p.OnEvent(Event{Kind: TrialFinished, Trial: t, Done: countDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
-	if f.fatal != nil {
-		return f.fatal
+	if fatal != nil {
+		return fatal
 	}
 	return p.ruleStreak(t)
+}
+
+// flush writes the results that waited for the store, oldest first.
+func (p *pool) flush(ctx context.Context) error {
+	waiting := p.unwritten
+	p.unwritten = nil
+	var first error
+	for _, f := range waiting {
+		if err := p.write(ctx, f); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// retry fires when the store should be tried again: while it is down or
+// results wait for it (nil otherwise: never).
+func (p *pool) retry() <-chan time.Time {
+	if !p.store.down() && len(p.unwritten) == 0 {
+		return nil
+	}
+	return time.After(p.store.retryIn())
 }
 
 // ruleStreak stops a study whose sampler keeps proposing configs that

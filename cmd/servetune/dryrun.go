@@ -21,7 +21,10 @@ func (errCheckFailed) Error() string { return "a dry-run check failed" }
 
 // dryRun wires the study's checks (studies/preflight) and prints them.
 func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
-	url := storageURL(c.String("storage"), sp)
+	url, err := storageURL(c.String("storage"), sp)
+	if err != nil {
+		return err
+	}
 	if url == "" && c.Command.Name == "worker" {
 		return usagef("worker needs --storage postgres://… (or $%s)", storageEnv)
 	}

@@ -95,6 +95,8 @@ type exitCodeDoc struct {
 
 // run executes the CLI and decides the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	secrets := outputSecrets(args, os.Getenv)
+	stdout, stderr = masked(stdout, secrets), masked(stderr, secrets)
 	e := &env{stdout: stdout, stderr: stderr, log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).With().Timestamp().Logger()}
 	app := newApp(e)
 	completeWith(app, args)

@@ -92,7 +92,11 @@ func servetuneVersion() string {
 // named by the first argument (studyArg has checked that it exists).
 func studyOutlook(c *cli.Context) ([]studies.Region, error) {
 	arg := c.Args().First()
-	if url := storageURL(c.String("storage"), nil); studies.IsPostgres(url) {
+	url, err := storageURL(c.String("storage"), nil)
+	if err != nil {
+		return nil, err
+	}
+	if studies.IsPostgres(url) {
 		store, err := studies.OpenPostgres(c.Context, url, arg, studies.ReadOnly)
 		if err != nil {
 			return nil, err

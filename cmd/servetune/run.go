@@ -30,6 +30,7 @@ func runCommand(e *env) *cli.Command {
 			repeatFlag(), budgetFlag(), noPruneFlag(),
 			&cli.StringFlag{Name: "storage", Usage: "run the study in shared storage at `URL` (postgres://user@host/db), as servetune worker does (default $" + storageEnv + "; otherwise studies/<name>/study.db)"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine, each leased to a worker; real engines are packed onto the GPUs (--gpus)"},
+			storeOutageFlag(),
 			gpusFlag(),
 			nodesFlag(),
 			enginesFlag(),
@@ -53,7 +54,11 @@ func (e *env) runAction(c *cli.Context) error {
 	if c.Bool("dry-run") {
 		return e.dryRun(c, sp)
 	}
-	if url := storageURL(c.String("storage"), sp); url != "" {
+	url, err := storageURL(c.String("storage"), sp)
+	if err != nil {
+		return err
+	}
+	if url != "" {
 		return e.runShared(c, sp, url)
 	}
 	opts, err := localRunOptions(c, sp)
@@ -125,11 +130,13 @@ type runOptions struct {
 	// cards are the simulator cards of the runner and the prior
 	// (studyCards).
 	cards *sim.Cards
+	// storeOutage bounds how long an unreachable store is ridden out.
+	storeOutage time.Duration
 }
 
 // trialOptions reads the flags run and worker share.
 func trialOptions(c *cli.Context, devices []string) runOptions {
-	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers")}
+	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers"), storeOutage: c.Duration("store-outage")}
 }
 
 // check refuses flag values the study cannot honour.
@@ -139,6 +146,8 @@ func (o runOptions) check(sp *space.Space) error {
 		return usagef("--repeat must be at least 1")
 	case o.budget < 0:
 		return usagef("--budget must be positive")
+	case o.storeOutage < 0:
+		return usagef("--store-outage must not be negative")
 	}
 	return checkWorkers(sp, o.workers, o.devices)
 }
@@ -253,7 +262,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
 		Enqueue: sp.Enqueue, WarmStart: o.enqueue,
 		Log: e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: studies.RenderedKey(sp.Target),
-		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease,
+		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease, StoreOutage: o.storeOutage,
 	}
 	var closePrior func()
 	ro.Search.Prior, closePrior = newSimPrior(sp, o.cards, sess.Dir, e.log)

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,8 +25,11 @@ type listed struct {
 }
 
 // listStudies lists the studies under --dir, or in --storage.
-func listStudies(c *cli.Context) []listed {
-	url := storageURL(c.String("storage"), nil)
+func listStudies(c *cli.Context) ([]listed, error) {
+	url, err := storageURL(c.String("storage"), nil)
+	if err != nil {
+		return nil, err
+	}
 	if !studies.IsPostgres(url) {
 		var out []listed
 		for _, d := range studies.List(c.String("dir")) {
@@ -35,7 +38,7 @@ func listStudies(c *cli.Context) []listed {
 				return sp, ts, d.DB(), err
 			}})
 		}
-		return out
+		return out, nil
 	}
 	stores, err := studies.PostgresStudies(c.Context, url)
 	out := []listed{}
@@ -46,10 +49,11 @@ func listStudies(c *cli.Context) []listed {
 		out = append(out, listed{name: st.Path(), open: func() (*space.Space, []studies.Trial, string, error) {
 			defer st.Close()
 			sp, ts, err := readStudy(c.Context, st, st.Path())
+			studies.MarkHolderGone(ts, time.Now(), studies.SharedLiveness())
 			return sp, ts, st.Path(), err
 		}})
 	}
-	return out
+	return out, nil
 }
 
 // storageFlag names shared study storage (see the worker command).
@@ -63,9 +67,13 @@ func studiesCommand(e *env) *cli.Command {
 		Usage: "list studies with their trial counts and best result",
 		Flags: []cli.Flag{dirFlag(), storageFlag()},
 		Action: func(c *cli.Context) error {
+			list, err := listStudies(c)
+			if err != nil {
+				return err
+			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "study\ttrials\tcomplete\tbest\tpath")
-			for _, s := range listStudies(c) {
+			for _, s := range list {
 				sp, trials, p, err := s.open()
 				if err != nil {
 					fmt.Fprintf(tw, "%s\t-\t-\t%v\t%s\n", s.name, err, p)
@@ -175,13 +183,19 @@ func studyArg(c *cli.Context) (*space.Space, []studies.Trial, error) {
 		return nil, nil, usagef("%s takes one study name or path, got %d arguments", c.Command.Name, c.NArg())
 	}
 	arg := c.Args().First()
-	if url := storageURL(c.String("storage"), nil); studies.IsPostgres(url) {
+	url, err := storageURL(c.String("storage"), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if studies.IsPostgres(url) {
 		store, err := studies.OpenPostgres(c.Context, url, arg, studies.ReadOnly)
 		if err != nil {
 			return nil, nil, err
 		}
 		defer store.Close()
-		return readStudy(c.Context, store, studies.Redact(url)+" study "+arg)
+		sp, ts, err := readStudy(c.Context, store, studies.Redact(url)+" study "+arg)
+		studies.MarkHolderGone(ts, time.Now(), studies.SharedLiveness())
+		return sp, ts, err
 	}
 	d := studies.DirOf(c.String("dir"), arg)
 	if !d.Exists() {
@@ -198,7 +212,9 @@ func openStudy(ctx context.Context, d studies.Dir) (*space.Space, []studies.Tria
 		return nil, nil, err
 	}
 	defer store.Close()
-	return readStudy(ctx, store, path)
+	sp, ts, err := readStudy(ctx, store, path)
+	studies.MarkHolderGone(ts, time.Now(), d.LivenessOf())
+	return sp, ts, err
 }
 
 // readStudy reads a study's space and trials from its store.

@@ -28,6 +28,7 @@ func workerCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "trials this process runs at once"},
 			&cli.StringFlag{Name: "worker-id", Usage: "this worker's name in trial leases (default host:pid)"},
 			&cli.DurationFlag{Name: "lease", Value: studies.DefaultLease, Usage: "how long a trial stays this worker's without a heartbeat"},
+			storeOutageFlag(),
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
 			repeatFlag(), budgetFlag(), noPruneFlag(),
 			gpusFlag(),
@@ -51,7 +52,11 @@ func workerCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			o := workerOptions{storage: storageURL(c.String("storage"), sp), id: c.String("worker-id"), lease: c.Duration("lease"), trials: trialOptions(c, devices)}
+			url, err := storageURL(c.String("storage"), sp)
+			if err != nil {
+				return err
+			}
+			o := workerOptions{storage: url, id: c.String("worker-id"), lease: c.Duration("lease"), trials: trialOptions(c, devices)}
 			if err := o.check(sp); err != nil {
 				return err
 			}
@@ -65,6 +70,13 @@ type workerOptions struct {
 	storage, id string
 	lease       time.Duration
 	trials      runOptions
+}
+
+// storeOutageFlag bounds how long run and worker ride out a study store
+// they cannot reach (a PostgreSQL restart) before they stop.
+func storeOutageFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "store-outage", Value: studies.DefaultStoreOutage, EnvVars: []string{"SERVETUNE_STORE_OUTAGE"},
+		Usage: "ride out an unreachable study store this long (the trials in flight keep running; their results are written when it is back), then stop"}
 }
 
 func gpusFlag() cli.Flag {
@@ -87,21 +99,28 @@ func workerDevices(flag string) ([]string, error) {
 	return ds, nil
 }
 
-// storageURL is --storage, else $SERVETUNE_STORAGE.
 // storageURL is the shared storage a command uses: --storage, then
-// $SERVETUNE_STORAGE, then the space's [study] storage when it is a
-// postgres:// URL ("" is a local study.db).
-func storageURL(flag string, sp *space.Space) string {
-	if flag != "" {
-		return flag
+// $SERVETUNE_STORAGE, then the space's [study] storage when it is
+// PostgreSQL ("" is a local study.db). A value that does not parse is
+// bad input, named by where it came from.
+func storageURL(flag string, sp *space.Space) (string, error) {
+	from, v := "--storage", flag
+	if v == "" {
+		from, v = "$"+storageEnv, os.Getenv(storageEnv)
 	}
-	if v := os.Getenv(storageEnv); v != "" {
-		return v
+	if v == "" && sp != nil && studies.IsPostgres(sp.Study.Storage) {
+		from, v = sp.File+": study.storage", sp.Study.Storage
 	}
-	if sp != nil && studies.IsPostgres(sp.Study.Storage) {
-		return sp.Study.Storage
+	if v == "" {
+		return "", nil
 	}
-	return ""
+	if _, err := space.ParseStorage(v); err != nil {
+		return "", usagef("%s: %v", from, err)
+	}
+	if err := studies.CheckStorage(v); err != nil {
+		return "", usagef("%s: %v", from, err)
+	}
+	return v, nil
 }
 
 func (o workerOptions) check(sp *space.Space) error {

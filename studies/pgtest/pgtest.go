@@ -27,46 +27,78 @@ const User = "servetune-pg"
 // Start starts a cluster and returns a URL of its postgres database.
 func Start(t testing.TB) string {
 	t.Helper()
-	url, err := start(t)
+	return StartCluster(t).URL
+}
+
+// Cluster is a running throwaway cluster that a test may stop and start
+// again on the same port (a database restart).
+type Cluster struct {
+	// URL is the cluster's postgres database.
+	URL             string
+	t               testing.TB
+	cred            *syscall.Credential
+	bin, data, sock string
+	port            int
+}
+
+// StartCluster starts a cluster, stopped and removed when the test ends.
+func StartCluster(t testing.TB) *Cluster {
+	t.Helper()
+	c, err := start(t)
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("PostgreSQL cannot start (required in CI): %v", err)
 		}
 		t.Skipf("PostgreSQL cannot start: %v", err)
 	}
-	return url
+	return c
 }
 
-func start(t testing.TB) (string, error) {
+// Stop stops the server as a crash would: pg_ctl stop -m immediate
+// (no checkpoint; clients see their connections cut).
+func (c *Cluster) Stop() error {
+	out, err := command(c.cred, filepath.Join(c.bin, "pg_ctl"), "stop", "-D", c.data, "-m", "immediate", "-w").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("pg_ctl stop: %w: %s", err, out)
+	}
+	return nil
+}
+
+// Restart starts the stopped server again on the same port (it
+// recovers from its log first) and returns once it accepts connections.
+func (c *Cluster) Restart() error {
+	return serve(c.t, c.cred, filepath.Join(c.bin, "postgres"), c.data, c.sock, c.port)
+}
+
+func start(t testing.TB) (*Cluster, error) {
 	bin, err := binDir()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	cred, err := credential()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "servetune-pg-")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	if err := own(dir, cred); err != nil {
-		return "", err
+		return nil, err
 	}
 	data := filepath.Join(dir, "data")
 	initdb := command(cred, filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
 	if out, err := initdb.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("initdb: %w: %s", err, out)
+		return nil, fmt.Errorf("initdb: %w: %s", err, out)
 	}
 	port, err := freePort()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if err := serve(t, cred, filepath.Join(bin, "postgres"), data, dir, port); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), nil
+	c := &Cluster{t: t, cred: cred, bin: bin, data: data, sock: dir, port: port,
+		URL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)}
+	return c, c.Restart()
 }
 
 // binDir finds the server binaries: on PATH, or in /usr/local/bin.
