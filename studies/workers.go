@@ -303,6 +303,7 @@ func (p *pool) collect(ctx context.Context, f finished) error {
 		return err
 	}
 	p.replace(t)
+	p.observe(ctx, t)
 	if p.told[t.Number] = true; t.State != Interrupted {
 		if err := p.tell(t); err != nil {
 			return err

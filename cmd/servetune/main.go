@@ -106,6 +106,7 @@ func commands(e *env) []*cli.Command {
 		showCommand(e),
 		bestCommand(e),
 		reportCommand(e),
+		exportCommand(e),
 		benchCommand(e),
 		simCommand(e),
 		cardCommand(e),

@@ -32,6 +32,7 @@ func runCommand(e *env) *cli.Command {
 			gpusFlag(),
 			nodesFlag(),
 			enginesFlag(),
+			optunaFlag("keep the study current in an Optuna storage while it runs"),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
 		},
 		Action: e.runAction,
@@ -116,11 +117,12 @@ type runOptions struct {
 	shared   bool
 	workerID string
 	lease    time.Duration
+	optuna   string // --optuna: an Optuna storage kept current
 }
 
 // trialOptions reads the flags run and worker share.
 func trialOptions(c *cli.Context, devices []string) runOptions {
-	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers")}
+	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers"), optuna: c.String("optuna")}
 }
 
 // check refuses flag values the study cannot honour.
@@ -130,6 +132,9 @@ func (o runOptions) check(sp *space.Space) error {
 		return usagef("--repeat must be at least 1")
 	case o.budget < 0:
 		return usagef("--budget must be positive")
+	}
+	if err := checkOptuna(o.optuna); err != nil {
+		return err
 	}
 	return checkWorkers(sp, o.workers, o.devices)
 }
@@ -227,6 +232,11 @@ func (e *env) checkStudy(ctx context.Context, sp *space.Space, store *studies.St
 
 // loop runs the study with live progress.
 func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, runner objective.Runner, o runOptions) error {
+	observer, closeObserver, err := e.optunaMirror(ctx, sp, sess.Store, o.optuna)
+	if err != nil {
+		return err
+	}
+	defer closeObserver()
 	view, err := e.progressFor(ctx, sp, sess.Store, o.budget)
 	if err != nil {
 		return err
@@ -235,7 +245,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
 		Log:     e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: renderedKey(sp.Target),
-		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease,
+		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease, Observer: observer,
 	}
 	ro.Search.Prior = newSimPrior(sp)
 	if o.prune {
