@@ -84,18 +84,23 @@ func (d *dist) widen(v any) {
 	if !ok {
 		return
 	}
-	if f < d.low || f > d.high {
-		d.low, d.high = math.Min(d.low, f), math.Max(d.high, f)
-	}
+	oldLow := d.low
+	d.low, d.high = math.Min(d.low, f), math.Max(d.high, f)
 	if d.log && d.low <= 0 {
 		d.log = false
 	}
-	if k := (f - d.low) / d.step; d.step > 0 && math.Abs(k-math.Round(k)) > 1e-6 {
+	// A grid is kept only while the new low leaves every value on it.
+	if d.step > 0 && (!onGrid(f-d.low, d.step) || !onGrid(oldLow-d.low, d.step)) {
 		d.step = 0
 		if d.kind == space.Int {
 			d.step = 1
 		}
 	}
+}
+
+func onGrid(x, step float64) bool {
+	k := x / step
+	return math.Abs(k-math.Round(k)) < 1e-6
 }
 
 func (d *dist) index(v any) int {

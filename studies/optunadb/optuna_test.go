@@ -43,6 +43,9 @@ func TestOptunaLoadsTheExportedStudy(t *testing.T) {
 		}
 		checkParams(t, tr, got.Params)
 		checkValues(t, sp, tr, got.Values)
+		if want := tr.Start.Local().Format("2006-01-02 15:04:05"); got.Start != want {
+			t.Errorf("trial %d started %s to Optuna, want %s (local time, as Optuna writes it)", tr.Number, got.Start, want)
+		}
 	}
 	if got := v.Trials[1].UserAttrs["chat/total_tps"]; got != 4500.0 {
 		t.Errorf("trial 2's chat/total_tps attribute is %v, want 4500 (every profile's metrics)", got)

@@ -45,7 +45,7 @@ print(json.dumps({
   "user_attrs": s.user_attrs,
   "trials": [{"number": t.number, "state": t.state.name, "params": t.params, "values": t.values,
               "user_attrs": t.user_attrs, "intermediate": {str(k): v for k, v in t.intermediate_values.items()},
-              "system_attrs": t.system_attrs, "complete": t.datetime_complete is not None,
+              "system_attrs": t.system_attrs, "complete": t.datetime_complete is not None, "start": str(t.datetime_start),
               "distributions": {k: type(d).__name__ for k, d in t.distributions.items()}} for t in s.trials],
   "best": sorted(t.number for t in s.best_trials),
 }))
@@ -63,6 +63,7 @@ type optunaView struct {
 		Intermediate  map[string]float64 `json:"intermediate"`
 		SystemAttrs   map[string]any     `json:"system_attrs"`
 		Complete      bool               `json:"complete"`
+		Start         string             `json:"start"`
 		Distributions map[string]string  `json:"distributions"`
 	} `json:"trials"`
 	Best []int `json:"best"`
