@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
@@ -247,7 +248,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		Log:     e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: renderedKey(sp.Target),
 		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease, Observer: observer,
 	}
-	ro.Search.Prior = newSimPrior(sp)
+	ro.Search.Prior = watchPrior(newSimPrior(sp), view.priorCall)
 	if o.prune {
 		rule := search.DefaultPruneRule()
 		ro.Prune = &rule
@@ -351,7 +352,8 @@ func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space
 func newRunner(e *env, sp *space.Space, d studies.Dir) (objective.Runner, error) {
 	switch sp.Target.Runner {
 	case "process":
-		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(guardEngines)), nil
+		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(guardEngines),
+			objective.WithBenchOptions(bench.RunOptions{Progress: e.requests().report})), nil
 	default:
 		return objective.NewSimRunner(), nil
 	}
