@@ -33,7 +33,7 @@ type runStats struct {
 	peak   int
 	screen screening
 	hours  float64
-	base        []float64
+	base   []float64
 	// baseTrial is the finished baseline, against which guards are judged.
 	baseTrial *studies.Trial
 	best      []bestValue
