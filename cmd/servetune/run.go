@@ -108,11 +108,13 @@ type runOptions struct {
 	root    string
 	fresh   bool
 	repeat  int
-	budget  time.Duration
-	prune   bool
-	enqueue []space.Config
-	workers int
-	devices []string
+	// repeatSet: --repeat was given; otherwise [study] repeat applies.
+	repeatSet bool
+	budget    time.Duration
+	prune     bool
+	enqueue   []space.Config
+	workers   int
+	devices   []string
 	// shared: the study is in shared storage, run by this process as
 	// one worker among any others (lease, id).
 	shared   bool
@@ -123,7 +125,7 @@ type runOptions struct {
 
 // trialOptions reads the flags run and worker share.
 func trialOptions(c *cli.Context, devices []string) runOptions {
-	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers"), optuna: c.String("optuna")}
+	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), repeatSet: c.IsSet("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers"), optuna: c.String("optuna")}
 }
 
 // check refuses flag values the study cannot honour.
@@ -140,8 +142,16 @@ func (o runOptions) check(sp *space.Space) error {
 	return checkWorkers(sp, o.workers, o.devices)
 }
 
+// repeats is --repeat when given, else the space's [study] repeat.
+func (o runOptions) repeats(sp *space.Space) int {
+	if o.repeatSet || sp.Study.Repeat < 1 {
+		return o.repeat
+	}
+	return sp.Study.Repeat
+}
+
 func repeatFlag() cli.Flag {
-	return &cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each config N times (noise estimates)"}
+	return &cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each config N times (noise estimates; default [study] repeat, else 1)"}
 }
 
 func budgetFlag() cli.Flag {
@@ -243,7 +253,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		return err
 	}
 	ro := studies.RunOptions{
-		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
+		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeats(sp), Budget: o.budget,
 		Enqueue: append(append([]space.Config(nil), sp.Enqueue...), o.enqueue...),
 		Log:     e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: renderedKey(sp.Target),
 		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease, Observer: observer,
