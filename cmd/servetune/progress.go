@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
@@ -98,8 +99,18 @@ func (p *progress) tick() {
 	}
 }
 
+// watch wraps the study's prior so the view counts its predictions
+// against the start-up's estimated work.
+func (p *progress) watch(prior search.Prior) search.Prior {
+	w, screens := watchPrior(prior, p.priorCall)
+	p.mu.Lock()
+	p.stats.screen.total = priorStartWork(p.sp, screens)
+	p.mu.Unlock()
+	return w
+}
+
 // priorCall counts one of the prior's predictions (from its goroutines).
-func (p *progress) priorCall() {
+func (p *progress) priorCall(full bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stats.screen.over {
@@ -107,11 +118,11 @@ func (p *progress) priorCall() {
 	}
 	now := p.now()
 	first := p.stats.screen.calls == 0
-	p.stats.screen.call(now)
+	p.stats.screen.call(now, full)
 	switch {
 	case first && !p.live:
 		p.lastLog = now
-		p.e.log.Info().Int("predictions", p.stats.screen.total).Msg("the simulator prior is ranking configs before the first trial")
+		p.e.log.Info().Msg("the simulator prior is ranking configs before the first trial")
 	case p.live && now.Sub(p.lastDraw) >= drawAtMost:
 		p.redraw("")
 	}
@@ -230,7 +241,7 @@ func (p *progress) log(ev studies.Event) {
 func (p *progress) logProgress(now time.Time) {
 	s := &p.stats
 	if s.screen.active() {
-		lg := p.e.log.Info().Int("predictions", s.screen.calls).Int("of_about", s.screen.total).Float64("pct", math.Round(s.screen.fraction()*100))
+		lg := p.e.log.Info().Int("predictions", s.screen.calls).Float64("pct", math.Round(s.screen.fraction()*100))
 		if eta, ok := s.screen.eta(now); ok {
 			lg = lg.Str("eta_about", eta.Round(time.Second).String())
 		}

@@ -60,22 +60,40 @@ func TestETACountsTrialDurationsOnly(t *testing.T) {
 func TestScreeningLineHasABarAndItsOwnETA(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	s := screening{total: 600}
-	for range 150 {
-		s.call(t0)
+	for range 100 {
+		s.call(t0, false)
 	}
-	got := s.line(t0.Add(10*time.Second), 100)
-	want := "  prior: simulating configs before the first trial ▕█████░░░░░░░░░░░░░░░▏ 25% · 150/~600 · 10s · ETA ~30s"
+	for range 10 { // full predictions weigh predictCost screenings each
+		s.call(t0, true)
+	}
+	got := s.line(t0.Add(10 * time.Second))
+	want := "  prior: simulating configs ▕██████░░░░░░░░░░░░░░▏ 30% (110) · 10s · ETA ~23s"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
+	if len([]rune(got)) > 79 {
+		t.Errorf("%d columns: wider than a terminal", len([]rune(got)))
+	}
 	for range 600 {
-		s.call(t0)
+		s.call(t0, false)
 	}
 	if f := s.fraction(); f != 0.99 {
 		t.Errorf("past its estimated total the bar shows %v, want 0.99 until the first trial", f)
 	}
 	if bar(0, 4) != "▕░░░░▏" || bar(1, 4) != "▕████▏" {
 		t.Errorf("bar ends: %q %q", bar(0, 4), bar(1, 4))
+	}
+}
+
+// The start-up's estimated work: screening priors screen cheaply and
+// predict the best in full; others predict everything in full.
+func TestPriorStartWork(t *testing.T) {
+	sp := progressSpace(t) // two objectives
+	if got := priorStartWork(sp, true); got != 602+predictCost*56 {
+		t.Errorf("screening prior: %v", got)
+	}
+	if got := priorStartWork(sp, false); got != predictCost*(602+56) {
+		t.Errorf("prior without screening: %v", got)
 	}
 }
 
@@ -87,14 +105,15 @@ func TestPipedOutputLogsProgressPeriodically(t *testing.T) {
 	c := &fakeClock{time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	e := &env{stdout: &bytes.Buffer{}, log: zerolog.New(&logs)}
 	p := newProgress(e, sp, nil, 0, c.now)
-	p.priorCall()
+	p.stats.screen.total = 600
+	p.priorCall(false)
 	c.add(20 * time.Second)
 	p.tick()
 	if n := strings.Count(logs.String(), "\n"); n != 1 || !strings.Contains(logs.String(), "before the first trial") {
 		t.Fatalf("after 20 s of screening, want just the announcement:\n%s", logs.String())
 	}
 	for range 99 {
-		p.priorCall()
+		p.priorCall(false)
 	}
 	c.add(11 * time.Second)
 	p.tick()
@@ -118,7 +137,7 @@ func TestPipedOutputLogsProgressPeriodically(t *testing.T) {
 	if !strings.Contains(logs.String(), `"phase":"benchmarking 37/110 requests"`) || !strings.Contains(logs.String(), `"elapsed":"30s"`) {
 		t.Errorf("periodic trial line:\n%s", logs.String())
 	}
-	p.priorCall() // the prior's work between trials is not the start-up
+	p.priorCall(true) // the prior's work between trials is not the start-up
 	if p.stats.screen.calls != 100 {
 		t.Errorf("calls after the first trial counted as start-up: %d", p.stats.screen.calls)
 	}
@@ -130,8 +149,8 @@ func TestLiveBlockShowsRequestsAndThePriorsStart(t *testing.T) {
 	sp := progressSpace(t)
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	s := newRunStats(sp, nil, 0, t0)
-	s.screen.call(t0)
-	if lines := s.block(t0.Add(time.Second)); len(lines) != 2 || !strings.HasPrefix(lines[1], "  prior: simulating configs before the first trial ▕") {
+	s.screen.call(t0, false)
+	if lines := s.block(t0.Add(time.Second)); len(lines) != 2 || !strings.HasPrefix(lines[1], "  prior: simulating configs ▕") {
 		t.Errorf("block while screening:\n%s", strings.Join(lines, "\n"))
 	}
 	run := studies.Trial{Number: 1, Config: space.Config{"engine": "vllm"}}
@@ -155,21 +174,28 @@ func (f *fakeScreener) Screen(space.Config) ([]float64, bool) { f.screens++; ret
 // Watching the prior keeps what it is (a Screener stays one) and counts
 // both kinds of prediction; no prior stays none.
 func TestWatchPrior(t *testing.T) {
-	if watchPrior(nil, func() {}) != nil {
+	if p, _ := watchPrior(nil, func(bool) {}); p != nil {
 		t.Error("a study without a prior got one")
 	}
-	calls := 0
+	var calls []bool
 	inner := &fakeScreener{}
-	w := watchPrior(inner, func() { calls++ })
+	w, screens := watchPrior(inner, func(full bool) { calls = append(calls, full) })
 	sc, ok := w.(search.Screener)
-	if !ok {
+	if !ok || !screens {
 		t.Fatal("the watched prior is no longer a Screener: the prior would simulate every screening in full")
 	}
 	if v, _ := sc.Screen(nil); v[0] != 2 {
 		t.Error("Screen does not reach the prior's Screen")
 	}
 	sc.Predict(nil)
-	if calls != 2 || inner.screens != 1 || inner.predicts != 1 {
-		t.Errorf("calls %d, inner %+v", calls, inner)
+	if len(calls) != 2 || calls[0] || !calls[1] || inner.screens != 1 || inner.predicts != 1 {
+		t.Errorf("calls %v, inner %+v", calls, inner)
+	}
+	if _, screens := watchPrior(predictOnly{}, func(bool) {}); screens {
+		t.Error("a prior without Screen said it screens")
 	}
 }
+
+type predictOnly struct{}
+
+func (predictOnly) Predict(space.Config) ([]float64, bool) { return nil, false }

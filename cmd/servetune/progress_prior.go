@@ -10,31 +10,46 @@ import (
 )
 
 // The simulator prior predicts hundreds of configs before the first trial
-// (search.WithPrior: screenStart screenings, then full predictions of the
-// best): tens of seconds on a laptop during which nothing else happens.
-// priorStartCalls is how many predictions that start makes, for the
-// bar's total: 512 screenings, then climbs and full predictions of the
-// best per objective. It is an estimate fitted to the examples (583
-// predictions with one objective, 667 and 682 with two), since rules and
-// climbs vary it, so the bar stops at 99% until the first trial starts
-// and its ETA says "~".
-func priorStartCalls(sp *space.Space) int { return 497 + 85*len(sp.Objectives) }
+// (search.WithPrior: 512 screenings on shortened benchmarks, climbs, then
+// full predictions of the best): tens of seconds during which nothing
+// else happens. The bar counts that work in screening units: a full
+// prediction costs predictCost of them (measured on examples/guarded.toml
+// on two cores: 16 screenings a second, then 2 full predictions). How
+// many of each the start makes is an estimate fitted to the examples
+// (about 512+45 screenings and 28 full predictions per objective; rules
+// and climbs vary it), so the bar stops at 99% until the first trial
+// starts and its ETA says "~".
+const predictCost = 8
+
+func priorStartWork(sp *space.Space, screens bool) float64 {
+	n := float64(len(sp.Objectives))
+	screenings, full := 512+45*n, 28*n
+	if !screens { // a prior without a cheaper screening predicts everything in full
+		return predictCost * (screenings + full)
+	}
+	return screenings + predictCost*full
+}
 
 // screening is the prior's start-up as the view shows it.
 type screening struct {
 	started time.Time
 	calls   int
-	total   int
+	// work and total are in screening units (predictCost a prediction).
+	work, total float64
 	// over: the first trial started; later predictions are the prior's
 	// ordinary work between trials.
 	over bool
 }
 
-func (s *screening) call(now time.Time) {
+func (s *screening) call(now time.Time, full bool) {
 	if s.calls == 0 {
 		s.started = now
 	}
 	s.calls++
+	s.work++
+	if full {
+		s.work += predictCost - 1
+	}
 }
 
 func (s screening) active() bool { return s.calls > 0 && !s.over }
@@ -44,7 +59,7 @@ func (s screening) fraction() float64 {
 	if s.total <= 0 {
 		return 0
 	}
-	return min(float64(s.calls)/float64(s.total), 0.99)
+	return min(s.work/s.total, 0.99)
 }
 
 // eta is the start-up's own remaining time at its rate so far.
@@ -53,15 +68,14 @@ func (s screening) eta(now time.Time) (time.Duration, bool) {
 	if s.calls < 8 || spent <= 0 {
 		return 0, false
 	}
-	left := max(s.total-s.calls, 0)
-	return time.Duration(float64(spent) / float64(s.calls) * float64(left)), true
+	return time.Duration(float64(spent) / s.work * max(s.total-s.work, 0)), true
 }
 
 // line is the start-up's line in the live block: what it is doing, a bar,
-// its own ETA.
-func (s screening) line(now time.Time, width int) string {
-	l := fmt.Sprintf("  prior: simulating configs before the first trial %s %.0f%% · %d/~%d · %s",
-		bar(s.fraction(), min(30, max(10, width/5))), s.fraction()*100, s.calls, s.total, now.Sub(s.started).Round(time.Second))
+// its own ETA; short enough for an 80-column terminal.
+func (s screening) line(now time.Time) string {
+	l := fmt.Sprintf("  prior: simulating configs %s %.0f%% (%d) · %s",
+		bar(s.fraction(), 20), s.fraction()*100, s.calls, now.Sub(s.started).Round(time.Second))
 	if eta, ok := s.eta(now); ok {
 		l += " · ETA ~" + eta.Round(time.Second).String()
 	}
@@ -78,11 +92,11 @@ func bar(f float64, width int) string {
 // watchedPrior tells the view of each prediction the prior makes.
 type watchedPrior struct {
 	search.Prior
-	call func()
+	call func(full bool)
 }
 
 func (w watchedPrior) Predict(c space.Config) ([]float64, bool) {
-	defer w.call()
+	defer w.call(true)
 	return w.Prior.Predict(c)
 }
 
@@ -93,19 +107,19 @@ type watchedScreener struct {
 }
 
 func (w watchedScreener) Screen(c space.Config) ([]float64, bool) {
-	defer w.call()
+	defer w.call(false)
 	return w.screen.Screen(c)
 }
 
 // watchPrior wraps the study's prior (nil stays nil) so the view can say
-// what the start is doing.
-func watchPrior(p search.Prior, call func()) search.Prior {
+// what the start is doing; screens says whether it screens.
+func watchPrior(p search.Prior, call func(full bool)) (_ search.Prior, screens bool) {
 	if p == nil {
-		return nil
+		return nil, false
 	}
 	w := watchedPrior{Prior: p, call: call}
 	if sc, ok := p.(search.Screener); ok {
-		return watchedScreener{watchedPrior: w, screen: sc}
+		return watchedScreener{watchedPrior: w, screen: sc}, true
 	}
-	return w
+	return w, false
 }

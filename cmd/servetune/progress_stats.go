@@ -64,7 +64,6 @@ func newRunStats(sp *space.Space, prior []studies.Trial, budget time.Duration, n
 	for i := range s.best {
 		s.best[i].value = math.NaN()
 	}
-	s.screen.total = priorStartCalls(sp)
 	for _, t := range prior {
 		s.record(t)
 	}
@@ -165,7 +164,7 @@ func (s runStats) block(now time.Time) []string {
 	}
 	lines := []string{head}
 	if s.screen.active() {
-		lines = append(lines, s.screen.line(now, 100))
+		lines = append(lines, s.screen.line(now))
 	}
 	if len(bests) > 0 {
 		lines = append(lines, "  best: "+strings.Join(bests, " · "))

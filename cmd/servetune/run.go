@@ -258,7 +258,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		Log:     e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: renderedKey(sp.Target),
 		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease, Observer: observer,
 	}
-	ro.Search.Prior = watchPrior(newSimPrior(sp), view.priorCall)
+	ro.Search.Prior = view.watch(newSimPrior(sp))
 	if o.prune {
 		rule := search.DefaultPruneRule()
 		ro.Prune = &rule
