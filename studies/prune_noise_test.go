@@ -1,8 +1,12 @@
 package studies
 
 import (
+	"context"
 	"testing"
 
+	"github.com/rs/zerolog"
+
+	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 )
@@ -39,5 +43,58 @@ func TestPruneMarginFollowsMeasuredNoise(t *testing.T) {
 	}
 	if def.Margin != search.DefaultPruneRule().Margin {
 		t.Error("the study's own rule was changed")
+	}
+}
+
+// driftingRunner measures every config's second run at half its first,
+// as a shared CPU whose load doubled would.
+type driftingRunner struct {
+	checkpointRunner
+	seen map[string]int
+}
+
+func (d *driftingRunner) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
+	d.seen[t.Config.Key()]++
+	if d.seen[t.Config.Key()] == 1 {
+		return d.checkpointRunner.Run(ctx, t)
+	}
+	half := t
+	if t.Judge != nil {
+		half.Judge = func(c objective.Checkpoint) objective.Verdict {
+			m := map[string]float64{}
+			for k, v := range c.Metrics {
+				m[k] = v / 2
+			}
+			c.Metrics = m
+			return t.Judge(c)
+		}
+	}
+	return d.checkpointRunner.Run(ctx, half)
+}
+
+// A repeat measures the noise, so it is never pruned, however far its
+// checkpoints trail its own first run.
+func TestRepeatsAreNotPruned(t *testing.T) {
+	sp := studySpace(t, 6, "")
+	sp.Study.Sampler = "grid"
+	sp.Baseline = space.Config{"engine": "vllm", "max_running": int64(256), "mem_fraction": 0.8, "dp": int64(1)}
+	st, dir := openStore(t)
+	rule := search.DefaultPruneRule()
+	r := &driftingRunner{seen: map[string]int{}}
+	if err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: r, Dir: dir, Log: zerolog.Nop(), Prune: &rule, Repeat: 2}); err != nil {
+		t.Fatal(err)
+	}
+	trials, _ := st.Trials(context.Background())
+	repeats := 0
+	for _, tr := range trials {
+		if tr.Origin == "repeat" {
+			repeats++
+			if tr.State == Pruned {
+				t.Errorf("repeat trial %d pruned: %s", tr.Number, tr.Reason)
+			}
+		}
+	}
+	if repeats == 0 || trials[1].Origin != "repeat" || trials[1].State != Complete {
+		t.Fatalf("want the baseline repeated (complete) as trial 2; trials: %+v", trials[:2])
 	}
 }
