@@ -78,7 +78,7 @@ func (e *env) optunaMirror(ctx context.Context, sp *space.Space, store *studies.
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := optunadb.NewMirror(ctx, w, trials)
+	m, err := optunadb.NewMirror(ctx, w, trials, store.Trials)
 	if err != nil {
 		w.Close()
 		return nil, nil, err

@@ -20,6 +20,10 @@ type Mirror struct {
 	trials  []studies.Trial
 	pending map[int]bool
 	dists   string
+	// reload re-reads the study once, at the first finished trial: the
+	// loop records a dead predecessor's running trials as interrupted
+	// after the mirror wrote them as running.
+	reload func(context.Context) ([]studies.Trial, error)
 }
 
 // writeTimeout bounds one write; stopTimeout bounds the last one when
@@ -30,9 +34,10 @@ const (
 )
 
 // NewMirror writes the study's trials so far (a resumed run's history)
-// and returns the mirror that writes the rest.
-func NewMirror(ctx context.Context, w *Writer, trials []studies.Trial) (*Mirror, error) {
-	m := &Mirror{w: w, trials: append([]studies.Trial(nil), trials...), pending: map[int]bool{}}
+// and returns the mirror that writes the rest; reload (may be nil) reads
+// the study's trials from its store.
+func NewMirror(ctx context.Context, w *Writer, trials []studies.Trial, reload func(context.Context) ([]studies.Trial, error)) (*Mirror, error) {
+	m := &Mirror{w: w, trials: append([]studies.Trial(nil), trials...), pending: map[int]bool{}, reload: reload}
 	m.dists = signature(distributions(w.sp, m.trials))
 	if err := w.Write(ctx, m.trials, nil); err != nil {
 		return nil, err
@@ -46,18 +51,24 @@ func NewMirror(ctx context.Context, w *Writer, trials []studies.Trial) (*Mirror,
 func (m *Mirror) TrialFinished(ctx context.Context, t studies.Trial) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.replace(t)
-	m.pending[t.Number] = true
-	which := m.which()
-	if sig := signature(distributions(m.w.sp, m.trials)); sig != m.dists {
-		m.dists, which = sig, m.trials
-	}
 	budget := writeTimeout
 	if ctx.Err() != nil {
 		budget = stopTimeout
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget)
 	defer cancel()
+	resync := false
+	if m.reload != nil { // on failure, retried with the next trial
+		if all, err := m.reload(wctx); err == nil {
+			m.trials, m.reload, resync = all, nil, true
+		}
+	}
+	m.replace(t)
+	m.pending[t.Number] = true
+	which := m.which()
+	if sig := signature(distributions(m.w.sp, m.trials)); sig != m.dists || resync {
+		m.dists, which = sig, m.trials
+	}
 	if err := m.w.Write(wctx, m.trials, which); err != nil {
 		return err
 	}

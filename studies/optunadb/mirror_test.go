@@ -32,12 +32,17 @@ func TestMirrorUpsertsAndWidens(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	running := trials[8]
-	m, err := NewMirror(ctx, w, []studies.Trial{trials[0], trials[1], running})
+	running, dead := trials[8], trials[7]
+	dead.State = studies.Running // left running by a killed run, then recorded interrupted
+	recovered := []studies.Trial{trials[0], trials[1], trials[7], running}
+	m, err := NewMirror(ctx, w, []studies.Trial{trials[0], trials[1], dead, running}, func(context.Context) ([]studies.Trial, error) { return recovered, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tr := range trials[2:8] { // trial 6 has max_running 600, outside 16..512
+	if got := count(t, w.db.sql, `SELECT count(*) FROM trials WHERE number = 8 AND state = 'RUNNING'`); got != 1 {
+		t.Fatal("the dead trial was not first written as running")
+	}
+	for _, tr := range trials[2:7] { // trial 6 has max_running 600, outside 16..512
 		if err := m.TrialFinished(ctx, tr); err != nil {
 			t.Fatal(err)
 		}
@@ -49,6 +54,9 @@ func TestMirrorUpsertsAndWidens(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := w.db.sql
+	if got := count(t, db, `SELECT count(*) FROM trials WHERE number = 8 AND state = 'FAIL'`); got != 1 {
+		t.Error("the trial recorded interrupted after the mirror started is still running in Optuna")
+	}
 	if n := count(t, db, `SELECT count(*) FROM trials`); n != len(trials) {
 		t.Errorf("%d trial rows, want %d", n, len(trials))
 	}
