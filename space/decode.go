@@ -10,7 +10,7 @@ import (
 func (d *decoder) space(raw map[string]any) *Space {
 	d.unknown(raw, "", "study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue", "slo", "engines", "include")
 	s := &Space{File: d.file}
-	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed", "on_drift", "prior"))
+	s.Study = d.study(d.table(raw, "study", "study", "name", "storage", "sampler", "n_trials", "timeout", "seed", "on_drift", "prior", "repeat"))
 	declared := d.useDeclared(d.declared(raw))
 	s.Target = d.target(d.table(raw, "target", "target", targetKeys...))
 	s.Target.Declared = declared
@@ -66,11 +66,15 @@ func (d *decoder) study(m map[string]any) Study {
 		Seed:    d.integer(m, "seed", "study", 0),
 		OnDrift: d.oneOf(m, "on_drift", "study", "refuse", "warn"),
 		Prior:   d.oneOf(m, "prior", "study", "", PriorSim, PriorNone),
+		Repeat:  int(d.integer(m, "repeat", "study", 1)),
 	}
 	if st.Name == "" {
 		d.fail("study.name", "is required")
 	} else if strings.ContainsAny(st.Name, `/\ `) || st.Name == "." || st.Name == ".." {
 		d.fail("study.name", "must not contain slashes or spaces, got %q", st.Name)
+	}
+	if st.Repeat < 1 {
+		d.fail("study.repeat", "must be at least 1, got %d", st.Repeat)
 	}
 	if st.NTrials <= 0 {
 		d.fail("study.n_trials", "must be a positive integer, got %d", st.NTrials)

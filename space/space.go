@@ -42,6 +42,9 @@ type Study struct {
 	// the study's gets: "refuse" (default: the run stops before it) or
 	// "warn" (it runs, flagged).
 	OnDrift string
+	// Repeat measures each config this many times (default 1), so the
+	// study measures its own noise; --repeat overrides it.
+	Repeat int
 	// Prior is PriorSim (the simulator guides the sampler), PriorNone, or
 	// "" (the default: the simulator when it has cards for the target's
 	// model and GPU).

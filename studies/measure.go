@@ -55,7 +55,7 @@ func (l *loop) objectiveTrial(t *Trial) objective.Trial {
 		OnPhase: func(p objective.Phase) {
 			l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: p, Done: countDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
 		},
-		Judge:             l.reporting(t, l.judge()),
+		Judge:             l.reporting(t, l.judge(t.Origin)),
 		Timeout:           trialTimeout(l.Space.Target.TrialTimeout, l.Space.Profiles),
 		MaxFailedFraction: l.Space.Target.MaxFailedFraction,
 		BaselineReplies:   baselineReplies(l.trials),

@@ -10,9 +10,14 @@ import (
 
 // judge returns the trial's pruning judge: a pure function of a
 // checkpoint that compares it with the incumbents' own checkpoints at the
-// same profile and step. The incumbents are fixed when the trial starts.
-func (l *loop) judge() objective.Judge {
-	sp, rule, incumbents := l.Space, l.Prune, l.incumbents()
+// same profile and step. The incumbents and the rule's margin are fixed
+// when the trial starts. A repeat is never pruned: it exists to measure
+// the noise, and would otherwise be stopped by its own first measurement.
+func (l *loop) judge(origin string) objective.Judge {
+	sp, rule, incumbents := l.Space, noiseAware(l.Prune, l.Space, l.trials), l.incumbents()
+	if origin == "repeat" {
+		rule = nil
+	}
 	return func(c objective.Checkpoint) objective.Verdict {
 		if rule == nil {
 			return objective.Verdict{}
@@ -38,6 +43,26 @@ func (l *loop) judge() objective.Judge {
 		}
 		return v
 	}
+}
+
+// noiseMargins is how many measured noise CVs the prune margin spans at
+// half the requests: two measurements of one config differ by √2·CV at
+// one sigma, so 3·CV is about two sigmas of their difference.
+const noiseMargins = 3
+
+// noiseAware widens the rule's margin to the noise the study has measured
+// by repeating configs (--repeat), so a machine whose load drifts (a
+// shared CPU) does not prune trials on its own noise; with no repeats
+// yet, the rule stands as given.
+func noiseAware(rule *search.PruneRule, sp *space.Space, trials []Trial) *search.PruneRule {
+	if rule == nil {
+		return nil
+	}
+	r := *rule
+	if cv, measured := noiseCV(sp, trials); measured {
+		r.Margin = math.Max(r.Margin, noiseMargins*cv)
+	}
+	return &r
 }
 
 // toCheckpoint is a benchmark checkpoint seen through the study's

@@ -96,6 +96,25 @@ type RunOptions struct {
 	// rendered engine command: a knob at its engine default vs absent);
 	// nil is space.Config.Key.
 	ReuseKey func(space.Config) string
+	// Observer, if set, hears of each trial once it is stored as
+	// finished (e.g. the Optuna mirror); its failures are logged, never
+	// the study's.
+	Observer TrialObserver
+}
+
+// TrialObserver hears of each finished trial after the store has it.
+type TrialObserver interface {
+	TrialFinished(ctx context.Context, t Trial) error
+}
+
+// observe tells the observer of a stored finished trial.
+func (o RunOptions) observe(ctx context.Context, t Trial) {
+	if o.Observer == nil {
+		return
+	}
+	if err := o.Observer.TrialFinished(ctx, t); err != nil {
+		o.Log.Warn().Err(err).Int("trial", t.Number).Msg("trial not mirrored yet; retried after the next trial")
+	}
 }
 
 // ErrBudget says the GPU-time budget ended the run before n_trials.
@@ -257,6 +276,7 @@ func (l *loop) trial(ctx context.Context, n next, done int) error {
 		return err
 	}
 	l.trials = append(l.trials, t)
+	l.observe(ctx, t)
 	if t.State != Interrupted {
 		if err := l.tell(t); err != nil {
 			return err

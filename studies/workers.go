@@ -345,7 +345,7 @@ func (p *pool) write(ctx context.Context, f finished) error {
 		return f.fatal
 	}
 	p.store.answered(p.Now(), p.Log)
-	return p.learn(t, f.fatal)
+	return p.learn(ctx, t, f.fatal)
 }
 
 // landed takes a trial out of flight: its worker is free again.
@@ -358,8 +358,9 @@ func (p *pool) landed(f finished) {
 }
 
 // learn records a written trial and teaches the sampler.
-func (p *pool) learn(t Trial, fatal error) error {
+func (p *pool) learn(ctx context.Context, t Trial, fatal error) error {
 	p.replace(t)
+	p.observe(ctx, t)
 	if p.told[t.Number] = true; t.State != Interrupted {
 		if err := p.tell(t); err != nil {
 			return err

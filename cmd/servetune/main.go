@@ -25,6 +25,8 @@ type env struct {
 	// jsonLog: --log-format json asked for machine-read lines, so no
 	// live view either.
 	jsonLog bool
+	// meter carries benchmark progress from the runner to the view.
+	meter *requestMeter
 }
 
 // usageError marks bad input: exit code 2, nothing written.
@@ -204,6 +206,7 @@ func commands(e *env) []*cli.Command {
 		showCommand(e),
 		bestCommand(e),
 		reportCommand(e),
+		exportCommand(e),
 		benchCommand(e),
 		simCommand(e),
 		cardCommand(e),

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +15,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
 
+	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
@@ -31,7 +35,20 @@ type progress struct {
 	now   func() time.Time
 	stats runStats
 	drawn int
+	// lastDraw and lastLog pace redraws and periodic log lines.
+	lastDraw, lastLog time.Time
+	stop              chan struct{}
+	stopped           sync.WaitGroup
 }
+
+// Paces: the live block redraws every second (its clocks move) and at
+// most ten times a second for the prior's predictions; piped output gets
+// a progress line every logEvery while a trial or the prior works.
+const (
+	redrawEvery = time.Second
+	drawAtMost  = 100 * time.Millisecond
+	logEvery    = 30 * time.Second
+)
 
 // progressFor starts the view of a study that may have run before: its
 // finished trials count toward the time spent, the baseline and the best.
@@ -40,7 +57,82 @@ func (e *env) progressFor(ctx context.Context, sp *space.Space, st *studies.Stor
 	if err != nil {
 		return nil, err
 	}
-	return newProgress(e, sp, prior, budget, time.Now), nil
+	p := newProgress(e, sp, prior, budget, time.Now)
+	p.start()
+	return p, nil
+}
+
+// start ticks the view until close, and takes the runner's request
+// progress.
+func (p *progress) start() {
+	p.stop = make(chan struct{})
+	p.e.requests().listen(p.requestsDone)
+	p.stopped.Add(1)
+	go func() {
+		defer p.stopped.Done()
+		tick := time.NewTicker(redrawEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+				p.tick()
+			}
+		}
+	}()
+}
+
+// tick moves the live block's clocks, or logs progress when piped.
+func (p *progress) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if p.live {
+		if p.drawn > 0 || p.stats.screen.active() {
+			p.redraw("")
+		}
+		return
+	}
+	if now.Sub(p.lastLog) >= logEvery {
+		p.logProgress(now)
+	}
+}
+
+// watch wraps the study's prior so the view counts its predictions
+// against the start-up's estimated work.
+func (p *progress) watch(prior search.Prior) search.Prior {
+	w, screens := watchPrior(prior, p.priorCall)
+	p.mu.Lock()
+	p.stats.screen.total = priorStartWork(p.sp, screens)
+	p.mu.Unlock()
+	return w
+}
+
+// priorCall counts one of the prior's predictions (from its goroutines).
+func (p *progress) priorCall(full bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stats.screen.over {
+		return
+	}
+	now := p.now()
+	first := p.stats.screen.calls == 0
+	p.stats.screen.call(now, full)
+	switch {
+	case first && !p.live:
+		p.lastLog = now
+		p.e.log.Info().Msg("the simulator prior is ranking configs before the first trial")
+	case p.live && now.Sub(p.lastDraw) >= drawAtMost:
+		p.redraw("")
+	}
+}
+
+// requestsDone takes the benchmark's request count (runner goroutines).
+func (p *progress) requestsDone(pr bench.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stats.requests(pr)
 }
 
 func newProgress(e *env, sp *space.Space, prior []studies.Trial, budget time.Duration, now func() time.Time) *progress {
@@ -58,8 +150,12 @@ func newProgress(e *env, sp *space.Space, prior []studies.Trial, budget time.Dur
 func (p *progress) event(ev studies.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	wasScreening := p.stats.screen.active()
 	p.stats.observe(ev, p.now())
 	if !p.live {
+		if wasScreening && !p.stats.screen.active() {
+			p.e.log.Info().Int("predictions", p.stats.screen.calls).Str("took", p.now().Sub(p.stats.screen.started).Round(time.Second).String()).Msg("the simulator prior is ready")
+		}
 		p.log(ev)
 		return
 	}
@@ -85,11 +181,19 @@ func (p *progress) redraw(finished string) {
 		b.WriteString(ansi.Truncate(l, p.width-1, "…") + "\n")
 	}
 	p.drawn = len(lines)
+	p.lastDraw = p.now()
 	fmt.Fprint(p.out, b.String())
 }
 
-// close erases the live block: the summary follows the finished lines.
+// close stops the ticks and erases the live block: the summary follows
+// the finished lines.
 func (p *progress) close() {
+	if p.stop != nil {
+		close(p.stop)
+		p.stopped.Wait()
+		p.stop = nil
+		p.e.requests().listen(nil)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.live && p.drawn > 0 {
@@ -100,6 +204,9 @@ func (p *progress) close() {
 
 func (p *progress) log(ev studies.Event) {
 	t := ev.Trial
+	if ev.Kind != studies.TrialPhase {
+		p.lastLog = p.now() // a line was just written: the next periodic one can wait
+	}
 	switch ev.Kind {
 	case studies.TrialStarted:
 		p.e.log.Info().Int("trial", t.Number).Int("done", ev.Done).Int("of", ev.Total).
@@ -126,6 +233,30 @@ func (p *progress) log(ev studies.Event) {
 			lg = lg.Str("reason", t.Reason)
 		}
 		lg.Msg("trial finished")
+	}
+}
+
+// logProgress is the periodic line piped output gets while the prior or
+// a trial works: what, how far, the study's ETA.
+func (p *progress) logProgress(now time.Time) {
+	s := &p.stats
+	if s.screen.active() {
+		lg := p.e.log.Info().Int("predictions", s.screen.calls).Float64("pct", math.Round(s.screen.fraction()*100))
+		if eta, ok := s.screen.eta(now); ok {
+			lg = lg.Str("eta_about", eta.Round(time.Second).String())
+		}
+		lg.Msg("the simulator prior is ranking configs")
+		p.lastLog = now
+		return
+	}
+	for _, n := range slices.Sorted(maps.Keys(s.running)) {
+		c := s.running[n]
+		lg := p.e.log.Info().Int("trial", c.trial).Str("phase", c.describe()).Str("elapsed", now.Sub(c.since).Round(time.Second).String())
+		if eta, ok := s.eta(now); ok {
+			lg = lg.Str("study_eta", eta.Round(time.Second).String())
+		}
+		lg.Msg("trial running")
+		p.lastLog = now
 	}
 }
 

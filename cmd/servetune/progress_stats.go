@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
@@ -21,9 +22,18 @@ type runStats struct {
 	budgetHours float64
 	started     time.Time
 	done, total int
-	finished    int // in this run, for the ETA
-	hours       float64
-	base        []float64
+	finished    int // in this run
+	// trialTime sums the durations of the timed trials this run finished
+	// (started and finished under this view): the ETA's only clock, so
+	// the prior's start-up and pauses between runs do not count.
+	trialTime time.Duration
+	timed     int
+	// peak is the most trials seen running at once: trials left share
+	// that many workers.
+	peak   int
+	screen screening
+	hours  float64
+	base   []float64
 	// baseTrial is the finished baseline, against which guards are judged.
 	baseTrial *studies.Trial
 	best      []bestValue
@@ -43,6 +53,9 @@ type current struct {
 	phase   objective.Phase
 	pct     float64
 	since   time.Time
+	// requests are the benchmark's requests done of total, when the
+	// runner reports them (one trial at a time).
+	requests, ofRequests int
 }
 
 func newRunStats(sp *space.Space, prior []studies.Trial, budget time.Duration, now time.Time) runStats {
@@ -84,16 +97,47 @@ func (s *runStats) observe(ev studies.Event, now time.Time) {
 	switch ev.Kind {
 	case studies.TrialStarted:
 		s.running[ev.Trial.Number] = &current{trial: ev.Trial.Number, summary: ev.Trial.Config.Summary(), phase: objective.Launching, since: now}
+		s.peak = max(s.peak, len(s.running))
+		s.screen.over = true
 	case studies.TrialPhase:
 		if c := s.running[ev.Trial.Number]; c != nil {
 			c.phase, c.pct = ev.Phase, ev.Progress
 		}
 	case studies.TrialFinished:
 		s.record(ev.Trial)
+		if c := s.running[ev.Trial.Number]; c != nil && !ev.Trial.BrokeRule() {
+			s.trialTime += now.Sub(c.since)
+			s.timed++
+		}
 		delete(s.running, ev.Trial.Number)
 		if !ev.Trial.BrokeRule() {
 			s.finished++
 		}
+	}
+}
+
+// eta is the time the study still needs, from trial durations only: the
+// mean duration of this run's trials times the trials left, less what the
+// running ones have spent, shared among the workers seen running at once.
+func (s runStats) eta(now time.Time) (time.Duration, bool) {
+	if s.timed == 0 || s.total <= s.done {
+		return 0, false
+	}
+	work := s.trialTime / time.Duration(s.timed) * time.Duration(s.total-s.done)
+	for _, c := range s.running {
+		work -= now.Sub(c.since)
+	}
+	return max(work, 0) / time.Duration(max(s.peak, 1)), true
+}
+
+// requests records the benchmark's request count on the one running
+// trial; with several running it cannot say whose it is.
+func (s *runStats) requests(p bench.Progress) {
+	if len(s.running) != 1 {
+		return
+	}
+	for _, c := range s.running {
+		c.requests, c.ofRequests = p.Done, p.Total
 	}
 }
 
@@ -109,8 +153,7 @@ func (s runStats) block(now time.Time) []string {
 		head += fmt.Sprintf(" · %d running", n)
 	}
 	head += " · elapsed " + elapsed.String()
-	if s.finished > 0 && s.total > s.done {
-		eta := time.Duration(float64(now.Sub(s.started)) / float64(s.finished) * float64(s.total-s.done))
+	if eta, ok := s.eta(now); ok {
 		head += " · ETA " + eta.Round(time.Second).String()
 	}
 	var bests []string
@@ -120,18 +163,31 @@ func (s runStats) block(now time.Time) []string {
 		}
 	}
 	lines := []string{head}
+	if s.screen.active() {
+		lines = append(lines, s.screen.line(now))
+	}
 	if len(bests) > 0 {
 		lines = append(lines, "  best: "+strings.Join(bests, " · "))
 	}
 	for _, n := range slices.Sorted(maps.Keys(s.running)) {
 		c := s.running[n]
-		phase := string(c.phase)
-		if c.phase == objective.Benchmarking && c.pct > 0 {
-			phase += fmt.Sprintf(" %.0f%%", c.pct*100)
-		}
-		lines = append(lines, fmt.Sprintf("  trial %d: %s (%s) · %s", c.trial, phase, now.Sub(c.since).Round(time.Second), c.summary))
+		lines = append(lines, fmt.Sprintf("  trial %d: %s (%s) · %s", c.trial, c.describe(), now.Sub(c.since).Round(time.Second), c.summary))
 	}
 	return lines
+}
+
+// describe is the trial's phase with how far its benchmark has come:
+// requests done of total when known, else the share of checkpoints.
+func (c current) describe() string {
+	phase := string(c.phase)
+	switch {
+	case c.phase != objective.Benchmarking:
+	case c.ofRequests > 0:
+		phase += fmt.Sprintf(" %d/%d requests", c.requests, c.ofRequests)
+	case c.pct > 0:
+		phase += fmt.Sprintf(" %.0f%%", c.pct*100)
+	}
+	return phase
 }
 
 // finishedLine is the one short line a finished trial leaves on the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
@@ -35,6 +36,7 @@ func runCommand(e *env) *cli.Command {
 			nodesFlag(),
 			enginesFlag(),
 			cardsFlag(),
+			optunaFlag("keep the study current in an Optuna storage while it runs"),
 			&cli.StringSliceFlag{Name: "warm-start", Usage: "run the winners (best or Pareto front) of an earlier STUDY first (name under studies/ or a study.db path; repeatable)"},
 			dryRunFlag(),
 		},
@@ -117,11 +119,13 @@ type runOptions struct {
 	root    string
 	fresh   bool
 	repeat  int
-	budget  time.Duration
-	prune   bool
-	enqueue []space.Config
-	workers int
-	devices []string
+	// repeatSet: --repeat was given; otherwise [study] repeat applies.
+	repeatSet bool
+	budget    time.Duration
+	prune     bool
+	enqueue   []space.Config
+	workers   int
+	devices   []string
 	// shared: the study is in shared storage, run by this process as
 	// one worker among any others (lease, id).
 	shared   bool
@@ -132,11 +136,12 @@ type runOptions struct {
 	cards *sim.Cards
 	// storeOutage bounds how long an unreachable store is ridden out.
 	storeOutage time.Duration
+	optuna      string // --optuna: an Optuna storage kept current
 }
 
 // trialOptions reads the flags run and worker share.
 func trialOptions(c *cli.Context, devices []string) runOptions {
-	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers"), storeOutage: c.Duration("store-outage")}
+	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), repeatSet: c.IsSet("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers"), storeOutage: c.Duration("store-outage"), optuna: c.String("optuna")}
 }
 
 // check refuses flag values the study cannot honour.
@@ -149,11 +154,22 @@ func (o runOptions) check(sp *space.Space) error {
 	case o.storeOutage < 0:
 		return usagef("--store-outage must not be negative")
 	}
+	if err := checkOptuna(o.optuna); err != nil {
+		return err
+	}
 	return checkWorkers(sp, o.workers, o.devices)
 }
 
+// repeats is --repeat when given, else the space's [study] repeat.
+func (o runOptions) repeats(sp *space.Space) int {
+	if o.repeatSet || sp.Study.Repeat < 1 {
+		return o.repeat
+	}
+	return sp.Study.Repeat
+}
+
 func repeatFlag() cli.Flag {
-	return &cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each config N times (noise estimates)"}
+	return &cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each config N times (noise estimates; default [study] repeat, else 1)"}
 }
 
 func budgetFlag() cli.Flag {
@@ -254,19 +270,24 @@ func (e *env) checkStudy(ctx context.Context, sp *space.Space, store *studies.St
 
 // loop runs the study with live progress.
 func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, runner objective.Runner, o runOptions) error {
+	observer, closeObserver, err := e.optunaMirror(ctx, sp, sess.Store, o.optuna)
+	if err != nil {
+		return err
+	}
+	defer closeObserver()
 	view, err := e.progressFor(ctx, sp, sess.Store, o.budget)
 	if err != nil {
 		return err
 	}
 	ro := studies.RunOptions{
-		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeat, Budget: o.budget,
+		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeats(sp), Budget: o.budget,
 		Enqueue: sp.Enqueue, WarmStart: o.enqueue,
 		Log: e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: studies.RenderedKey(sp.Target),
-		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease, StoreOutage: o.storeOutage,
+		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease, StoreOutage: o.storeOutage, Observer: observer,
 	}
-	var closePrior func()
-	ro.Search.Prior, closePrior = newSimPrior(sp, o.cards, sess.Dir, e.log)
+	prior, closePrior := newSimPrior(sp, o.cards, sess.Dir, e.log)
 	defer closePrior()
+	ro.Search.Prior = view.watch(prior)
 	if o.prune {
 		rule := search.DefaultPruneRule()
 		ro.Prune = &rule
@@ -370,7 +391,8 @@ func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space
 func newRunner(e *env, sp *space.Space, d studies.Dir, cards *sim.Cards) (objective.Runner, error) {
 	switch sp.Target.Runner {
 	case "process":
-		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(guardEngines)), nil
+		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(guardEngines),
+			objective.WithBenchOptions(bench.RunOptions{Progress: e.requests().report})), nil
 	default:
 		return objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})), nil
 	}

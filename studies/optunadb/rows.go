@@ -1,0 +1,162 @@
+package optunadb
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
+)
+
+// Optuna's trial states (optuna.trial.TrialState names).
+const (
+	stateRunning  = "RUNNING"
+	stateComplete = "COMPLETE"
+	statePruned   = "PRUNED"
+	stateFail     = "FAIL"
+)
+
+// trialRow is one servetune trial as Optuna's tables hold it.
+type trialRow struct {
+	Number     int
+	State      string
+	Start, End time.Time // End zero while running
+	Params     []paramRow
+	// Values, one per objective, only for a COMPLETE trial.
+	Values []float64
+	// Intermediate are the first objective's values at each benchmark
+	// checkpoint, stepped 0, 1, ….
+	Intermediate []float64
+	UserAttrs    map[string]any
+	SystemAttrs  map[string]any
+}
+
+type paramRow struct {
+	Name  string
+	Value float64
+	Dist  string
+}
+
+// state maps servetune's vocabulary onto Optuna's: a config the engine
+// refused, a crash and an interrupted trial are all FAIL to Optuna, and
+// the servetune_state attribute keeps which.
+func state(s studies.State) string {
+	switch s {
+	case studies.Running:
+		return stateRunning
+	case studies.Complete:
+		return stateComplete
+	case studies.Pruned:
+		return statePruned
+	}
+	return stateFail
+}
+
+// row converts one trial. base is the study's finished baseline (guards
+// relative to it are judged against it).
+func row(sp *space.Space, ds map[string]*dist, t studies.Trial, base *studies.Trial) trialRow {
+	r := trialRow{Number: t.Number, State: state(t.State), Start: t.Start, End: t.End, UserAttrs: userAttrs(sp, t)}
+	if r.State != stateRunning && r.End.IsZero() {
+		r.End = t.Start
+	}
+	for _, k := range sortedKeys(t.Config) {
+		f, ok := ds[k].internal(t.Config[k])
+		if !ok {
+			r.UserAttrs["param:"+k] = space.FormatValue(t.Config[k])
+			continue
+		}
+		r.Params = append(r.Params, paramRow{Name: k, Value: f, Dist: ds[k].JSON()})
+	}
+	if r.State == stateComplete {
+		r.Values = studies.Values(sp, t)
+		if hasNaN(r.Values) { // Optuna's COMPLETE needs every value
+			r.State, r.Values = stateFail, nil
+			r.UserAttrs["reason"] = "an objective's metric is undefined"
+		}
+	}
+	for _, c := range t.Intermediate {
+		if len(c.Values) > 0 && !math.IsNaN(c.Values[0]) {
+			r.Intermediate = append(r.Intermediate, c.Values[0])
+		}
+	}
+	if len(sp.Constraints) > 0 && t.State == studies.Complete {
+		// Optuna's constraints convention: feasible when every value <= 0.
+		r.SystemAttrs = map[string]any{"constraints": []float64{studies.Violation(sp, t, base)}}
+	}
+	return r
+}
+
+// userAttrs is what Optuna has no column for.
+func userAttrs(sp *space.Space, t studies.Trial) map[string]any {
+	a := map[string]any{
+		"servetune_state": string(t.State),
+		"origin":          t.Origin,
+		"gpu_hours":       t.GPUSeconds / 3600,
+	}
+	if cmd := command(sp, t); cmd != "" {
+		a["command"] = cmd
+	}
+	if why := t.Why(); why != "" {
+		a["reason"] = why
+	}
+	if t.Failure != nil {
+		a["failure"] = string(t.Failure.Class)
+	}
+	if t.ReusedFrom != 0 {
+		a["reused_from"] = t.ReusedFrom
+	}
+	for profile, ms := range t.Metrics {
+		for m, v := range ms {
+			a[profile+"/"+m] = v
+		}
+	}
+	return a
+}
+
+// command is the serving command the trial ran (as the engine really ran
+// it when it launched one, else as servetune renders the config), one
+// shell-quoted line with the variables it set in front.
+func command(sp *space.Space, t studies.Trial) string {
+	c := t.Ran
+	if c == nil {
+		r, err := engines.Render(t.Config, sp.Target)
+		if err != nil {
+			return ""
+		}
+		c = &r
+	}
+	var parts []string
+	for _, k := range sortedEnv(c.Env) {
+		parts = append(parts, k+"="+quote(c.Env[k]))
+	}
+	for _, a := range c.Argv {
+		parts = append(parts, quote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+func sortedEnv(m map[string]string) []string {
+	c := space.Config{}
+	for k := range m {
+		c[k] = nil
+	}
+	return sortedKeys(c)
+}
+
+func quote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./:,@%+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func hasNaN(xs []float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,63 @@
+package optunadb
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestParseURL(t *testing.T) {
+	cases := []struct {
+		url      string
+		pg       bool
+		path     string
+		dsn, err string
+	}{
+		{url: "sqlite:///study.db", path: "study.db"},
+		{url: "sqlite:////tmp/x/optuna.db", path: "/tmp/x/optuna.db"},
+		{url: "sqlite:///a.db?timeout=10", path: "a.db"},
+		{url: "postgresql://tuner@db.lan:5432/optuna", pg: true, dsn: "postgres://tuner@db.lan:5432/optuna"},
+		{url: "postgresql+psycopg2://tuner@db/optuna", pg: true, dsn: "postgres://tuner@db/optuna"},
+		{url: "postgresql://tuner:hunter2@db/optuna", err: "set PGPASSWORD"},
+		{url: "sqlite://study.db", err: "three slashes"},
+		{url: "sqlite:///", err: "name a database file"},
+		{url: "sqlite:///:memory:", err: "name a database file"},
+		{url: "mysql://u@h/db", err: `scheme "mysql"`},
+		{url: "study.db", err: "is not sqlite or postgresql"},
+	}
+	for _, c := range cases {
+		got, err := ParseURL(c.url)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want one saying %q", c.url, err, c.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("%s: the error quotes the password: %v", c.url, err)
+			}
+			continue
+		}
+		if err != nil || got.Postgres != c.pg || got.Path != c.path || got.DSN != c.dsn {
+			t.Errorf("%s: got %+v, %v", c.url, got, err)
+		}
+	}
+}
+
+// A URL never panics the parser, and whatever it accepts keeps no
+// password.
+func FuzzParseURL(f *testing.F) {
+	for _, s := range []string{"sqlite:///a.db", "postgresql://u@h/db", "postgresql://u:p@h/db", "sqlite:", "%zz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseURL(s)
+		if err != nil {
+			return
+		}
+		if got.Postgres == (got.Path != "") {
+			t.Errorf("%q: neither or both of a DSN and a path: %+v", s, got)
+		}
+		if u, err := url.Parse(got.DSN); got.Postgres && (err != nil || u.User != nil && func() bool { _, has := u.User.Password(); return has }()) {
+			t.Errorf("%q: accepted a DSN with a password or that does not parse: %+v", s, got)
+		}
+	})
+}
