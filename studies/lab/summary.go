@@ -150,8 +150,8 @@ func (r *Result) Markdown(w io.Writer) {
 			prune = fmt.Sprintf("margin %g", search.DefaultPruneRule().Margin)
 		}
 	}
-	fmt.Fprintf(w, "\n\n%d seeds, noise CV %.2f, %d trials, pruning %s, feasibility learning=%v. True optimum %.4g over %d feasible grid points",
-		o.Seeds, o.NoiseCV, o.Trials, prune, !o.NoFeasibility, r.Truth.Optimum, r.Truth.Points)
+	fmt.Fprintf(w, "\n\n%d seeds, noise CV %.2f, %d trials, pruning %s, feasibility learning=%v. True optimum %.4g over %d grid points, %d feasible",
+		o.Seeds, o.NoiseCV, o.Trials, prune, !o.NoFeasibility, r.Truth.Optimum, r.Truth.Points, r.Truth.Feasible)
 	if r.Truth.FrontHV > 0 {
 		fmt.Fprintf(w, "; true front hypervolume %.4g (reference point %v)", r.Truth.FrontHV, fmtVec(r.Truth.Ref))
 	}
