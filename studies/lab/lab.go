@@ -134,6 +134,16 @@ type Result struct {
 	Runs       []Run             `json:"runs"`
 }
 
+// MarshalJSON adds the headline figures to the raw runs: the JSON is the
+// contract, so it carries what the table shows.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	return json.Marshal(struct {
+		*plain
+		Headline []Headline `json:"headline"`
+	}{(*plain)(r), r.Headlines()})
+}
+
 // Evaluate runs every sampler on every seed.
 func Evaluate(ctx context.Context, o *Oracle, truth *Truth, sp *space.Space, opt Options) (*Result, error) {
 	objs := sp.Objectives[:1]
