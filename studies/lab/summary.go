@@ -176,11 +176,15 @@ func (r *Result) Markdown(w io.Writer) {
 // writeHeadlines writes the figures that can fail as a second table.
 func writeHeadlines(w io.Writer, hs []Headline) {
 	fmt.Fprint(w, "\nGap to each seed's reality optimum, median / worst seed (none: no complete trial yet); GPU-hours until the reported best is within 5% of it; the expert's config is secondary.\n\n| sampler |")
-	for _, k := range headlineMarks() {
+	n := 0
+	if len(hs) > 0 {
+		n = len(hs[0].Gaps)
+	}
+	for _, k := range headlineMarks()[:n] {
 		fmt.Fprintf(w, " gap@%d |", k)
 	}
 	fmt.Fprint(w, " GPU-h to within 5% (seeds never) | HV@40 (worst) | GPU-h to expert |\n|---|")
-	fmt.Fprint(w, strings.Repeat("---|", len(headlineMarks())+3), "\n")
+	fmt.Fprint(w, strings.Repeat("---|", n+3), "\n")
 	for _, h := range hs {
 		fmt.Fprintf(w, "| %s |", h.Sampler)
 		for _, g := range h.Gaps {
@@ -303,14 +307,16 @@ func (r *Result) Headlines() []Headline {
 				runs = append(runs, run)
 			}
 		}
-		out = append(out, headline(s, runs, r.Truth.Optimum, minimize))
+		out = append(out, headline(s, runs, r.Truth.Optimum, minimize, r.Options.Trials))
 	}
 	return out
 }
 
 // headline is one sampler's figures over its runs; optimum is the
-// reality optimum of runs that carry none of their own.
-func headline(sampler string, runs []Run, optimum float64, minimize bool) Headline {
+// reality optimum of runs that carry none of their own. Gaps are reported
+// at the marks a study of trials trials reaches (all when 0): a shorter
+// study's last value is no figure at 40.
+func headline(sampler string, runs []Run, optimum float64, minimize bool, trials int) Headline {
 	h := Headline{Sampler: sampler, Seeds: len(runs)}
 	var hours, hv, expert []float64
 	for _, run := range runs {
@@ -324,6 +330,9 @@ func headline(sampler string, runs []Run, optimum float64, minimize bool) Headli
 		}
 	}
 	for _, k := range headlineMarks() {
+		if trials > 0 && k > trials {
+			break
+		}
 		gaps := make([]float64, len(runs))
 		for i, run := range runs {
 			gaps[i] = gapAt(run.Best, k, runOptimum(run, optimum), minimize)

@@ -109,7 +109,7 @@ func TestHeadlineOverSeeds(t *testing.T) {
 		{Seed: 2, Optimum: 200, Best: curve(100, 150, 190, 200), GPUHours: curve(1, 3, 5, 7), HV: curve(0.1, 0.2, 0.6, 0.7), ToExpert: inf},
 		{Seed: 3, Optimum: 50, Best: curve(nan, nan, nan, 30), GPUHours: curve(2, 4, 6, 8), HV: curve(0, 0, 0, 0.4), ToExpert: inf},
 	}
-	h := headline("motpe+prior", runs, 0, false)
+	h := headline("motpe+prior", runs, 0, false, 0)
 	if h.Seeds != 3 || len(h.Gaps) != len(headlineMarks()) {
 		t.Fatalf("headline %+v", h)
 	}
@@ -132,7 +132,10 @@ func TestHeadlineOverSeeds(t *testing.T) {
 	if h.ToExpert != nil {
 		t.Errorf("to expert %s, want absent", show(h.ToExpert))
 	}
-	one := headline("x", []Run{{Best: curve(nan, 1), GPUHours: curve(1, 2), ToExpert: nan}}, 2, false)
+	one := headline("x", []Run{{Best: curve(nan, 1), GPUHours: curve(1, 2), ToExpert: nan}}, 2, false, 0)
+	if short := headline("x", runs, 0, false, 25); len(short.Gaps) != 2 || short.Gaps[1].Trials != 20 {
+		t.Errorf("a 25-trial study reports gaps at %+v, want 10 and 20 only", short.Gaps)
+	}
 	if one.HV40 != nil || one.HV40Worst != nil || one.ToExpert != nil || one.ToWithin != nil || one.Never != 1 {
 		t.Errorf("one objective, no expert, never within 5%%: %+v", one)
 	}
