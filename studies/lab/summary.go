@@ -322,7 +322,7 @@ func headline(sampler string, runs []Run, optimum float64, minimize bool, trials
 	for _, run := range runs {
 		opt := runOptimum(run, optimum)
 		hours = append(hours, hoursToWithin(run, opt, within, minimize))
-		if len(run.HV) > 0 {
+		if len(run.HV) > 0 && (trials == 0 || trials >= 40) {
 			hv = append(hv, at(run.HV, 40))
 		}
 		if !math.IsNaN(run.ToExpert) {

@@ -133,8 +133,8 @@ func TestHeadlineOverSeeds(t *testing.T) {
 		t.Errorf("to expert %s, want absent", show(h.ToExpert))
 	}
 	one := headline("x", []Run{{Best: curve(nan, 1), GPUHours: curve(1, 2), ToExpert: nan}}, 2, false, 0)
-	if short := headline("x", runs, 0, false, 25); len(short.Gaps) != 2 || short.Gaps[1].Trials != 20 {
-		t.Errorf("a 25-trial study reports gaps at %+v, want 10 and 20 only", short.Gaps)
+	if short := headline("x", runs, 0, false, 25); len(short.Gaps) != 2 || short.Gaps[1].Trials != 20 || short.HV40 != nil {
+		t.Errorf("a 25-trial study reports gaps at %+v, want 10 and 20 only and no HV@40", short.Gaps)
 	}
 	if one.HV40 != nil || one.HV40Worst != nil || one.ToExpert != nil || one.ToWithin != nil || one.Never != 1 {
 		t.Errorf("one objective, no expert, never within 5%%: %+v", one)
