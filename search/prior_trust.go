@@ -105,11 +105,15 @@ func (pt *priorTrust) ranks() bool {
 	return Spearman(pt.pred, pt.real) >= 0.3
 }
 
+// memoryContradicted reports whether a config the prior predicted
+// infeasible completed.
+func (pt *priorTrust) memoryContradicted() bool { return pt.ranBad > 0 }
+
 // feasibility reports whether predicted-infeasible configs may be
 // skipped: not once a config it called infeasible ran, nor when over a
 // third of those it called feasible failed (its memory plan is off).
 func (pt *priorTrust) feasibility() bool {
-	if pt.ranBad > 0 {
+	if pt.memoryContradicted() {
 		return false
 	}
 	return pt.failedOK < 2 || 3*pt.failedOK <= pt.saidOK

@@ -94,3 +94,41 @@ func TestPriorErrorIsMeasuredAfterCorrection(t *testing.T) {
 		t.Errorf("a prior missing by ×e (errors %v) still makes one in %d", wild.trust.errs, got)
 	}
 }
+
+// memoryPlanPrior screens every config as feasible (values y) but its
+// full prediction runs out of memory above y = 6: a memory plan that is
+// wrong under the full benchmark's load.
+type memoryPlanPrior struct{}
+
+func (memoryPlanPrior) Screen(c space.Config) ([]float64, bool) { return []float64{truth(c)}, true }
+func (memoryPlanPrior) Predict(c space.Config) ([]float64, bool) {
+	return []float64{truth(c)}, truth(c) <= 6
+}
+
+// Until a predicted-infeasible config completes, the prior never proposes
+// one; once one does, its region is open again and the prior's pick goes
+// to the best config it screened there.
+func TestPredictedInfeasibleRegionReopensWhenContradicted(t *testing.T) {
+	sp := priorSpace()
+	s := newPriorSampler(t, sp, memoryPlanPrior{}).(*priorSampler)
+	// (Screening's top configs are all refused in full: the prior has no
+	// pick of its own yet, and leaves the proposal to the inner sampler.)
+	if c, ok := s.pick(map[string]bool{}); ok && truth(c) > 6 {
+		t.Fatalf("before any contradiction the prior picked %v (y=%v), want only configs it predicts feasible", c, truth(c))
+	}
+	// A config the full prediction called out of memory completes.
+	oom := space.Config{"a": int64(4), "b": int64(3)}
+	if s.predict(s.sp.WithTargetEngine(oom)).feasible {
+		t.Fatal("the test's memory plan must refuse a=4 b=3")
+	}
+	if err := s.Tell(observe(oom, 12)); err != nil {
+		t.Fatal(err)
+	}
+	if !s.trust.memoryContradicted() || s.trust.feasibility() {
+		t.Fatal("a predicted-infeasible config completed, yet the memory plan is still trusted")
+	}
+	c, ok := s.pick(map[string]bool{})
+	if !ok || truth(c) != 12 {
+		t.Errorf("after the contradiction the prior picked %v (y=%v), want the re-opened best (y=12)", c, truth(c))
+	}
+}
