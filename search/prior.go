@@ -27,8 +27,9 @@ type Prior interface {
 // screened configs of each objective (and the screened front) are fully
 // predicted, at most refinePerAsk more at each proposal. The first
 // warmStart proposals come from the prior alone; after that every
-// priorEvery-th, or every distrustEvery-th once measurements show the
-// prior ranks configs badly. One in exploreEvery configs the prior
+// priorEvery-th, fewer as its measured prediction error grows (see
+// priorEveryFor), and at most every distrustEvery-th once measurements
+// show the prior ranks configs badly. One in exploreEvery configs the prior
 // predicts infeasible runs anyway, so a wrong memory plan cannot hide a
 // region.
 const (
@@ -186,11 +187,7 @@ func (ps *priorSampler) priorTurn() bool {
 	if ps.asked <= warmStart {
 		return true
 	}
-	every := priorEvery
-	if !ps.trust.ranks() {
-		every = distrustEvery
-	}
-	return ps.asked%every == 0
+	return ps.asked%ps.trust.every() == 0
 }
 
 // innerOne asks the inner sampler, skipping proposals the prior predicts
@@ -232,6 +229,9 @@ func (ps *priorSampler) Tell(o Observation) error {
 		if ps.incumbent == nil || ps.sp.Objectives[0].Better(o.Values[0], ps.incumbentVal) {
 			ps.incumbent, ps.incumbentVal = c, o.Values[0]
 		}
+	}
+	if done && cd.feasible && o.Values[0] > 0 && cd.values[0] > 0 {
+		ps.trust.miss(math.Log(o.Values[0]/cd.values[0]) - ps.resid.predict(0, c))
 	}
 	if done && cd.feasible {
 		for i := range o.Values {

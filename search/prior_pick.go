@@ -33,7 +33,23 @@ func (ps *priorSampler) pick(busy map[string]bool) (space.Config, bool) {
 // CUDA-graph variants of one config would otherwise take turns).
 func (ps *priorSampler) open(k string, busy map[string]bool) bool {
 	cd := ps.cands[k]
-	return cd.refined && cd.feasible && !ps.told[k] && !busy[k] && !ps.twins[valuesKey(cd.values)]
+	_, ok := ps.estimate(cd)
+	return cd.refined && ok && !ps.told[k] && !busy[k] && !ps.twins[valuesKey(cd.values)]
+}
+
+// estimate is the prediction the prior ranks cd by: its full one when it
+// predicts cd feasible. A config the memory plan refuses only under the
+// full benchmark's load is re-opened, on its screening values, once a
+// measured trial has contradicted the memory plan (one it predicted out
+// of memory completed): that plan no longer rules a region out.
+func (ps *priorSampler) estimate(cd *candidate) ([]float64, bool) {
+	switch {
+	case cd.feasible:
+		return cd.values, true
+	case cd.fastOK && ps.trust.memoryContradicted():
+		return cd.fast, true
+	}
+	return nil, false
 }
 
 // valuesKey identifies a prediction up to rounding.
@@ -54,7 +70,8 @@ func (ps *priorSampler) pickBest(busy map[string]bool, obj int) (space.Config, b
 			continue
 		}
 		cd := ps.cands[k]
-		if s, ok := ps.score(cd, cd.values, true, obj); ok && s > bestScore {
+		vals, _ := ps.estimate(cd)
+		if s, ok := ps.score(cd, vals, true, obj); ok && s > bestScore {
 			best, bestScore = cd, s
 		}
 	}
@@ -72,7 +89,7 @@ func (ps *priorSampler) pickHV(busy map[string]bool) (space.Config, bool) {
 	for _, k := range ps.order {
 		if ps.open(k, busy) {
 			cds = append(cds, ps.cands[k])
-			preds = append(preds, ps.corrected(ps.cands[k], false))
+			preds = append(preds, ps.corrected(ps.cands[k], !ps.cands[k].feasible))
 		}
 	}
 	ref := ps.frontRef(append(append([][]float64(nil), preds...), ps.measured...))

@@ -115,10 +115,14 @@ func nullNaN(xs []float64) []any {
 
 // Truth summarises the exhaustive grid.
 type Truth struct {
-	Points  int       `json:"points"`
-	Optimum float64   `json:"optimum"`
-	FrontHV float64   `json:"front_hv,omitempty"`
-	Ref     []float64 `json:"reference_point,omitempty"`
+	// Points counts the grid points that satisfy the space's rules,
+	// out-of-memory and refused configs included; Feasible those that
+	// complete.
+	Points   int       `json:"points"`
+	Feasible int       `json:"feasible"`
+	Optimum  float64   `json:"optimum"`
+	FrontHV  float64   `json:"front_hv,omitempty"`
+	Ref      []float64 `json:"reference_point,omitempty"`
 }
 
 // Result is an evaluation's raw data; Summary reduces it.
@@ -128,6 +132,16 @@ type Result struct {
 	Objectives []space.Objective `json:"objectives"`
 	Truth      Truth             `json:"truth"`
 	Runs       []Run             `json:"runs"`
+}
+
+// MarshalJSON adds the headline figures to the raw runs: the JSON is the
+// contract, so it carries what the table shows.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	return json.Marshal(struct {
+		*plain
+		Headline []Headline `json:"headline"`
+	}{(*plain)(r), r.Headlines()})
 }
 
 // Evaluate runs every sampler on every seed.
@@ -262,6 +276,7 @@ func TruthOf(t *Truth0, sp *space.Space) (*Truth, error) {
 		if oc.err != nil {
 			continue
 		}
+		out.Feasible++
 		v := oc.metrics[obj.Metric]
 		if math.IsNaN(out.Optimum) || obj.Better(v, out.Optimum) {
 			out.Optimum = v

@@ -32,6 +32,7 @@ type outcome struct {
 type Oracle struct {
 	sp     *space.Space
 	cards  *sim.Cards
+	sim    *sim.Simulator
 	runner *objective.SimRunner
 	mu     sync.Mutex
 	cache  map[string]*outcome
@@ -45,7 +46,8 @@ func NewOracle(sp *space.Space) *Oracle { return NewOracleOn(sp, sim.DefaultCard
 // NewOracleOn returns an oracle whose reality is the given cards (e.g.
 // --reality-cards, or a perturbed family member).
 func NewOracleOn(sp *space.Space, cards *sim.Cards) *Oracle {
-	return &Oracle{sp: sp, cards: cards, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})), cache: map[string]*outcome{}}
+	sm := &sim.Simulator{Cards: cards}
+	return &Oracle{sp: sp, cards: cards, sim: sm, runner: objective.NewSimRunner(objective.WithSimulator(sm)), cache: map[string]*outcome{}}
 }
 
 // Screening is the oracle of the same cards on the shortened screening
@@ -149,15 +151,33 @@ func (r *noisyRunner) Run(ctx context.Context, t objective.Trial) (objective.Res
 	name := t.Profiles[0].Name
 	for _, cp := range out.checkpoints {
 		if t.Report(&res, name, cp.Step, noisy(cp.Metrics, f)) {
-			// Requests finish at a roughly even pace: a trial stopped at
-			// step s of 10 has spent that share of its benchmark.
 			res.Metrics = map[string]map[string]float64{name: noisy(cp.Metrics, f)}
-			res.GPUSeconds = out.gpuSeconds * float64(cp.Step) / bench.Checkpoints
+			res.GPUSeconds = prunedBill(out.gpuSeconds, r.o.startupGPUSeconds(t.Config), cp.Step, bench.Checkpoints)
 			return res, objective.ErrPruned
 		}
 	}
 	res.Metrics = map[string]map[string]float64{name: noisy(out.metrics, f)}
 	return res, nil
+}
+
+// startupGPUSeconds is the GPU time the config's engine start-up costs
+// before the benchmark sends its first request.
+func (o *Oracle) startupGPUSeconds(c space.Config) float64 {
+	return o.sim.StartupTime(c, o.sp.Target).Seconds() * float64(o.sim.GPUs(c, o.sp.Target))
+}
+
+// prunedBill is the GPU time of a trial stopped at checkpoint step of
+// steps, as `servetune run` bills it: the engine start-up in full (it was
+// spent before the first request), and the share of the benchmark the
+// finished requests took (they finish at a roughly even pace). Prorating
+// the start-up too would make every pruning row look cheaper than it is.
+func prunedBill(total, startup float64, step, steps int) float64 {
+	startup = min(max(startup, 0), total)
+	if steps <= 0 {
+		return total
+	}
+	share := min(max(float64(step)/float64(steps), 0), 1)
+	return startup + (total-startup)*share
 }
 
 func noiseFactor(seed int64, cv float64) float64 {

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
 )
 
 // marks are the trial counts the summary reports.
@@ -150,8 +152,8 @@ func (r *Result) Markdown(w io.Writer) {
 			prune = fmt.Sprintf("margin %g", search.DefaultPruneRule().Margin)
 		}
 	}
-	fmt.Fprintf(w, "\n\n%d seeds, noise CV %.2f, %d trials, pruning %s, feasibility learning=%v. True optimum %.4g over %d feasible grid points",
-		o.Seeds, o.NoiseCV, o.Trials, prune, !o.NoFeasibility, r.Truth.Optimum, r.Truth.Points)
+	fmt.Fprintf(w, "\n\n%d seeds, noise CV %.2f, %d trials, pruning %s, feasibility learning=%v. True optimum %.4g over %d grid points, %d feasible",
+		o.Seeds, o.NoiseCV, o.Trials, prune, !o.NoFeasibility, r.Truth.Optimum, r.Truth.Points, r.Truth.Feasible)
 	if r.Truth.FrontHV > 0 {
 		fmt.Fprintf(w, "; true front hypervolume %.4g (reference point %v)", r.Truth.FrontHV, fmtVec(r.Truth.Ref))
 	}
@@ -168,6 +170,55 @@ func (r *Result) Markdown(w io.Writer) {
 		}
 		fmt.Fprintf(w, " %.1f%% | %.0f | %.1f | %s | %s | %s | %d (%d) |\n", row.Gap30*100, row.Trials, row.GPUHours, fmtTrials(row.ToGreedy), fmtHours(row.ToExpert), fmtRatio(row.HV40), row.Pruned, row.FalsePrunes)
 	}
+	writeHeadlines(w, r.Headlines())
+}
+
+// writeHeadlines writes the figures that can fail as a second table.
+func writeHeadlines(w io.Writer, hs []Headline) {
+	fmt.Fprint(w, "\nGap to each seed's reality optimum, median / worst seed (none: no complete trial yet); GPU-hours until the reported best is within 5% of it; the expert's config is secondary.\n\n| sampler |")
+	n := 0
+	if len(hs) > 0 {
+		n = len(hs[0].Gaps)
+	}
+	for _, k := range headlineMarks()[:n] {
+		fmt.Fprintf(w, " gap@%d |", k)
+	}
+	fmt.Fprint(w, " GPU-h to within 5% (seeds never) | HV@40 (worst) | GPU-h to expert |\n|---|")
+	fmt.Fprint(w, strings.Repeat("---|", n+3), "\n")
+	for _, h := range hs {
+		fmt.Fprintf(w, "| %s |", h.Sampler)
+		for _, g := range h.Gaps {
+			fmt.Fprintf(w, " %s / %s |", fmtGap(g.Median), fmtGap(g.Worst))
+		}
+		fmt.Fprintf(w, " %s (%d of %d) | %s |", fmtOpt(h.ToWithin, "%.1f", "never"), h.Never, h.Seeds, fmtHV(h))
+		fmt.Fprintf(w, " %s |\n", fmtOpt(h.ToExpert, "%.1f", "-"))
+	}
+}
+
+func fmtGap(g *float64) string {
+	if g == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%.1f%%", *g*100)
+}
+
+func fmtHV(h Headline) string {
+	if h.HV40 == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%% (%s)", *h.HV40*100, fmtOpt(h.HV40Worst, "%.1f%%", "-"))
+}
+
+// fmtOpt formats a present figure, or says why it is absent.
+func fmtOpt(x *float64, format, absent string) string {
+	if x == nil {
+		return absent
+	}
+	v := *x
+	if strings.HasSuffix(format, "%%") {
+		v *= 100
+	}
+	return fmt.Sprintf(format, v)
 }
 
 func fmtTrials(x float64) string {
@@ -203,4 +254,159 @@ func fmtVec(v []float64) string {
 		parts[i] = fmt.Sprintf("%.4g", x)
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// headlineMarks are the trial counts the headline gaps are reported at.
+func headlineMarks() []int { return []int{10, 20, 30, 40} }
+
+// within is the tolerance of the headline's "GPU-hours to within 5% of
+// the reality optimum".
+const within = 0.05
+
+// Headline is one sampler's figures that can fail: the gap to each
+// seed's reality optimum, not to a config the prior may already beat.
+// Undefined figures are absent (nil), never NaN.
+type Headline struct {
+	Sampler string    `json:"sampler"`
+	Gaps    []GapStat `json:"gaps"`
+	// ToWithin is the median GPU-hours until the reported best is within
+	// 5% of the reality optimum (nil when the median seed never gets
+	// there); Never counts the seeds that never do.
+	ToWithin *float64 `json:"gpu_hours_to_within_5pct,omitempty"`
+	Never    int      `json:"never_within_5pct"`
+	// HV40 and HV40Worst are the median and lowest two-objective
+	// hypervolume ratio at 40 trials (nil on one objective).
+	HV40      *float64 `json:"hv_at_40,omitempty"`
+	HV40Worst *float64 `json:"hv_at_40_worst,omitempty"`
+	// ToExpert is the secondary row: median GPU-hours to the seed
+	// report's config (nil without one, or when the median seed never
+	// reaches it).
+	ToExpert *float64 `json:"gpu_hours_to_expert,omitempty"`
+	Seeds    int      `json:"seeds"`
+}
+
+// GapStat is the relative gap to the reality optimum after Trials
+// trials over seeds. A seed with no complete trial by then has no
+// reported best: it counts in NoBest and ranks below every other seed,
+// so Worst is nil whenever NoBest > 0 (and Median when it lands there).
+type GapStat struct {
+	Trials int      `json:"trials"`
+	Median *float64 `json:"median,omitempty"`
+	Worst  *float64 `json:"worst,omitempty"`
+	NoBest int      `json:"no_best,omitempty"`
+}
+
+// Headlines reduces the runs to one headline per sampler.
+func (r *Result) Headlines() []Headline {
+	minimize := r.Objectives[0].Direction == space.Minimize
+	var out []Headline
+	for _, s := range r.samplers() {
+		var runs []Run
+		for _, run := range r.Runs {
+			if run.Sampler == s {
+				runs = append(runs, run)
+			}
+		}
+		out = append(out, headline(s, runs, r.Truth.Optimum, minimize, r.Options.Trials))
+	}
+	return out
+}
+
+// headline is one sampler's figures over its runs; optimum is the
+// reality optimum of runs that carry none of their own. Gaps are reported
+// at the marks a study of trials trials reaches (all when 0): a shorter
+// study's last value is no figure at 40.
+func headline(sampler string, runs []Run, optimum float64, minimize bool, trials int) Headline {
+	h := Headline{Sampler: sampler, Seeds: len(runs)}
+	var hours, hv, expert []float64
+	for _, run := range runs {
+		opt := runOptimum(run, optimum)
+		hours = append(hours, hoursToWithin(run, opt, within, minimize))
+		if len(run.HV) > 0 && (trials == 0 || trials >= 40) {
+			hv = append(hv, at(run.HV, 40))
+		}
+		if !math.IsNaN(run.ToExpert) {
+			expert = append(expert, run.ToExpert)
+		}
+	}
+	for _, k := range headlineMarks() {
+		if trials > 0 && k > trials {
+			break
+		}
+		gaps := make([]float64, len(runs))
+		for i, run := range runs {
+			gaps[i] = gapAt(run.Best, k, runOptimum(run, optimum), minimize)
+		}
+		h.Gaps = append(h.Gaps, gapStat(k, gaps))
+	}
+	h.ToWithin, h.Never = medianFinite(hours), countInf(hours)
+	h.ToExpert = medianFinite(expert)
+	if len(hv) > 0 {
+		h.HV40, h.HV40Worst = medianFinite(hv), finite(slices.Min(hv))
+	}
+	return h
+}
+
+func runOptimum(run Run, optimum float64) float64 {
+	if run.Optimum != 0 {
+		return run.Optimum
+	}
+	return optimum
+}
+
+// gapAt is the relative gap of the reported best after k trials (+Inf
+// when nothing is reported by then: no config is worse than any config).
+func gapAt(best []float64, k int, optimum float64, minimize bool) float64 {
+	v := at(best, k)
+	if math.IsNaN(v) {
+		return math.Inf(1)
+	}
+	return gap(v, optimum, minimize)
+}
+
+// gapStat is the median and worst of per-seed gaps (+Inf: no best).
+func gapStat(trials int, gaps []float64) GapStat {
+	s := GapStat{Trials: trials, NoBest: countInf(gaps)}
+	if len(gaps) == 0 {
+		return s
+	}
+	s.Median, s.Worst = medianFinite(gaps), finite(slices.Max(gaps))
+	return s
+}
+
+// hoursToWithin is the GPU time at the first trial whose reported best is
+// within tol of the optimum (+Inf when never).
+func hoursToWithin(run Run, optimum, tol float64, minimize bool) float64 {
+	for i, b := range run.Best {
+		if !math.IsNaN(b) && gap(b, optimum, minimize) <= tol+1e-12 && i < len(run.GPUHours) {
+			return run.GPUHours[i]
+		}
+	}
+	return math.Inf(1)
+}
+
+// medianFinite is the median with +Inf (never) ranked last; nil when
+// there is nothing to take the median of or it lands on a never.
+func medianFinite(xs []float64) *float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	return finite(median(xs))
+}
+
+func finite(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+func countInf(xs []float64) int {
+	n := 0
+	for _, x := range xs {
+		if math.IsInf(x, 1) {
+			n++
+		}
+	}
+	return n
 }
