@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -100,8 +101,10 @@ func TestPriorErrorIsMeasuredAfterCorrection(t *testing.T) {
 // wrong under the full benchmark's load.
 type memoryPlanPrior struct{}
 
-func (memoryPlanPrior) Screen(c space.Config) ([]float64, bool) { return []float64{truth(c)}, true }
-func (memoryPlanPrior) Predict(c space.Config) ([]float64, bool) {
+func (memoryPlanPrior) Screen(_ context.Context, c space.Config) ([]float64, bool) {
+	return []float64{truth(c)}, true
+}
+func (memoryPlanPrior) Predict(_ context.Context, c space.Config) ([]float64, bool) {
 	return []float64{truth(c)}, truth(c) <= 6
 }
 
