@@ -28,6 +28,7 @@ type simReq struct {
 	itl       []time.Duration
 	failed    string
 	done      bool
+	continued bool // a later round of the conversation continues it
 	finish    float64
 }
 
@@ -36,7 +37,7 @@ type rankState struct {
 	running    []*simReq
 	kvUsed     int
 	kvCap      int
-	prefixWarm bool
+	cache      *prefixCache
 	prefilling bool // current step is a prefill step (SGLang style)
 }
 
@@ -67,8 +68,13 @@ type scheduler struct {
 	// releases are client-side completion times not yet processed: the
 	// client frees a concurrency slot when the last chunk reaches it.
 	releases []float64
-	rr       int
-	now      float64
+	// successor is the next round of a conversation, held by the client
+	// until the round it continues (the key) has finished; deferred are
+	// successors whose send time is known.
+	successor map[int]*simReq
+	deferred  []*simReq
+	rr        int
+	now       float64
 }
 
 func newScheduler(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Profile, noise float64) *scheduler {
@@ -79,12 +85,16 @@ func newScheduler(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Prof
 	sc.reqs = make([]*simReq, len(reqs))
 	for i, r := range reqs {
 		sc.reqs[i] = &simReq{request: r, idx: i, prompt: r.in}
+		if r.after >= 0 && r.after < i {
+			sc.reqs[r.after].continued = true
+		}
 	}
 	nRanks := s.dp
 	if s.engine == "ollama" {
 		nRanks = 1
 	}
-	mk := func() *rankState { return &rankState{kvCap: plan.kvTokens} }
+	sc.successor = map[int]*simReq{}
+	mk := func() *rankState { return &rankState{kvCap: plan.kvTokens, cache: newPrefixCache()} }
 	if s.dpAttn {
 		g := &group{}
 		for range nRanks {
@@ -168,13 +178,43 @@ func (sc *scheduler) send() {
 		}
 	}
 	sc.releases = keep
+	sc.sendDeferred()
 	for sc.next < len(sc.reqs) && (sc.cap == 0 || sc.inflight < sc.cap) && sc.reqs[sc.next].arrival <= sc.now {
 		r := sc.reqs[sc.next]
 		sc.next++
 		sc.inflight++
+		if r.after >= 0 && !sc.reqs[r.after].done {
+			sc.successor[r.after] = r
+			continue
+		}
 		r.sent = max(r.arrival, sc.now)
 		r.visible = r.sent + sc.halfRO
 		sc.dispatch(r)
+	}
+}
+
+// sendDeferred sends held conversation rounds whose time has come.
+func (sc *scheduler) sendDeferred() {
+	keep := sc.deferred[:0]
+	for _, r := range sc.deferred {
+		if r.sent > sc.now {
+			keep = append(keep, r)
+			continue
+		}
+		r.visible = r.sent + sc.halfRO
+		sc.dispatch(r)
+	}
+	clear(sc.deferred[len(keep):])
+	sc.deferred = keep
+}
+
+// released lets the round that continues r go once the client has r's
+// last token (or its failure).
+func (sc *scheduler) released(r *simReq) {
+	if next, ok := sc.successor[r.idx]; ok {
+		delete(sc.successor, r.idx)
+		next.sent = max(next.arrival, r.finish)
+		sc.deferred = append(sc.deferred, next)
 	}
 }
 
@@ -218,6 +258,11 @@ func (sc *scheduler) nextEvent() (float64, *group, bool) {
 					t, which = rk.waiting[0].visible, nil
 				}
 			}
+		}
+	}
+	for _, r := range sc.deferred {
+		if r.sent < t {
+			t, which = max(r.sent, sc.now), nil
 		}
 	}
 	if sc.next < len(sc.reqs) {
@@ -268,9 +313,9 @@ func (sc *scheduler) admit(rk *rankState) {
 		if r.visible > sc.now {
 			return
 		}
-		cached := 0
-		if s.prefixCache && r.prefix > 0 && rk.prefixWarm && r.gen == 0 {
-			cached = r.prefix
+		cached, owned := 0, 0
+		if s.prefixCache {
+			cached, owned = rk.cache.hit(r)
 		}
 		need := r.prompt - cached
 		if r.in+r.out > rk.kvCap {
@@ -284,6 +329,9 @@ func (sc *scheduler) admit(rk *rankState) {
 		rk.waiting = rk.waiting[1:]
 		r.cached = cached
 		r.prefilled = cached
+		r.kv += owned
+		rk.kvUsed += owned
+		rk.cache.evict(rk.kvUsed, rk.kvCap)
 		rk.running = append(rk.running, r)
 	}
 }
@@ -378,7 +426,12 @@ func (sc *scheduler) finish(g *group) {
 			sc.advance(rk, r, at)
 			if r.done {
 				rk.kvUsed -= r.kv
+				if sc.s.prefixCache && r.failed == "" && r.continued {
+					rk.cache.keep(r.idx, r.kv)
+					rk.cache.evict(rk.kvUsed, rk.kvCap)
+				}
 				sc.releases = append(sc.releases, r.finish)
+				sc.released(r)
 				continue
 			}
 			keep = append(keep, r)
@@ -397,8 +450,8 @@ func (sc *scheduler) advance(rk *rankState, r *simReq, at float64) {
 		if r.prefilled < r.prompt {
 			return
 		}
-		if r.prefix > 0 && sc.s.prefixCache {
-			rk.prefixWarm = true
+		if r.group >= 0 && sc.s.prefixCache {
+			rk.cache.groups[r.group] = true
 		}
 		if r.gen > 0 {
 			return // recomputed after preemption; decoding resumes next step
@@ -434,6 +487,7 @@ func (sc *scheduler) complete(r *simReq, at float64) {
 func (sc *scheduler) fail(r *simReq, msg string) {
 	r.done, r.failed, r.finish = true, msg, sc.now
 	sc.releases = append(sc.releases, sc.now)
+	sc.released(r)
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
