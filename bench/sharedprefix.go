@@ -16,11 +16,21 @@ type SharedPrefix struct {
 	// sends the conversation so far (previous prompt and reply) followed by
 	// the user's question, and waits for the previous round to finish.
 	MultiTurn bool `toml:"enable_multi_turn_chat" json:"enable_multi_turn_chat,omitempty"`
-	// MaxModelLen, when set, bounds a conversation: the oldest turns are
-	// dropped until the prompt fits MaxModelLen - output_len - 200 tokens
-	// (inference-perf's user-session truncation). 0 lets it grow.
-	MaxModelLen int `toml:"max_model_len" json:"max_model_len,omitempty"`
+	// MaxModelLen, when set, bounds a conversation to what the server
+	// accepts: a round whose prompt plus output_len would exceed it starts
+	// the conversation over (Overflow "restart", the default), or drops the
+	// oldest turns until the prompt fits MaxModelLen - output_len - 200
+	// (Overflow "truncate", inference-perf's user-session truncation). 0
+	// lets it grow.
+	MaxModelLen int    `toml:"max_model_len" json:"max_model_len,omitempty"`
+	Overflow    string `toml:"overflow" json:"overflow,omitempty"`
 }
+
+// Overflow policies.
+const (
+	OverflowRestart  = "restart"
+	OverflowTruncate = "truncate"
+)
 
 // historyMargin is inference-perf's allowance for tokenisation drift when
 // it truncates a conversation to max_model_len.
@@ -43,12 +53,19 @@ func (sp *SharedPrefix) problems(bad func(key, format string, a ...any)) {
 	if sp.SystemPromptLen < 0 {
 		bad("shared_prefix.system_prompt_len", "must be >= 0, not %d", sp.SystemPromptLen)
 	}
+	if o := sp.Overflow; o != "" && o != OverflowRestart && o != OverflowTruncate {
+		bad("shared_prefix.overflow", "must be restart or truncate, not %q", o)
+	}
 	if sp.MaxModelLen < 0 {
 		bad("shared_prefix.max_model_len", "must be >= 0 (0 = no bound), not %d", sp.MaxModelLen)
 	}
-	if m := sp.MaxModelLen; m > 0 && sp.SystemPromptLen+sp.QuestionLen+sp.OutputLen+historyMargin > m {
+	margin := 0
+	if sp.Overflow == OverflowTruncate {
+		margin = historyMargin
+	}
+	if m := sp.MaxModelLen; m > 0 && sp.SystemPromptLen+sp.QuestionLen+sp.OutputLen+margin > m {
 		bad("shared_prefix.max_model_len", "%d cannot hold one round (system_prompt_len + question_len + output_len + %d = %d)",
-			m, historyMargin, sp.SystemPromptLen+sp.QuestionLen+sp.OutputLen+historyMargin)
+			m, margin, sp.SystemPromptLen+sp.QuestionLen+sp.OutputLen+margin)
 	}
 }
 
@@ -112,12 +129,16 @@ func (c *conversation) next(r *PlannedRequest, sp *SharedPrefix, sys, q tokenRun
 		c.begun, c.last = true, -1
 	}
 	dropped := false
-	if sp.MaxModelLen > 0 {
+	switch {
+	case sp.MaxModelLen == 0:
+	case sp.Overflow == OverflowTruncate:
 		limit := sp.MaxModelLen - sp.OutputLen - historyMargin
 		for len(c.turns) > 0 && sys.n+runsLen(c.turns)+q.n > limit {
 			c.turns = c.turns[2:]
 			dropped = true
 		}
+	case sys.n+runsLen(c.turns)+q.n+sp.OutputLen > sp.MaxModelLen:
+		c.turns, dropped = nil, true
 	}
 	r.segs = append(append([]tokenRun{sys}, c.turns...), q)
 	r.Shared = sys.n

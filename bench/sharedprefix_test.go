@@ -88,9 +88,30 @@ func TestSharedPrefixMultiTurn(t *testing.T) {
 	}
 }
 
+func TestSharedPrefixRestart(t *testing.T) {
+	// 40 tokens: round 2 is 10 + 3×5 + 2×4 = 33, + 4 out = 37 fits; round 3
+	// would be 42 + 4: the conversation starts over.
+	p := sharedProfile(true, 40)
+	pl, err := p.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pl.Requests {
+		r := &pl.Requests[i]
+		want := 10 + (r.Round%3+1)*5 + (r.Round%3)*4
+		if r.InputLen != want || r.InputLen+r.OutputLen > 40 {
+			t.Fatalf("request %d round %d: %d tokens, want %d", i, r.Round, r.InputLen, want)
+		}
+		if restart := r.Round%3 == 0; restart != (r.After == -1) || (restart && r.Shared != 10) {
+			t.Fatalf("round %d %+v: a restart shares only the system prompt, a continuation the previous round", r.Round, r)
+		}
+	}
+}
+
 func TestSharedPrefixTruncation(t *testing.T) {
 	// limit 240 - 4 - 200 = 36: sys 10 + question 5 + 3 turns of 9 = 42 > 36.
 	p := sharedProfile(true, 240)
+	p.SharedPrefix.Overflow = OverflowTruncate
 	pl, err := p.Plan()
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +214,8 @@ max_model_len = 4096
 func TestSharedPrefixProblems(t *testing.T) {
 	cases := map[string]func(p *Profile){
 		"shared_prefix.question_len":  func(p *Profile) { p.SharedPrefix.QuestionLen = 0 },
-		"shared_prefix.max_model_len": func(p *Profile) { p.SharedPrefix.MaxModelLen = 100 },
+		"shared_prefix.max_model_len": func(p *Profile) { p.SharedPrefix.MaxModelLen = 18 },
+		"shared_prefix.overflow":      func(p *Profile) { p.SharedPrefix.Overflow = "wrap" },
 		"shared_prefix is required":   func(p *Profile) { p.SharedPrefix = nil },
 		"num_prompts must be unset":   func(p *Profile) { p.NumPrompts = 5 },
 		"stages[1].rate":              func(p *Profile) { p.Stages[1].Rate = 0 },

@@ -16,7 +16,7 @@ func simCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "sim",
 		Usage: "the built-in simulator",
-		Subcommands: []*cli.Command{{
+		Subcommands: append([]*cli.Command{{
 			Name:      "serve",
 			Usage:     "serve the simulator as an OpenAI-compatible engine that takes the imitated engine's own flags",
 			ArgsUsage: "-- ENGINE-FLAGS...",
@@ -38,7 +38,7 @@ func simCommand(e *env) *cli.Command {
 				&cli.StringFlag{Name: "cards", Usage: "TOML file of extra model/GPU cards"},
 			},
 			Action: func(c *cli.Context) error { return e.simServe(c) },
-		}},
+		}}, simFidelityCommands(e)...),
 	}
 }
 
@@ -53,22 +53,14 @@ func (e *env) simServe(c *cli.Context) error {
 	if c.Int("gpus") < 1 {
 		return usagef("--gpus must be ≥ 1, not %d", c.Int("gpus"))
 	}
-	cards := sim.DefaultCards()
-	if path := c.String("cards"); path != "" {
-		f, err := os.Open(path)
-		if err != nil {
-			return usagef("--cards: %v", err)
-		}
-		err = cards.Add(f)
-		f.Close()
-		if err != nil {
-			return usagef("--cards %s: %v", path, err)
-		}
+	cards, err := loadCardsFlag(c.String("cards"))
+	if err != nil {
+		return err
 	}
 	if _, err := cards.GPU(c.String("gpu")); err != nil {
 		return usagef("--gpu: %v", err)
 	}
-	err := simserve.Serve(c.Context, simserve.Options{
+	err = simserve.Serve(c.Context, simserve.Options{
 		Engine: engine, GPU: c.String("gpu"), GPUs: c.Int("gpus"), Model: c.String("model"),
 		Speed: c.Float64("speed"), Startup: c.Duration("startup"), Seed: c.Int64("seed"), NoiseCV: c.Float64("noise-cv"),
 		Host: c.String("host"), Port: c.Int("port"), Args: c.Args().Slice(), Log: e.stderr, Cards: cards,
@@ -79,4 +71,14 @@ func (e *env) simServe(c *cli.Context) error {
 		return fmt.Errorf("simulated %s failed at startup (%s); the engine's log lines are above", engine, f.Class)
 	}
 	return err
+}
+
+// addCardsFile adds a cards TOML file to the catalogue.
+func addCardsFile(cards *sim.Cards, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return cards.Add(f)
 }

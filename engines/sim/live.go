@@ -64,7 +64,7 @@ type liveMsg struct {
 // an error wrapping *engines.Failure (OOM or InvalidConfig) carrying the
 // engine's log lines.
 func (sm *Simulator) NewLive(cfg space.Config, t space.Target, o LiveOptions) (*Live, error) {
-	s, err := resolve(sm.Cards, cfg, t)
+	s, err := sm.resolve(cfg, t)
 	if err != nil {
 		return nil, err
 	}

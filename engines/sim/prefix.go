@@ -16,15 +16,14 @@ func newPrefixCache() *prefixCache {
 	return &prefixCache{groups: map[int]bool{}, convs: map[int]int{}}
 }
 
-// hit is how many of r's prompt tokens the cache serves at admission, and
-// how many of those were the previous round's blocks, which r now owns.
-func (pc *prefixCache) hit(r *simReq) (cached, owned int) {
+// peek is how many of r's prompt tokens the cache would serve at
+// admission, and how many of those are the previous round's blocks, which
+// r would take over (take).
+func (pc *prefixCache) peek(r *simReq) (cached, owned int) {
 	if r.gen > 0 {
 		return 0, 0 // recomputation after preemption starts from scratch
 	}
-	if n, ok := pc.convs[r.after]; ok && r.after >= 0 {
-		delete(pc.convs, r.after)
-		pc.held -= n
+	if _, ok := pc.convs[r.after]; ok && r.after >= 0 {
 		c := min(r.shared, r.prompt-1)
 		return c, c
 	}
@@ -32,6 +31,14 @@ func (pc *prefixCache) hit(r *simReq) (cached, owned int) {
 		return min(r.groupLen, r.prompt-1), 0
 	}
 	return 0, 0
+}
+
+// take moves a finished request's blocks out of the reusable pool.
+func (pc *prefixCache) take(idx int) {
+	if n, ok := pc.convs[idx]; ok {
+		delete(pc.convs, idx)
+		pc.held -= n
+	}
 }
 
 // keep records a finished request's blocks as reusable.

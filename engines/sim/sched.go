@@ -29,6 +29,7 @@ type simReq struct {
 	failed    string
 	done      bool
 	continued bool // a later round of the conversation continues it
+	tr        *reqTrace
 	finish    float64
 }
 
@@ -44,7 +45,9 @@ type rankState struct {
 type group struct {
 	ranks []*rankState
 	busy  bool
+	from  float64
 	until float64
+	feat  feat // the step in flight's features (vLLM model)
 	loads []rankLoad
 	// decodeOnly remembers the kind of the step in flight.
 	decodeOnly bool
@@ -73,6 +76,9 @@ type scheduler struct {
 	// successors whose send time is known.
 	successor map[int]*simReq
 	deferred  []*simReq
+	tracing   bool
+	stepSum   feat    // Σ step features (traced)
+	busy      float64 // Σ step durations (traced)
 	rr        int
 	now       float64
 }
@@ -188,7 +194,7 @@ func (sc *scheduler) send() {
 			continue
 		}
 		r.sent = max(r.arrival, sc.now)
-		r.visible = r.sent + sc.halfRO
+		r.visible = r.sent + sc.inOverhead(r)
 		sc.dispatch(r)
 	}
 }
@@ -201,7 +207,7 @@ func (sc *scheduler) sendDeferred() {
 			keep = append(keep, r)
 			continue
 		}
-		r.visible = r.sent + sc.halfRO
+		r.visible = r.sent + sc.inOverhead(r)
 		sc.dispatch(r)
 	}
 	clear(sc.deferred[len(keep):])
@@ -300,8 +306,9 @@ func (sc *scheduler) start(g *group) {
 	if !work {
 		return
 	}
-	dt := sc.pf.stepTime(g.loads, decodeOnly) * sc.noise
-	g.busy, g.until, g.decodeOnly = true, sc.now+dt, decodeOnly
+	dt, f := sc.pf.step(g.loads, decodeOnly)
+	dt *= sc.noise
+	g.busy, g.from, g.until, g.decodeOnly, g.feat = true, sc.now, sc.now+dt, decodeOnly, f
 }
 
 // admit moves visible waiting requests into the running set while the
@@ -315,9 +322,11 @@ func (sc *scheduler) admit(rk *rankState) {
 		}
 		cached, owned := 0, 0
 		if s.prefixCache {
-			cached, owned = rk.cache.hit(r)
+			cached, owned = rk.cache.peek(r)
 		}
-		need := r.prompt - cached
+		// The previous round's blocks leave the free pool when reused: they
+		// count against it like new ones.
+		need := r.prompt - cached + owned
 		if r.in+r.out > rk.kvCap {
 			rk.waiting = rk.waiting[1:]
 			sc.fail(r, "sim: request needs more KV cache than the engine has")
@@ -327,6 +336,9 @@ func (sc *scheduler) admit(rk *rankState) {
 			return
 		}
 		rk.waiting = rk.waiting[1:]
+		if owned > 0 {
+			rk.cache.take(r.after)
+		}
 		r.cached = cached
 		r.prefilled = cached
 		r.kv += owned
@@ -387,6 +399,9 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 			r.portion = n
 			budget -= n
 			l.prefill += n
+			if n == left {
+				l.prefillSeqs++
+			}
 			l.prefillCtx += float64(n) * (float64(r.prefilled) + float64(n)/2)
 		}
 	}
@@ -419,8 +434,11 @@ func (sc *scheduler) makeRoom(rk *rankState) {
 // a request overhead later.
 func (sc *scheduler) finish(g *group) {
 	g.busy = false
-	at := sc.now + sc.halfRO
+	at := sc.now + sc.outOverhead()
 	for _, rk := range g.ranks {
+		if sc.tracing {
+			sc.traceStep(g, rk)
+		}
 		keep := rk.running[:0]
 		for _, r := range rk.running {
 			sc.advance(rk, r, at)
@@ -474,6 +492,7 @@ func (sc *scheduler) advance(rk *rankState, r *simReq, at float64) {
 	rk.kvUsed += k
 	r.kv += k
 	r.itl = append(r.itl, seconds(at-r.last))
+	r.tokenTraced()
 	r.last = at
 	sc.complete(r, at)
 }
