@@ -243,3 +243,12 @@ func slicesEqual(a, b []int) bool {
 	}
 	return true
 }
+
+func TestStageMetricNamesAreKnown(t *testing.T) {
+	for name, want := range map[string]bool{"stage0_mean_e2e_ms": true, "stage12_p90_ttft_ms": true, "stage1_total_tps": true,
+		"stage_mean_e2e_ms": false, "stage1_stage0_total_tps": false, "stage1_bogus": false} {
+		if KnownMetric(name) != want {
+			t.Errorf("KnownMetric(%q) = %v", name, !want)
+		}
+	}
+}
