@@ -18,6 +18,7 @@ func simFidelityCommands(e *env) []*cli.Command {
 		&cli.StringFlag{Name: "history", Value: fidelity.HistoryNone, Usage: "multi-turn runs: none (system prompt + question each round) | restart | truncate"},
 		&cli.StringFlag{Name: "cards", Usage: "TOML file of extra model/GPU cards"},
 		&cli.IntFlag{Name: "iterations", Value: 8, Usage: "fit iterations (simulate, linearise, solve)"},
+		&cli.Float64Flag{Name: "ridge", Value: 0.02, Usage: "pull of each coefficient toward its prior (relative)"},
 	}
 	return []*cli.Command{{
 		Name:      "check",
@@ -28,6 +29,7 @@ func simFidelityCommands(e *env) []*cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.BoolFlag{Name: "loo", Usage: "leave-one-out: fit on the other runs, predict each"},
+			&cli.StringFlag{Name: "loo-start", Value: "prior", Usage: "where each leave-one-out fit starts: prior (nothing of the held-out run) | fitted (the built-in fit, faster with few --iterations)"},
 		}, common...),
 		Action: func(c *cli.Context) error { return e.simCheck(c) },
 	}, {
@@ -62,7 +64,10 @@ func fidelityArgs(c *cli.Context) (*fidelityInputs, error) {
 		return nil, err
 	}
 	in := &fidelityInputs{file: f, rp: &fidelity.Replayer{Cards: cards, History: h},
-		opt: fidelity.FitOptions{Iterations: c.Int("iterations")}}
+		opt: fidelity.FitOptions{Iterations: c.Int("iterations"), Ridge: c.Float64("ridge")}}
+	if !(in.opt.Ridge > 0) {
+		return nil, usagef("--ridge must be > 0, not %v", in.opt.Ridge)
+	}
 	if in.opt.Iterations < 1 {
 		return nil, usagef("--iterations must be >= 1, not %d", in.opt.Iterations)
 	}
@@ -93,7 +98,15 @@ func (e *env) simCheck(c *cli.Context) error {
 	mode, predict := "fitted", fidelity.Fitted(in.rp, nil)
 	if c.Bool("loo") {
 		mode = "leave-one-out"
-		predict = fidelity.LeaveOneOut(in.rp, in.file.Runs, sim.FittedVLLM(), in.opt)
+		start := sim.PriorVLLM()
+		switch c.String("loo-start") {
+		case "prior":
+		case "fitted":
+			start = sim.FittedVLLM()
+		default:
+			return usagef("--loo-start %q: want prior or fitted", c.String("loo-start"))
+		}
+		predict = fidelity.LeaveOneOut(in.rp, in.file.Runs, start, in.opt)
 	}
 	rep, err := fidelity.Check(c.Context, in.file, mode, predict)
 	if err != nil {
