@@ -51,6 +51,10 @@ type Metrics struct {
 	// Aborted counts requests cut off by the run stopping (deadline, stop
 	// signal); they are neither completed nor failed.
 	Aborted int `json:"aborted,omitempty"`
+	// Stages are the metrics of each stage of a multi-stage profile, over
+	// the requests planned in it (as inference-perf groups them by the
+	// stage that scheduled them).
+	Stages []Metrics `json:"stages,omitempty"`
 }
 
 // SLO bounds, in milliseconds, for goodput and SLO attainment; zero means
@@ -63,8 +67,11 @@ type SLO struct {
 
 // SummaryOptions controls Summarize.
 type SummaryOptions struct {
-	// Percentiles to report, e.g. {50, 95, 99}; p50/p95/p99 are always present.
+	// Percentiles to report, e.g. {50, 95, 99}; p50/p90/p95/p99 are always present.
 	Percentiles []float64
+	// StageStarts is the index of each stage's first request: Metrics.Stages
+	// then holds one summary per stage (Profile.Summary fills it).
+	StageStarts []int
 	Goodput     SLO
 	// MaxErrors is how many distinct failure messages to keep (default 5).
 	MaxErrors int
@@ -164,7 +171,47 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 		m.ITL = summarize(itls, pcts)
 	}
 	m.E2EL = summarize(e2els, pcts)
+	m.Stages = stageMetrics(recs, opt)
 	return m
+}
+
+// stageMetrics summarises each stage's requests over the time from the
+// stage's first send to its last reply.
+func stageMetrics(recs []Record, opt SummaryOptions) []Metrics {
+	starts := opt.StageStarts
+	if len(starts) == 0 {
+		return nil
+	}
+	sub := opt
+	sub.StageStarts = nil
+	out := make([]Metrics, len(starts))
+	for k := range starts {
+		end := math.MaxInt
+		if k+1 < len(starts) {
+			end = starts[k+1]
+		}
+		var in []Record
+		for _, r := range recs {
+			if !r.Warmup && r.Index >= starts[k] && r.Index < end {
+				in = append(in, r)
+			}
+		}
+		out[k] = Summarize(in, span(in), sub)
+	}
+	return out
+}
+
+// span is from the first request's send to the last one's end.
+func span(recs []Record) time.Duration {
+	if len(recs) == 0 {
+		return 0
+	}
+	first, last := recs[0].Start, recs[0].Start+recs[0].Latency
+	for _, r := range recs {
+		first = min(first, r.Start)
+		last = max(last, r.Start+r.Latency)
+	}
+	return last - first
 }
 
 // Values flattens the metrics into the names objectives and constraints use:
@@ -212,6 +259,11 @@ func (m Metrics) Values() map[string]float64 {
 			v[k+"_e2e_s"] = x / 1000
 		}
 	}
+	for i, st := range m.Stages {
+		for k, x := range st.Values() {
+			v[fmt.Sprintf("stage%d_%s", i, k)] = x
+		}
+	}
 	for k, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			delete(v, k) // cannot come from Summarize; a hand-built Metrics still never yields one
@@ -224,7 +276,7 @@ func (m Metrics) Values() map[string]float64 {
 func PercentileKey(p float64) string { return "p" + fmt.Sprint(p) }
 
 func withDefaultPercentiles(ps []float64) []float64 {
-	out := []float64{50, 95, 99}
+	out := []float64{50, 90, 95, 99}
 	for _, p := range ps {
 		if !containsF(out, p) {
 			out = append(out, p)

@@ -1,6 +1,9 @@
 package bench
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 var metricName = regexp.MustCompile(`^((mean|median|std|p[0-9]+(\.[0-9]+)?)_(ttft|tpot|itl|e2e)_ms|(mean|median|p[0-9]+(\.[0-9]+)?)_e2e_s)$`)
 
@@ -11,6 +14,17 @@ var plainMetrics = map[string]bool{
 	"slo_attainment": true, "max_rate_under_slo": true, "answer_accuracy": true, "baseline_agreement": true,
 }
 
+var stagePrefix = regexp.MustCompile(`^stage[0-9]+_`)
+
 // KnownMetric reports whether name is a metric Metrics.Values can produce
-// (percentiles other than the defaults are produced when requested).
-func KnownMetric(name string) bool { return plainMetrics[name] || metricName.MatchString(name) }
+// (percentiles other than the defaults are produced when requested; a
+// stageK_ prefix names the metric of stage K of a multi-stage profile).
+func KnownMetric(name string) bool {
+	if loc := stagePrefix.FindStringIndex(name); loc != nil {
+		name = name[loc[1]:]
+		if strings.HasPrefix(name, "stage") {
+			return false
+		}
+	}
+	return plainMetrics[name] || metricName.MatchString(name)
+}

@@ -19,8 +19,25 @@ type PlannedRequest struct {
 	// a concurrency cap it may be sent later, when a slot frees.
 	Arrival time.Duration
 
-	offset int    // random dataset: where this prompt's token cycle starts
-	text   string // sharegpt / jsonl: the prompt as given
+	// Group is the shared prompt prefix the request starts with (the
+	// shared_prefix dataset's system prompt, the random dataset's
+	// prefix_len), -1 for none; GroupLen is its length in tokens.
+	Group, GroupLen int
+	// Shared is how many leading prompt tokens equal an earlier request's:
+	// GroupLen, or in a multi-turn conversation the previous round's
+	// prompt and reply (After). It is what a prefix cache can serve.
+	Shared int
+	// After is the index of the request this one continues (the previous
+	// round of its conversation), which must finish before it is sent;
+	// -1 for none.
+	After int
+	// Session and Round place a multi-turn request in its conversation
+	// (Session -1 outside one).
+	Session, Round int
+
+	offset int        // random dataset: where this prompt's token cycle starts
+	segs   []tokenRun // shared_prefix: the prompt as runs of the token cycle
+	text   string     // sharegpt / jsonl: the prompt as given
 	ref    *reference
 }
 
@@ -33,6 +50,9 @@ type Plan struct {
 	// Warmup requests are sent before the measured run and excluded from the
 	// metrics; like vllm bench they repeat the first prompt.
 	Warmup []PlannedRequest
+	// StageStarts is the index of each stage's first request (nil without
+	// stages).
+	StageStarts []int
 
 	prefix []int // random dataset: the shared prefix token ids
 }
@@ -56,14 +76,27 @@ func (p Profile) Plan() (Plan, error) {
 		}
 	case DatasetJSONL:
 		pl.Requests, err = jsonlFile(p)
+	case DatasetSharedPrefix:
+		pl.Requests = sharedPrefixRequests(p, p.Count())
 	}
 	if err != nil {
 		return Plan{}, err
 	}
-	arrivals := Arrivals(len(pl.Requests), p.RequestRate, p.BurstinessFactor(), p.Seed)
+	pl.StageStarts = p.StageStarts()
+	arrivals := stageArrivals(p)
+	if len(p.Stages) == 0 {
+		arrivals = Arrivals(len(pl.Requests), p.RequestRate, p.BurstinessFactor(), p.Seed)
+	}
 	for i := range pl.Requests {
-		pl.Requests[i].Index = i
-		pl.Requests[i].Arrival = arrivals[i]
+		r := &pl.Requests[i]
+		r.Index = i
+		r.Arrival = arrivals[i]
+		if p.DatasetName() != DatasetSharedPrefix {
+			r.Group, r.GroupLen, r.Shared, r.After, r.Session = -1, 0, 0, -1, -1
+			if p.DatasetName() == DatasetRandom && p.PrefixLen > 0 {
+				r.Group, r.GroupLen, r.Shared = 0, p.PrefixLen, p.PrefixLen
+			}
+		}
 	}
 	for i := 0; i < p.Warmup; i++ {
 		w := pl.Requests[0]

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -149,7 +150,7 @@ func TestSyntheticShareGPT(t *testing.T) {
 		t.Errorf("mean lengths in/out = %.0f/%.0f, want near the seeds' ShareGPT (233-328 / 221-270)", in, out)
 	}
 	again, _ := p.Plan()
-	if !slices.EqualFunc(pl.Requests, again.Requests, func(a, b PlannedRequest) bool { return a == b }) {
+	if !slices.EqualFunc(pl.Requests, again.Requests, func(a, b PlannedRequest) bool { return reflect.DeepEqual(a, b) }) {
 		t.Error("same seed, different plan")
 	}
 }
@@ -339,7 +340,7 @@ func TestProfileJSONRoundTrip(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatalf("%s: %v", p.Name, err)
 		}
-		if back != p {
+		if !reflect.DeepEqual(back, p) {
 			t.Errorf("%s: round trip gave %+v", p.Name, back)
 		}
 	}

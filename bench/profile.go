@@ -14,7 +14,7 @@ import (
 type Profile struct {
 	Name string `toml:"-" json:"name"`
 
-	// Dataset is "random" (default), "sharegpt" or "jsonl".
+	// Dataset is "random" (default), "sharegpt", "jsonl" or "shared_prefix".
 	Dataset     string `toml:"dataset" json:"dataset"`
 	DatasetPath string `toml:"dataset_path" json:"dataset_path,omitempty"`
 
@@ -26,6 +26,9 @@ type Profile struct {
 	RangeRatio float64 `toml:"range_ratio" json:"range_ratio,omitempty"`
 	PrefixLen  int     `toml:"prefix_len" json:"prefix_len,omitempty"`
 
+	// SharedPrefix shapes the shared_prefix dataset (inference-perf's).
+	SharedPrefix *SharedPrefix `toml:"shared_prefix" json:"shared_prefix,omitempty"`
+
 	NumPrompts int `toml:"num_prompts" json:"num_prompts"`
 	// RequestRate is in requests per second; +Inf (TOML `inf`) sends all at once.
 	RequestRate float64 `toml:"request_rate" json:"request_rate"`
@@ -35,6 +38,11 @@ type Profile struct {
 	Warmup         int           `toml:"warmup" json:"warmup,omitempty"`
 	MaxDuration    time.Duration `toml:"max_duration" json:"max_duration,omitempty"`
 	Seed           int64         `toml:"seed" json:"seed"`
+	// Stages replace num_prompts and request_rate with phases of Poisson
+	// load, reported one by one and together (Metrics.Stages).
+	Stages []Stage `toml:"stages" json:"stages,omitempty"`
+	// Percentiles are reported besides the defaults (p50, p90, p95, p99).
+	Percentiles []float64 `toml:"percentiles" json:"percentiles,omitempty"`
 
 	// Endpoint is "completions" (default) or "chat".
 	Endpoint string `toml:"endpoint" json:"endpoint,omitempty"`
@@ -66,13 +74,17 @@ type RateSearch struct {
 }
 
 // Unlimited reports whether requests are all sent at time zero.
-func (p Profile) Unlimited() bool { return p.RequestRate <= 0 || math.IsInf(p.RequestRate, 1) }
+func (p Profile) Unlimited() bool {
+	return len(p.Stages) == 0 && (p.RequestRate <= 0 || math.IsInf(p.RequestRate, 1))
+}
 
 // Dataset names.
 const (
 	DatasetRandom   = "random"
 	DatasetShareGPT = "sharegpt"
 	DatasetJSONL    = "jsonl"
+	// DatasetSharedPrefix is inference-perf's shared_prefix.
+	DatasetSharedPrefix = "shared_prefix"
 )
 
 // Profile kinds.
@@ -152,8 +164,14 @@ func (p Profile) Problems() []Problem {
 	if p.PrefixLen < 0 {
 		bad("prefix_len", "must be >= 0, not %d", p.PrefixLen)
 	}
-	if p.NumPrompts <= 0 {
+	if p.NumPrompts <= 0 && len(p.Stages) == 0 {
 		bad("num_prompts", "must be > 0, not %d", p.NumPrompts)
+	}
+	p.stageProblems(bad)
+	for _, q := range p.Percentiles {
+		if !(q > 0 && q < 100) {
+			bad("percentiles", "must each be in (0, 100), not %v", q)
+		}
 	}
 	if p.RequestRate < 0 || math.IsNaN(p.RequestRate) {
 		bad("request_rate", "must be > 0 or inf, not %v", p.RequestRate)
@@ -205,7 +223,15 @@ func (p Profile) datasetProblems(bad func(key, format string, a ...any)) {
 		if p.DatasetPath == "" {
 			bad("dataset_path", "is required for the jsonl dataset")
 		}
+	case DatasetSharedPrefix:
+		p.SharedPrefix.problems(bad)
+		if p.DatasetPath != "" {
+			bad("dataset_path", "is not used by the shared_prefix dataset")
+		}
+		if p.InputLen != 0 || p.OutputLen != 0 || p.PrefixLen != 0 {
+			bad("input_len", "output_len and prefix_len are not used by shared_prefix (set its table's lengths)")
+		}
 	default:
-		bad("dataset", "must be random, sharegpt or jsonl, not %q", p.Dataset)
+		bad("dataset", "must be random, sharegpt, jsonl or shared_prefix, not %q", p.Dataset)
 	}
 }

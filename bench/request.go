@@ -38,10 +38,15 @@ func (pl *Plan) promptText(r *PlannedRequest) string {
 		return r.text
 	}
 	b := make([]byte, 0, 5*r.InputLen)
+	for _, run := range r.segs {
+		for j := range run.n {
+			b = append(append(b, ' '), promptWords[(run.offset+j)%len(promptWords)]...)
+		}
+	}
 	for _, id := range pl.prefix {
 		b = append(append(b, ' '), promptWords[id%len(promptWords)]...)
 	}
-	for j := 0; j < r.InputLen-len(pl.prefix); j++ {
+	for j := 0; r.segs == nil && j < r.InputLen-len(pl.prefix); j++ {
 		b = append(append(b, ' '), promptWords[(r.offset+j)%len(promptWords)]...)
 	}
 	return string(b[1:]) // no leading space: the server may add BOS, not a space token
@@ -84,6 +89,9 @@ func (pl *Plan) appendBody(b []byte, r *PlannedRequest, model string) []byte {
 // appendIDs writes vllm's random prompt: the shared prefix, then a run of
 // the token cycle starting at the request's own offset.
 func (pl *Plan) appendIDs(b []byte, r *PlannedRequest) []byte {
+	if r.segs != nil {
+		return appendRuns(b, r.segs)
+	}
 	b = append(b, '[')
 	for i, id := range pl.prefix {
 		if i > 0 {
@@ -96,6 +104,23 @@ func (pl *Plan) appendIDs(b []byte, r *PlannedRequest) []byte {
 			b = append(b, ',')
 		}
 		b = strconv.AppendInt(b, int64(tokenBase+(r.offset+j)%tokenSpan), 10)
+	}
+	return append(b, ']')
+}
+
+// appendRuns writes a shared_prefix prompt: each run of the token cycle
+// in turn.
+func appendRuns(b []byte, runs []tokenRun) []byte {
+	b = append(b, '[')
+	first := true
+	for _, run := range runs {
+		for j := range run.n {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = strconv.AppendInt(b, int64(tokenBase+(run.offset+j)%tokenSpan), 10)
+		}
 	}
 	return append(b, ']')
 }

@@ -113,12 +113,10 @@ func (r *SimRunner) profile(ctx context.Context, t Trial, res *Result, i int, p 
 }
 
 // summaryFor is how a profile's records are summarised: goodput and SLO
-// attainment count against the profile's own SLO.
+// attainment count against the profile's own SLO, with its percentiles
+// and stages.
 func summaryFor(o bench.SummaryOptions, p bench.Profile) bench.SummaryOptions {
-	if p.SLO != nil {
-		o.Goodput = *p.SLO
-	}
-	return o
+	return p.Summary(o)
 }
 
 // checkpoints replays the live client's intermediate reports on the

@@ -129,6 +129,9 @@ func expectedDuration(p bench.Profile) time.Duration {
 	if p.MaxDuration > 0 {
 		return p.MaxDuration
 	}
+	if len(p.Stages) > 0 {
+		return p.ArrivalSpan()
+	}
 	if p.Unlimited() {
 		return 0
 	}

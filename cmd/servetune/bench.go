@@ -115,7 +115,7 @@ func benchOptionsFrom(c *cli.Context) (benchOptions, error) {
 		}
 		o.client.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
-	o.run = bench.RunOptions{Summary: o.summary, RequestTimeout: c.Duration("request-timeout"),
+	o.run = bench.RunOptions{Summary: o.profile.Summary(o.summary), RequestTimeout: c.Duration("request-timeout"),
 		StallTimeout: c.Duration("stall-timeout")}
 	return o, nil
 }
@@ -273,7 +273,7 @@ func recomputeBench(o benchOptions, e *env) error {
 	if err != nil {
 		return usagef("--from-records %s: %w", o.fromRecords, err)
 	}
-	m := saved.Metrics(o.summary)
+	m := saved.Metrics(saved.Profile.Summary(o.summary))
 	if err := bench.WriteText(e.stdout, m, o.text); err != nil {
 		return err
 	}

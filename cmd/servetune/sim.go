@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/servetune/servetune/engines"
-	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/engines/sim/simserve"
 	"github.com/urfave/cli/v2"
 )
@@ -15,7 +14,7 @@ func simCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "sim",
 		Usage: "the built-in simulator",
-		Subcommands: []*cli.Command{{
+		Subcommands: append([]*cli.Command{{
 			Name:      "serve",
 			Usage:     "serve the simulator as an OpenAI-compatible engine that takes the imitated engine's own flags",
 			ArgsUsage: "-- ENGINE-FLAGS...",
@@ -37,7 +36,7 @@ func simCommand(e *env) *cli.Command {
 				&cli.StringFlag{Name: "cards", Usage: "TOML `FILE` of extra model/GPU cards (servetune card output)"},
 			},
 			Action: func(c *cli.Context) error { return e.simServe(c) },
-		}},
+		}}, simFidelityCommands(e)...),
 	}
 }
 
@@ -52,14 +51,14 @@ func (e *env) simServe(c *cli.Context) error {
 	if c.Int("gpus") < 1 {
 		return usagef("--gpus must be ≥ 1, not %d", c.Int("gpus"))
 	}
-	cards := sim.DefaultCards()
-	if err := addCards(cards, "cards", c.String("cards")); err != nil {
+	cards, err := loadCardsFlag(c.String("cards"))
+	if err != nil {
 		return err
 	}
 	if _, err := cards.GPU(c.String("gpu")); err != nil {
 		return usagef("--gpu: %v", err)
 	}
-	err := simserve.Serve(c.Context, simserve.Options{
+	err = simserve.Serve(c.Context, simserve.Options{
 		Engine: engine, GPU: c.String("gpu"), GPUs: c.Int("gpus"), Model: c.String("model"),
 		Speed: c.Float64("speed"), Startup: c.Duration("startup"), Seed: c.Int64("seed"), NoiseCV: c.Float64("noise-cv"),
 		Host: c.String("host"), Port: c.Int("port"), Args: c.Args().Slice(), Log: e.stderr, Cards: cards,
@@ -71,3 +70,4 @@ func (e *env) simServe(c *cli.Context) error {
 	}
 	return err
 }
+

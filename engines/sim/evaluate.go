@@ -14,6 +14,9 @@ import (
 // Simulator evaluates configs against a card catalogue.
 type Simulator struct {
 	Cards *Cards
+	// Coef overrides the vLLM step model's coefficients (FittedVLLM), for
+	// fitting them; nil keeps the fitted ones.
+	Coef *Coefficients
 }
 
 // New returns a simulator over the embedded cards.
@@ -31,13 +34,25 @@ func Evaluate(ctx context.Context, cfg space.Config, t space.Target, p bench.Pro
 
 // Evaluate is the package-level Evaluate on this simulator's cards.
 func (sm *Simulator) Evaluate(ctx context.Context, cfg space.Config, t space.Target, p bench.Profile, seed int64) ([]bench.Record, time.Duration, error) {
-	s, err := resolve(sm.Cards, cfg, t)
+	recs, dur, _, err := sm.evaluate(ctx, cfg, t, p, seed, false)
+	return recs, dur, err
+}
+
+// EvaluateTrace is Evaluate that also returns the step features of each
+// request (nil entries for failed ones) and of the whole run, for fitting
+// Coefficients.
+func (sm *Simulator) EvaluateTrace(ctx context.Context, cfg space.Config, t space.Target, p bench.Profile, seed int64) ([]bench.Record, time.Duration, *Trace, error) {
+	return sm.evaluate(ctx, cfg, t, p, seed, true)
+}
+
+func (sm *Simulator) evaluate(ctx context.Context, cfg space.Config, t space.Target, p bench.Profile, seed int64, trace bool) ([]bench.Record, time.Duration, *Trace, error) {
+	s, err := sm.resolve(cfg, t)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	plan, err := s.plan()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if s.spec.on && p.DatasetName() == bench.DatasetRandom {
 		// Drafts predict natural text; random-token prompts make the
@@ -46,15 +61,34 @@ func (sm *Simulator) Evaluate(ctx context.Context, cfg space.Config, t space.Tar
 	}
 	reqs, err := workload(p)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	pf := newPerf(s, plan)
 	sc := newScheduler(s, pf, plan, reqs, p, noiseFactor(seed, t.Sim.NoiseCV))
+	if trace {
+		sc.tracing = true
+		for _, r := range sc.reqs {
+			r.tr = &reqTrace{}
+		}
+	}
 	end, err := sc.run(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	return sc.records(), seconds(end), nil
+	var tr *Trace
+	if trace {
+		tr = sc.trace(end)
+	}
+	return sc.records(), seconds(end), tr, nil
+}
+
+// resolve is the package resolve with this simulator's coefficients.
+func (sm *Simulator) resolve(cfg space.Config, t space.Target) (*setup, error) {
+	s, err := resolve(sm.Cards, cfg, t)
+	if err == nil && sm.Coef != nil {
+		s.coef = *sm.Coef
+	}
+	return s, err
 }
 
 // noiseFactor is a log-normal multiplier on every step time with the

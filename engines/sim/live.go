@@ -64,7 +64,7 @@ type liveMsg struct {
 // an error wrapping *engines.Failure (OOM or InvalidConfig) carrying the
 // engine's log lines.
 func (sm *Simulator) NewLive(cfg space.Config, t space.Target, o LiveOptions) (*Live, error) {
-	s, err := resolve(sm.Cards, cfg, t)
+	s, err := sm.resolve(cfg, t)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +227,7 @@ func (l *Live) admit(st *Stream) {
 	sc := l.sc
 	// An empty prompt still has the BOS token to prefill.
 	in := max(st.req.Input, 1)
-	r := &simReq{request: request{in: in, out: st.req.Output, prefix: min(st.req.Prefix, in)}, prompt: in}
+	r := &simReq{request: liveRequest(in, st.req.Output, st.req.Prefix), prompt: in}
 	r.sent = sc.now
 	// The whole request overhead on the way in: tokens are delivered the
 	// moment their step ends, so TTFT matches Evaluate's half + half.
@@ -331,3 +331,13 @@ func (l *Live) Memory() Memory {
 
 // ChunkedPrefill is the prefill token budget per step; 0 is unchunked.
 func (l *Live) ChunkedPrefill() int { return l.s.chunk }
+
+// liveRequest is a served request: its leading prefix tokens are the one
+// prefix every request shares.
+func liveRequest(in, out, prefix int) request {
+	r := request{in: in, out: out, group: -1, after: -1}
+	if prefix = min(prefix, in); prefix > 0 {
+		r.group, r.groupLen, r.shared = 0, prefix, prefix
+	}
+	return r
+}

@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"math"
+
+	"github.com/servetune/servetune/engines"
+)
 
 const (
 	fp8StreamPenalty = 1.43
@@ -12,7 +16,10 @@ type rankLoad struct {
 	decodeSeqs int     // sequences producing tokens this step
 	ctx        float64 // KV tokens the decode attention reads
 	prefill    int     // prompt tokens computed this step
-	prefillCtx float64 // Σ over prefill tokens of the context they attend to
+	// prefillSeqs is how many sequences finish their prompt this step
+	// (each samples a first token).
+	prefillSeqs int
+	prefillCtx  float64 // Σ over prefill tokens of the context they attend to
 }
 
 func (l rankLoad) tokens(q int) int { return l.decodeSeqs*q + l.prefill }
@@ -36,6 +43,12 @@ type perf struct {
 	// accept is expected tokens emitted per sequence per decode step.
 	accept    float64
 	draftCost float64 // seconds of drafting per decode step
+
+	// The vLLM model's datasheet constants (vllmperf.go) and coefficients.
+	coef                     Coefficients
+	hbm, bf16, peak, linkRaw float64
+	rawDense, rawExperts     float64
+	tokenFlop, headFlop      float64
 }
 
 func newPerf(s *setup, p memPlan) *perf {
@@ -64,6 +77,10 @@ func newPerf(s *setup, p memPlan) *perf {
 	if s.weightBytes == 1 {
 		fp8 = fp8StreamPenalty
 	}
+	// The input embedding is looked up, not streamed, each step.
+	if embed := float64(m.Vocab) * float64(m.Hidden) / 1e9; nonExpert-embed > embed {
+		nonExpert -= embed
+	}
 	pf.denseBytes = (m.AttnParamsB/float64(s.attnTP) + (nonExpert-m.AttnParamsB)/float64(s.tp)) * 1e9 * s.weightBytes * fp8
 	pf.expertGPU = m.ExpertParamsB / float64(s.tp) * 1e9 * s.weightBytes * fp8 * moeStreamPenalty / m.expertEff()
 	pf.denseFlop = 2 * (m.ActiveParamsB - expertActive) * 1e9 / float64(s.attnTP)
@@ -78,10 +95,22 @@ func newPerf(s *setup, p memPlan) *perf {
 	if m.Attention == "MLA" {
 		pf.attnPeak /= e.mlaPrefill
 	}
+	pf.coef = s.coef
+	if s.engine == engines.VLLM {
+		pf.vllmConstants()
+	}
 	if s.spec.on {
 		pf.q, pf.accept, pf.draftCost = s.spec.plan(s, pf)
 	}
 	return pf
+}
+
+// step is a step's time and, for the vLLM model, its features.
+func (pf *perf) step(loads []rankLoad, decodeOnly bool) (float64, feat) {
+	if pf.s.engine == engines.VLLM {
+		return pf.vllmStep(loads, decodeOnly)
+	}
+	return pf.stepTime(loads, decodeOnly) * orOne(pf.s.eng.stepScale), feat{}
 }
 
 // stepTime is the wall time of one lockstep step of a group of ranks.

@@ -28,6 +28,8 @@ type simReq struct {
 	itl       []time.Duration
 	failed    string
 	done      bool
+	continued bool // a later round of the conversation continues it
+	tr        *reqTrace
 	finish    float64
 }
 
@@ -36,14 +38,16 @@ type rankState struct {
 	running    []*simReq
 	kvUsed     int
 	kvCap      int
-	prefixWarm bool
+	cache      *prefixCache
 	prefilling bool // current step is a prefill step (SGLang style)
 }
 
 type group struct {
 	ranks []*rankState
 	busy  bool
+	from  float64
 	until float64
+	feat  feat // the step in flight's features (vLLM model)
 	loads []rankLoad
 	// decodeOnly remembers the kind of the step in flight.
 	decodeOnly bool
@@ -67,9 +71,17 @@ type scheduler struct {
 	// releases are client-side completion times not yet processed: the
 	// client frees a concurrency slot when the last chunk reaches it.
 	releases []float64
-	rr       int
-	now      float64
-	off      *offloads // CPU KV offload (offload.go); nil without
+	// successor is the next round of a conversation, held by the client
+	// until the round it continues (the key) has finished; deferred are
+	// successors whose send time is known.
+	successor map[int]*simReq
+	deferred  []*simReq
+	tracing   bool
+	stepSum   feat    // Σ step features (traced)
+	busy      float64 // Σ step durations (traced)
+	rr        int
+	now       float64
+	off       *offloads // CPU KV offload (offload.go); nil without
 }
 
 func newScheduler(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Profile, noise float64) *scheduler {
@@ -80,12 +92,16 @@ func newScheduler(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Prof
 	sc.reqs = make([]*simReq, len(reqs))
 	for i, r := range reqs {
 		sc.reqs[i] = &simReq{request: r, idx: i, prompt: r.in}
+		if r.after >= 0 && r.after < i {
+			sc.reqs[r.after].continued = true
+		}
 	}
 	nRanks := s.dp
 	if s.engine == "ollama" {
 		nRanks = 1
 	}
-	mk := func() *rankState { return &rankState{kvCap: plan.kvTokens} }
+	sc.successor = map[int]*simReq{}
+	mk := func() *rankState { return &rankState{kvCap: plan.kvTokens, cache: newPrefixCache()} }
 	if s.dpAttn {
 		g := &group{}
 		for range nRanks {
@@ -169,13 +185,43 @@ func (sc *scheduler) send() {
 		}
 	}
 	sc.releases = keep
+	sc.sendDeferred()
 	for sc.next < len(sc.reqs) && (sc.cap == 0 || sc.inflight < sc.cap) && sc.reqs[sc.next].arrival <= sc.now {
 		r := sc.reqs[sc.next]
 		sc.next++
 		sc.inflight++
+		if r.after >= 0 && !sc.reqs[r.after].done {
+			sc.successor[r.after] = r
+			continue
+		}
 		r.sent = max(r.arrival, sc.now)
-		r.visible = r.sent + sc.halfRO
+		r.visible = r.sent + sc.inOverhead(r)
 		sc.dispatch(r)
+	}
+}
+
+// sendDeferred sends held conversation rounds whose time has come.
+func (sc *scheduler) sendDeferred() {
+	keep := sc.deferred[:0]
+	for _, r := range sc.deferred {
+		if r.sent > sc.now {
+			keep = append(keep, r)
+			continue
+		}
+		r.visible = r.sent + sc.inOverhead(r)
+		sc.dispatch(r)
+	}
+	clear(sc.deferred[len(keep):])
+	sc.deferred = keep
+}
+
+// released lets the round that continues r go once the client has r's
+// last token (or its failure).
+func (sc *scheduler) released(r *simReq) {
+	if next, ok := sc.successor[r.idx]; ok {
+		delete(sc.successor, r.idx)
+		next.sent = max(next.arrival, r.finish)
+		sc.deferred = append(sc.deferred, next)
 	}
 }
 
@@ -221,6 +267,11 @@ func (sc *scheduler) nextEvent() (float64, *group, bool) {
 			}
 		}
 	}
+	for _, r := range sc.deferred {
+		if r.sent < t {
+			t, which = max(r.sent, sc.now), nil
+		}
+	}
 	if sc.next < len(sc.reqs) {
 		if sc.cap == 0 || sc.inflight < sc.cap {
 			if a := max(sc.reqs[sc.next].arrival, sc.now); a < t {
@@ -256,8 +307,9 @@ func (sc *scheduler) start(g *group) {
 	if !work {
 		return
 	}
-	dt := sc.pf.stepTime(g.loads, decodeOnly) * sc.noise
-	g.busy, g.until, g.decodeOnly = true, sc.now+dt, decodeOnly
+	dt, f := sc.pf.step(g.loads, decodeOnly)
+	dt *= sc.noise
+	g.busy, g.from, g.until, g.decodeOnly, g.feat = true, sc.now, sc.now+dt, decodeOnly, f
 }
 
 // admit moves visible waiting requests into the running set while the
@@ -269,11 +321,13 @@ func (sc *scheduler) admit(rk *rankState) {
 		if r.visible > sc.now {
 			return
 		}
-		cached := 0
-		if s.prefixCache && r.prefix > 0 && rk.prefixWarm && r.gen == 0 {
-			cached = r.prefix
+		cached, owned := 0, 0
+		if s.prefixCache {
+			cached, owned = rk.cache.peek(r)
 		}
-		need := r.prompt - cached
+		// The previous round's blocks leave the free pool when reused: they
+		// count against it like new ones.
+		need := r.prompt - cached + owned
 		if r.in+r.out > rk.kvCap {
 			rk.waiting = rk.waiting[1:]
 			sc.fail(r, "sim: request needs more KV cache than the engine has")
@@ -283,9 +337,15 @@ func (sc *scheduler) admit(rk *rankState) {
 			return
 		}
 		rk.waiting = rk.waiting[1:]
+		if owned > 0 {
+			rk.cache.take(r.after)
+		}
 		r.cached = cached
 		r.prefilled = cached
 		r.prefilled += sc.off.restore(rk, r) // KV spilled to host at preemption
+		r.kv += owned
+		rk.kvUsed += owned
+		rk.cache.evict(rk.kvUsed, rk.kvCap)
 		rk.running = append(rk.running, r)
 	}
 }
@@ -341,6 +401,9 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 			r.portion = n
 			budget -= n
 			l.prefill += n
+			if n == left {
+				l.prefillSeqs++
+			}
 			l.prefillCtx += float64(n) * (float64(r.prefilled) + float64(n)/2)
 		}
 	}
@@ -374,14 +437,22 @@ func (sc *scheduler) makeRoom(rk *rankState) {
 // a request overhead later.
 func (sc *scheduler) finish(g *group) {
 	g.busy = false
-	at := sc.now + sc.halfRO
+	at := sc.now + sc.outOverhead()
 	for _, rk := range g.ranks {
+		if sc.tracing {
+			sc.traceStep(g, rk)
+		}
 		keep := rk.running[:0]
 		for _, r := range rk.running {
 			sc.advance(rk, r, at)
 			if r.done {
 				rk.kvUsed -= r.kv
+				if sc.s.prefixCache && r.failed == "" && r.continued {
+					rk.cache.keep(r.idx, r.kv)
+					rk.cache.evict(rk.kvUsed, rk.kvCap)
+				}
 				sc.releases = append(sc.releases, r.finish)
+				sc.released(r)
 				continue
 			}
 			keep = append(keep, r)
@@ -400,8 +471,8 @@ func (sc *scheduler) advance(rk *rankState, r *simReq, at float64) {
 		if r.prefilled < r.prompt {
 			return
 		}
-		if r.prefix > 0 && sc.s.prefixCache {
-			rk.prefixWarm = true
+		if r.group >= 0 && sc.s.prefixCache {
+			rk.cache.groups[r.group] = true
 		}
 		if r.gen > 0 {
 			return // recomputed after preemption; decoding resumes next step
@@ -424,6 +495,7 @@ func (sc *scheduler) advance(rk *rankState, r *simReq, at float64) {
 	rk.kvUsed += k
 	r.kv += k
 	r.itl = append(r.itl, seconds(at-r.last))
+	r.tokenTraced()
 	r.last = at
 	sc.complete(r, at)
 }
@@ -437,6 +509,7 @@ func (sc *scheduler) complete(r *simReq, at float64) {
 func (sc *scheduler) fail(r *simReq, msg string) {
 	r.done, r.failed, r.finish = true, msg, sc.now
 	sc.releases = append(sc.releases, sc.now)
+	sc.released(r)
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -20,6 +20,9 @@ const (
 // good enough to choose which configs to simulate in full, not to
 // replace the full simulation.
 func ScreeningProfile(p bench.Profile) bench.Profile {
+	if len(p.Stages) > 0 {
+		return p // the stages are the benchmark's shape
+	}
 	p.NumPrompts = min(p.NumPrompts, max(p.MaxConcurrency, screenPrompts))
 	if p.DatasetName() == bench.DatasetRandom && p.OutputLen > screenMinOutput {
 		p.OutputLen = max(p.OutputLen/screenOutputDiv, screenMinOutput)

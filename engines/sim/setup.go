@@ -13,6 +13,7 @@ import (
 type setup struct {
 	engine string
 	eng    engineModel
+	coef   Coefficients // the vLLM step model's (FittedVLLM unless overridden)
 	model  ModelCard
 	gpu    GPUCard
 	gpus   int
@@ -64,7 +65,7 @@ func invalid(msg string, lines ...string) error {
 
 // resolve applies the imitated engine's defaults and argument checks.
 func resolve(cards *Cards, cfg space.Config, t space.Target) (*setup, error) {
-	s := &setup{engine: cfg.Engine()}
+	s := &setup{engine: cfg.Engine(), coef: FittedVLLM()}
 	if s.engine == "" || s.engine == space.Default {
 		s.engine = t.Engine
 	}

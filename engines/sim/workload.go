@@ -9,9 +9,12 @@ import (
 // request is one prompt of the workload as the client will send it.
 type request struct {
 	in, out int
-	// prefix is how many leading prompt tokens are shared with every other
-	// request (random dataset prefix_len), i.e. cacheable.
-	prefix int
+	// group is the shared prompt prefix (system prompt, random prefix_len)
+	// it starts with, -1 for none, groupLen its tokens; shared is how many
+	// leading tokens equal request after's prompt and reply (-1: none),
+	// which must finish before this one is sent (bench.PlannedRequest).
+	group, groupLen int
+	shared, after   int
 	// arrival is when the client wants to send it (seconds from start);
 	// the concurrency cap may delay the actual send.
 	arrival float64
@@ -24,13 +27,10 @@ func workload(p bench.Profile) ([]request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: profile %q: %w", p.Name, err)
 	}
-	prefix := 0
-	if p.DatasetName() == bench.DatasetRandom {
-		prefix = p.PrefixLen
-	}
 	reqs := make([]request, len(pl.Requests))
 	for i, r := range pl.Requests {
-		reqs[i] = request{in: r.InputLen, out: max(r.OutputLen, 1), prefix: prefix, arrival: r.Arrival.Seconds()}
+		reqs[i] = request{in: r.InputLen, out: max(r.OutputLen, 1), group: r.Group, groupLen: r.GroupLen,
+			shared: r.Shared, after: r.After, arrival: r.Arrival.Seconds()}
 	}
 	return reqs, nil
 }

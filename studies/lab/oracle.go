@@ -5,8 +5,8 @@ import (
 	"errors"
 	"math"
 	"math/rand"
+	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 
@@ -60,7 +60,7 @@ func (o *Oracle) Screening() *Oracle {
 		sp := *o.sp
 		sp.Profiles = sim.ScreeningProfiles(o.sp.Profiles)
 		o.screening = o
-		if !slices.Equal(sp.Profiles, o.sp.Profiles) {
+		if !reflect.DeepEqual(sp.Profiles, o.sp.Profiles) {
 			o.screening = NewOracleOn(&sp, o.cards)
 		}
 	}

@@ -2,10 +2,10 @@ package lab
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/servetune/servetune/bench"
 	"math"
-	"slices"
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
@@ -41,7 +41,7 @@ func NewSimPrior(sp *space.Space, cards *sim.Cards) search.Prior {
 	t.Sim.NoiseCV = 0
 	p := &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})),
 		screening: sim.ScreeningProfiles(sp.Profiles)}
-	if slices.Equal(p.screening, sp.Profiles) {
+	if reflect.DeepEqual(p.screening, sp.Profiles) {
 		return p // short benchmarks: screening would simulate them twice
 	}
 	return screeningSimPrior{p}

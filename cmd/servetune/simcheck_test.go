@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const checkRun = `{"runs": [{"id": "a", "engine": "vllm", "model": "Qwen/Qwen2.5-7B-Instruct", "gpu": "H100", "tp": 1, "dp": 1,
+ "precision": "FP16", "max_num_batched_tokens": 2048, "max_num_seqs": 128, "gpu_memory_utilization": null,
+ "cpu_kv_offload": null, "max_model_len": 4096, "prefix_caching": true, "chunked_prefill": true,
+ "workload": {"system_prompt_len": 100, "question_len": 400, "output_len": 100, "num_unique_system_prompts": 4,
+  "num_users_per_system_prompt": 4, "stages": [{"rate": 2, "duration_s": 20}],
+  "data_type": "shared_prefix", "enable_multi_turn_chat": true, "ignore_eos": true, "max_model_len": 4096},
+ "measured_ms": {"summary": {"e2e_mean": 800, "ttft_mean": 30, "itl_mean": 7.5}, "stage_0": {"e2e_mean": 800, "ttft_mean": 30, "itl_mean": 7.5}}}]}`
+
+func TestSimCheckReportsMAPE(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.json")
+	if err := os.WriteFile(path, []byte(checkRun), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, dir, "sim", "check", "--json", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		StageMAPE map[string]float64 `json:"stage_mape_pct"`
+		Stages    int                `json:"stages"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Stages != 1 || rep.StageMAPE["e2e_mean"] <= 0 {
+		t.Errorf("report %+v", rep)
+	}
+	code, out, _ = runCLI(t, dir, "sim", "check", path)
+	if code != 0 || !strings.Contains(out, "MAPE (fitted) over 1 stages") {
+		t.Errorf("text report: exit %d\n%s", code, out)
+	}
+}
+
+func TestSimCheckRefusesABadFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.json")
+	if err := os.WriteFile(path, []byte(strings.Replace(checkRun, `"tp": 1,`, `"tp": 1, "tpp": 2,`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, dir, "sim", "check", path)
+	if code != 2 || !strings.Contains(errOut, "m.json") || !strings.Contains(errOut, `unknown field "tpp"`) {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if code, _, _ := runCLI(t, dir, "sim", "fit", "--history", "always", path); code != 2 {
+		t.Errorf("--history always: exit %d", code)
+	}
+}

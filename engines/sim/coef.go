@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Feature indices of the vLLM step-time model (docs/sim.md). A step's time
+// is the dot product of its features and the coefficients; each feature is
+// in seconds at the card's datasheet peak (or a count), so a coefficient
+// is an inverse efficiency or a per-event time, the same on every GPU.
+const (
+	fWeights      = iota // dense weight bytes / HBM bandwidth
+	fExperts             // routed-expert weight bytes touched / HBM bandwidth
+	fLinear              // dense GEMM FLOPs / tensor peak (roofline: max with the weights)
+	fExpertLinear        // routed-expert grouped-GEMM FLOPs / tensor peak
+	fKV                  // decode attention KV bytes / HBM bandwidth
+	fAttn                // prefill attention FLOPs / BF16 peak
+	fComm                // tensor-parallel all-reduce bytes / link bandwidth
+	fReduce              // all-reduces per step (latency each)
+	fStep                // one per step: scheduler, sampling, launch
+	fSeq                 // running sequences: per-sequence CPU work
+	fMultiproc           // one per step with tp > 1: the executor's broadcast
+	fRequest             // one per request, in TTFT: HTTP, validation, tokenisation
+	fPromptK             // per 1000 prompt tokens, in TTFT: tokenising the text
+	fFixed               // already in seconds (MoE exchange, drafting, eager launch): coefficient 1
+	nFeat
+)
+
+var featNames = [nFeat]string{"weights", "experts", "linear", "expert_linear", "kv", "attn", "comm", "reduce", "step", "seq", "multiproc", "request", "prompt_k", "fixed"}
+
+// FeatureNames names the coefficients, in order.
+func FeatureNames() []string { return featNames[:] }
+
+// feat is a step's (or a request's accumulated) features.
+type feat [nFeat]float64
+
+func (f *feat) add(g *feat, w float64) {
+	for i := range f {
+		f[i] += w * g[i]
+	}
+}
+
+// Coefficients weigh the features. Fitted ones come from the calibration
+// set (FittedVLLM); fFixed is always 1.
+type Coefficients [nFeat]float64
+
+func (c *Coefficients) dot(f *feat) float64 {
+	t := 0.0
+	for i := range f {
+		t += c[i] * f[i]
+	}
+	return t
+}
+
+// Fitted lists which coefficients a fit may move.
+func Fitted(i int) bool { return i != fFixed }
+
+// Lower is the least coefficient i may take. An inverse efficiency
+// against a datasheet peak is bounded by the best published kernels on
+// H100-class GPUs (HBM streaming ~92% of peak, dense GEMMs ~70%,
+// FlashAttention-3 ~75%, NCCL/custom all-reduce ~90% of link); times per
+// event are >= 0.
+func Lower(i int) float64 {
+	switch i {
+	case fWeights, fExperts, fKV:
+		return 1.08
+	case fLinear, fExpertLinear:
+		return 1.4
+	case fAttn:
+		return 1.33
+	case fComm:
+		return 1.1
+	}
+	return 0
+}
+
+// PriorVLLM is where a fit starts and what it is pulled toward when the
+// data say little: HBM streaming at ~86% of peak, GEMMs at ~33%, grouped
+// MoE GEMMs at half the dense efficiency, a few milliseconds of CPU per
+// step and ~10 ms per request — typical published figures, not fits.
+func PriorVLLM() Coefficients {
+	return Coefficients{
+		fWeights: 1.16, fExperts: 2.0, fLinear: 3.0, fExpertLinear: 3.0, fKV: 1.3, fAttn: 3.0, fComm: 1.43,
+		fReduce: 12e-6, fStep: 2e-3, fSeq: 10e-6, fMultiproc: 0.5e-3, fRequest: 10e-3, fPromptK: 1e-3,
+		fFixed: 1,
+	}
+}
+
+func (c Coefficients) String() string {
+	var b strings.Builder
+	for i, v := range c {
+		fmt.Fprintf(&b, "%s=%.4g ", featNames[i], v)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// GoLiteral prints c as the Go source of FittedVLLM.
+func (c Coefficients) GoLiteral() string {
+	var b strings.Builder
+	b.WriteString("Coefficients{\n")
+	for i, v := range c {
+		fmt.Fprintf(&b, "\t%s: %.6g,\n", constName(i), v)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func constName(i int) string {
+	n := featNames[i]
+	switch n {
+	case "kv":
+		return "fKV"
+	case "prompt_k":
+		return "fPromptK"
+	case "expert_linear":
+		return "fExpertLinear"
+	}
+	return "f" + strings.ToUpper(n[:1]) + n[1:]
+}

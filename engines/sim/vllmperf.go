@@ -1,0 +1,129 @@
+package sim
+
+// pciePenalty is how much longer an all-reduce's latency is over PCIe than
+// over NVLink (no custom all-reduce: NCCL through the host bridge). It is
+// not fitted: the calibration runs are all NVLink H100s.
+const pciePenalty = 2.5
+
+// vllmStep is a vLLM V1 step's time and features: the slowest rank of a
+// lockstep group, plus the per-step CPU work.
+func (pf *perf) vllmStep(loads []rankLoad, decodeOnly bool) (float64, feat) {
+	s := pf.s
+	total, seqs := 0, 0
+	for _, l := range loads {
+		total += l.tokens(pf.q)
+		seqs = max(seqs, l.decodeSeqs+l.prefillSeqs)
+	}
+	var f feat
+	if total == 0 {
+		return 0, f
+	}
+	worst := -1.0
+	for i, l := range loads {
+		if i > 0 && !s.dpAttn {
+			break
+		}
+		rf := pf.vllmRank(l, total)
+		if t := pf.coef.dot(&rf); t > worst {
+			worst, f = t, rf
+		}
+	}
+	f[fStep] = 1
+	f[fSeq] = float64(seqs)
+	if s.tp > 1 || s.dp > 1 {
+		f[fMultiproc] = 1
+	}
+	graphed := decodeOnly && s.cudaGraph && seqs <= s.graphBS
+	if s.dpAttn {
+		f[fFixed] += pf.moeComm(total, decodeOnly, graphed)
+	}
+	if !s.cudaGraph {
+		f[fFixed] += s.eng.eagerPerLayer * float64(s.model.Layers)
+	}
+	if decodeOnly {
+		f[fFixed] += pf.draftCost
+	}
+	return pf.coef.dot(&f), f
+}
+
+// vllmRank is one GPU's kernel work: the weight GEMMs on a roofline
+// (weights streamed or FLOPs, whichever binds under the coefficients),
+// decode attention reading the KV cache, prefill attention's FLOPs, and
+// the tensor-parallel all-reduces.
+func (pf *perf) vllmRank(l rankLoad, groupTokens int) feat {
+	s := pf.s
+	var f feat
+	tok := float64(l.tokens(pf.q))
+	if tok == 0 {
+		return f
+	}
+	gt := tok
+	if s.dpAttn {
+		gt = float64(groupTokens)
+	}
+	f[fWeights] = pf.rawDense / pf.hbm
+	lin := (pf.tokenFlop*tok + pf.headFlop*float64(l.decodeSeqs+l.prefillSeqs)) / pf.peak
+	elin := 0.0
+	if pf.rawExperts > 0 {
+		f[fExperts] = pf.rawExperts * touched(gt, s.model.TopK, s.model.Experts) / pf.hbm
+		elin = pf.expertFlop * gt / float64(s.tp) * pf.expertImbalance(gt) / pf.peak
+	}
+	c := &pf.coef
+	if c[fLinear]*lin+c[fExpertLinear]*elin > c[fWeights]*f[fWeights]+c[fExperts]*f[fExperts] {
+		f[fWeights], f[fExperts], f[fLinear], f[fExpertLinear] = 0, 0, lin, elin
+	}
+	f[fKV] = l.ctx * float64(pf.q) * pf.kvTok / pf.hbm * pf.backend.decode
+	if l.prefill > 0 {
+		f[fAttn] = l.prefillCtx * pf.attnFlop / pf.bf16 * pf.backend.prefill
+		if s.model.Attention == "MLA" {
+			f[fAttn] *= s.eng.mlaPrefill
+		}
+		f[fFixed] += pf.backend.prefillOverhead
+	}
+	if n := s.attnTP; n > 1 {
+		layers := 2 * float64(s.model.Layers)
+		f[fReduce] = layers
+		if s.gpu.NVLinkGBs == 0 {
+			f[fReduce] *= pciePenalty
+		}
+		f[fComm] = layers * tok * float64(s.model.Hidden) * 2 * 2 * float64(n-1) / float64(n) / pf.linkRaw
+	}
+	return f
+}
+
+// vllmConstants fills the raw (datasheet, unscaled) per-GPU constants the
+// vLLM model divides by the coefficients.
+func (pf *perf) vllmConstants() {
+	s, m := pf.s, pf.s.model
+	pf.hbm = s.gpu.HBMTBs * 1e12
+	pf.bf16 = s.gpu.BF16TFLOPs * 1e12
+	pf.peak = pf.bf16
+	if s.fp8Compute {
+		pf.peak = s.gpu.FP8TFLOPs * 1e12
+	}
+	pf.linkRaw = s.gpu.NVLinkGBs * 1e9
+	if pf.linkRaw == 0 {
+		pf.linkRaw = max(s.gpu.PCIeGBs, 16) * 1e9
+	}
+	embed := float64(m.Vocab) * float64(m.Hidden) / 1e9 // one table, in B params
+	nonExpert := m.TotalParamsB - m.ExpertParamsB
+	// The input embedding is looked up, not streamed; the LM head runs
+	// once per sampled sequence, not per prompt token.
+	streamed := nonExpert - embed
+	if streamed <= embed {
+		streamed = nonExpert // tied or tiny: keep the card's count
+	}
+	attn := m.AttnParamsB
+	pf.rawDense = (attn/float64(s.attnTP) + (streamed-attn)/float64(s.tp)) * 1e9 * s.weightBytes
+	pf.rawExperts = m.ExpertParamsB / float64(s.tp) * 1e9 * s.weightBytes / m.expertEff()
+	expertActive := 0.0
+	if m.Experts > 0 {
+		expertActive = m.ExpertParamsB * float64(m.TopK) / float64(m.Experts)
+	}
+	perTok := m.ActiveParamsB - expertActive - 2*embed
+	if perTok <= 0 {
+		perTok = m.ActiveParamsB - expertActive
+	}
+	pf.tokenFlop = 2 * perTok * 1e9 / float64(s.attnTP)
+	pf.headFlop = 2 * embed * 1e9 / float64(s.tp)
+}
