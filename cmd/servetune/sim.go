@@ -70,4 +70,3 @@ func (e *env) simServe(c *cli.Context) error {
 	}
 	return err
 }
-
