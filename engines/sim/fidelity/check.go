@@ -8,6 +8,7 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/search"
 )
 
 // Metrics compared, in report order: mean and tail end-to-end latency and
@@ -279,47 +280,21 @@ func group(f *File, rep *Report, knob string, idx []int) (Group, bool) {
 	return g, true
 }
 
-// Spearman is the rank correlation with average ranks for ties; false
-// when either side is constant.
+// Spearman is search.Spearman (the one rank correlation), false when
+// either side is constant: a group whose runs all measured the same says
+// nothing about order.
 func Spearman(x, y []float64) (float64, bool) {
-	rx, ry := ranks(x), ranks(y)
-	mx, my := mean(rx), mean(ry)
-	var sxy, sxx, syy float64
-	for i := range rx {
-		sxy += (rx[i] - mx) * (ry[i] - my)
-		sxx += (rx[i] - mx) * (rx[i] - mx)
-		syy += (ry[i] - my) * (ry[i] - my)
-	}
-	if sxx == 0 || syy == 0 {
+	if constant(x) || constant(y) {
 		return 0, false
 	}
-	return sxy / math.Sqrt(sxx*syy), true
+	return search.Spearman(x, y), true
 }
 
-func ranks(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
-	r := make([]float64, len(x))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
-			j++
-		}
-		for k := i; k <= j; k++ {
-			r[idx[k]] = float64(i+j)/2 + 1
-		}
-		i = j + 1
-	}
-	return r
-}
-
-func mean(x []float64) float64 {
-	s := 0.0
+func constant(x []float64) bool {
 	for _, v := range x {
-		s += v
+		if v != x[0] {
+			return false
+		}
 	}
-	return s / float64(len(x))
+	return true
 }
