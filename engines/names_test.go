@@ -19,16 +19,6 @@ import (
 // and GPU count live.
 var registryTables = []string{"engines/vllm.go", "engines/sglang.go", "engines/trtllm.go", "engines/ollama.go"}
 
-// notYetConverted are files other helpers were editing while the registry
-// landed (issue 24); each still switches on engine names. The lead empties
-// this list after merging their branches; an entry whose file no longer
-// spells a name fails the test, so the list only shrinks.
-var notYetConverted = []string{
-	// the simulator's per-engine model (simulator helper)
-	"engines/sim/engine.go", "engines/sim/launch.go", "engines/sim/memory.go",
-	"engines/sim/sched.go", "engines/sim/setup.go",
-}
-
 // belowEngines is bench: engines imports it, so it cannot ask the registry,
 // and its names are its own vocabulary (benchtest's streaming dialects,
 // llamacpp among them; `bench --format vllm`, the layout of `vllm bench
@@ -41,7 +31,6 @@ const belowEngines = "bench/"
 // the name constants (engines.VLLM) where it imitates one engine.
 func TestEngineNamesOnlyInRegistry(t *testing.T) {
 	root := ".."
-	seen := map[string]bool{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -64,8 +53,6 @@ func TestEngineNamesOnlyInRegistry(t *testing.T) {
 		switch {
 		case len(hits) == 0:
 		case slices.Contains(registryTables, rel):
-		case slices.Contains(notYetConverted, rel):
-			seen[rel] = true
 		default:
 			for _, h := range hits {
 				t.Errorf("%s:%s: engine name literal outside the registry; ask engines.Lookup or use the engines name constant", rel, h)
@@ -75,11 +62,6 @@ func TestEngineNamesOnlyInRegistry(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, f := range notYetConverted {
-		if !seen[f] {
-			t.Errorf("%s spells no engine name any more: remove it from notYetConverted", f)
-		}
 	}
 }
 

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/servetune/servetune/engines"
+
 // engineModel holds what distinguishes one engine's implementation from
 // another's on the same hardware. The efficiency factors were fitted once
 // on the seeds (docs/sim.md); everything else is engine behaviour.
@@ -40,20 +42,20 @@ type engineModel struct {
 }
 
 var engineModels = map[string]engineModel{
-	"vllm": {
+	engines.VLLM: {
 		memEff: 0.86, computeEff: 0.30, stepOverhead: 2.4e-3, perSeq: 6e-6, eagerPerLayer: 90e-6,
 		requestOverhead: 45e-3, mlaPrefill: 6, mixed: true, reserve: 0, graphs: true, prefixCacheDefault: true, loadGBs: 2.0,
 	},
-	"sglang": {
+	engines.SGLang: {
 		memEff: 0.89, computeEff: 0.36, stepOverhead: 1.6e-3, perSeq: 5e-6, eagerPerLayer: 80e-6,
 		requestOverhead: 12e-3, mlaPrefill: 1, mixed: false, reserve: 0.3, graphs: true, prefixCacheDefault: true, loadGBs: 2.0,
 		stepScale: 0.93,
 	},
-	"trtllm": {
+	engines.TRTLLM: {
 		memEff: 0.84, computeEff: 0.36, stepOverhead: 2.2e-3, perSeq: 5e-6, eagerPerLayer: 70e-6,
 		requestOverhead: 35e-3, mlaPrefill: 2, mixed: true, reserve: 1.0, graphs: true, prefixCacheDefault: false, loadGBs: 1.5,
 	},
-	"ollama": {
+	engines.Ollama: {
 		memEff: 0.55, computeEff: 0.35, stepOverhead: 3e-3, perSeq: 20e-6, eagerPerLayer: 30e-6,
 		requestOverhead: 20e-3, mlaPrefill: 2, mixed: false, reserve: 1.0, graphs: false, prefixCacheDefault: true, loadGBs: 1.0,
 	},
@@ -62,14 +64,14 @@ var engineModels = map[string]engineModel{
 // defaultMaxRunning is the per-rank cap when the user sets none.
 func (em engineModel) defaultMaxRunning(s *setup) int {
 	switch s.engine {
-	case "vllm":
+	case engines.VLLM:
 		if s.gpu.MemGiB >= 70 {
 			return 1024
 		}
 		return 256
-	case "trtllm":
+	case engines.TRTLLM:
 		return 2048
-	case "ollama":
+	case engines.Ollama:
 		return 4
 	}
 	return 4096 // SGLang: effectively bounded by the KV pool
@@ -78,7 +80,7 @@ func (em engineModel) defaultMaxRunning(s *setup) int {
 // defaultGraphBS is the largest decode batch captured in a CUDA graph.
 func (em engineModel) defaultGraphBS(s *setup) int {
 	switch s.engine {
-	case "sglang":
+	case engines.SGLang:
 		mem := s.gpu.MemGiB
 		switch {
 		case mem < 35:
@@ -89,7 +91,7 @@ func (em engineModel) defaultGraphBS(s *setup) int {
 			return 256
 		}
 		return 512
-	case "trtllm":
+	case engines.TRTLLM:
 		return 128
 	}
 	return 512

@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/servetune/servetune/engines"
+)
 
 // Launch holds engine arguments that change what is simulated but are
 // not search knobs: a real command line (sim serve) may carry them.
@@ -28,7 +32,7 @@ func (l Launch) apply(s *setup, runningSet, chunkSet bool) error {
 	case l.MaxModelLen < 0:
 		s.autoLen = true
 	}
-	if l.ThroughputMode && s.engine == "vllm" {
+	if l.ThroughputMode && s.engine == engines.VLLM {
 		if !runningSet {
 			s.maxRunning *= 2
 		}

@@ -40,7 +40,7 @@ func (s *setup) weightsPerGPU() float64 {
 func (s *setup) kvKnobs(cfg space.Config) error {
 	if cfg.Has("max_model_len") {
 		n, ok := cfg.Int("max_model_len")
-		if !ok || n == 0 || n < -1 || (n == -1 && s.engine != "vllm") {
+		if !ok || n == 0 || n < -1 || (n == -1 && s.engine != engines.VLLM) {
 			return invalid(fmt.Sprintf("max_model_len=%v must be a positive length (or -1, vLLM's auto)", cfg["max_model_len"]))
 		}
 		if err := (Launch{MaxModelLen: int(n)}).apply(s, true, true); err != nil {
@@ -124,7 +124,7 @@ func (s *setup) plan() (memPlan, error) {
 		kvPerToken: s.kvPerTokenGPU(),
 	}
 	switch s.engine {
-	case "sglang":
+	case engines.SGLang:
 		if !s.memFracSet {
 			s.memFrac = s.sglangAutoFraction()
 		}
@@ -138,12 +138,12 @@ func (s *setup) plan() (memPlan, error) {
 		if head := (1 - s.memFrac) * p.total; head < p.activation+p.graphs+p.other {
 			return p, s.torchOOM(p, head-p.graphs-p.other, p.activation)
 		}
-	case "vllm", "trtllm", "ollama":
+	case engines.VLLM, engines.TRTLLM, engines.Ollama:
 		if !s.memFracSet {
 			s.memFrac = 0.9
 		}
 		budget := s.memFrac * p.total
-		if s.engine == "trtllm" {
+		if s.engine == engines.TRTLLM {
 			// free_gpu_memory_fraction applies to what is free after load.
 			budget = p.weights + p.activation + s.memFrac*(p.total-p.weights-p.activation-p.other-p.graphs)
 		}
@@ -155,12 +155,12 @@ func (s *setup) plan() (memPlan, error) {
 			return p, s.oom("No available memory for the cache blocks", p,
 				"ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.")
 		}
-		if s.engine == "vllm" && p.total-budget < p.graphs+p.other {
+		if s.engine == engines.VLLM && p.total-budget < p.graphs+p.other {
 			return p, s.torchOOM(p, p.total-budget-p.other, p.graphs)
 		}
 	}
 	p.kvTokens = int(p.kv / p.kvPerToken)
-	if s.engine == "vllm" && !s.autoLen {
+	if s.engine == engines.VLLM && !s.autoLen {
 		maxLen := s.model.MaxContext
 		if need := float64(maxLen) * p.kvPerToken; need > p.kv {
 			msg := fmt.Sprintf("To serve at least one request with the model's max seq len (%d), (%.2f GiB KV cache is needed, which is larger than the available KV cache memory (%.2f GiB). Based on the available memory, the estimated maximum model length is %d.",
@@ -193,10 +193,10 @@ func (s *setup) sglangAutoFraction() float64 {
 
 func (s *setup) oom(msg string, p memPlan, last string) error {
 	lines := append(s.planLog(p), last)
-	if s.engine == "vllm" {
+	if s.engine == engines.VLLM {
 		lines = append(lines, "RuntimeError: Engine core initialization failed. See root cause above.")
 	}
-	if s.engine == "sglang" {
+	if s.engine == engines.SGLang {
 		lines = append(lines, "Initialization failed. Please see the error messages above.")
 	}
 	return &engines.Failure{Class: engines.OOM, Message: msg, Lines: lines}
@@ -213,12 +213,12 @@ func (s *setup) torchOOM(p memPlan, free, want float64) error {
 // planLog is what the engine prints about memory before it fails or runs.
 func (s *setup) planLog(p memPlan) []string {
 	switch s.engine {
-	case "sglang":
+	case engines.SGLang:
 		return []string{
 			fmt.Sprintf("Load weight end. type=%s, dtype=%s, avail mem=%.2f GB, mem usage=%.2f GB.", s.model.Name, s.model.WeightDtype, (p.total-p.weights)/gib, p.weights/gib),
 			fmt.Sprintf("KV Cache is allocated. #tokens: %d, mem_fraction_static=%g", max(int(p.kv/p.kvPerToken), 0), s.memFrac),
 		}
-	case "vllm":
+	case engines.VLLM:
 		return []string{
 			fmt.Sprintf("Model loading took %.4f GiB memory", p.weights/gib),
 			fmt.Sprintf("Available KV cache memory: %.2f GiB", p.kv/gib),

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines"
 )
 
 // simReq is a request's life inside the simulated engine.
@@ -97,7 +98,7 @@ func newScheduler(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Prof
 		}
 	}
 	nRanks := s.dp
-	if s.engine == "ollama" {
+	if s.engine == engines.Ollama {
 		nRanks = 1
 	}
 	sc.successor = map[int]*simReq{}

@@ -151,10 +151,10 @@ func (s *setup) parallel(cfg space.Config) error {
 	moe := s.model.Experts > 0
 	// vLLM and TRT-LLM run DP ranks of an MoE model in lockstep sharing the
 	// experts, which is what SGLang calls DP attention.
-	if s.engine != "sglang" && s.dp > 1 && moe {
+	if s.engine != engines.SGLang && s.dp > 1 && moe {
 		s.dpAttn = true
 	}
-	if s.engine == "sglang" && s.dpAttn && s.tp%s.dp != 0 {
+	if s.engine == engines.SGLang && s.dpAttn && s.tp%s.dp != 0 {
 		return invalid("DP attention needs tp_size % dp_size == 0",
 			"Traceback (most recent call last):",
 			"  File \"sglang/srt/server_args.py\", in __post_init__",
@@ -163,7 +163,7 @@ func (s *setup) parallel(cfg space.Config) error {
 	}
 	need := s.tp * s.dp
 	s.attnTP = s.tp
-	if s.dpAttn && s.engine == "sglang" {
+	if s.dpAttn && s.engine == engines.SGLang {
 		need = s.tp
 		s.attnTP = s.tp / s.dp
 	}
@@ -185,7 +185,7 @@ func (s *setup) parallel(cfg space.Config) error {
 		if !moe {
 			return invalid("moe_a2a_backend=deepep needs an MoE model")
 		}
-		if s.engine != "sglang" {
+		if s.engine != engines.SGLang {
 			return invalid(fmt.Sprintf("moe_a2a_backend is an SGLang option; %s does not take it", s.engine))
 		}
 		s.ep = s.tp // SGLang forces ep_size = tp_size for DeepEP
@@ -228,11 +228,11 @@ func (s *setup) memory(cfg space.Config) error {
 	}
 	if s.maxRunning == 0 {
 		s.maxRunning = s.eng.defaultMaxRunning(s)
-	} else if s.engine == "sglang" {
+	} else if s.engine == engines.SGLang {
 		// SGLang divides the user's max_running_requests among DP ranks.
 		s.maxRunning = max(1, s.maxRunning/s.dp)
 	}
-	if s.engine == "vllm" && s.chunk > 0 && s.chunk < s.maxRunning && cfg.Has("chunked_prefill") {
+	if s.engine == engines.VLLM && s.chunk > 0 && s.chunk < s.maxRunning && cfg.Has("chunked_prefill") {
 		return invalid(fmt.Sprintf("max_num_batched_tokens (%d) must be greater than or equal to max_num_seqs (%d)", s.chunk, s.maxRunning),
 			fmt.Sprintf("ValueError: max_num_batched_tokens (%d) must be greater than or equal to max_num_seqs (%d).", s.chunk, s.maxRunning))
 	}
@@ -256,12 +256,12 @@ func (s *setup) memory(cfg space.Config) error {
 func (s *setup) defaultChunk() int {
 	mem := s.gpu.MemGiB
 	switch s.engine {
-	case "vllm":
+	case engines.VLLM:
 		if mem >= 70 && !strings.Contains(strings.ToLower(s.gpu.Name), "a100") {
 			return 8192
 		}
 		return 2048
-	case "sglang":
+	case engines.SGLang:
 		switch {
 		case mem < 35:
 			return 2048
@@ -271,7 +271,7 @@ func (s *setup) defaultChunk() int {
 			return 8192
 		}
 		return 16384
-	case "ollama":
+	case engines.Ollama:
 		return 2048
 	}
 	return 8192
@@ -345,7 +345,7 @@ func (s *setup) speculative(cards *Cards, cfg space.Config) error {
 	if sp.steps < 1 || sp.topk < 1 || sp.draftTokens < 1 {
 		return invalid("speculative steps, topk and draft tokens must be positive")
 	}
-	if sp.topk == 1 && sp.draftTokens != sp.steps+1 && s.engine == "sglang" && cfg.Has("speculative_num_draft_tokens") {
+	if sp.topk == 1 && sp.draftTokens != sp.steps+1 && s.engine == engines.SGLang && cfg.Has("speculative_num_draft_tokens") {
 		// SGLang silently fixes this combination.
 		sp.draftTokens = sp.steps + 1
 	}
