@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -338,8 +339,8 @@ func conformMigrations(t *testing.T, b backend) {
 		t.Errorf("a reader migrated the study to %q", v)
 	}
 	st := b.open(t, ReadWrite)
-	if v, _ := st.Meta(ctx, "schema_version"); v != "5" {
-		t.Errorf("schema_version %q after a writer opened it, want 5", v)
+	if v, _ := st.Meta(ctx, "schema_version"); v != strconv.Itoa(schemaVersion) {
+		t.Errorf("schema_version %q after a writer opened it, want %d", v, schemaVersion)
 	}
 	tr := trialOf("sampler", "w/0", 2)
 	mustClaim(t, st, &tr, 10, 0) // the new columns are there

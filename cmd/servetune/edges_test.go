@@ -109,7 +109,7 @@ func TestShellCompletion(t *testing.T) {
 		t.Errorf("flags of show after a study name: exit %d %q, want --sort", code, out)
 	}
 	code, out, _ = runCLI(t, dir, "sim", "--generate-bash-completion")
-	if code != 0 || strings.TrimSpace(out) != "serve" {
+	if subs := strings.Fields(out); code != 0 || !slices.Equal(subs, []string{"serve", "check", "fit"}) {
 		t.Errorf("subcommands of sim: exit %d %q", code, out)
 	}
 	for shell, want := range map[string]string{"bash": "complete -o bashdefault", "zsh": "#compdef servetune", "fish": "complete -c servetune"} {

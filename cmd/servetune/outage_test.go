@@ -30,10 +30,12 @@ func TestWorkerStopsPastTheStoreOutageBound(t *testing.T) {
 		ended <- result{code, errText, time.Now()}
 	}()
 	awaitTrials(t, pg.URL, 3)
+	// The outage starts when the stop begins: connections die before
+	// pg_ctl returns, and the worker may see it first.
+	stopped := time.Now()
 	if err := pg.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	stopped := time.Now()
 	var r result
 	select {
 	case r = <-ended:

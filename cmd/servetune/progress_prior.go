@@ -124,3 +124,13 @@ func watchPrior(p search.Prior, call func(full bool)) (_ search.Prior, screens b
 	}
 	return w, false
 }
+
+// Known passes on the configs a cached prior screened before (search
+// resumes its screening from them); a wrapper that hid it would make
+// every resume screen the space again.
+func (w watchedPrior) Known() []space.Config {
+	if k, ok := w.Prior.(interface{ Known() []space.Config }); ok {
+		return k.Known()
+	}
+	return nil
+}

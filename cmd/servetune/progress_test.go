@@ -120,7 +120,7 @@ func TestLiveProgressOnATerminal(t *testing.T) {
 	out := screen.String()
 	for _, want := range []string{
 		"servetune quickstart · trial 1 of 4", "trial 4 of 4", "launching", "benchmarking ", "  best: total_tps ",
-		"trial 1 complete  total_tps 5040  mean_tpot_ms 85.6\r\n", "\x1b[3F\x1b[J", "Pareto front",
+		"trial 1 complete  total_tps 6698  mean_tpot_ms 63.7\r\n", "\x1b[3F\x1b[J", "Pareto front",
 		"  prior: simulating configs ▕", // the start talks while the prior screens
 	} {
 		if !strings.Contains(out, want) {
