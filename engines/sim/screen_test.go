@@ -13,10 +13,10 @@ func TestScreeningProfileShortensOnlyLongBenchmarks(t *testing.T) {
 		dataset                      string
 		wantPrompts, wantConc, wantO int
 	}{
-		{"balanced", 1000, 512, 1024, "", 512, 512, 256},
-		{"unlimited concurrency", 1000, 0, 1024, "", screenPrompts, 0, 256},
+		{"balanced", 1000, 512, 1024, "", 512, 512, 512},
+		{"unlimited concurrency", 1000, 0, 1024, "", screenPrompts, 0, 512},
 		{"short", 100, 4, 100, "", 100, 4, 64},
-		{"low concurrency", 1000, 4, 1024, "", screenPrompts, 4, 256},
+		{"low concurrency", 1000, 4, 1024, "", screenPrompts, 4, 512},
 		{"tiny replies", 1000, 512, 32, "", 512, 512, 32},
 		{"sharegpt keeps its replies", 1000, 512, 0, bench.DatasetShareGPT, 512, 512, 0},
 	}
