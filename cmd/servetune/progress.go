@@ -262,7 +262,7 @@ func (p *progress) logProgress(now time.Time) {
 
 // unitKey names device time with its unit: gpu_h or cpu_h.
 func unitKey(unit string) string {
-	if unit == "CPU-hours" {
+	if strings.HasSuffix(unit, "CPU-hours") {
 		return "cpu_h"
 	}
 	return "gpu_h"

@@ -59,7 +59,7 @@ type current struct {
 }
 
 func newRunStats(sp *space.Space, prior []studies.Trial, budget time.Duration, now time.Time) runStats {
-	s := runStats{sp: sp, unit: studies.HoursUnit(studies.TargetDevice(sp.Target, sp.Engines())), budgetHours: budget.Hours(),
+	s := runStats{sp: sp, unit: hoursUnit(sp), budgetHours: budget.Hours(),
 		started: now, total: sp.Study.NTrials, best: make([]bestValue, len(sp.Objectives)), running: map[int]*current{}}
 	for i := range s.best {
 		s.best[i].value = math.NaN()
@@ -218,4 +218,14 @@ func finishedLine(sp *space.Space, t studies.Trial, base []float64, baseTrial *s
 		parts = append(parts, "SLO missed")
 	}
 	return strings.Join(parts, "  ")
+}
+
+// hoursUnit is the live view's unit of device time, "simulated" on the
+// simulator: its hours were never spent.
+func hoursUnit(sp *space.Space) string {
+	u := studies.HoursUnit(studies.TargetDevice(sp.Target, sp.Engines()))
+	if sp.Target.Runner == "sim" {
+		return "simulated " + u
+	}
+	return u
 }

@@ -78,7 +78,7 @@ func TestLiveBlock(t *testing.T) {
 	s.observe(studies.Event{Kind: studies.TrialStarted, Trial: run, Done: 2, Total: 60}, t0.Add(time.Minute))
 	s.observe(studies.Event{Kind: studies.TrialPhase, Trial: run, Phase: objective.Benchmarking, Progress: 0.4, Done: 2, Total: 60}, t0.Add(80*time.Second))
 	got := strings.Join(s.block(t0.Add(2*time.Minute)), "\n")
-	want := "servetune quickstart · trial 3 of 60 · 1.5 / 10 GPU-hours · elapsed 2m0s · ETA 57m0s\n" +
+	want := "servetune quickstart · trial 3 of 60 · 1.5 / 10 simulated GPU-hours · elapsed 2m0s · ETA 57m0s\n" +
 		"  best: total_tps 5040 (trial 1) · mean_tpot_ms 85.6 (trial 1)\n" +
 		"  trial 3: benchmarking 40% (1m0s) · engine=sglang tp=8"
 	if got != want {
