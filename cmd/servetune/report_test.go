@@ -56,7 +56,7 @@ func checkReportCommands(t *testing.T, dir string) {
 func checkQuickstartReport(t *testing.T, md string) {
 	t.Helper()
 	for _, want := range []string{"Simulated: every value", "simulated GPU-hours", "## Recommended (simulated)",
-		"## The prior's predictions vs the measurements", "| engine = vllm |", "Workload: random, 8K in / 1K out", "(varied only with enable_dp_attention)"} {
+		"## The prior's predictions vs the measurements", "| engine = vllm |", "Workload: random, 8K in / 1K out"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the quickstart's report lacks %q", want)
 		}
