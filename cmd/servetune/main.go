@@ -46,9 +46,11 @@ func main() {
 
 // interruptible is cancelled by the first SIGINT or SIGTERM, which
 // servetune answers by recording the trial and tearing its engines down
-// (within the grace period). A second signal is not waited on: the
-// default action ends servetune at once, and each engine's guardian
-// stops it when servetune's pipe closes (a scheduler's "stop now").
+// (within the grace period). Later signals change nothing: ending
+// servetune mid-teardown, as a second signal once did, left an engine's
+// worker running when the engine died on the broken log pipe before its
+// guardian could stop it (cmd TestSecondSignal…, since removed); a
+// scheduler's SIGKILL is still covered by the guardians.
 func interruptible(stderr io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 1)
@@ -56,8 +58,7 @@ func interruptible(stderr io.Writer) (context.Context, func()) {
 	go func() {
 		select {
 		case s := <-sigs:
-			signal.Reset(os.Interrupt, syscall.SIGTERM)
-			fmt.Fprintf(stderr, "servetune: %v: stopping; a second signal ends servetune at once\n", s)
+			fmt.Fprintf(stderr, "servetune: %v: stopping: recording the trial and tearing its engines down\n", s)
 			cancel()
 		case <-ctx.Done():
 		}
