@@ -47,10 +47,8 @@ func main() {
 // interruptible is cancelled by the first SIGINT or SIGTERM, which
 // servetune answers by recording the trial and tearing its engines down
 // (within the grace period). Later signals change nothing: ending
-// servetune mid-teardown, as a second signal once did, left an engine's
-// worker running when the engine died on the broken log pipe before its
-// guardian could stop it (cmd TestSecondSignal…, since removed); a
-// scheduler's SIGKILL is still covered by the guardians.
+// servetune mid-teardown, as a second signal once did, let an engine's
+// worker outlive it (docs/reliability.md, "a second SIGINT").
 func interruptible(stderr io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 1)
