@@ -214,6 +214,13 @@ func (s *Store) bind(q string) string {
 	if !s.pg {
 		return q
 	}
+	return DollarPlaceholders(q)
+}
+
+// DollarPlaceholders rewrites a query's ? placeholders as PostgreSQL's
+// $1, $2, …, so one query text serves SQLite and PostgreSQL (the Optuna
+// mirror writes both too).
+func DollarPlaceholders(q string) string {
 	var b strings.Builder
 	n := 0
 	for _, r := range q {

@@ -5,12 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // the SQLite driver servetune's own store uses
+
+	"github.com/servetune/servetune/studies"
 )
 
 // db is an open Optuna storage with its dialect.
@@ -50,17 +51,7 @@ func (d *db) bind(q string) string {
 	if !d.pg {
 		return q
 	}
-	var b strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return studies.DollarPlaceholders(q)
 }
 
 // ensureSchema creates Optuna's tables in an empty database, or checks
