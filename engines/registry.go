@@ -67,6 +67,9 @@ func GPUs(cfg space.Config, t space.Target) int {
 		return n
 	}
 	if e, ok := Lookup(EngineOf(cfg, t), t); ok {
+		if p, ok := SplitPD(cfg); ok {
+			return PDGPUs(p, e)
+		}
 		return e.GPUs(cfg)
 	}
 	return replicas(cfg)
