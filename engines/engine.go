@@ -208,6 +208,11 @@ func ModelPath(cfg space.Config, t space.Target) (string, error) {
 }
 
 func checkKnobs(e Engine, cfg space.Config) error {
+	if IsPD(cfg) {
+		// A PD config is several servers and a router: one command
+		// cannot serve it.
+		return invalid("a disaggregated (disaggregation = %q) config is rendered per role, not as one server", Disaggregated)
+	}
 	var errs []error
 	for _, k := range cfg.Keys() {
 		if cfg.Has(k) && !commonKnob(k) && !contains(e.Knobs(), k) {

@@ -46,6 +46,13 @@ func sideKnobs() []string {
 		KnobMemFraction, KnobMaxRunning, KnobCUDAGraphMaxBS, KnobDisableCUDAGraph}
 }
 
+// PDKnobs lists the knobs of the PD layer: the engines that serve
+// disaggregated (vLLM, SGLang) add them to their own.
+func PDKnobs() []string {
+	return append([]string{KnobDisaggregation, KnobPrefillInstances, KnobDecodeInstances,
+		KnobKVTransferBackend}, SideKnobs()...)
+}
+
 // SideKnob is the knob that sets k on one side: SideKnob(RolePrefill,
 // KnobTP) is "prefill_tp".
 func SideKnob(role, k string) string { return role + "_" + k }

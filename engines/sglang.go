@@ -55,11 +55,11 @@ func (sglang) GPUs(cfg space.Config) int {
 }
 
 func (sglang) Knobs() []string {
-	return []string{KnobTP, KnobDP, KnobEnableDPAttention, KnobEP, KnobMemFraction, KnobChunkedPrefill,
+	return append([]string{KnobTP, KnobDP, KnobEnableDPAttention, KnobEP, KnobMemFraction, KnobChunkedPrefill,
 		KnobMoEA2ABackend, KnobMaxRunning, KnobDeepEPMode, KnobKVCacheDType, KnobCUDAGraphMaxBS,
 		KnobDisableCUDAGraph, KnobAttentionBackend, KnobTorchCompile, KnobPrefixCaching,
 		KnobSpeculativeAlgorithm, KnobSpeculativeDraftModel, KnobSpeculativeNumSteps,
-		KnobSpeculativeEagleTopK, KnobSpeculativeNumDraftTokens, KnobMaxModelLen, KnobKVOffloadGB}
+		KnobSpeculativeEagleTopK, KnobSpeculativeNumDraftTokens, KnobMaxModelLen, KnobKVOffloadGB}, PDKnobs()...)
 }
 
 func sglangProgram() []string { return []string{"python3", "-m", "sglang.launch_server"} }

@@ -80,10 +80,10 @@ func (vllm) VersionCommand(program string) []string {
 func (vllm) GPUs(cfg space.Config) int { return replicas(cfg) }
 
 func (vllm) Knobs() []string {
-	return []string{KnobTP, KnobDP, KnobEP, KnobMemFraction, KnobChunkedPrefill, KnobMaxRunning,
+	return append([]string{KnobTP, KnobDP, KnobEP, KnobMemFraction, KnobChunkedPrefill, KnobMaxRunning,
 		KnobKVCacheDType, KnobMoEA2ABackend, KnobDeepEPMode, KnobSpeculativeAlgorithm,
 		KnobSpeculativeDraftModel, KnobSpeculativeNumTokens, KnobCUDAGraphMaxBS, KnobTorchCompile,
-		KnobDisableCUDAGraph, KnobAttentionBackend, KnobPrefixCaching, KnobMaxModelLen, KnobKVOffloadGB}
+		KnobDisableCUDAGraph, KnobAttentionBackend, KnobPrefixCaching, KnobMaxModelLen, KnobKVOffloadGB}, PDKnobs()...)
 }
 
 func vllmProgram() []string { return []string{"vllm", "serve"} }
