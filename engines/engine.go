@@ -211,7 +211,7 @@ func checkKnobs(e Engine, cfg space.Config) error {
 	if IsPD(cfg) {
 		// A PD config is several servers and a router: one command
 		// cannot serve it.
-		return invalid("a disaggregated (disaggregation = %q) config is rendered per role, not as one server", Disaggregated)
+		return invalid("a disaggregated (disaggregation = %q) config is several servers and a router: RenderPD renders each", Disaggregated)
 	}
 	var errs []error
 	for _, k := range cfg.Keys() {

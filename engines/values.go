@@ -1,9 +1,6 @@
 package engines
 
 import (
-	"errors"
-	"strings"
-
 	"github.com/servetune/servetune/space"
 )
 
@@ -15,22 +12,11 @@ func RefusedValue(t space.Target, engine, knob string, value any) error {
 	if knob == "engine" || !Supports(engine, knob) && !declaredKnob(t, engine, knob) {
 		return nil // not this engine's knob: the space's own checks say so
 	}
+	if ok, err := pdRefusedValue(t, engine, knob, value); ok {
+		return err
+	}
 	_, err := Render(space.Config{"engine": engine, knob: value}, t)
-	if err == nil {
-		return nil
-	}
-	for _, line := range strings.Split(err.Error(), "\n") {
-		// Only an enumeration's verdict is about the value alone; other
-		// refusals may depend on the knobs left out here.
-		if _, rest, ok := strings.Cut(line, "knob "+knob+": "); ok && strings.Contains(rest, "does not accept") {
-			v := t.Engines[engine].Version
-			if v == "" {
-				v = "(newest known)"
-			}
-			return errors.New(engine + " " + v + ": " + rest)
-		}
-	}
-	return nil
+	return valueVerdict(err, t, engine, knob)
 }
 
 func declaredKnob(t space.Target, engine, knob string) bool {

@@ -23,6 +23,15 @@ func TestRefusedValue(t *testing.T) {
 		{"sglang", KnobKVCacheDType, "fp8_e4m3", ""},
 		{"vllm", KnobMaxRunning, int64(64), ""},
 		{"vllm", KnobEnableDPAttention, true, ""}, // not vllm's knob: not for this check
+		// The PD layer (pd_vllm.go, pd_sglang.go): the gate, the backends,
+		// and a side knob judged as its aggregated knob.
+		{"vllm", KnobDisaggregation, Disaggregated, "vllm 0.10.0: vllm 0.10.0 does not accept \"pd\""},
+		{"sglang", KnobDisaggregation, Disaggregated, ""},
+		{"sglang", KnobDisaggregation, "none", ""},
+		{"sglang", KnobKVTransferBackend, "lmcache", "sglang 0.5.0: sglang 0.5.0 does not accept \"lmcache\""},
+		{"sglang", KnobKVTransferBackend, "nixl", ""},
+		{"sglang", "decode_kv_cache_dtype", "fp4_e2m1", ""}, // not a side knob: the space says so
+		{"sglang", SideKnob(RoleDecode, KnobMaxRunning), int64(8), ""},
 	}
 	for _, c := range cases {
 		err := RefusedValue(old, c.engine, c.knob, c.value)

@@ -1,0 +1,232 @@
+package engines
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/servetune/servetune/space"
+)
+
+// PDProcess is one process of a disaggregated deployment: a prefill or
+// decode server, or the router in front, with its whole command (listen
+// flags included: the router's command names the servers' ports).
+type PDProcess struct {
+	Role  string `json:"role"`
+	Index int    `json:"index"`
+	// Command is complete: program, knob and role flags, extra_args, then
+	// the listen flags.
+	Command Command `json:"command"`
+	Port    int     `json:"port"`
+	// GPUs is what the process holds (0 for the router).
+	GPUs int `json:"gpus"`
+	// Probes answer 200 once the process serves.
+	Probes []string `json:"probes"`
+}
+
+// Name is how logs and messages name the process: "prefill-0",
+// "decode-1", "router".
+func (p PDProcess) Name() string {
+	if p.Role == RoleRouter {
+		return RoleRouter
+	}
+	return fmt.Sprintf("%s-%d", p.Role, p.Index)
+}
+
+// PDPorts are the ports of a deployment's processes: HTTP per server and
+// for the router, SGLang's bootstrap port per prefill server and vLLM's
+// NIXL side-channel base port per server (prefill first).
+type PDPorts struct {
+	Router          int
+	Prefill, Decode []int
+	Bootstrap       []int
+	SideChannel     []int
+}
+
+// pdEngine is an engine that serves disaggregated: what each role adds to
+// a server's command, and the router in front.
+type pdEngine interface {
+	// pdCheck refuses what version v cannot serve disaggregated.
+	pdCheck(p PD, v Version) error
+	// roleArgs are the flags and variables that make server i of role a
+	// prefill or decode server.
+	roleArgs(p PD, role string, i int, ports PDPorts) ([]string, map[string]string)
+	// router is the router's command for the servers at the given URLs.
+	router(p PD, host string, ports PDPorts) PDProcess
+}
+
+// DefaultPDPorts are the ports of a deployment's commands as reports
+// show them: the router on the engine's own port, the servers on the
+// ports after it (prefill first), SGLang's bootstrap ports from its
+// default 8998 and vLLM's side channels from NIXL's default 5600, each
+// server's block as wide as its data-parallel ranks.
+func DefaultPDPorts(p PD, e Engine) PDPorts {
+	router := e.DefaultPort()
+	if router == 0 {
+		router = 8000
+	}
+	out := PDPorts{Router: router}
+	next := router + 1
+	for i := 0; i < p.PrefillCount; i++ {
+		out.Prefill = append(out.Prefill, next)
+		out.Bootstrap = append(out.Bootstrap, sglangBootstrapPort+i)
+		next++
+	}
+	for i := 0; i < p.DecodeCount; i++ {
+		out.Decode = append(out.Decode, next)
+		next++
+	}
+	side := nixlSideChannelPort
+	for _, c := range append(repeat(p.Prefill, p.PrefillCount), repeat(p.Decode, p.DecodeCount)...) {
+		out.SideChannel = append(out.SideChannel, side)
+		side += knobInt(c, KnobDP)
+	}
+	return out
+}
+
+func repeat(c space.Config, n int) []space.Config {
+	out := make([]space.Config, n)
+	for i := range out {
+		out[i] = c
+	}
+	return out
+}
+
+// RenderPD renders every process of cfg's disaggregated deployment on
+// the target's host with the given ports (DefaultPDPorts in reports, free
+// ports at launch): PrefillCount prefill servers, DecodeCount decode
+// servers, then the router. Each server's command is Render's for its
+// side plus its role flags, extra_args and listen flags. Pure.
+func RenderPD(cfg space.Config, t space.Target, ports PDPorts) ([]PDProcess, error) {
+	p, ok := SplitPD(cfg)
+	if !ok {
+		return nil, invalid("not a disaggregated config (%s = %q)", KnobDisaggregation, cfg.String(KnobDisaggregation))
+	}
+	name := EngineOf(cfg, t)
+	e, ok := Lookup(name, t)
+	if !ok {
+		return nil, invalid("unknown engine %q (known: %s)", name, strings.Join(names(t), ", "))
+	}
+	pe, ok := e.(pdEngine)
+	if !ok {
+		return nil, invalid("%s does not serve disaggregated (servetune renders prefill/decode deployments for sglang and vllm)", name)
+	}
+	v, err := ParseVersion(t.Engines[name].Version)
+	if err != nil {
+		return nil, invalid("%s: %v", name, err)
+	}
+	if err := instanceCounts(cfg); err != nil {
+		return nil, err
+	}
+	if err := pdCounts(p, ports); err != nil {
+		return nil, err
+	}
+	if err := pe.pdCheck(p, v); err != nil {
+		return nil, err
+	}
+	host := bindHost(t)
+	var out []PDProcess
+	for _, side := range []struct {
+		role  string
+		cfg   space.Config
+		count int
+		ports []int
+	}{{RolePrefill, p.Prefill, p.PrefillCount, ports.Prefill}, {RoleDecode, p.Decode, p.DecodeCount, ports.Decode}} {
+		for i := 0; i < side.count; i++ {
+			proc, err := pdServer(e, pe, p, t, side.role, side.cfg, i, host, side.ports[i], ports)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, proc)
+		}
+	}
+	return append(out, pe.router(p, host, ports)), nil
+}
+
+// instanceCounts refuses a side without servers (SplitPD reads a count
+// below 1 as 1).
+func instanceCounts(cfg space.Config) error {
+	for _, k := range []string{KnobPrefillInstances, KnobDecodeInstances} {
+		if !cfg.Has(k) {
+			continue
+		}
+		if n, ok := cfg.Int(k); !ok || n < 1 {
+			return invalid("knob %s: %s = %s: want at least 1 server on each side", k, k, cfg.String(k))
+		}
+	}
+	return nil
+}
+
+// pdCounts checks the instance counts and that every process has a port.
+func pdCounts(p PD, ports PDPorts) error {
+	if p.PrefillCount < 1 || p.DecodeCount < 1 {
+		return invalid("a disaggregated deployment needs at least one prefill and one decode server (%s = %d, %s = %d)",
+			KnobPrefillInstances, p.PrefillCount, KnobDecodeInstances, p.DecodeCount)
+	}
+	if len(ports.Prefill) < p.PrefillCount || len(ports.Decode) < p.DecodeCount || ports.Router == 0 ||
+		len(ports.Bootstrap) < p.PrefillCount || len(ports.SideChannel) < p.PrefillCount+p.DecodeCount {
+		return fmt.Errorf("engines: PD ports for %d prefill and %d decode servers, got %d and %d", p.PrefillCount, p.DecodeCount, len(ports.Prefill), len(ports.Decode))
+	}
+	return nil
+}
+
+// pdServer renders server i of one side.
+func pdServer(e Engine, pe pdEngine, p PD, t space.Target, role string, side space.Config, i int, host string, port int, ports PDPorts) (PDProcess, error) {
+	c, err := Render(side, t)
+	if err != nil {
+		return PDProcess{}, prefixFailure(err, role+" side: ")
+	}
+	model, _ := ModelPath(side, t)
+	args, env := pe.roleArgs(p, role, i, ports)
+	extra := len(t.Engines[e.Name()].ExtraArgs)
+	base := c.Argv[:len(c.Argv)-extra]
+	listen, _ := e.Listen(host, port, model, t.ServedName())
+	c.Argv = append(append(append(append([]string(nil), base...), args...), c.Argv[len(c.Argv)-extra:]...), listen...)
+	if len(env) > 0 {
+		merged := map[string]string{}
+		for k, v := range c.Env {
+			merged[k] = v
+		}
+		for k, v := range env {
+			merged[k] = v
+		}
+		c.Env = merged
+	}
+	return PDProcess{Role: role, Index: i, Command: c, Port: port, GPUs: e.GPUs(side), Probes: e.Probes()}, nil
+}
+
+// prefixFailure names the side a refusal comes from.
+func prefixFailure(err error, prefix string) error {
+	if f, ok := err.(*Failure); ok {
+		g := *f
+		g.Message = prefix + f.Message
+		return &g
+	}
+	return err
+}
+
+// bindHost is where the deployment's processes listen: the target's
+// host, else loopback.
+func bindHost(t space.Target) string {
+	if t.Host == "" {
+		return "127.0.0.1"
+	}
+	return t.Host
+}
+
+// serverURL is how the router reaches a server bound to host.
+func serverURL(host string, port int) string {
+	return "http://" + net.JoinHostPort(dialHost(host), itoa(port))
+}
+
+// PDBackends lists the transfer backends an engine version renders
+// (nil: the engine does not serve disaggregated).
+func PDBackends(engine string, v Version) []string {
+	switch engine {
+	case SGLang:
+		return sglangPDBackends(v)
+	case VLLM:
+		return vllmPDBackends(v)
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package engines
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/servetune/servetune/space"
+)
+
+// pdCases are whole disaggregated deployments pinned byte for byte in
+// testdata/golden/pd-*.txt (and shown in docs/engines.md). Sources:
+// SGLang python/sglang/srt/server_args.py (disaggregation_mode,
+// disaggregation_transfer_backend, disaggregation_bootstrap_port = 8998)
+// and docs/advanced_features/pd_disaggregation.md (the launch_router
+// line); vLLM vllm/config/kv_transfer.py (KVRole), kv_connector/
+// factory.py (NixlConnector) and docs/features/nixl_connector_usage.md
+// as served for v0.15 (VLLM_NIXL_SIDE_CHANNEL_PORT, toy_proxy_server.py's
+// parse_args flags).
+var pdCases = []struct {
+	name, engine, version string
+	cfg                   space.Config
+}{
+	{"sglang-0.5.6-2p1d-mooncake", "sglang", "0.5.6", space.Config{KnobDisaggregation: Disaggregated,
+		KnobPrefillInstances: int64(2), KnobDecodeInstances: int64(1), KnobKVTransferBackend: "mooncake",
+		"prefill_tp": int64(2), "prefill_chunked_prefill": int64(16384), "prefill_mem_fraction": 0.8,
+		"decode_tp": int64(4), "decode_max_running": int64(256), "decode_cuda_graph_max_bs": int64(128)}},
+	{"vllm-0.15.1-1p2d-nixl", "vllm", "0.15.1", space.Config{KnobDisaggregation: Disaggregated,
+		KnobPrefillInstances: int64(1), KnobDecodeInstances: int64(2), KnobKVTransferBackend: "nixl",
+		"prefill_tp": int64(4), "decode_tp": int64(2), "decode_dp": int64(2), "decode_max_running": int64(512)}},
+}
+
+func pdTarget(engine, version string) space.Target {
+	return space.Target{Model: "org/model", Engine: engine, Engines: map[string]space.EngineTarget{engine: {Version: version}}}
+}
+
+func renderPDText(t *testing.T, cfg space.Config, tgt space.Target) string {
+	t.Helper()
+	p, _ := SplitPD(cfg)
+	e, _ := Lookup(tgt.Engine, tgt)
+	procs, err := RenderPD(cfg, tgt, DefaultPDPorts(p, e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, pr := range procs {
+		fmt.Fprintf(&b, "# %s, %d GPUs, serves :%d\n%s\n", pr.Name(), pr.GPUs, pr.Port, pr.Command.Shell())
+	}
+	return b.String()
+}
+
+func TestRenderPDGolden(t *testing.T) {
+	for _, c := range pdCases {
+		t.Run(c.name, func(t *testing.T) {
+			golden(t, filepath.Join("testdata", "golden", "pd-"+c.name+".txt"), renderPDText(t, c.cfg, pdTarget(c.engine, c.version)))
+		})
+	}
+}
+
+// Every process of a deployment has its own port, and every server's
+// side-channel block (vLLM) does not overlap another's.
+func TestPDPortsDistinct(t *testing.T) {
+	cfg := space.Config{KnobEngine: "vllm", KnobDisaggregation: Disaggregated, KnobPrefillInstances: int64(3),
+		KnobDecodeInstances: int64(2), "decode_dp": int64(4)}
+	p, _ := SplitPD(cfg)
+	e, _ := Lookup("vllm", space.Target{})
+	ports := DefaultPDPorts(p, e)
+	seen := map[int]bool{}
+	for _, port := range append(append([]int{ports.Router}, ports.Prefill...), ports.Decode...) {
+		if seen[port] {
+			t.Fatalf("port %d twice in %+v", port, ports)
+		}
+		seen[port] = true
+	}
+	// prefill servers take 5600, 5601, 5602; the decode servers' four DP
+	// ranks each 5603-5606 and 5607-5610.
+	if want := []int{5600, 5601, 5602, 5603, 5607}; fmt.Sprint(ports.SideChannel) != fmt.Sprint(want) {
+		t.Fatalf("side channels %v, want %v", ports.SideChannel, want)
+	}
+}
+
+// TestPDGates: what each release renders, and the refusals.
+func TestPDGates(t *testing.T) {
+	pd := func(kv ...any) space.Config {
+		c := space.Config{KnobDisaggregation: Disaggregated, KnobPrefillInstances: int64(1), KnobDecodeInstances: int64(1)}
+		for i := 0; i+1 < len(kv); i += 2 {
+			c[kv[i].(string)] = kv[i+1]
+		}
+		return c
+	}
+	for _, c := range []struct {
+		name, engine, version string
+		cfg                   space.Config
+		want, refused         string
+	}{
+		{"sglang 0.5.6 server_args.py: nixl transfer backend", "sglang", "0.5.6", pd(KnobKVTransferBackend, "nixl"),
+			"--disaggregation-mode=prefill --disaggregation-transfer-backend=nixl --disaggregation-bootstrap-port=8998", ""},
+		{"sglang: the default backend renders no flag", "sglang", "", pd(), "--disaggregation-mode=decode --host=127.0.0.1", ""},
+		{"sglang: no lmcache transfer backend", "sglang", "0.5.6", pd(KnobKVTransferBackend, "lmcache"), "",
+			`knob kv_transfer_backend: sglang 0.5.6 does not accept "lmcache" (accepted: mooncake, nixl)`},
+		{"sglang 0.4.9: not rendered", "sglang", "0.4.9", pd(), "", `sglang 0.4.9 does not accept "pd"`},
+		{"vllm 0.15.1 kv_transfer.py: producer and consumer roles", "vllm", "0.15.1", pd(),
+			`VLLM_NIXL_SIDE_CHANNEL_PORT=5601 vllm serve org/model --kv-transfer-config='{"kv_connector":"NixlConnector","kv_role":"kv_consumer"}' --host=127.0.0.1 --port=8002`, ""},
+		{"vllm: lmcache refused", "vllm", "0.15.1", pd(KnobKVTransferBackend, "lmcache"), "", `vllm 0.15.1 does not accept "lmcache"`},
+		{"vllm: mooncake refused", "vllm", "", pd(KnobKVTransferBackend, "mooncake"), "", `does not accept "mooncake"`},
+		{"vllm 0.10.2: not rendered", "vllm", "0.10.2", pd(), "", `vllm 0.10.2 does not accept "pd"`},
+		{"a side's own refusal names the side", "sglang", "0.5.3", pd("decode_mem_fraction", 1.5), "",
+			`decode side: sglang: knob mem_fraction: want a fraction in (0, 1], got 1.5`},
+		{"trtllm does not serve disaggregated here", "trtllm", "", pd(), "", "trtllm does not serve disaggregated"},
+		{"no decode server", "sglang", "", pd(KnobDecodeInstances, int64(0)), "", "decode_instances = 0: want at least 1 server on each side"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tgt := pdTarget(c.engine, c.version)
+			p, _ := SplitPD(c.cfg)
+			e, _ := Lookup(c.engine, tgt)
+			procs, err := RenderPD(c.cfg, tgt, DefaultPDPorts(p, e))
+			if c.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), c.refused) {
+					t.Fatalf("RenderPD = %v; want a refusal mentioning %q", err, c.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []string
+			for _, pr := range procs {
+				all = append(all, pr.Command.Shell())
+			}
+			if got := strings.Join(all, "\n"); !strings.Contains(got, c.want) {
+				t.Fatalf("deployment lacks %q:\n%s", c.want, got)
+			}
+		})
+	}
+}
+
+// The target's extra_args stay after the role flags and before the
+// listen flags, as on one server: a user's override wins.
+func TestRenderPDExtraArgs(t *testing.T) {
+	tgt := pdTarget("sglang", "")
+	tgt.Engines["sglang"] = space.EngineTarget{ExtraArgs: []string{"--page-size=64"}}
+	cfg := space.Config{KnobDisaggregation: Disaggregated, KnobPrefillInstances: int64(1), KnobDecodeInstances: int64(1)}
+	got := renderPDText(t, cfg, tgt)
+	if !strings.Contains(got, "--disaggregation-bootstrap-port=8998 --page-size=64 --host=127.0.0.1 --port=30001") {
+		t.Fatalf("extra_args misplaced:\n%s", got)
+	}
+}

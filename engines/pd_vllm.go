@@ -1,0 +1,92 @@
+package engines
+
+import "strings"
+
+// vLLM's disaggregated deployment, read from vllm/config/kv_transfer.py
+// (KVTransferConfig: kv_connector, kv_role in kv_producer|kv_consumer|
+// kv_both), vllm/distributed/kv_transfer/kv_connector/factory.py (the
+// registered NixlConnector) and docs/features/nixl_connector_usage.md,
+// which v0.15's documentation serves: each server gets
+// --kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":...}'
+// and its own VLLM_NIXL_SIDE_CHANNEL_PORT (default 5600; a server's DP
+// ranks use base + dp_rank, so blocks must not overlap on a host), and
+// the proxy in front is tests/v1/kv_connector/nixl_integration/
+// toy_proxy_server.py (--host, --port, --prefiller-hosts/-ports,
+// --decoder-hosts/-ports; GET /healthcheck), run from a vLLM checkout.
+
+// nixlSideChannelPort is VLLM_NIXL_SIDE_CHANNEL_PORT's default.
+const nixlSideChannelPort = 5600
+
+// vllmPD is the first release servetune renders disaggregated: the
+// oldest its tables cover (NixlConnector is registered in factory.py
+// well before it); older releases are refused rather than guessed.
+var vllmPD = MustVersion("0.11.0")
+
+// vllmPDBackends: the connectors servetune renders. LMCache's PD mode
+// needs LMCache's own configuration file and proxy, and vLLM's
+// MooncakeConnector a Mooncake metadata service, which servetune does
+// not render; they are refused rather than rendered half.
+func vllmPDBackends(v Version) []string {
+	if !v.AtLeast(vllmPD) {
+		return nil
+	}
+	return []string{"nixl"}
+}
+
+func (vllm) pdCheck(p PD, v Version) error {
+	if !v.AtLeast(vllmPD) {
+		return invalid("knob %s: vllm %s does not accept %q (servetune renders vllm prefill/decode from %s)", KnobDisaggregation, v, Disaggregated, vllmPD)
+	}
+	if b := p.Backend; b != "" && !contains(vllmPDBackends(v), b) {
+		return invalid("knob %s: vllm %s does not accept %q (accepted: %s; lmcache and mooncake need services servetune does not start)",
+			KnobKVTransferBackend, v, b, strings.Join(vllmPDBackends(v), ", "))
+	}
+	return nil
+}
+
+// kvTransferConfig is --kv-transfer-config; field order is the JSON key
+// order.
+type kvTransferConfig struct {
+	Connector string `json:"kv_connector"`
+	Role      string `json:"kv_role"`
+}
+
+// roleArgs: the connector with the role's kv_role, and the server's own
+// NIXL side-channel port.
+func (vllm) roleArgs(p PD, role string, i int, ports PDPorts) ([]string, map[string]string) {
+	kvRole, slot := "kv_producer", i
+	if role == RoleDecode {
+		kvRole, slot = "kv_consumer", p.PrefillCount+i
+	}
+	cfg := compactJSON(kvTransferConfig{Connector: "NixlConnector", Role: kvRole})
+	return []string{"--kv-transfer-config=" + cfg}, map[string]string{"VLLM_NIXL_SIDE_CHANNEL_PORT": itoa(ports.SideChannel[slot])}
+}
+
+// vllmRouterProgram is the proxy vLLM documents, from its source tree.
+func vllmRouterProgram() []string {
+	return []string{"python3", "tests/v1/kv_connector/nixl_integration/toy_proxy_server.py"}
+}
+
+func (vllm) router(p PD, host string, ports PDPorts) PDProcess {
+	argv := append(vllmRouterProgram(), "--host", host, "--port", itoa(ports.Router))
+	hosts := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = dialHost(host)
+		}
+		return out
+	}
+	portWords := func(ps []int, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = itoa(ps[i])
+		}
+		return out
+	}
+	argv = append(append(argv, "--prefiller-hosts"), hosts(p.PrefillCount)...)
+	argv = append(append(argv, "--prefiller-ports"), portWords(ports.Prefill, p.PrefillCount)...)
+	argv = append(append(argv, "--decoder-hosts"), hosts(p.DecodeCount)...)
+	argv = append(append(argv, "--decoder-ports"), portWords(ports.Decode, p.DecodeCount)...)
+	return PDProcess{Role: RoleRouter, Command: Command{Argv: argv, Program: len(vllmRouterProgram())},
+		Port: ports.Router, Probes: []string{"/healthcheck"}}
+}
