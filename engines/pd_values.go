@@ -52,3 +52,12 @@ func valueVerdict(err error, t space.Target, engine, knob string) error {
 	}
 	return nil
 }
+
+// PDGate says that knob belongs to a disaggregated deployment and exists
+// only when disaggregation = "pd" (space.Options.Gated).
+func PDGate(knob string) (gate, value string, ok bool) {
+	if knob == KnobDisaggregation || !contains(PDKnobs(), knob) {
+		return "", "", false
+	}
+	return KnobDisaggregation, Disaggregated, true
+}

@@ -66,6 +66,10 @@ type Options struct {
 	// Prior checks an explicit prior = "sim": whether the simulator has
 	// the target's cards and can guide the sampler; nil accepts it.
 	Prior func(sampler string, t Target) error
+	// Gated says that a knob exists only when knob gate has value (the
+	// per-side knobs of a disaggregated deployment: disaggregation =
+	// "pd"); nil gates nothing.
+	Gated func(knob string) (gate, value string, ok bool)
 	// NoDatasets skips opening the profiles' dataset files: a stored
 	// study's space is read where those files may not be.
 	NoDatasets bool

@@ -25,6 +25,7 @@ func (d *decoder) semantic(ctx context.Context, s *Space) {
 			}
 		}
 	}
+	d.gated(s)
 	for _, p := range s.Params {
 		if p.When != nil {
 			checkIdents(p.When, "params."+p.Name+".when")
@@ -91,6 +92,7 @@ func (d *decoder) config(s *Space, c Config, path string) {
 		return
 	}
 	d.unsupportedIn(s, c, path)
+	d.gatedIn(c, path)
 	for _, p := range s.CheckConfig(c) {
 		key := path
 		if p.Key != "" {

@@ -31,6 +31,7 @@ func SpaceOptions(cards CardsOf, engineFiles ...string) space.Options {
 		CheckTarget:  simCards(cards),
 		EngineGPUs:   engines.GPUs,
 		RefusedValue: engines.RefusedValue,
+		Gated:        engines.PDGate,
 		Prior:        priorFits(cards),
 	}
 }
