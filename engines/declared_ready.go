@@ -83,6 +83,9 @@ func fieldIs(body []byte, field, want string) bool {
 // probe is the engine's readiness check: its own (readier) or its probes.
 func (s *Server) probe(client *http.Client) func(context.Context) bool {
 	each := orDefault(s.l.ProbeTimeout, DefaultProbeTimeout)
+	if len(s.readyAll) > 0 {
+		return allProbe(client, s.readyAll, each) // a disaggregated deployment (pd_launch.go)
+	}
 	if r, ok := s.eng.(readier); ok && s.eng.Probes() == nil {
 		return r.readyProbe(client, s.BaseURL, each, s.log.Tail)
 	}

@@ -97,7 +97,8 @@ type Server struct {
 	gpus     gpuWatch
 	stop     sync.Once
 	stopErr  error
-	group    *rankGroup // the other ranks of a multi-node trial
+	group    *rankGroup    // the other ranks of a multi-node trial, or the servers behind a router
+	readyAll []readyTarget // a disaggregated deployment's probes, every process's
 }
 
 // ErrProgram says the engine's program cannot be run at all (not
@@ -111,6 +112,9 @@ var ErrProgram = errors.New("cannot run the engine program")
 // An engine program that cannot be run is ErrProgram; other errors are
 // the config's (*Failure) or the machine's.
 func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, error) {
+	if IsPD(cfg) {
+		return l.startPD(ctx, cfg, t, dir) // pd_launch.go
+	}
 	if multiNodeTrial(cfg, t) {
 		return l.startRanks(ctx, cfg, t, dir)
 	}

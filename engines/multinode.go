@@ -19,7 +19,10 @@ import (
 // RankProcess is one running rank of a multi-node trial: where it runs,
 // what was executed and where its output goes.
 type RankProcess struct {
-	Rank    int      `json:"rank"`
+	Rank int `json:"rank"`
+	// Role names a disaggregated deployment's process ("prefill-0",
+	// "decode-1", "router"); empty for a rank.
+	Role    string   `json:"role,omitempty"`
 	Host    string   `json:"host"`
 	Argv    []string `json:"argv"`
 	PGID    int      `json:"pgid"`
@@ -37,6 +40,9 @@ type rankGroup struct {
 	first   *Server // the rank that exited first; read after anyDone
 	hosts   map[*Server]string
 	ranks   map[*Server]int
+	// labels name the processes of a disaggregated deployment
+	// ("decode-0"); nil for ranks.
+	labels map[*Server]string
 }
 
 func (g *rankGroup) watch(s *Server, rank int, host string) {
@@ -239,6 +245,10 @@ func (s *Server) groupFailure(stage Stage) *Failure {
 	default:
 	}
 	f := classify(s.Engine, s.eng.Patterns(), stage, exit, culprit.log.Tail(200))
-	f.Message = fmt.Sprintf("rank %d on %s: %s", s.group.ranks[culprit], s.group.hosts[culprit], f.Message)
+	where := fmt.Sprintf("rank %d on %s", s.group.ranks[culprit], s.group.hosts[culprit])
+	if label, ok := s.group.labels[culprit]; ok {
+		where = label
+	}
+	f.Message = where + ": " + f.Message
 	return f
 }

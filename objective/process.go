@@ -81,11 +81,11 @@ func (r *ProcessRunner) Run(ctx context.Context, t Trial) (Result, error) {
 			t.OnPhase(p)
 		}
 	}
-	cmd, err := engines.Render(t.Config, t.Target)
+	deployed, err := engines.DeploymentKey(t.Config, t.Target)
 	if err != nil {
 		return res, err
 	}
-	key := cmd.Key() + "\x00" + t.Target.ServedName() + "\x00" + strings.Join(t.Target.Prefix, " ")
+	key := deployed + "\x00" + t.Target.ServedName() + "\x00" + strings.Join(t.Target.Prefix, " ")
 	srv, err := r.server(ctx, t, dir, key, phase)
 	if err == nil {
 		err = r.measure(ctx, srv, t, &res, phase)

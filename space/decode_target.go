@@ -60,12 +60,13 @@ func (d *decoder) engineTargets(engines map[string]any) map[string]EngineTarget 
 			d.fail(path, "unknown engine %q%s (known: %s)", name, suggest.Hint(name, d.opt.Engines), strings.Join(d.opt.Engines, ", "))
 			continue
 		}
-		em := d.table(engines, name, path, "command", "version", "env", "extra_args")
+		em := d.table(engines, name, path, "command", "router", "version", "env", "extra_args")
 		if out == nil {
 			out = map[string]EngineTarget{}
 		}
 		out[name] = EngineTarget{
 			Command:   d.argv(em, "command", path),
+			Router:    d.argv(em, "router", path),
 			Version:   d.str(em, "version", path, ""),
 			Env:       d.strMap(em, "env", path),
 			ExtraArgs: d.strings(em, "extra_args", path),

@@ -75,6 +75,10 @@ type EngineTarget struct {
 	// Command replaces the engine's default program and subcommand
 	// (e.g. ["/opt/venv/bin/python3", "-m", "sglang.launch_server"]).
 	Command []string `toml:"command" json:"command,omitempty"`
+	// Router replaces the program of the router in front of a
+	// disaggregated deployment (e.g. ["/opt/venv/bin/python3", "-m",
+	// "sglang_router.launch_router"], or the simulator's).
+	Router []string `toml:"router" json:"router,omitempty"`
 	// Version selects flag spellings that changed between releases.
 	Version   string            `toml:"version" json:"version,omitempty"`
 	Env       map[string]string `toml:"env" json:"env,omitempty"`

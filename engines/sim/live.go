@@ -53,6 +53,9 @@ type LiveRequest struct {
 	// Prefix is how many leading prompt tokens the prefix cache may hold
 	// (shared with an earlier prompt).
 	Prefix int
+	// Arrived is how many leading prompt tokens' KV a prefill server sent
+	// (a decode server of a disaggregated deployment): held, not computed.
+	Arrived int
 }
 
 type liveMsg struct {
@@ -228,6 +231,7 @@ func (l *Live) admit(st *Stream) {
 	// An empty prompt still has the BOS token to prefill.
 	in := max(st.req.Input, 1)
 	r := &simReq{request: liveRequest(in, st.req.Output, st.req.Prefix), prompt: in}
+	r.arrived = st.req.Arrived
 	r.sent = sc.now
 	// The whole request overhead on the way in: tokens are delivered the
 	// moment their step ends, so TTFT matches Evaluate's half + half.

@@ -18,6 +18,9 @@ type request struct {
 	// arrival is when the client wants to send it (seconds from start);
 	// the concurrency cap may delay the actual send.
 	arrival float64
+	// arrived is the prompt tokens whose KV came from a prefill server
+	// (live_pd.go); 0 outside a disaggregated decode server.
+	arrived int
 }
 
 // workload takes lengths and arrivals from the profile's plan, the same

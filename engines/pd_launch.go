@@ -1,0 +1,221 @@
+package engines
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/servetune/servetune/space"
+)
+
+// startPD launches a disaggregated trial on this machine: every prefill
+// and decode server, then the router, each process by argv in its own
+// process group under the guardian, with its own pidfile, log
+// (engine.prefill-0.log, …; the router's is engine.log), free ports and
+// GPUs (consecutive slices of the trial's CUDA_VISIBLE_DEVICES, or of
+// 0…N-1 when it has none; the router sees none). The returned Server is
+// the router's: the benchmark goes through it, it is ready when every
+// server and then the router answer their probes, it is done when any
+// process exits, and Stop stops them all together.
+func (l *Launcher) startPD(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, error) {
+	if multiNodeTrial(cfg, t) {
+		return nil, invalid("%s: a disaggregated config of %d GPUs needs %d nodes; servetune launches prefill/decode deployments on one node",
+			EngineOf(cfg, t), GPUs(cfg, t), Nodes(cfg, t))
+	}
+	host := bindHost(t)
+	p, _ := SplitPD(cfg)
+	ports, err := freePDPorts(p, host)
+	if err != nil {
+		return nil, err
+	}
+	procs, err := RenderPD(cfg, t, ports)
+	if err != nil {
+		return nil, err
+	}
+	devs, all, err := splitDevices(procs, setEnv(t, EngineOf(cfg, t), nil)["CUDA_VISIBLE_DEVICES"])
+	if err != nil {
+		return nil, err
+	}
+	head := l.pdHead(ctx, cfg, t, dir, procs, all)
+	for i, pr := range procs {
+		s := head
+		if pr.Role != RoleRouter {
+			s = &Server{Engine: head.Engine, LogPath: filepath.Join(dir, "engine."+pr.Name()+".log"), eng: head.eng}
+			head.group.peers = append(head.group.peers, s)
+		}
+		if err := l.startPDProcess(s, t, pr, i, devs[i], dir, head); err != nil {
+			_ = head.halt(ctx, orDefault(l.Grace, DefaultGrace))
+			head.closeLogs()
+			if head.log != nil {
+				head.log.Close()
+			}
+			return nil, err
+		}
+		head.Ranks = append(head.Ranks, RankProcess{Rank: i, Role: pr.Name(), Host: host, Argv: s.Argv, PGID: s.PGID, LogPath: s.LogPath})
+	}
+	l.Log.Info().Str("engine", head.Engine).Int("prefill", p.PrefillCount).Int("decode", p.DecodeCount).Str("url", head.BaseURL).Msg("disaggregated deployment started")
+	return head, nil
+}
+
+// pdHead prepares the router's Server, which holds the deployment: its
+// URL, the name clients send, the probes of every process, the
+// environment fingerprint (a server's) and the GPU baseline.
+func (l *Launcher) pdHead(ctx context.Context, cfg space.Config, t space.Target, dir string, procs []PDProcess, devices []string) *Server {
+	name := EngineOf(cfg, t)
+	eng, _ := Lookup(name, t)
+	model, _ := ModelPath(cfg, t)
+	host := bindHost(t)
+	_, served := eng.Listen(host, 0, model, t.ServedName())
+	router := procs[len(procs)-1]
+	head := &Server{Engine: name, Model: served, Port: router.Port, LogPath: filepath.Join(dir, "engine.log"), eng: eng,
+		BaseURL: serverURL(host, router.Port),
+		group:   &rankGroup{anyDone: make(chan struct{}), hosts: map[*Server]string{}, ranks: map[*Server]int{}, labels: map[*Server]string{}}}
+	for _, pr := range procs {
+		head.readyAll = append(head.readyAll, readyTarget{base: serverURL(host, pr.Port), paths: pr.Probes})
+	}
+	head.Fingerprint = l.fingerprint(ctx, t, name, model, l.env(t, name, procs[0].Command))
+	base, _, _ := l.gpuApps(ctx)
+	head.gpus = gpuWatch{devices: devices, before: base.pidSet()}
+	return head
+}
+
+// startPDProcess starts process i of the deployment into s and has the
+// head's group watch it. The router runs target.engines.<name>.router in
+// place of its program, when set; servers run command, as usual.
+func (l *Launcher) startPDProcess(s *Server, t space.Target, pr PDProcess, i int, devices, dir string, head *Server) error {
+	c := pr.Command
+	env := map[string]string{"CUDA_VISIBLE_DEVICES": devices}
+	for k, v := range pr.Command.Env {
+		env[k] = v
+	}
+	c.Env = env
+	et := t.Engines[s.Engine]
+	if pr.Role == RoleRouter {
+		et = space.EngineTarget{Command: et.Router}
+	}
+	argv, err := l.argv(c, et, t.Prefix, nil, dir)
+	if err != nil {
+		return err
+	}
+	s.Argv, s.l, s.dir, s.done = argv, l, dir, make(chan struct{})
+	s.env = l.env(t, s.Engine, c)
+	if s.log, err = openCappedLog(s.LogPath, l.LogLimit); err != nil {
+		return err
+	}
+	s.Ran = ran(argv, setEnv(t, s.Engine, c.Env), l.baseEnv())
+	fmt.Fprintf(s.log, "[servetune: %s: %s]\n", pr.Name(), s.Ran.Shell())
+	if err := s.spawn(); err != nil {
+		s.log.Close()
+		return spawnFailure(s.Engine, argv[0], err)
+	}
+	head.group.watch(s, i, bindHost(t))
+	head.group.labels[s] = pr.Name()
+	l.Log.Info().Str("engine", s.Engine).Str("process", pr.Name()).Int("pid", s.PGID).Str("log", s.LogPath).Msg("process started")
+	return nil
+}
+
+// freePDPorts picks a distinct free port on host for every process, each
+// prefill server's bootstrap and each server's side channel.
+func freePDPorts(p PD, host string) (PDPorts, error) {
+	seen := map[int]bool{}
+	pick := func(n int) ([]int, error) {
+		var out []int
+		for len(out) < n {
+			port, err := freePort(host)
+			if err != nil {
+				return nil, err
+			}
+			if !seen[port] {
+				seen[port] = true
+				out = append(out, port)
+			}
+		}
+		return out, nil
+	}
+	all, err := pick(1 + 2*p.PrefillCount + p.DecodeCount + p.PrefillCount + p.DecodeCount)
+	if err != nil {
+		return PDPorts{}, err
+	}
+	np, nd := p.PrefillCount, p.DecodeCount
+	return PDPorts{Router: all[0], Prefill: all[1 : 1+np], Decode: all[1+np : 1+np+nd],
+		Bootstrap: all[1+np+nd : 1+2*np+nd], SideChannel: all[1+2*np+nd:]}, nil
+}
+
+// splitDevices gives each server its own consecutive GPUs of the
+// trial's devices (0…N-1 when it names none), the router none; all is
+// the trial's device list when it names one.
+func splitDevices(procs []PDProcess, visible string) (per []string, all []string, err error) {
+	need := 0
+	for _, pr := range procs {
+		need += pr.GPUs
+	}
+	devices := visibleDevices(visible)
+	all = devices
+	if len(devices) == 0 {
+		for i := 0; i < need; i++ {
+			devices = append(devices, itoa(i))
+		}
+	}
+	if len(devices) < need {
+		return nil, nil, invalid("the disaggregated deployment needs %d GPUs and the trial has %d (%s)", need, len(devices), visible)
+	}
+	next := 0
+	for _, pr := range procs {
+		per = append(per, strings.Join(devices[next:next+pr.GPUs], ","))
+		next += pr.GPUs
+	}
+	return per, all, nil
+}
+
+// readyTarget is one process's probes.
+type readyTarget struct {
+	base  string
+	paths []string
+}
+
+// allProbe reports whether every process answers its probes, in order:
+// the servers, then the router.
+func allProbe(client *http.Client, targets []readyTarget, each time.Duration) func(context.Context) bool {
+	return func(ctx context.Context) bool {
+		for _, t := range targets {
+			if !httpProbe(client, t.base, t.paths, each)(ctx) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// DeploymentKey identifies what a config serves on the target: its
+// command's Key, or every process's of a disaggregated deployment
+// (rendered on the report ports, which launch replaces). An error is
+// Render's or RenderPD's refusal.
+func DeploymentKey(cfg space.Config, t space.Target) (string, error) {
+	if !IsPD(cfg) {
+		c, err := Render(cfg, t)
+		return c.Key(), err
+	}
+	procs, err := RenderReportPD(cfg, t)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, pr := range procs {
+		b.WriteString(pr.Name() + "\x00" + pr.Command.Key() + "\x01")
+	}
+	return b.String(), nil
+}
+
+// RenderReportPD is RenderPD on DefaultPDPorts: the deployment a report
+// or `servetune command` shows.
+func RenderReportPD(cfg space.Config, t space.Target) ([]PDProcess, error) {
+	p, ok := SplitPD(cfg)
+	e, found := Lookup(EngineOf(cfg, t), t)
+	if !ok || !found {
+		return RenderPD(cfg, t, PDPorts{})
+	}
+	return RenderPD(cfg, t, DefaultPDPorts(p, e))
+}
