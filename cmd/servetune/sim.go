@@ -24,7 +24,8 @@ func simCommand(e *env) *cli.Command {
 				"prints the engine's error lines and exits 1. SIGTERM stops it.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "engine", Required: true, Usage: "engine to imitate: vllm | sglang | trtllm"},
-				&cli.StringFlag{Name: "gpu", Required: true, Usage: "GPU card, e.g. H200, H100, A100-80GB"},
+				&cli.StringFlag{Name: "gpu", Usage: "GPU card, e.g. H200, H100, A100-80GB (required but for --role router)"},
+				&cli.StringFlag{Name: "role", Usage: "role in a disaggregated deployment: prefill | decode (when the engine's flags leave it open) | router (the engine's router, taking the router's flags)"},
 				&cli.IntFlag{Name: "gpus", Value: 1, Usage: "GPUs on the node"},
 				&cli.StringFlag{Name: "model", Usage: "model card, when the engine's checkpoint argument is not one"},
 				&cli.Float64Flag{Name: "speed", Value: 1, Usage: "run simulated time this many times faster than real time"},
@@ -45,6 +46,20 @@ func (e *env) simServe(c *cli.Context) error {
 	if !simserve.Serves(engine) {
 		return usagef("--engine must be vllm, sglang or trtllm, not %q", engine)
 	}
+	switch c.String("role") {
+	case "":
+	case engines.RoleRouter:
+		return simRouter(c, engine, e)
+	case engines.RolePrefill, engines.RoleDecode:
+		if engine != engines.SGLang && engine != engines.VLLM {
+			return usagef("--role %s: only sglang and vllm serve disaggregated", c.String("role"))
+		}
+	default:
+		return usagef("--role must be prefill, decode or router, not %q", c.String("role"))
+	}
+	if c.String("gpu") == "" {
+		return usagef("--gpu is required")
+	}
 	if c.Float64("speed") <= 0 {
 		return usagef("--speed must be > 0, not %v", c.Float64("speed"))
 	}
@@ -61,12 +76,24 @@ func (e *env) simServe(c *cli.Context) error {
 	err = simserve.Serve(c.Context, simserve.Options{
 		Engine: engine, GPU: c.String("gpu"), GPUs: c.Int("gpus"), Model: c.String("model"),
 		Speed: c.Float64("speed"), Startup: c.Duration("startup"), Seed: c.Int64("seed"), NoiseCV: c.Float64("noise-cv"),
-		Host: c.String("host"), Port: c.Int("port"), Args: c.Args().Slice(), Log: e.stderr, Cards: cards,
+		Host: c.String("host"), Port: c.Int("port"), Args: c.Args().Slice(), Log: e.stderr, Cards: cards, Role: c.String("role"),
 	})
 	if f, ok := engines.AsFailure(err); ok {
 		// The engine's own lines are on stderr already and must alone decide
 		// the launcher's classification, so this line repeats none of them.
 		return fmt.Errorf("simulated %s failed at startup (%s); the engine's log lines are above", engine, f.Class)
+	}
+	return err
+}
+
+// simRouter runs the engine's router of a disaggregated deployment.
+func simRouter(c *cli.Context, engine string, e *env) error {
+	if engine != engines.SGLang && engine != engines.VLLM {
+		return usagef("--role router: only sglang and vllm serve disaggregated")
+	}
+	err := simserve.ServeRouter(c.Context, simserve.RouterOptions{Engine: engine, Args: c.Args().Slice(), Log: e.stderr})
+	if _, ok := engines.AsFailure(err); ok {
+		return fmt.Errorf("simulated %s router failed at startup; its log line is above", engine)
 	}
 	return err
 }

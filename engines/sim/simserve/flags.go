@@ -27,6 +27,7 @@ func noops(fs map[string]extraFlag, value bool, names ...string) {
 // knob table does not read; docs/sim.md lists them.
 func extraFlags(engine string) map[string]extraFlag {
 	fs := map[string]extraFlag{}
+	pdFlags(engine, fs) // role.go
 	switch engine {
 	case engines.VLLM:
 		fs["--max-model-len"] = extraFlag{value: true, set: setMaxLen}

@@ -30,6 +30,10 @@ type server struct {
 	checkpoint string
 	live       atomic.Pointer[sim.Live]
 	seq        atomic.Int64
+	// role is "prefill" or "decode" in a disaggregated deployment
+	// (role.go), speed the simulated time's.
+	role  string
+	speed float64
 
 	// last is the previous prompt's token hashes: the shared leading run
 	// with it is what a prefix cache would hold.
@@ -120,7 +124,17 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 			live.MaxLen(), n, len(tokens), out))
 		return
 	}
-	st, err := live.Submit(r.Context(), sim.LiveRequest{Input: len(tokens), Output: out, Prefix: s.sharedPrefix(tokens)})
+	lr := sim.LiveRequest{Input: len(tokens), Output: out, Prefix: s.sharedPrefix(tokens)}
+	switch s.role {
+	case engines.RolePrefill:
+		lr.Output = 1 // the first token; the decode server makes the rest
+	case engines.RoleDecode:
+		if !waitTransfer(r.Context(), len(tokens), s.speed) {
+			return
+		}
+		lr.Arrived = len(tokens)
+	}
+	st, err := live.Submit(r.Context(), lr)
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", err.Error())
 		return

@@ -45,6 +45,10 @@ type Options struct {
 	Log io.Writer
 	// Cards is the catalogue; nil is the embedded one.
 	Cards *sim.Cards
+	// Role is the server's role in a disaggregated deployment when the
+	// engine's flags leave it open: "prefill" or "decode" ("" = none;
+	// role.go). The router is ServeRouter's.
+	Role string
 }
 
 // Serves reports whether sim serve imitates the engine's command line and
@@ -79,6 +83,10 @@ func Serve(ctx context.Context, o Options) error {
 	if len(unknown) > 0 {
 		return lg.unrecognized(unknown)
 	}
+	role, err := roleOf(o.Engine, p.Extra, o.Role)
+	if err != nil {
+		return lg.argError(launchFailure(err))
+	}
 	sm := &sim.Simulator{Cards: o.Cards}
 	if sm.Cards == nil {
 		sm.Cards = sim.DefaultCards()
@@ -112,7 +120,7 @@ func Serve(ctx context.Context, o Options) error {
 	if err != nil {
 		return lg.bindError(host, port, err)
 	}
-	srv := &server{engine: o.Engine, served: served, checkpoint: p.Model}
+	srv := &server{engine: o.Engine, served: served, checkpoint: p.Model, role: role, speed: o.Speed}
 	hs := &http.Server{Handler: srv.routes(), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()

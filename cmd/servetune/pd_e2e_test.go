@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/studies"
+)
+
+// pdSpace is a process-runner study of disaggregated SGLang deployments
+// whose prefill, decode and router processes are `servetune sim serve`
+// on loopback (the servers imitating SGLang, the router SGLang's router).
+func pdSpace(t *testing.T, bin, dir, speed string, outputLen int, params string) string {
+	t.Helper()
+	src := fmt.Sprintf(`
+[study]
+name = "pd"
+n_trials = 2
+
+[target]
+runner = "process"
+model = "Qwen/Qwen3-8B"
+gpu = "H100"
+gpus = 4
+engine = "sglang"
+
+[target.engines.sglang]
+command = [%[1]q, "sim", "serve", "--engine", "sglang", "--gpu", "H100", "--gpus", "1", "--speed", %[2]q, "--startup", "300ms", "--"]
+router = [%[1]q, "sim", "serve", "--engine", "sglang", "--role", "router", "--"]
+
+[[objectives]]
+metric = "total_tps"
+direction = "maximize"
+
+[profiles]
+run = ["short"]
+
+[profiles.custom.short]
+input_len = 256
+output_len = %[3]d
+num_prompts = 16
+max_concurrency = 4
+request_rate = inf
+
+[params.disaggregation]
+values = ["pd"]
+
+[params.prefill_instances]
+values = [1, 2]
+%[4]s
+`, bin, speed, outputLen, params)
+	path := filepath.Join(dir, "space.toml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A PD study completes with measured trials: every prefill and decode
+// server and the router run as their own processes with their own logs,
+// the benchmark goes through the router, and nothing is left running.
+func TestPDStudyMeasuresThroughTheRouter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches engine processes")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "run", pdSpace(t, bin, dir, "20", 16, ""))
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	studyDir := filepath.Join(dir, "studies", "pd")
+	ts := readTrials(t, filepath.Join(studyDir, "study.db"))
+	if len(ts) != 2 {
+		t.Fatalf("%d trials, want 2", len(ts))
+	}
+	for _, tr := range ts {
+		if tr.State != studies.Complete || tr.Metrics["short"]["total_tps"] <= 0 {
+			t.Fatalf("trial %d: %s %v %v", tr.Number, tr.State, tr.Failure, tr.Metrics)
+		}
+		tdir := filepath.Join(dir, filepath.Dir(tr.LogPath))
+		n := 1
+		if v, _ := tr.Config.Int("prefill_instances"); v == 2 {
+			n = 2
+		}
+		for _, name := range append(prefillLogs(n), "engine.decode-0.log", "engine.log") {
+			b, err := os.ReadFile(filepath.Join(tdir, name))
+			if err != nil || !strings.Contains(string(b), "[servetune: ") {
+				t.Fatalf("trial %d: %s: %v\n%s", tr.Number, name, err, b)
+			}
+		}
+		router, _ := os.ReadFile(filepath.Join(tdir, "engine.log"))
+		if !strings.Contains(string(router), "sglang_router") && !strings.Contains(string(router), "--pd-disaggregation") {
+			t.Fatalf("trial %d: engine.log is not the router's:\n%s", tr.Number, router)
+		}
+	}
+	if left := enginePGIDs(t, studyDir); len(left) != 0 {
+		t.Fatalf("pidfiles left behind for %v", left)
+	}
+}
+
+func prefillLogs(n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf("engine.prefill-%d.log", i))
+	}
+	return out
+}
+
+// A decode server that dies at startup (its memory fraction leaves no KV
+// cache) fails the trial, named and with its own log line.
+func TestPDFailingDecodeFailsTheTrial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches engine processes")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "run", pdSpace(t, bin, dir, "20", 16, "[params.decode_mem_fraction]\nvalues = [0.05]\n"))
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 {
+		t.Fatalf("run: %v, want exit 3 (every trial failed)\n%s", err, out)
+	}
+	studyDir := filepath.Join(dir, "studies", "pd")
+	ts := readTrials(t, filepath.Join(studyDir, "study.db"))
+	if len(ts) == 0 {
+		t.Fatal("no trials")
+	}
+	for _, tr := range ts {
+		// Out of memory at startup: the config is infeasible, not broken.
+		if tr.State != studies.Infeasible || tr.Failure == nil || !strings.HasPrefix(tr.Failure.Message, "decode-0: ") {
+			t.Fatalf("trial %d: %s %+v", tr.Number, tr.State, tr.Failure)
+		}
+		logged, _ := os.ReadFile(filepath.Join(dir, filepath.Dir(tr.LogPath), "engine.decode-0.log"))
+		if len(tr.Failure.Lines) == 0 || !strings.Contains(string(logged), tr.Failure.Lines[0]) {
+			t.Fatalf("trial %d: failure lines %q not from the decode server's log:\n%s", tr.Number, tr.Failure.Lines, logged)
+		}
+	}
+	if left := enginePGIDs(t, studyDir); len(left) != 0 {
+		t.Fatalf("pidfiles left behind for %v", left)
+	}
+}
+
+// kill -9 of servetune while a PD trial is benchmarking takes every
+// process of the deployment along within 2 s.
+func TestPDKill9LeavesNothingRunning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches engine processes")
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "--log-format", "json", "--log-level", "debug", "run", pdSpace(t, bin, dir, "1", 512, ""))
+	cmd.Dir = dir
+	logs, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pgids []int
+	sc := bufio.NewScanner(logs)
+	for sc.Scan() {
+		var ev struct {
+			Message string `json:"message"`
+			Phase   string `json:"phase"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Message == "trial phase" && ev.Phase == string(objective.Benchmarking) {
+			pgids = enginePGIDs(t, filepath.Join(dir, "studies", "pd"))
+			break
+		}
+	}
+	if len(pgids) < 3 {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("before the kill: process groups %v, want prefill, decode and router", pgids)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		var live []int
+		for _, pg := range pgids {
+			live = append(live, liveInGroup(pg)...)
+		}
+		if len(live) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, pg := range pgids {
+				_ = syscall.Kill(-pg, syscall.SIGKILL)
+			}
+			t.Fatalf("2 s after kill -9 of servetune, deployment processes %v of groups %v are running", live, pgids)
+		}
+		time.Sleep(20 * time.Millisecond) // polling other processes' exit
+	}
+}
