@@ -343,7 +343,7 @@ func (sc *scheduler) admit(rk *rankState) {
 		}
 		r.cached = cached
 		r.prefilled = cached
-		arrive(rk, r) // live_pd.go
+		arrive(rk, r)                        // live_pd.go
 		r.prefilled += sc.off.restore(rk, r) // KV spilled to host at preemption
 		r.kv += owned
 		rk.kvUsed += owned
