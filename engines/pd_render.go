@@ -230,3 +230,25 @@ func PDBackends(engine string, v Version) []string {
 	}
 	return nil
 }
+
+// PDText renders a deployment as the shell lines a user runs, one per
+// process, each headed by its name, GPUs and port (pretty: one flag per
+// line, as Command.Pretty).
+func PDText(procs []PDProcess, pretty bool) string {
+	var b strings.Builder
+	for i, pr := range procs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		line := pr.Command.Shell()
+		if pretty {
+			line = pr.Command.Pretty()
+		}
+		gpus := "s"
+		if pr.GPUs == 1 {
+			gpus = ""
+		}
+		fmt.Fprintf(&b, "# %s (%d GPU%s, port %d)\n%s", pr.Name(), pr.GPUs, gpus, pr.Port, line)
+	}
+	return b.String()
+}

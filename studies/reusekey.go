@@ -14,6 +14,13 @@ import (
 // itself, so its own failure is measured once.
 func RenderedKey(t space.Target) func(space.Config) string {
 	return func(c space.Config) string {
+		if engines.IsPD(c) {
+			key, err := engines.DeploymentKey(c, t)
+			if err != nil {
+				return "config " + c.Key()
+			}
+			return "deployment " + key
+		}
 		cmd, err := engines.Render(c, t)
 		if err != nil {
 			return "config " + c.Key()

@@ -48,6 +48,9 @@ warning on stderr.
 				return err
 			}
 			warnOutside(e.stderr, sp, cfg)
+			if engines.IsPD(cfg) {
+				return printPD(e.stdout, cfg, sp.Target, o.pretty, o.json)
+			}
 			cmd, err := engines.Render(cfg, sp.Target)
 			if err != nil {
 				return usageError{err}
@@ -189,6 +192,23 @@ func printCommand(w io.Writer, cmd engines.Command, pretty, asJSON bool) error {
 		fmt.Fprintf(w, "\n# %s\n%s", name, cmd.Files[name])
 	}
 	return nil
+}
+
+// printPD prints every process of a disaggregated deployment: servers,
+// then the router.
+func printPD(w io.Writer, cfg space.Config, t space.Target, pretty, asJSON bool) error {
+	procs, err := engines.RenderReportPD(cfg, t)
+	if err != nil {
+		return usageError{err}
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(procs)
+	}
+	_, err = fmt.Fprintln(w, engines.PDText(procs, pretty))
+	return err
 }
 
 func sortedNames(m map[string]string) []string {

@@ -108,6 +108,21 @@ func TestPDStudyMeasuresThroughTheRouter(t *testing.T) {
 	if left := enginePGIDs(t, studyDir); len(left) != 0 {
 		t.Fatalf("pidfiles left behind for %v", left)
 	}
+	// best and the command printer show the whole deployment.
+	for _, args := range [][]string{{"best", "pd"}, {"command", "space.toml", "--set", "disaggregation=pd", "--set", "prefill_instances=2"}} {
+		c := exec.Command(bin, args...)
+		c.Dir = dir
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		for _, want := range []string{"# prefill-0 (1 GPU, port 30001)", "--disaggregation-mode=decode",
+			"python3 -m sglang_router.launch_router --pd-disaggregation --prefill http://127.0.0.1:30001 8998"} {
+			if !strings.Contains(string(out), want) {
+				t.Fatalf("%v lacks %q:\n%s", args, want, out)
+			}
+		}
+	}
 }
 
 func prefillLogs(n int) []string {

@@ -401,6 +401,13 @@ func newRunner(e *env, sp *space.Space, d studies.Dir, cards *sim.Cards) (object
 // renderCommand gives reports the real engine's serving command.
 func renderCommand(sp *space.Space) studies.Renderer {
 	return func(c space.Config) (string, error) {
+		if engines.IsPD(c) {
+			procs, err := engines.RenderReportPD(sp.WithTargetEngine(c), sp.Target)
+			if err != nil {
+				return "", err
+			}
+			return engines.PDText(procs, false), nil
+		}
 		cmd, err := engines.Render(sp.WithTargetEngine(c), sp.Target)
 		if err != nil {
 			return "", err
