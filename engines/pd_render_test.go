@@ -2,6 +2,7 @@ package engines
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -144,5 +145,21 @@ func TestRenderPDExtraArgs(t *testing.T) {
 	got := renderPDText(t, cfg, tgt)
 	if !strings.Contains(got, "--disaggregation-bootstrap-port=8998 --page-size=64 --host=127.0.0.1 --port=30001") {
 		t.Fatalf("extra_args misplaced:\n%s", got)
+	}
+}
+
+func TestDocsShowPDGoldens(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "engines.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range pdCases {
+		b, err := os.ReadFile(filepath.Join("testdata", "golden", "pd-"+c.name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(doc), string(b)) {
+			t.Errorf("docs/engines.md does not show pd-%s.txt", c.name)
+		}
 	}
 }
