@@ -22,6 +22,14 @@ type PDProcess struct {
 	GPUs int `json:"gpus"`
 	// Probes answer 200 once the process serves.
 	Probes []string `json:"probes"`
+	// PeerPorts are the ports other processes of the deployment connect
+	// to besides Port (SGLang's bootstrap, vLLM's NIXL side channel).
+	PeerPorts []int `json:"peer_ports,omitempty"`
+	// HostEnv names the variable that must hold the address the other
+	// processes reach this one at when they run elsewhere (vLLM's
+	// VLLM_NIXL_SIDE_CHANNEL_HOST; "" when the engine tells peers
+	// itself).
+	HostEnv string `json:"host_env,omitempty"`
 }
 
 // Name is how logs and messages name the process: "prefill-0",
@@ -41,6 +49,17 @@ type PDPorts struct {
 	Prefill, Decode []int
 	Bootstrap       []int
 	SideChannel     []int
+	// Dial is where the router reaches each server (prefill first), when
+	// not the bind address: a Kubernetes Service's name.
+	Dial []string
+}
+
+// dial is where the router reaches server i (prefill first).
+func (p PDPorts) dial(i int, host string) string {
+	if i < len(p.Dial) && p.Dial[i] != "" {
+		return p.Dial[i]
+	}
+	return dialHost(host)
 }
 
 // pdEngine is an engine that serves disaggregated: what each role adds to
@@ -53,6 +72,10 @@ type pdEngine interface {
 	roleArgs(p PD, role string, i int, ports PDPorts) ([]string, map[string]string)
 	// router is the router's command for the servers at the given URLs.
 	router(p PD, host string, ports PDPorts) PDProcess
+	// pdPeers are the ports server i of role (slot among all servers,
+	// prefill first) is dialled at besides its HTTP port, and the
+	// variable announcing its address (PDProcess).
+	pdPeers(role string, i, slot int, ports PDPorts) ([]int, string)
 }
 
 // DefaultPDPorts are the ports of a deployment's commands as reports
@@ -192,7 +215,13 @@ func pdServer(e Engine, pe pdEngine, p PD, t space.Target, role string, side spa
 		}
 		c.Env = merged
 	}
-	return PDProcess{Role: role, Index: i, Command: c, Port: port, GPUs: e.GPUs(side), Probes: e.Probes()}, nil
+	slot := i
+	if role == RoleDecode {
+		slot += p.PrefillCount
+	}
+	peers, hostEnv := pe.pdPeers(role, i, slot, ports)
+	return PDProcess{Role: role, Index: i, Command: c, Port: port, GPUs: e.GPUs(side), Probes: e.Probes(),
+		PeerPorts: peers, HostEnv: hostEnv}, nil
 }
 
 // prefixFailure names the side a refusal comes from.
@@ -217,6 +246,11 @@ func bindHost(t space.Target) string {
 // serverURL is how the router reaches a server bound to host.
 func serverURL(host string, port int) string {
 	return "http://" + net.JoinHostPort(dialHost(host), itoa(port))
+}
+
+// routerURL is how the router reaches server i (prefill first).
+func routerURL(ports PDPorts, i int, host string, port int) string {
+	return "http://" + net.JoinHostPort(ports.dial(i, host), itoa(port))
 }
 
 // PDBackends lists the transfer backends an engine version renders

@@ -43,6 +43,15 @@ func (sglang) pdCheck(p PD, v Version) error {
 // roleArgs: --disaggregation-mode, the backend when chosen, and each
 // prefill server's own bootstrap port (the decode servers learn it from
 // the router with each request).
+// pdPeers: a prefill server's bootstrap port, which decode servers dial
+// at the host the router names.
+func (sglang) pdPeers(role string, i, _ int, ports PDPorts) ([]int, string) {
+	if role == RolePrefill {
+		return []int{ports.Bootstrap[i]}, ""
+	}
+	return nil, ""
+}
+
 func (sglang) roleArgs(p PD, role string, i int, ports PDPorts) ([]string, map[string]string) {
 	args := []string{"--disaggregation-mode=" + role}
 	if p.Backend != "" {
@@ -61,10 +70,10 @@ func sglangRouterProgram() []string { return []string{"python3", "-m", "sglang_r
 func (sglang) router(p PD, host string, ports PDPorts) PDProcess {
 	argv := append(sglangRouterProgram(), "--pd-disaggregation")
 	for i := 0; i < p.PrefillCount; i++ {
-		argv = append(argv, "--prefill", serverURL(host, ports.Prefill[i]), itoa(ports.Bootstrap[i]))
+		argv = append(argv, "--prefill", routerURL(ports, i, host, ports.Prefill[i]), itoa(ports.Bootstrap[i]))
 	}
 	for i := 0; i < p.DecodeCount; i++ {
-		argv = append(argv, "--decode", serverURL(host, ports.Decode[i]))
+		argv = append(argv, "--decode", routerURL(ports, p.PrefillCount+i, host, ports.Decode[i]))
 	}
 	argv = append(argv, "--host", host, "--port", itoa(ports.Router))
 	return PDProcess{Role: RoleRouter, Command: Command{Argv: argv, Program: len(sglangRouterProgram())},

@@ -62,6 +62,13 @@ func (vllm) roleArgs(p PD, role string, i int, ports PDPorts) ([]string, map[str
 	return []string{"--kv-transfer-config=" + cfg}, map[string]string{"VLLM_NIXL_SIDE_CHANNEL_PORT": itoa(ports.SideChannel[slot])}
 }
 
+// pdPeers: every server's NIXL side channel (one port per DP rank from
+// its base), announced at VLLM_NIXL_SIDE_CHANNEL_HOST (default
+// localhost, which only serves one host).
+func (vllm) pdPeers(_ string, _, slot int, ports PDPorts) ([]int, string) {
+	return []int{ports.SideChannel[slot]}, "VLLM_NIXL_SIDE_CHANNEL_HOST"
+}
+
 // vllmRouterProgram is the proxy vLLM documents, from its source tree.
 func vllmRouterProgram() []string {
 	return []string{"python3", "tests/v1/kv_connector/nixl_integration/toy_proxy_server.py"}
@@ -69,10 +76,10 @@ func vllmRouterProgram() []string {
 
 func (vllm) router(p PD, host string, ports PDPorts) PDProcess {
 	argv := append(vllmRouterProgram(), "--host", host, "--port", itoa(ports.Router))
-	hosts := func(n int) []string {
+	hosts := func(from, n int) []string {
 		out := make([]string, n)
 		for i := range out {
-			out[i] = dialHost(host)
+			out[i] = ports.dial(from+i, host)
 		}
 		return out
 	}
@@ -83,9 +90,9 @@ func (vllm) router(p PD, host string, ports PDPorts) PDProcess {
 		}
 		return out
 	}
-	argv = append(append(argv, "--prefiller-hosts"), hosts(p.PrefillCount)...)
+	argv = append(append(argv, "--prefiller-hosts"), hosts(0, p.PrefillCount)...)
 	argv = append(append(argv, "--prefiller-ports"), portWords(ports.Prefill, p.PrefillCount)...)
-	argv = append(append(argv, "--decoder-hosts"), hosts(p.DecodeCount)...)
+	argv = append(append(argv, "--decoder-hosts"), hosts(p.PrefillCount, p.DecodeCount)...)
 	argv = append(append(argv, "--decoder-ports"), portWords(ports.Decode, p.DecodeCount)...)
 	return PDProcess{Role: RoleRouter, Command: Command{Argv: argv, Program: len(vllmRouterProgram())},
 		Port: ports.Router, Probes: []string{"/healthcheck"}}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/export"
@@ -27,6 +28,9 @@ func (e *env) export(sp *space.Space, trials []studies.Trial, r studies.Report, 
 	if i < 0 {
 		return usagef("study %s has no trial %d", sp.Study.Name, trial)
 	}
+	if engines.IsPD(trials[i].Config) {
+		return e.exportPD(sp, trials[i], kind, o)
+	}
 	p, err := export.New(sp, trials[i], o)
 	if errors.Is(err, export.ErrNotComplete) || errors.Is(err, export.ErrNoImage) {
 		return usageError{err}
@@ -39,6 +43,27 @@ func (e *env) export(sp *space.Space, trials []studies.Trial, r studies.Report, 
 		return err
 	}
 	y, err := export.Kubernetes(p)
+	if err != nil {
+		return err
+	}
+	_, err = e.stdout.Write(y)
+	return err
+}
+
+// exportPD prints a disaggregated trial's manifests, one Deployment and
+// Service per process; one docker run cannot hold a deployment.
+func (e *env) exportPD(sp *space.Space, t studies.Trial, kind string, o export.Options) error {
+	if kind != "k8s" {
+		return usagef("trial %d is a disaggregated deployment of several processes: --export k8s renders one Deployment per process", t.Number)
+	}
+	plans, err := export.NewPD(sp, t, o)
+	if errors.Is(err, export.ErrNotComplete) || errors.Is(err, export.ErrNoImage) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	y, err := export.KubernetesPD(plans)
 	if err != nil {
 		return err
 	}

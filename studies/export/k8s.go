@@ -74,7 +74,7 @@ func cacheClaim() obj {
 func service(p Plan) obj {
 	return obj{"apiVersion": "v1", "kind": "Service", "metadata": meta(p), "spec": obj{
 		"selector": obj{"app": p.Name},
-		"ports":    []obj{{"name": "http", "port": p.Port, "targetPort": "http"}},
+		"ports":    append([]obj{{"name": "http", "port": p.Port, "targetPort": "http"}}, peerPorts(p)...),
 	}}
 }
 
@@ -113,11 +113,15 @@ func podSpec(p Plan) obj {
 	return obj{"containers": []obj{c}, "volumes": vols}
 }
 
-// env is the command's variables, then HF_TOKEN from its Secret.
+// env is the command's variables, the pod's address where peers need it
+// announced, then HF_TOKEN from its Secret.
 func env(p Plan) []obj {
 	out := []obj{}
 	for _, k := range sortedKeys(p.Env) {
 		out = append(out, obj{"name": k, "value": p.Env[k]})
+	}
+	if p.HostEnv != "" {
+		out = append(out, obj{"name": p.HostEnv, "valueFrom": obj{"fieldRef": obj{"fieldPath": "status.podIP"}}})
 	}
 	if p.HFToken {
 		out = append(out, obj{"name": "HF_HOME", "value": p.Cache}, obj{"name": "HF_TOKEN", "valueFrom": obj{

@@ -49,6 +49,11 @@ type Plan struct {
 	// the engine downloads from Hugging Face with HF_TOKEN.
 	Cache   string
 	HFToken bool
+	// PeerPorts are ports the other processes of a disaggregated
+	// deployment dial besides Port; HostEnv names the variable that must
+	// hold this pod's address for them (set from the pod's IP).
+	PeerPorts []int
+	HostEnv   string
 }
 
 // ErrNotComplete refuses a trial whose measurement does not hold.

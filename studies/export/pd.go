@@ -1,0 +1,128 @@
+package export
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
+)
+
+// routerLoad bounds a router's startup: it loads no model.
+const routerLoad = 5 * time.Minute
+
+// NewPD plans a disaggregated trial's deployment: one Plan per process
+// (prefill servers, decode servers, then the router), each its own
+// Deployment and Service named <trial>-<process>, every server bound to
+// all interfaces and reached by the router at its Service's name.
+func NewPD(sp *space.Space, t studies.Trial, o Options) ([]Plan, error) {
+	if t.State != studies.Complete && !o.Force {
+		return nil, fmt.Errorf("trial %d is %s%s: %w; --force exports it anyway", t.Number, t.State, because(t), ErrNotComplete)
+	}
+	cfg := sp.WithTargetEngine(t.Config)
+	eng := engines.EngineOf(cfg, sp.Target)
+	f, err := engineFacts(eng, sp.Target, o.Image)
+	if err != nil {
+		return nil, err
+	}
+	pd, ok := engines.SplitPD(cfg)
+	e, found := engines.Lookup(eng, sp.Target)
+	if !ok || !found {
+		return nil, fmt.Errorf("trial %d is not a disaggregated %s deployment", t.Number, eng)
+	}
+	ports := engines.DefaultPDPorts(pd, e)
+	for _, role := range []struct {
+		name string
+		n    int
+	}{{engines.RolePrefill, pd.PrefillCount}, {engines.RoleDecode, pd.DecodeCount}} {
+		for i := 0; i < role.n; i++ {
+			ports.Dial = append(ports.Dial, processName(sp.Study.Name, t.Number, fmt.Sprintf("%s-%d", role.name, i)))
+		}
+	}
+	tgt := sp.Target
+	tgt.Host = "0.0.0.0"
+	procs, err := engines.RenderPD(cfg, tgt, ports)
+	if err != nil {
+		return nil, fmt.Errorf("trial %d: %w", t.Number, err)
+	}
+	gpu := studies.TargetDevice(sp.Target, []string{eng}) == "gpu"
+	plans := make([]Plan, len(procs))
+	for i, pr := range procs {
+		plans[i] = processPlan(sp, t, eng, f, pr, gpu)
+		if o.Image != "" {
+			plans[i].Image = o.Image
+		}
+	}
+	return plans, nil
+}
+
+// processPlan is one process's container: its whole command, its own
+// GPUs, its port and the ports its peers dial.
+func processPlan(sp *space.Space, t studies.Trial, eng string, f facts, pr engines.PDProcess, gpu bool) Plan {
+	env := map[string]string{}
+	for k, v := range pr.Command.Env {
+		env[k] = v
+	}
+	p := Plan{Study: sp.Study.Name, Trial: t.Number, Name: processName(sp.Study.Name, t.Number, pr.Name()), Engine: eng,
+		Image: f.image(sp.Target.Engines[eng].Version), Port: pr.Port, Argv: pr.Command.Argv, Env: env,
+		Load: f.load, Cache: f.cache, HFToken: f.hfHome, PeerPorts: pr.PeerPorts, HostEnv: pr.HostEnv}
+	if len(pr.Probes) > 0 {
+		p.Health = pr.Probes[0]
+	}
+	if pr.Role == engines.RoleRouter {
+		p.Load, p.HFToken = routerLoad, false
+	}
+	if gpu {
+		p.GPUs = pr.GPUs
+	}
+	return p
+}
+
+// processName is name's DNS-1035 label with the process's name after
+// the trial's.
+func processName(study string, trial int, process string) string {
+	base := name(study, trial)
+	suffix := "-" + process
+	if len(base)+len(suffix) > 63 {
+		cut := strings.LastIndex(base, "-trial-")
+		keep := max(1, 63-len(suffix)-(len(base)-cut))
+		base = strings.TrimRight(base[:min(keep, cut)], "-") + base[cut:]
+	}
+	return base + suffix
+}
+
+// KubernetesPD is the manifest of a whole deployment: the model cache's
+// claim once, then each process's Deployment and Service.
+func KubernetesPD(plans []Plan) ([]byte, error) {
+	docs := []any{cacheClaim()}
+	for _, p := range plans {
+		docs = append(docs, deployment(p), service(p))
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	for _, doc := range docs {
+		if err := enc.Encode(doc); err != nil {
+			return nil, fmt.Errorf("manifest: %w", err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// peerPorts are the Service ports other processes dial besides http.
+func peerPorts(p Plan) []obj {
+	var out []obj
+	for i, port := range p.PeerPorts {
+		out = append(out, obj{"name": "peer-" + strconv.Itoa(i), "port": port, "targetPort": port})
+	}
+	return out
+}
