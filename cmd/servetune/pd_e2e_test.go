@@ -225,3 +225,73 @@ func TestPDKill9LeavesNothingRunning(t *testing.T) {
 		time.Sleep(20 * time.Millisecond) // polling other processes' exit
 	}
 }
+
+// roleGroup is the process group of the deployment's process whose argv
+// holds marker, from the launcher's pidfiles.
+func roleGroup(t *testing.T, studyDir, marker string) int {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(studyDir, "engines", "*.json"))
+	for _, f := range files {
+		var rec struct {
+			PGID int      `json:"pgid"`
+			Argv []string `json:"argv"`
+		}
+		if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &rec) == nil && strings.Contains(strings.Join(rec.Argv, " "), marker) {
+			return rec.PGID
+		}
+	}
+	return 0
+}
+
+// A decode server that dies while the benchmark runs through the router
+// fails the trial, named, classified as a crash during the benchmark;
+// the other processes are stopped with it.
+func TestPDDecodeDeathMidBenchmarkFailsTheTrial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches engine processes")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	space := pdSpace(t, bin, dir, "1", 512, "")
+	src, _ := os.ReadFile(space)
+	os.WriteFile(space, []byte(strings.Replace(string(src), "n_trials = 2", "n_trials = 1", 1)), 0o644)
+	cmd := exec.Command(bin, "--log-format", "json", "--log-level", "debug", "run", space)
+	cmd.Dir = dir
+	logs, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	studyDir := filepath.Join(dir, "studies", "pd")
+	var pgids []int
+	sc := bufio.NewScanner(logs)
+	for sc.Scan() {
+		var ev struct {
+			Message string `json:"message"`
+			Phase   string `json:"phase"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Message == "trial phase" && ev.Phase == string(objective.Benchmarking) {
+			pgids = enginePGIDs(t, studyDir)
+			if pg := roleGroup(t, studyDir, "--disaggregation-mode=decode"); pg > 0 {
+				_ = syscall.Kill(-pg, syscall.SIGKILL)
+			}
+			break
+		}
+	}
+	for sc.Scan() { // drain, so servetune never blocks on stderr
+	}
+	_ = cmd.Wait()
+	ts := readTrials(t, filepath.Join(studyDir, "study.db"))
+	if len(ts) != 1 || ts[0].State != studies.Failed || ts[0].Failure == nil ||
+		!strings.HasPrefix(ts[0].Failure.Message, "decode-0: ") || ts[0].Failure.Class != "crashed_during_benchmark" {
+		t.Fatalf("trials %+v", ts)
+	}
+	for _, pg := range pgids {
+		if live := liveInGroup(pg); len(live) > 0 {
+			_ = syscall.Kill(-pg, syscall.SIGKILL)
+			t.Errorf("process group %d outlived the trial: %v", pg, live)
+		}
+	}
+}
