@@ -35,7 +35,7 @@ func (l *Launcher) startPD(ctx context.Context, cfg space.Config, t space.Target
 	if err != nil {
 		return nil, err
 	}
-	devs, all, err := splitDevices(procs, setEnv(t, EngineOf(cfg, t), nil)["CUDA_VISIBLE_DEVICES"])
+	devs, all, err := splitDevices(procs, l.visible(t, EngineOf(cfg, t)))
 	if err != nil {
 		return nil, err
 	}
@@ -168,6 +168,21 @@ func splitDevices(procs []PDProcess, visible string) (per []string, all []string
 		next += pr.GPUs
 	}
 	return per, all, nil
+}
+
+// visible is the GPU list the deployment splits: the trial's (target or
+// engine environment), else the one servetune inherited, so a slice "0,1"
+// never names devices outside what this process was given.
+func (l *Launcher) visible(t space.Target, engine string) string {
+	if v, ok := setEnv(t, engine, nil)["CUDA_VISIBLE_DEVICES"]; ok {
+		return v
+	}
+	for _, kv := range l.baseEnv() {
+		if v, ok := strings.CutPrefix(kv, "CUDA_VISIBLE_DEVICES="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // readyTarget is one process's probes.

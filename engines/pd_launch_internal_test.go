@@ -1,0 +1,62 @@
+package engines
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/servetune/servetune/space"
+)
+
+// Each server gets its own consecutive GPUs of the trial's devices, the
+// router none; a trial without devices counts from 0; too few devices is
+// the config's failure.
+func TestSplitDevices(t *testing.T) {
+	procs := []PDProcess{{Role: RolePrefill, GPUs: 2}, {Role: RolePrefill, GPUs: 2}, {Role: RoleDecode, GPUs: 4}, {Role: RoleRouter}}
+	per, all, err := splitDevices(procs, "4,5,6,7,GPU-a,GPU-b,GPU-c,GPU-d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"4,5", "6,7", "GPU-a,GPU-b,GPU-c,GPU-d", ""}; !reflect.DeepEqual(per, want) || len(all) != 8 {
+		t.Fatalf("per %q all %q", per, all)
+	}
+	if per, all, _ := splitDevices(procs, ""); per[2] != "4,5,6,7" || all != nil {
+		t.Fatalf("without devices: %q %q", per, all)
+	}
+	if _, _, err := splitDevices(procs, "0,1,2"); err == nil {
+		t.Fatal("8 GPUs split over 3 devices")
+	}
+}
+
+// The deployment splits the devices servetune was given when the target
+// names none.
+func TestPDVisibleDevicesInherited(t *testing.T) {
+	l := &Launcher{Environ: []string{"PATH=/bin", "CUDA_VISIBLE_DEVICES=4,5,6,7"}}
+	if v := l.visible(space.Target{}, SGLang); v != "4,5,6,7" {
+		t.Fatalf("inherited %q", v)
+	}
+	tgt := space.Target{Env: map[string]string{"CUDA_VISIBLE_DEVICES": "2,3"}}
+	if v := l.visible(tgt, SGLang); v != "2,3" {
+		t.Fatalf("the trial's %q", v)
+	}
+}
+
+// Free ports are distinct across every process, bootstrap and side
+// channel.
+func TestFreePDPortsDistinct(t *testing.T) {
+	p := PD{PrefillCount: 3, DecodeCount: 2}
+	ports, err := freePDPorts(p, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := append(append(append(append([]int{ports.Router}, ports.Prefill...), ports.Decode...), ports.Bootstrap...), ports.SideChannel...)
+	seen := map[int]bool{}
+	for _, x := range all {
+		if seen[x] || x == 0 {
+			t.Fatalf("port %d repeated or zero in %+v", x, ports)
+		}
+		seen[x] = true
+	}
+	if len(all) != 1+3+2+3+5 {
+		t.Fatalf("%d ports", len(all))
+	}
+}
