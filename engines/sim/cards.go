@@ -24,6 +24,11 @@ type GPUCard struct {
 	FP8TFLOPs float64 `toml:"fp8_tflops"`
 	NVLinkGBs float64 `toml:"nvlink_gbs"`
 	PCIeGBs   float64 `toml:"pcie_gbs"`
+	// NetGBs is the per-GPU network bandwidth to another node (one
+	// direction, GB/s: a 400 Gb/s RDMA NIC per GPU is 50), which moves a
+	// disaggregated deployment's KV cache across nodes (pdlink.go);
+	// absent: the card's pcie_gbs, the NIC's own host link.
+	NetGBs float64 `toml:"net_gbs,omitzero"`
 }
 
 // ModelCard is what the simulator needs to know about a model's shape.
@@ -157,8 +162,8 @@ func (g GPUCard) problem() (key, msg string) {
 	if g.Name == "" {
 		return "name", "is required"
 	}
-	if g.FP8TFLOPs < 0 || g.NVLinkGBs < 0 || g.PCIeGBs < 0 {
-		return "pcie_gbs", "fp8_tflops, nvlink_gbs and pcie_gbs cannot be negative"
+	if g.FP8TFLOPs < 0 || g.NVLinkGBs < 0 || g.PCIeGBs < 0 || g.NetGBs < 0 {
+		return "pcie_gbs", "fp8_tflops, nvlink_gbs, pcie_gbs and net_gbs cannot be negative"
 	}
 	return "", ""
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -46,6 +47,13 @@ func (sm *Simulator) EvaluateTrace(ctx context.Context, cfg space.Config, t spac
 }
 
 func (sm *Simulator) evaluate(ctx context.Context, cfg space.Config, t space.Target, p bench.Profile, seed int64, trace bool) ([]bench.Record, time.Duration, *Trace, error) {
+	if engines.IsPD(cfg) { // pd.go: a prefill pool and a decode pool
+		if trace {
+			return nil, 0, nil, errors.New("sim: step features are not traced for disaggregated configs")
+		}
+		recs, dur, err := sm.evaluatePD(ctx, cfg, t, p, seed)
+		return recs, dur, nil, err
+	}
 	s, err := sm.resolve(cfg, t)
 	if err != nil {
 		return nil, 0, nil, err
@@ -106,6 +114,9 @@ func noiseFactor(seed int64, cv float64) float64 {
 // CUDA-graph capture, torch.compile, warm-up. Configs that fail at
 // startup still spend roughly this long before failing.
 func (sm *Simulator) StartupTime(cfg space.Config, t space.Target) time.Duration {
+	if engines.IsPD(cfg) {
+		return sm.startupPD(cfg, t)
+	}
 	s, err := resolve(sm.Cards, cfg, t)
 	if err != nil {
 		return 5 * time.Second // argument checks fail before anything loads
@@ -130,8 +141,19 @@ func (sm *Simulator) GPUs(cfg space.Config, t space.Target) int {
 	if n, ok := t.TrialGPUs(cfg); ok {
 		return n
 	}
-	if _, err := resolve(sm.Cards, cfg, t); err != nil {
+	if err := sm.resolves(cfg, t); err != nil {
 		return max(t.GPUs, 1)
 	}
 	return engines.GPUs(cfg, t)
+}
+
+// resolves is nil when the simulator resolves the config's knobs
+// (both sides' of a disaggregated config).
+func (sm *Simulator) resolves(cfg space.Config, t space.Target) error {
+	if engines.IsPD(cfg) {
+		_, err := sm.resolvePD(cfg, t)
+		return err
+	}
+	_, err := resolve(sm.Cards, cfg, t)
+	return err
 }
