@@ -81,6 +81,10 @@ type priorSampler struct {
 	// filtered counts inner proposals skipped as predicted infeasible.
 	filtered int
 	trust    priorTrust
+	// regions is the trust per region (prior_region.go); pruned the
+	// pruned configs the prior may propose again (prior_revisit.go).
+	regions *regionTrust
+	pruned  map[string]*prunedConfig
 	// incumbent is the best measured config on the first objective.
 	incumbent    space.Config
 	incumbentVal float64
@@ -105,7 +109,8 @@ type candidate struct {
 // ctx's error), and so do the predictions of its later proposals.
 func WithPrior(ctx context.Context, inner Sampler, sp *space.Space, p Prior, seed int64) (Sampler, error) {
 	ps := &priorSampler{life: ctx, incumbentVal: math.NaN(), budget: -1, inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
-		cands: map[string]*candidate{}, told: map[string]bool{}, around: map[string]bool{}, twins: map[string]bool{}, resid: newResidual(len(sp.Objectives))}
+		cands: map[string]*candidate{}, told: map[string]bool{}, around: map[string]bool{}, twins: map[string]bool{}, resid: newResidual(len(sp.Objectives)),
+		regions: newRegionTrust(), pruned: map[string]*prunedConfig{}}
 	ps.screenAll(knownConfigs(p)) // a resumed study's screening, kept with it
 	ps.screen(screenStart - len(ps.order))
 	ps.climb()
@@ -171,7 +176,7 @@ func (ps *priorSampler) askOne(busy []space.Config) (space.Config, error) {
 		ps.climbFull()
 		ps.budget = -1
 		if c, ok := ps.pick(keySet(ps.sp, busy)); ok {
-			ps.note(c, "prior")
+			ps.note(c, ps.originOf(c))
 			return c, nil
 		}
 	}
@@ -202,7 +207,8 @@ func (ps *priorSampler) innerOne(busy []space.Config) (space.Config, error) {
 		last = cs
 		// The full prediction, not screening: some configs run out of
 		// memory only under the full benchmark's load.
-		if ps.predict(ps.sp.WithTargetEngine(cs[0])).feasible || !ps.trust.feasibility() {
+		c := ps.sp.WithTargetEngine(cs[0])
+		if ps.predict(c).feasible || !ps.trust.feasibility() || ps.regions.memoryWrong(c) {
 			return cs[0], nil
 		}
 		ps.filtered++
@@ -220,6 +226,8 @@ func (ps *priorSampler) Tell(o Observation) error {
 	ps.told[configKey(ps.sp, c)] = true
 	cd := ps.predict(c)
 	ps.trust.tell(o, cd)
+	ps.tellRegions(o, c, cd)
+	ps.tellPruned(o, c)
 	if cd.feasible {
 		ps.twins[valuesKey(cd.values)] = true
 	}
@@ -231,7 +239,9 @@ func (ps *priorSampler) Tell(o Observation) error {
 		}
 	}
 	if done && cd.feasible && o.Values[0] > 0 && cd.values[0] > 0 {
-		ps.trust.miss(math.Log(o.Values[0]/cd.values[0]) - ps.resid.predict(0, c))
+		miss := math.Log(o.Values[0]/cd.values[0]) - ps.resid.predict(0, c)
+		ps.trust.miss(miss)
+		ps.regions.miss(c, math.Abs(miss))
 	}
 	if done && cd.feasible {
 		for i := range o.Values {

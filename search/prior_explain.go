@@ -11,7 +11,8 @@ import (
 // predicted for it, so a study can record why each trial ran and later
 // compare the prediction with the measurement.
 type Proposal struct {
-	// Origin is "prior" when the prior chose the config, "sampler" when
+	// Origin is "prior" when the prior chose the config, "revisit" when
+	// it chose a pruned config again (prior_revisit.go), "sampler" when
 	// the inner sampler did.
 	Origin string
 	// Predicted are the prior's objective values (space order), nil when

@@ -29,12 +29,20 @@ func (ps *priorSampler) pick(busy map[string]bool) (space.Config, bool) {
 // predicted feasible, neither measured nor running, and not a twin of a
 // measured config — one the prior predicts exactly the same values for
 // differs only in knobs the prior says do not matter, so measuring it
-// teaches the prior nothing (on Qwen3-8B a dozen attention-backend and
+// teaches the prior nothing; and in a region where the prior's
+// predictions miss, only on its share of the prior's picks (regionTurn).
+// A pruned config is open again once revisitable (on Qwen3-8B a dozen attention-backend and
 // CUDA-graph variants of one config would otherwise take turns).
 func (ps *priorSampler) open(k string, busy map[string]bool) bool {
 	cd := ps.cands[k]
 	_, ok := ps.estimate(cd)
-	return cd.refined && ok && !ps.told[k] && !busy[k] && !ps.twins[valuesKey(cd.values)]
+	if !cd.refined || !ok || busy[k] || !regionTurn(ps.regions.every(cd.cfg), ps.picks) {
+		return false
+	}
+	if ps.told[k] {
+		return ps.revisitable(k, cd)
+	}
+	return !ps.twins[valuesKey(cd.values)]
 }
 
 // estimate is the prediction the prior ranks cd by: its full one when it

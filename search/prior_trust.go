@@ -60,20 +60,29 @@ const (
 
 // priorEveryFor is one in how many proposals the prior makes after the
 // warm start, given its measured prediction errors (oldest first).
-func priorEveryFor(errs []float64) int {
-	if len(errs) < minErrTrials {
+func priorEveryFor(errs []float64) int { return shareFor(errs, minErrTrials) }
+
+// shareFor is priorEveryFor once at least minN errors exist.
+func shareFor(errs []float64, minN int) int {
+	if len(errs) < minN {
 		return priorEvery
 	}
+	m := recentMedian(errs)
+	if !(m > errTolerance) { // NaN cannot reach here: tell drops it
+		return priorEvery
+	}
+	return min(maxEvery, int(math.Ceil(float64(priorEvery)*m/errTolerance)))
+}
+
+// recentMedian is the median of the last errWindow errors (at least one).
+func recentMedian(errs []float64) float64 {
 	recent := append([]float64(nil), errs[max(0, len(errs)-errWindow):]...)
 	slices.Sort(recent)
 	m := recent[len(recent)/2]
 	if len(recent)%2 == 0 {
 		m = (recent[len(recent)/2-1] + m) / 2
 	}
-	if !(m > errTolerance) { // NaN cannot reach here: tell drops it
-		return priorEvery
-	}
-	return min(maxEvery, int(math.Ceil(float64(priorEvery)*m/errTolerance)))
+	return m
 }
 
 // every is one in how many proposals the prior makes: fewer as its

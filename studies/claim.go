@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/servetune/servetune/search"
 )
 
 // errFull says the study has n_trials finished or running: claiming
@@ -71,7 +73,10 @@ func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, nTrials, rep
 // takenQuery counts the trials that make t a duplicate once they number
 // limit: a retry already made, a baseline already measured or running, a
 // config already measured or running — or, for a repeat, measured or
-// running repeat times. Reuses are duplicates on purpose.
+// running repeat times; a noise repeat or confirmation, measured or
+// running search.MaxMeasurements times; a revisit (a pruned config proposed again), a
+// trial of that config that was not pruned. Reuses are duplicates on
+// purpose.
 func takenQuery(t Trial, repeat int) (q string, args []any, limit int) {
 	switch {
 	case t.RetryOf != 0:
@@ -80,8 +85,16 @@ func takenQuery(t Trial, repeat int) (q string, args []any, limit int) {
 		return `SELECT count(*) FROM trials WHERE origin='baseline' AND state<>?`, []any{Interrupted}, 1
 	case t.Origin == "sampler" || t.Origin == "prior" || t.Origin == "enqueued" || t.Origin == "warm-start":
 		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>?`, []any{t.Config.Key(), Interrupted}, 1
+	case t.Origin == "revisit":
+		// A pruned config proposed again: taken once any of its trials
+		// ended otherwise (or runs), and the prior revisits a config once.
+		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>? AND state<>?`, []any{t.Config.Key(), Interrupted, Pruned}, 1
 	case t.Origin == "repeat":
 		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>? AND reused_from IS NULL`, []any{t.Config.Key(), Interrupted}, max(repeat, 1)
+	case t.Origin == "noise" || t.Origin == "confirm":
+		// Measuring again on purpose (confirm.go), up to
+		// search.MaxMeasurements measurements of the config.
+		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>? AND reused_from IS NULL`, []any{t.Config.Key(), Interrupted}, max(repeat, search.MaxMeasurements)
 	}
 	return "", nil, 0
 }

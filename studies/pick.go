@@ -18,7 +18,7 @@ type next struct {
 
 // pick chooses the next config: retries of interrupted trials (an
 // interrupted baseline is retried as the baseline), the baseline, enqueued
-// configs, repeats, then the sampler.
+// configs, repeats, noise repeats and confirmations, then the sampler.
 func (l *loop) pick() (next, error) {
 	if l.has(func(t Trial) bool { return t.State == Running && t.Origin == "baseline" }) {
 		// Guards and baseline_agreement compare with the baseline's
@@ -44,6 +44,9 @@ func (l *loop) pick() (next, error) {
 		if t.State == Complete && t.ReusedFrom == 0 && l.count(t.Config)+l.runningOf(t.Config) < l.Repeat {
 			return next{cfg: t.Config, origin: "repeat"}, nil
 		}
+	}
+	if n, ok := l.confirmNext(); ok {
+		return n, nil
 	}
 	c, err := l.ask()
 	if err != nil {

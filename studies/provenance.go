@@ -16,7 +16,7 @@ import (
 // when its config has been measured enough already.
 func (l *loop) newTrial(n next) Trial {
 	t := Trial{Config: n.cfg, Origin: n.origin, RetryOf: n.retryOf, Start: l.Now(), Runner: l.Space.Target.Runner, Prediction: n.prediction}
-	if prev := l.measured(n.cfg); prev != nil {
+	if prev := l.measured(n.cfg); prev != nil && !isRemeasure(n.origin) {
 		t.Origin, t.ReusedFrom = "reused", prev.Number
 	}
 	return t

@@ -11,11 +11,12 @@ import (
 // judge returns the trial's pruning judge: a pure function of a
 // checkpoint that compares it with the incumbents' own checkpoints at the
 // same profile and step. The incumbents and the rule's margin are fixed
-// when the trial starts. A repeat is never pruned: it exists to measure
-// the noise, and would otherwise be stopped by its own first measurement.
+// when the trial starts. A repeat, noise repeat or confirmation is never
+// pruned: it exists to measure the noise, and would otherwise be stopped
+// by its own first measurement.
 func (l *loop) judge(origin string) objective.Judge {
 	sp, rule, incumbents := l.Space, noiseAware(l.Prune, l.Space, l.trials), l.incumbents()
-	if origin == "repeat" {
+	if isRemeasure(origin) {
 		rule = nil
 	}
 	return func(c objective.Checkpoint) objective.Verdict {

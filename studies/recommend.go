@@ -21,6 +21,13 @@ type Recommendation struct {
 	Command      string          `json:"command,omitempty"`
 	CommandError string          `json:"command_error,omitempty"`
 	Profiles     []ProfileChange `json:"profiles,omitempty"`
+	// Measurements is how many times the config was measured; with more
+	// than one (Confirmed) the values are their means. UncertaintyPct is
+	// the half-width of the 95% interval of the first objective's value,
+	// in %, from the study's noise (Report.NoiseCV).
+	Measurements   int     `json:"measurements"`
+	Confirmed      bool    `json:"confirmed"`
+	UncertaintyPct float64 `json:"uncertainty_pct"`
 }
 
 // ProfileChange is a trial's objective and constraint metrics on one
@@ -133,14 +140,20 @@ func short(d space.Direction) string {
 // recommendations turns Recommend's picks into what a reader deploys.
 func recommendations(sp *space.Space, trials []Trial, r Report) []Recommendation {
 	picks := Recommend(r.Objectives, r.Winners, r.NoiseCV, len(sp.Constraints) > 0)
+	gs := configGroups(sp, trials)
 	base := Baseline(trials)
+	if base != nil {
+		b := gs.meanTrial(trials, *base)
+		base = &b
+	}
 	var out []Recommendation
 	for _, p := range picks {
 		w := r.Winners[p.Index]
-		rec := Recommendation{Goal: p.Goal, Trial: w.Trial, Why: p.Why, Config: w.Config, Command: w.Command, CommandError: w.CommandError}
+		rec := Recommendation{Goal: p.Goal, Trial: w.Trial, Why: p.Why, Config: w.Config, Command: w.Command, CommandError: w.CommandError,
+			Measurements: max(1, w.Measurements), Confirmed: w.Measurements > 1, UncertaintyPct: 1.96 * r.NoiseCV / math.Sqrt(float64(max(1, w.Measurements))) * 100}
 		for _, t := range trials {
 			if t.Number == w.Trial {
-				rec.Profiles = profileChanges(sp, t, base)
+				rec.Profiles = profileChanges(sp, gs.meanTrial(trials, t), base)
 			}
 		}
 		out = append(out, rec)

@@ -34,8 +34,9 @@ func (r Report) recommendationsText(w io.Writer) {
 		head += " (simulated)"
 	}
 	fmt.Fprintf(w, "\n%s:\n", head)
+	defer r.noiseText(w, "  ", "\n")
 	for _, rec := range r.Recommendations {
-		fmt.Fprintf(w, "  %s: trial %d (%s)\n", rec.Goal, rec.Trial, rec.Why)
+		fmt.Fprintf(w, "  %s: trial %d (%s%s)\n", rec.Goal, rec.Trial, rec.Why, r.Certainty(rec))
 		for _, p := range rec.Profiles {
 			fmt.Fprintf(w, "    %s: %s\n", p.Profile, p.changes())
 		}
@@ -53,13 +54,46 @@ func (r Report) recommendationsMarkdown(w io.Writer) {
 		return
 	}
 	fmt.Fprint(w, "### Recommended\n\n")
+	defer r.noiseText(w, "", "\n\n")
 	for _, rec := range r.Recommendations {
-		fmt.Fprintf(w, "**%s**: trial %d (%s).", rec.Goal, rec.Trial, rec.Why)
+		fmt.Fprintf(w, "**%s**: trial %d (%s%s).", rec.Goal, rec.Trial, rec.Why, r.Certainty(rec))
 		for _, p := range rec.Profiles {
 			fmt.Fprintf(w, " %s: %s.", p.Profile, p.changes())
 		}
 		fmt.Fprintf(w, "\n\n```sh\n%s\n```\n\n", orDash(FlagLines(rec.Command)))
 	}
+}
+
+// Certainty is how sure a recommendation is, after its reason: the
+// measurements its values average and the 95% interval of the first
+// objective ("; confirmed by 3 measurements, ±2.9%"). It is empty for a
+// config measured once in a study that measured no noise, whose
+// uncertainty nobody measured.
+func (r Report) Certainty(rec Recommendation) string {
+	switch {
+	case rec.Confirmed:
+		return fmt.Sprintf("; confirmed by %d measurements, ±%.1f%%", rec.Measurements, rec.UncertaintyPct)
+	case r.NoiseMeasured:
+		return fmt.Sprintf("; measured once, ±%.1f%%", rec.UncertaintyPct)
+	}
+	return ""
+}
+
+// noiseText writes what the study measured of the noise and drift, when
+// it repeated any config.
+func (r Report) noiseText(w io.Writer, indent, end string) {
+	if !r.NoiseMeasured {
+		return
+	}
+	fmt.Fprintf(w, "%sNoise: %.1f%% per measurement, measured from repeated configs", indent, r.NoiseCV*100)
+	if d := r.Drift; d != nil {
+		verdict := "no drift detected"
+		if d.Detected {
+			verdict = "drift detected"
+		}
+		fmt.Fprintf(w, "; repeats moved %+.1f%% on average (%d repeats, %s)", d.MeanPct, d.Pairs, verdict)
+	}
+	fmt.Fprint(w, end)
 }
 
 // changes is "total_tps 25416.35 (+404.2%), mean_tpot_ms 123.66 (+44.5%)".

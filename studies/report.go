@@ -47,6 +47,9 @@ type Report struct {
 	// when the study has any (NoiseMeasured), else DefaultNoiseCV.
 	NoiseCV       float64 `json:"noise_cv"`
 	NoiseMeasured bool    `json:"noise_measured"`
+	// Drift compares every repeated measurement with its config's first
+	// (absent when nothing was measured twice).
+	Drift *search.Drift `json:"drift,omitempty"`
 	// GuardBreaks lists every complete trial that breaks a constraint
 	// relative to the baseline, per profile.
 	GuardBreaks []GuardBreak `json:"guard_breaks,omitempty"`
@@ -97,6 +100,12 @@ type Row struct {
 	// Command is the ready-to-run serving command for the real engine.
 	Command      string `json:"command,omitempty"`
 	CommandError string `json:"command_error,omitempty"`
+	// Measurements is how many times the config was measured (absent
+	// when once): Values are then the mean of its measurements, and
+	// Trial its first. UncertaintyPct is the half-width of the 95%
+	// interval of Values[0], in %: 1.96·NoiseCV/√Measurements.
+	Measurements   int     `json:"measurements,omitempty"`
+	UncertaintyPct float64 `json:"uncertainty_pct,omitempty"`
 	// Ran is the command the trial's engine really ran with (prefix,
 	// program override, listen flags, environment; credentials
 	// redacted) when it differs from Command.
@@ -132,10 +141,13 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 	base := Baseline(trials)
 	r.GuardBreaks = guardBreaks(sp, trials, base)
 	r.SLOs = profileSLOs(sp)
+	r.NoiseCV, r.NoiseMeasured = noiseCV(sp, trials)
+	gs := configGroups(sp, trials)
 	row := func(t Trial) Row {
 		rw := Row{Trial: t.Number, Origin: t.Origin, Config: t.Config, Values: Values(sp, t), Feasible: Violation(sp, t, base) == 0}
+		gs.fill(&rw, r.NoiseCV)
 		if base != nil {
-			bv := Values(sp, *base)
+			bv := gs.valuesOf(sp, *base)
 			for i, v := range rw.Values {
 				rw.VsBaseline = append(rw.VsBaseline, pctChange(v, bv[i]))
 			}
@@ -154,23 +166,17 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 		b := row(*base)
 		r.Baseline = &b
 	}
-	pts, idx := points(sp, trials)
-	var win []int
-	if r.MultiObjective {
-		win = search.Front(pts, sp.Objectives)
-		win = dedupeConfigs(trials, idx, win)
-	} else if b := search.Best(pts, sp.Objectives); b >= 0 {
-		win = []int{b}
-	}
-	for _, w := range win {
-		rw := row(trials[idx[w]])
+	for _, g := range gs.winners(sp) {
+		rw := row(trials[g.runs[0]])
 		if n := len(r.Winners); n > 0 && slicesEqual(r.Winners[n-1].Values, rw.Values) {
 			r.Winners[n-1].Equivalent = append(r.Winners[n-1].Equivalent, rw.Trial)
 			continue
 		}
 		r.Winners = append(r.Winners, rw)
 	}
-	r.NoiseCV, r.NoiseMeasured = noiseCV(sp, trials)
+	if d := drift(sp, trials); d.Pairs > 0 {
+		r.Drift = &d
+	}
 	if r.MultiObjective {
 		vals := make([][]float64, len(r.Winners))
 		for i, w := range r.Winners {
@@ -214,21 +220,6 @@ func noiseCV(sp *space.Space, trials []Trial) (float64, bool) {
 		return DefaultNoiseCV, false
 	}
 	return math.Sqrt(ss / float64(n)), true
-}
-
-// dedupeConfigs keeps one front member per config (repeats measure the
-// same config more than once).
-func dedupeConfigs(trials []Trial, idx, win []int) []int {
-	seen := map[string]bool{}
-	var out []int
-	for _, w := range win {
-		k := trials[idx[w]].Config.Key()
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, w)
-		}
-	}
-	return out
 }
 
 func (c *Counts) add(t Trial) {

@@ -45,7 +45,12 @@ type RunOptions struct {
 	Dir Dir
 	// Repeat measures each config this many times (default 1); more gives
 	// noise estimates, at the cost of launches.
-	Repeat  int
+	Repeat int
+	// Confirm is the share of n_trials spent measuring the baseline and
+	// the best configs again, to measure the noise and confirm the best
+	// (studies/confirm.go; 0: none, search.DefaultConfirmShare is the
+	// CLI's default).
+	Confirm float64
 	Now     func() time.Time
 	Log     zerolog.Logger
 	OnEvent func(Event)

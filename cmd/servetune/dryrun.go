@@ -51,7 +51,7 @@ func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
 	if url != "" {
 		in.Storage = preflight.Postgres(url, sp.Study.Name)
 	}
-	in.Run = studies.RunOptions{Repeat: o.repeat, Budget: o.budget, Workers: o.workers, Devices: o.devices,
+	in.Run = studies.RunOptions{Repeat: o.repeat, Confirm: o.confirm, Budget: o.budget, Workers: o.workers, Devices: o.devices,
 		Enqueue: sp.Enqueue, ReuseKey: studies.RenderedKey(sp.Target)}
 	// Not the study's cached prior: a dry run writes nothing.
 	in.Run.Search.Prior = lab.NewSimPrior(sp, cards)

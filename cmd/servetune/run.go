@@ -28,7 +28,7 @@ func runCommand(e *env) *cli.Command {
 			dirFlag(),
 			&cli.BoolFlag{Name: "fresh", Usage: "delete the study of the same name and start over"},
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
-			repeatFlag(), budgetFlag(), noPruneFlag(),
+			repeatFlag(), confirmFlag(), budgetFlag(), noPruneFlag(),
 			&cli.StringFlag{Name: "storage", Usage: "run the study in shared storage at `URL` (postgres://user@host/db), as servetune worker does (default $" + storageEnv + "; otherwise studies/<name>/study.db)"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine, each leased to a worker; real engines are packed onto the GPUs (--gpus)"},
 			storeOutageFlag(),
@@ -119,6 +119,9 @@ type runOptions struct {
 	root    string
 	fresh   bool
 	repeat  int
+	// confirm is --confirm: the share of n_trials that re-measures the
+	// baseline and the best configs.
+	confirm float64
 	// repeatSet: --repeat was given; otherwise [study] repeat applies.
 	repeatSet bool
 	budget    time.Duration
@@ -141,7 +144,7 @@ type runOptions struct {
 
 // trialOptions reads the flags run and worker share.
 func trialOptions(c *cli.Context, devices []string) runOptions {
-	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), repeatSet: c.IsSet("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers"), storeOutage: c.Duration("store-outage"), optuna: c.String("optuna")}
+	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), confirm: c.Float64("confirm"), repeatSet: c.IsSet("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers"), storeOutage: c.Duration("store-outage"), optuna: c.String("optuna")}
 }
 
 // check refuses flag values the study cannot honour.
@@ -149,6 +152,8 @@ func (o runOptions) check(sp *space.Space) error {
 	switch {
 	case o.repeat < 1:
 		return usagef("--repeat must be at least 1")
+	case o.confirm < 0 || o.confirm > 0.5:
+		return usagef("--confirm must be between 0 and 0.5, got %v", o.confirm)
 	case o.budget < 0:
 		return usagef("--budget must be positive")
 	case o.storeOutage < 0:
@@ -170,6 +175,10 @@ func (o runOptions) repeats(sp *space.Space) int {
 
 func repeatFlag() cli.Flag {
 	return &cli.IntFlag{Name: "repeat", Value: 1, Usage: "measure each config N times (noise estimates; default [study] repeat, else 1)"}
+}
+
+func confirmFlag() cli.Flag {
+	return &cli.Float64Flag{Name: "confirm", Value: search.DefaultConfirmShare, Usage: "spend this share of n_trials measuring the baseline and the best configs again, to measure the noise and confirm the best (0: never; studies of fewer than 10 trials never do)"}
 }
 
 func budgetFlag() cli.Flag {
@@ -280,7 +289,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		return err
 	}
 	ro := studies.RunOptions{
-		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeats(sp), Budget: o.budget,
+		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeats(sp), Confirm: o.confirm, Budget: o.budget,
 		Enqueue: sp.Enqueue, WarmStart: o.enqueue,
 		Log: e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: studies.RenderedKey(sp.Target),
 		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease, StoreOutage: o.storeOutage, Observer: observer,

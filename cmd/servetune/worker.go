@@ -30,7 +30,7 @@ func workerCommand(e *env) *cli.Command {
 			&cli.DurationFlag{Name: "lease", Value: studies.DefaultLease, Usage: "how long a trial stays this worker's without a heartbeat"},
 			storeOutageFlag(),
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
-			repeatFlag(), budgetFlag(), noPruneFlag(),
+			repeatFlag(), confirmFlag(), budgetFlag(), noPruneFlag(),
 			gpusFlag(),
 			nodesFlag(),
 			enginesFlag(),

@@ -15,7 +15,7 @@ func (f Full) markdownRecommended(w io.Writer) {
 	}
 	fmt.Fprintf(w, "## Recommended%s\n\n", f.SimTag())
 	for _, rec := range f.Summary.Recommendations {
-		fmt.Fprintf(w, "### %s: trial %d\n\n%s.\n\n", rec.Goal, rec.Trial, rec.Why)
+		fmt.Fprintf(w, "### %s: trial %d\n\n%s%s.\n\n", rec.Goal, rec.Trial, rec.Why, f.Summary.Certainty(rec))
 		for _, p := range rec.Profiles {
 			parts := make([]string, len(p.Metrics))
 			for i, m := range p.Metrics {

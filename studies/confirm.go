@@ -1,0 +1,254 @@
+package studies
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+)
+
+// A study measures the noise instead of assuming it: a budgeted share of
+// its trials (RunOptions.Confirm) measures the baseline and the best
+// configs again, as decided by search.NextConfirm. Such a trial has origin
+// "noise" (the baseline) or "confirm" (a top candidate), is never pruned
+// and never reused, counts toward n_trials and the GPU-time budget like
+// any other, and passes the store's no-config-twice check on purpose
+// (claim.go). Reports rank configs by the mean of their measurements.
+
+// isRemeasure reports whether a trial's origin measures a config again on
+// purpose: an explicit --repeat, a noise repeat or a confirmation.
+func isRemeasure(origin string) bool {
+	return origin == "repeat" || origin == "noise" || origin == "confirm"
+}
+
+// confirmNext is the noise repeat or confirmation to run next, if any.
+func (l *loop) confirmNext() (next, bool) {
+	budget := search.ConfirmBudget(l.Confirm, l.Space.Study.NTrials)
+	if budget == 0 {
+		return next{}, false
+	}
+	c, ok := search.NextConfirm(l.confirmState(budget))
+	if !ok {
+		return next{}, false
+	}
+	for _, t := range l.trials {
+		if t.Config.Key() == c.Key {
+			return next{cfg: t.Config, origin: c.Origin}, true
+		}
+	}
+	return next{}, false
+}
+
+// confirmState is the study as search.NextConfirm sees it.
+func (l *loop) confirmState(budget int) search.ConfirmState {
+	s := search.ConfirmState{Budget: budget, NTrials: l.Space.Study.NTrials}
+	running := map[string]bool{}
+	for _, t := range l.trials {
+		if t.State == Running {
+			s.Done++
+			running[t.Config.Key()] = true
+		}
+		if (t.Origin == "noise" || t.Origin == "confirm") && t.State != Interrupted {
+			s.Used++
+		}
+	}
+	s.Done += countDone(l.trials)
+	s.Remaining = min(s.NTrials-s.Done, l.budgetLeft())
+	s.CV, _ = noiseCV(l.Space, l.trials)
+	groups := configGroups(l.Space, l.trials)
+	if b := Baseline(l.trials); b != nil {
+		if g := groups.of(b.Config.Key()); g != nil {
+			s.Baseline = &search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key]}
+		}
+	}
+	for _, g := range groups.ranked(l.Space) {
+		s.Ranked = append(s.Ranked, search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key]})
+	}
+	return s
+}
+
+// budgetLeft is how many more trials the GPU-time budget pays for at the
+// mean cost of the trials so far (unbounded without a budget).
+func (l *loop) budgetLeft() int {
+	spent, n := gpuTime(l.trials), 0
+	for _, t := range l.trials {
+		if t.GPUSeconds > 0 {
+			n++
+		}
+	}
+	if l.Budget <= 0 || n == 0 {
+		return math.MaxInt32
+	}
+	mean := spent / time.Duration(n)
+	return max(0, int((l.Budget-spent)/max(mean, 1)))
+}
+
+// configGroup is one config's measurements: the complete trials that
+// measured it (reuses excluded), oldest first, and the mean of each
+// objective over them and of their SLO violations.
+type configGroup struct {
+	key       string
+	runs      []int // indices into the trials
+	mean      []float64
+	violation float64
+}
+
+type groups []*configGroup
+
+// configGroups groups the complete measurements by config, in the order
+// each config was first measured.
+func configGroups(sp *space.Space, trials []Trial) groups {
+	var out groups
+	at := map[string]*configGroup{}
+	base := Baseline(trials)
+	for i, t := range trials {
+		if t.State != Complete || t.ReusedFrom != 0 {
+			continue
+		}
+		g := at[t.Config.Key()]
+		if g == nil {
+			g = &configGroup{key: t.Config.Key(), mean: make([]float64, len(sp.Objectives))}
+			at[g.key] = g
+			out = append(out, g)
+		}
+		n := float64(len(g.runs))
+		for j, v := range Values(sp, t) {
+			g.mean[j] = (g.mean[j]*n + v) / (n + 1)
+		}
+		g.violation = (g.violation*n + Violation(sp, t, base)) / (n + 1)
+		g.runs = append(g.runs, i)
+	}
+	return out
+}
+
+func (gs groups) of(key string) *configGroup {
+	for _, g := range gs {
+		if g.key == key {
+			return g
+		}
+	}
+	return nil
+}
+
+// points are the groups as the ranking sees them: one point per config,
+// at its mean.
+func (gs groups) points() []search.Point {
+	pts := make([]search.Point, len(gs))
+	for i, g := range gs {
+		pts[i] = search.Point{Values: g.mean, Violation: g.violation}
+	}
+	return pts
+}
+
+// winners are the best config (one objective) or the Pareto front of the
+// configs' means.
+func (gs groups) winners(sp *space.Space) []*configGroup {
+	var win []int
+	if len(sp.Objectives) > 1 {
+		win = search.Front(gs.points(), sp.Objectives)
+	} else if b := search.Best(gs.points(), sp.Objectives); b >= 0 {
+		win = []int{b}
+	}
+	out := make([]*configGroup, len(win))
+	for i, w := range win {
+		out[i] = gs[w]
+	}
+	return out
+}
+
+// ranked are the feasible configs best first on the first objective (the
+// front's members first with several objectives): the candidates a
+// confirmation chooses from.
+func (gs groups) ranked(sp *space.Space) []*configGroup {
+	var out []*configGroup
+	if len(sp.Objectives) > 1 {
+		out = gs.winners(sp)
+	} else {
+		for _, g := range gs {
+			if g.violation == 0 && !math.IsNaN(g.mean[0]) {
+				out = append(out, g)
+			}
+		}
+	}
+	o := sp.Objectives[0]
+	slices.SortStableFunc(out, func(a, b *configGroup) int {
+		switch {
+		case o.Better(a.mean[0], b.mean[0]):
+			return -1
+		case o.Better(b.mean[0], a.mean[0]):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// drift is what the study's repeated measurements say about drift: each
+// later measurement of a config against its first, on the first
+// objective.
+func drift(sp *space.Space, trials []Trial) search.Drift {
+	var ratios []float64
+	for _, g := range configGroups(sp, trials) {
+		first := Values(sp, trials[g.runs[0]])[0]
+		for _, i := range g.runs[1:] {
+			if v := Values(sp, trials[i])[0]; first > 0 && v > 0 {
+				ratios = append(ratios, math.Log(v/first))
+			}
+		}
+	}
+	return search.DetectDrift(ratios)
+}
+
+// fill gives a row of a config measured more than once the mean of its
+// measurements, their count and the uncertainty of the mean.
+func (gs groups) fill(rw *Row, cv float64) {
+	g := gs.of(rw.Config.Key())
+	if g == nil || rw.Origin == "reused" {
+		return
+	}
+	if n := len(g.runs); n > 1 {
+		rw.Values = append([]float64(nil), g.mean...)
+		rw.Feasible = g.violation == 0
+		rw.Measurements = n
+		rw.UncertaintyPct = 1.96 * cv / math.Sqrt(float64(n)) * 100
+	}
+}
+
+// valuesOf is t's config's mean values, or t's own when it was measured
+// once.
+func (gs groups) valuesOf(sp *space.Space, t Trial) []float64 {
+	if g := gs.of(t.Config.Key()); g != nil && len(g.runs) > 1 {
+		return g.mean
+	}
+	return Values(sp, t)
+}
+
+// meanTrial is t with every metric the mean over its config's
+// measurements (t itself when measured once).
+func (gs groups) meanTrial(trials []Trial, t Trial) Trial {
+	g := gs.of(t.Config.Key())
+	if g == nil || len(g.runs) < 2 {
+		return t
+	}
+	sum, n := map[string]map[string]float64{}, map[string]map[string]int{}
+	for _, i := range g.runs {
+		for p, ms := range trials[i].Metrics {
+			if sum[p] == nil {
+				sum[p], n[p] = map[string]float64{}, map[string]int{}
+			}
+			for k, v := range ms {
+				sum[p][k] += v
+				n[p][k]++
+			}
+		}
+	}
+	for p, ms := range sum {
+		for k := range ms {
+			ms[k] /= float64(n[p][k])
+		}
+	}
+	t.Metrics = sum
+	return t
+}

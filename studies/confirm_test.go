@@ -1,0 +1,183 @@
+package studies
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+)
+
+// noisySimSpace is a small Qwen3-8B study on the simulator with 10%
+// measurement noise per trial (each trial's seed draws its own factor).
+func noisySimSpace(t *testing.T, nTrials int) *space.Space {
+	t.Helper()
+	src := `
+[study]
+name = "noisy"
+sampler = "random"
+seed = 11
+n_trials = ` + strconv.Itoa(nTrials) + `
+
+[target]
+runner = "sim"
+model = "Qwen/Qwen3-8B"
+gpu = "H100"
+gpus = 1
+[target.sim]
+noise_cv = 0.1
+
+[[objectives]]
+metric = "total_tps"
+direction = "maximize"
+
+[profiles]
+run = ["small"]
+[profiles.custom.small]
+dataset = "random"
+input_len = 1000
+output_len = 100
+num_prompts = 64
+max_concurrency = 32
+
+[params.engine]
+values = ["vllm"]
+
+[params.max_running]
+values = [8, 16, 32, 64, 128, 256]
+
+[params.mem_fraction]
+values = [0.8, 0.85, 0.9]
+
+[params.kv_cache_dtype]
+values = ["auto", "fp8_e4m3"]
+
+[baseline]
+engine = "vllm"
+max_running = 8
+`
+	sp, err := space.Parse(context.Background(), "noisy.toml", src, space.Options{
+		Supports: engines.Supports, Engines: engines.Names(), Profile: bench.Lookup, Metric: bench.KnownMetric,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+// runNoisy runs the noisy study with confirmations on, sequentially or
+// with two workers on the virtual clock.
+func runNoisy(t *testing.T, workers int) (*space.Space, []Trial) {
+	t.Helper()
+	sp := noisySimSpace(t, 20)
+	st, dir := openStore(t)
+	rule := search.DefaultPruneRule()
+	o := RunOptions{Space: sp, Store: st, Runner: objective.NewSimRunner(), Dir: dir, Log: zerolog.Nop(), Prune: &rule, Confirm: 0.2}
+	if workers > 1 {
+		o.Workers, o.Virtual = workers, true
+	}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	trials, err := st.Trials(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp, trials
+}
+
+// Under 10% noise, a study with confirmations spends its share measuring
+// the baseline and its best configs again — within n_trials — and reports
+// the confirmed best at the mean of its measurements, with the 95%
+// interval of that mean from the noise it measured.
+func TestConfirmedBestUnderSimulatedNoise(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		sp, trials := runNoisy(t, workers)
+		if n := countDone(trials); n != 20 {
+			t.Fatalf("workers %d: %d trials counted, want n_trials = 20 (confirmations included)", workers, n)
+		}
+		origins := map[string]int{}
+		ordinary := map[string]bool{}
+		for _, tr := range trials {
+			origins[tr.Origin]++
+			if tr.State == Pruned && isRemeasure(tr.Origin) {
+				t.Errorf("workers %d: %s trial %d was pruned", workers, tr.Origin, tr.Number)
+			}
+			if !isRemeasure(tr.Origin) && tr.Origin != "reused" && tr.Origin != "revisit" {
+				if ordinary[tr.Config.Key()] {
+					t.Errorf("workers %d: trial %d (%s) measures %v a second time", workers, tr.Number, tr.Origin, tr.Config.Summary())
+				}
+				ordinary[tr.Config.Key()] = true
+			}
+		}
+		if budget := search.ConfirmBudget(0.2, 20); origins["noise"] != 1 || origins["noise"]+origins["confirm"] != budget {
+			t.Errorf("workers %d: origins %v, want one noise repeat and %d noise+confirm trials", workers, origins, budget)
+		}
+		r := BuildReport(sp, trials, nil)
+		rec := r.Recommendations[0]
+		if !r.NoiseMeasured || !rec.Confirmed || rec.Measurements < 2 {
+			t.Fatalf("workers %d: recommendation %+v (noise measured %v), want a confirmed best", workers, rec, r.NoiseMeasured)
+		}
+		want := 1.96 * r.NoiseCV / math.Sqrt(float64(rec.Measurements)) * 100
+		if math.Abs(rec.UncertaintyPct-want) > 1e-9 || r.NoiseCV < 0.02 || r.NoiseCV > 0.3 {
+			t.Errorf("workers %d: uncertainty %.2f%% at noise %.3f, want %.2f%% for a 10%% simulated noise", workers, rec.UncertaintyPct, r.NoiseCV, want)
+		}
+		mean, n := 0.0, 0
+		for _, tr := range trials {
+			if tr.Config.Key() == rec.Config.Key() && tr.State == Complete && tr.ReusedFrom == 0 {
+				mean += Values(sp, tr)[0]
+				n++
+			}
+		}
+		if w := r.Winners[0]; n != rec.Measurements || math.Abs(w.Values[0]-mean/float64(n)) > 1e-6 {
+			t.Errorf("workers %d: winner %v over %d measurements, want the mean %v of %d", workers, w.Values, w.Measurements, mean/float64(n), n)
+		}
+	}
+}
+
+// slowingRunner measures every config's later runs at half its first, as
+// a machine whose load doubled during the study would.
+type slowingRunner struct {
+	fakeRunner
+	seen map[string]int
+}
+
+func (s *slowingRunner) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
+	res, err := s.fakeRunner.Run(ctx, t)
+	if s.seen[t.Config.Key()]++; s.seen[t.Config.Key()] > 1 {
+		for _, m := range res.Metrics {
+			for k := range m {
+				m[k] /= 2
+			}
+		}
+	}
+	return res, err
+}
+
+// Every repeat of a drifting machine (each config's second run at half
+// its first) is caught as drift, and widens the prune margin.
+func TestConfirmationsDetectDrift(t *testing.T) {
+	sp := studySpace(t, 20, "")
+	sp.Baseline = space.Config{"engine": "vllm", "max_running": int64(32), "mem_fraction": 0.8, "dp": int64(1)}
+	st, dir := openStore(t)
+	rule := search.DefaultPruneRule()
+	r := &slowingRunner{seen: map[string]int{}}
+	if err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: r, Dir: dir, Log: zerolog.Nop(), Prune: &rule, Confirm: 0.3}); err != nil {
+		t.Fatal(err)
+	}
+	trials, _ := st.Trials(context.Background())
+	rep := BuildReport(sp, trials, nil)
+	if rep.Drift == nil || !rep.Drift.Detected || math.Abs(rep.Drift.MeanPct+50) > 1e-6 {
+		t.Fatalf("drift %+v, want detected at -50%%", rep.Drift)
+	}
+	if m := noiseAware(&rule, sp, trials).Margin; m <= rule.Margin {
+		t.Errorf("prune margin %v after drift, want wider than %v", m, rule.Margin)
+	}
+}
