@@ -204,7 +204,6 @@ func expectedImprovement(mu, sd, target float64) float64 {
 	return (mu-target)*normCDF(z) + sd*math.Exp(-z*z/2)/math.Sqrt(2*math.Pi)
 }
 
-
 func standardise(ys []float64) []float64 {
 	mean, sd := 0.0, 0.0
 	for _, y := range ys {
