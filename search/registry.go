@@ -38,6 +38,7 @@ func specs() []spec {
 		{name: "grid", build: newGrid},
 		{name: "cmaes", single: true, build: newCMAES},
 		{name: "greedy", single: true, build: newGreedy},
+		{name: "cbo", build: newCBO},
 	}
 }
 

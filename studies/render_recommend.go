@@ -11,7 +11,11 @@ func (r Report) SimulatedNote() string {
 	if r.Runner == "mixed" {
 		return "Partly simulated: some trials ran on servetune's simulator (target.runner = \"sim\"); their values are not measurements."
 	}
-	return "Simulated: every value below comes from servetune's simulator (target.runner = \"sim\"), not from a measurement."
+	// The simulator prior predicts from the same cards the simulated
+	// machine runs on, so a prior-guided study here finds what its prior
+	// already knew (issue 21): say so, or the demo reads as evidence.
+	return "Simulated: every value below comes from servetune's simulator (target.runner = \"sim\"), not from a measurement. " +
+		"The simulated machine is the simulator's own cards, the ones its prior (study.prior) predicts with: a prior-guided result here is right by construction, not evidence that servetune learns a different machine."
 }
 
 // simTag is "simulated" between open and end when the values are

@@ -18,6 +18,8 @@ type Simulator struct {
 	// Coef overrides the vLLM step model's coefficients (FittedVLLM), for
 	// fitting them; nil keeps the fitted ones.
 	Coef *Coefficients
+	// Skew, when set, moves the engines away from their fit (skew.go).
+	Skew *Skew
 }
 
 // New returns a simulator over the embedded cards.
@@ -95,6 +97,9 @@ func (sm *Simulator) resolve(cfg space.Config, t space.Target) (*setup, error) {
 	s, err := resolve(sm.Cards, cfg, t)
 	if err == nil && sm.Coef != nil {
 		s.coef = *sm.Coef
+	}
+	if err == nil {
+		sm.Skew.apply(s)
 	}
 	return s, err
 }

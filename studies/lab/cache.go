@@ -40,11 +40,15 @@ func (e *storedErr) Unwrap() error {
 	return e.f
 }
 
-// cacheFile names an oracle's cache: a digest of its cards, target and
-// profiles. The simulator's code is not in it; a cache outlives no change
+// cacheFile names an oracle's cache: a digest of its cards, skew, target
+// and profiles (their seeds included). The simulator's code is not in it; a cache outlives no change
 // of the simulator (docs/benchmarks.md).
 func (o *Oracle) cacheFile(dir string) string {
-	h := sha256.Sum256(fmt.Appendf(nil, "%#v|%#v|%#v", *o.cards, o.sp.Target, o.sp.Profiles))
+	key := fmt.Appendf(nil, "%#v|%#v|%#v", *o.cards, o.sp.Target, o.sp.Profiles)
+	if o.skew != nil {
+		key = fmt.Appendf(key, "|%#v", *o.skew)
+	}
+	h := sha256.Sum256(key)
 	return filepath.Join(dir, fmt.Sprintf("oracle-%x.gob", h[:8]))
 }
 

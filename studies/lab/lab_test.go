@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -13,27 +14,62 @@ import (
 )
 
 func TestNoisyDividesThroughputAndMultipliesLatency(t *testing.T) {
-	got := noisy(map[string]float64{"total_tps": 100, "goodput_rps": 4, "mean_tpot_ms": 10, "mean_e2e_s": 1.5, "completed": 5}, 2)
+	got := noisy(map[string]float64{"total_tps": 100, "goodput_rps": 4, "mean_tpot_ms": 10, "mean_e2e_s": 1.5, "completed": 5}, func(string) float64 { return 2 })
 	want := map[string]float64{"total_tps": 50, "goodput_rps": 2, "mean_tpot_ms": 20, "mean_e2e_s": 3, "completed": 5}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %v, want %v", k, got[k], v)
 		}
 	}
-	if f := noiseFactor(1, 0); f != 1 {
+	if f := trialNoise(1, 3, 0)("total_tps"); f != 1 {
 		t.Errorf("no noise gives factor %v", f)
 	}
-	// The factor is log-normal with the given CV and mean 1.
-	sum, sumsq := 0.0, 0.0
-	for i := int64(0); i < 20000; i++ {
-		f := noiseFactor(i, 0.05)
-		sum += f
-		sumsq += f * f
+}
+
+// The noise has the requested spread, heavier tails than a log-normal,
+// per-metric parts, a slow drift, and is the same for the same seed.
+func TestNoiseIsPerMetricHeavyTailedAndDrifts(t *testing.T) {
+	const n, cv = 20000, 0.05
+	var logs []float64
+	differ := 0
+	for i := range n {
+		f := trialNoise(int64(i), 0, cv) // trial 0: no drift yet
+		a, b := f("total_tps"), f("mean_tpot_ms")
+		logs = append(logs, math.Log(a))
+		if a != b {
+			differ++
+		}
 	}
-	mean := sum / 20000
-	cv := math.Sqrt(sumsq/20000-mean*mean) / mean
-	if math.Abs(mean-1) > 0.002 || math.Abs(cv-0.05) > 0.003 {
-		t.Errorf("noise factor mean %.4f cv %.4f, want 1 and 0.05", mean, cv)
+	mean, m2, m4 := 0.0, 0.0, 0.0
+	for _, x := range logs {
+		mean += x / n
+	}
+	for _, x := range logs {
+		m2 += (x - mean) * (x - mean) / n
+		m4 += math.Pow(x-mean, 4) / n
+	}
+	sd := math.Sqrt(m2)
+	if math.Abs(sd-math.Sqrt(math.Log1p(cv*cv))) > 0.006 {
+		t.Errorf("log-factor sd %.4f, want ≈ %.4f", sd, math.Sqrt(math.Log1p(cv*cv)))
+	}
+	if kurt := m4 / (m2 * m2); kurt < 4 {
+		t.Errorf("kurtosis %.2f: tails no heavier than a normal's (3)", kurt)
+	}
+	if differ < n*9/10 {
+		t.Errorf("metrics of a trial differ in only %d of %d trials", differ, n)
+	}
+	if trialNoise(5, 7, cv)("total_tps") != trialNoise(5, 7, cv)("total_tps") {
+		t.Error("the same seed and trial gave different noise")
+	}
+	// Drift: neighbouring trials move together more than distant ones.
+	near, far := 0.0, 0.0
+	for s := range int64(400) {
+		d := func(k int) float64 { return math.Log(drift(s, k, 0.03)) }
+		near += (d(30) - d(31)) * (d(30) - d(31))
+		far += (d(5) - d(60)) * (d(5) - d(60))
+	}
+	if !(near*5 < far) {
+		t.Errorf("drift not slow: near %.5f far %.5f", near, far)
 	}
 }
 
@@ -156,28 +192,67 @@ func TestToTargetIsTheGPUTimeAtFirstReach(t *testing.T) {
 
 func TestPerturbStaysInTheFamilyAndFollowsTheSeed(t *testing.T) {
 	base := sim.DefaultCards()
-	a, b, a2 := Perturb(base, 1), Perturb(base, 2), Perturb(base, 1)
-	if a.GPUs[0].HBMTBs != a2.GPUs[0].HBMTBs || a.GPUs[0].HBMTBs == b.GPUs[0].HBMTBs {
+	a, b, a2 := NewReality(base, 1), NewReality(base, 2), NewReality(base, 1)
+	if !reflect.DeepEqual(a, a2) || a.Cards.GPUs[0].HBMTBs == b.Cards.GPUs[0].HBMTBs || a.ProfileShift == b.ProfileShift {
 		t.Fatal("the same seed must give the same reality, another seed another")
 	}
-	for i, g := range a.GPUs {
+	in := func(what string, x, lo, hi float64) {
+		if x < lo-1e-9 || x > hi+1e-9 {
+			t.Errorf("%s ×%.3f outside [%g, %g]", what, x, lo, hi)
+		}
+	}
+	for i, g := range a.Cards.GPUs {
 		o := base.GPUs[i]
-		if r := g.HBMTBs / o.HBMTBs; r < 1-effRange || r > 1+effRange {
-			t.Errorf("%s bandwidth ×%.2f outside ±%.0f%%", g.Name, r, effRange*100)
+		in(g.Name+" bandwidth", g.HBMTBs/o.HBMTBs, 1-effRange, 1+effRange)
+		if o.NVLinkGBs > 0 {
+			in(g.Name+" NVLink", g.NVLinkGBs/o.NVLinkGBs, 1-commRange, 1+commRange)
 		}
-		if r := g.NVLinkGBs / o.NVLinkGBs; o.NVLinkGBs > 0 && (r < 1-commRange || r > 1+commRange) {
-			t.Errorf("%s NVLink ×%.2f outside ±%.0f%%", g.Name, r, commRange*100)
-		}
-		if r := g.MemGiB / o.MemGiB; r < 1-memRange || r > 1+memRange {
-			t.Errorf("%s memory ×%.2f outside ±%.0f%%", g.Name, r, memRange*100)
+		in(g.Name+" memory", g.MemGiB/o.MemGiB, 1-memRange, 1+memRange)
+	}
+	for i, m := range a.Cards.Models {
+		o := base.Models[i]
+		in(m.Name+" expert_eff", m.ExpertEff/orOne(o.ExpertEff), expertLo, expertHi)
+		in(m.Name+" comm_eff", m.CommEff/orOne(o.CommEff), commLo, commHi)
+		in(m.Name+" mem_overhead", m.MemOverhead/orOne(o.MemOverhead), overLo, overHi)
+		in(m.Name+" mtp_acceptance", m.MTPAcceptance, 0.05, 0.95)
+	}
+	for i, d := range a.Cards.Drafts {
+		if r := d.Acceptance / base.Drafts[i].Acceptance; d.Acceptance != 0.05 && d.Acceptance != 0.95 {
+			in(d.Name+" acceptance", r, acceptLo, acceptHi)
 		}
 	}
-	for i, d := range a.Drafts {
-		if diff := d.Acceptance - base.Drafts[i].Acceptance; math.Abs(diff) > acceptRange+1e-9 && d.Acceptance != 0.05 && d.Acceptance != 0.95 {
-			t.Errorf("%s acceptance moved %.2f", d.Name, diff)
-		}
+	for e, k := range a.Skew.Kernel {
+		in(e+" kernels", k, 1/kernelRange, kernelRange)
 	}
-	if base.GPUs[0].HBMTBs != sim.DefaultCards().GPUs[0].HBMTBs {
-		t.Error("Perturb changed the cards it was given")
+	in("step CPU", a.Skew.StepCPU, 1/cpuRange, cpuRange)
+	in("eager", a.Skew.Eager, eagerLo, eagerHi)
+	in("prefill", a.Skew.Prefill, 1/cpuRange, cpuRange)
+	if !reflect.DeepEqual(base, sim.DefaultCards()) {
+		t.Error("NewReality changed the cards it was given")
+	}
+}
+
+// A reality oracle draws its own request sequence and skew, and its cache
+// file is its own.
+func TestRealityOracleShiftsTheRequestsAndKeysTheCache(t *testing.T) {
+	sp, err := Load("qwen3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReality(sim.DefaultCards(), 3)
+	o := NewRealityOracle(sp, r)
+	if o.sp.Profiles[0].Seed != sp.Profiles[0].Seed+r.ProfileShift {
+		t.Errorf("profile seed %d, want %d", o.sp.Profiles[0].Seed, sp.Profiles[0].Seed+r.ProfileShift)
+	}
+	if sp.Profiles[0].Seed == o.sp.Profiles[0].Seed {
+		t.Error("the landscape's profile was changed in place")
+	}
+	unskewed := NewRealityOracle(sp, Reality{Cards: r.Cards, ProfileShift: r.ProfileShift})
+	dir := t.TempDir()
+	if o.cacheFile(dir) == unskewed.cacheFile(dir) {
+		t.Error("the skew is not in the cache key")
+	}
+	if s := o.Screening(); s != o && s.skew != o.skew {
+		t.Error("the screening oracle lost the reality's skew")
 	}
 }

@@ -30,9 +30,9 @@ type Matrix struct {
 	// Margins are the pruning margins measured (none: the default rule's).
 	Margins []float64
 	Prior   bool
-	// Perturbed runs, instead, each seed against its own perturbed reality:
-	// the first sampler (of MOSamplers, with Multi) with pruning, without
-	// and with the prior.
+	// Perturbed runs, instead, each seed against its own reality from the
+	// widened family: every sampler (of MOSamplers, with Multi) with
+	// pruning and without the prior, then the first with it.
 	Perturbed bool
 	Multi     bool
 	// Cache keeps every simulated outcome in this directory between runs.
@@ -148,21 +148,21 @@ func (m Matrix) Runs(name string, prior *Oracle, dir string, log zerolog.Logger)
 	return runs
 }
 
-// perturbed compares the first sampler (pruning and infeasibility
-// learning on) without and with the prior, each seed against its own
-// perturbed reality.
+// perturbed compares the samplers (pruning and infeasibility learning
+// on) without the prior, and the first with it, each seed against its
+// own reality.
 func (m Matrix) perturbed(ctx context.Context, name string, sp *space.Space, prior *Oracle, dir string, log zerolog.Logger, w io.Writer) ([]*Result, error) {
-	samplers := m.Samplers[:1]
+	samplers := m.Samplers
 	if m.Multi {
 		if len(m.MOSamplers) == 0 {
 			return nil, UsageError{errors.New("--multi needs a two-objective sampler in --mo-samplers")}
 		}
-		samplers = m.MOSamplers[:1]
+		samplers = m.MOSamplers
 	}
 	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, Trials: m.Trials, NoiseCV: m.NoiseCV,
 		Dir: dir, Log: log, Samplers: samplers, Prune: true, Cache: m.Cache, Multi: m.Multi}
 	withPrior := base
-	withPrior.Prior = prior
+	withPrior.Samplers, withPrior.Prior = samplers[:1], prior
 	log.Info().Str("landscape", name).Msg("running studies against perturbed realities, without and with the prior")
 	res, err := EvaluatePerturbed(ctx, sp, []Options{base, withPrior})
 	if err != nil {

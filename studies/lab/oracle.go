@@ -3,11 +3,8 @@ package lab
 import (
 	"context"
 	"errors"
-	"math"
-	"math/rand"
 	"reflect"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/servetune/servetune/bench"
@@ -32,6 +29,7 @@ type outcome struct {
 type Oracle struct {
 	sp     *space.Space
 	cards  *sim.Cards
+	skew   *sim.Skew
 	sim    *sim.Simulator
 	runner *objective.SimRunner
 	mu     sync.Mutex
@@ -45,9 +43,23 @@ func NewOracle(sp *space.Space) *Oracle { return NewOracleOn(sp, sim.DefaultCard
 
 // NewOracleOn returns an oracle whose reality is the given cards (e.g.
 // --reality-cards, or a perturbed family member).
-func NewOracleOn(sp *space.Space, cards *sim.Cards) *Oracle {
-	sm := &sim.Simulator{Cards: cards}
-	return &Oracle{sp: sp, cards: cards, sim: sm, runner: objective.NewSimRunner(objective.WithSimulator(sm)), cache: map[string]*outcome{}}
+func NewOracleOn(sp *space.Space, cards *sim.Cards) *Oracle { return newOracle(sp, cards, nil) }
+
+// NewRealityOracle returns an oracle whose reality is r: its cards, its
+// engines' skew and its own request sequences (every profile's seed
+// shifted).
+func NewRealityOracle(sp *space.Space, r Reality) *Oracle {
+	shifted := *sp
+	shifted.Profiles = append(shifted.Profiles[:0:0], sp.Profiles...)
+	for i := range shifted.Profiles {
+		shifted.Profiles[i].Seed += r.ProfileShift
+	}
+	return newOracle(&shifted, r.Cards, r.Skew)
+}
+
+func newOracle(sp *space.Space, cards *sim.Cards, skew *sim.Skew) *Oracle {
+	sm := &sim.Simulator{Cards: cards, Skew: skew}
+	return &Oracle{sp: sp, cards: cards, skew: skew, sim: sm, runner: objective.NewSimRunner(objective.WithSimulator(sm)), cache: map[string]*outcome{}}
 }
 
 // Screening is the oracle of the same cards on the shortened screening
@@ -61,7 +73,7 @@ func (o *Oracle) Screening() *Oracle {
 		sp.Profiles = sim.ScreeningProfiles(o.sp.Profiles)
 		o.screening = o
 		if !reflect.DeepEqual(sp.Profiles, o.sp.Profiles) {
-			o.screening = NewOracleOn(&sp, o.cards)
+			o.screening = newOracle(&sp, o.cards, o.skew)
 		}
 	}
 	return o.screening
@@ -129,9 +141,9 @@ func (o *Oracle) Exhaust(ctx context.Context) (*Truth0, error) {
 	return &Truth0{Configs: cfgs, Outcomes: outs}, ctx.Err()
 }
 
-// noisyRunner serves trials from the oracle with the simulator's noise
-// model: one log-normal factor on step times per measurement, so
-// throughputs are divided and latencies multiplied by it.
+// noisyRunner serves trials from the oracle with the lab's noise model
+// (noise.go): per-metric, heavy-tailed factors around a slow drift of
+// the machine, so throughputs are divided and latencies multiplied.
 type noisyRunner struct {
 	o    *Oracle
 	cv   float64
@@ -147,7 +159,7 @@ func (r *noisyRunner) Run(ctx context.Context, t objective.Trial) (objective.Res
 		}
 		return res, out.err
 	}
-	f := noiseFactor(r.seed*1_000_003+int64(t.Number), r.cv)
+	f := trialNoise(r.seed, t.Number, r.cv)
 	name := t.Profiles[0].Name
 	for _, cp := range out.checkpoints {
 		if t.Report(&res, name, cp.Step, noisy(cp.Metrics, f)) {
@@ -178,30 +190,6 @@ func prunedBill(total, startup float64, step, steps int) float64 {
 	}
 	share := min(max(float64(step)/float64(steps), 0), 1)
 	return startup + (total-startup)*share
-}
-
-func noiseFactor(seed int64, cv float64) float64 {
-	if cv <= 0 {
-		return 1
-	}
-	sigma := math.Sqrt(math.Log1p(cv * cv))
-	return math.Exp(rand.New(rand.NewSource(seed)).NormFloat64()*sigma - sigma*sigma/2)
-}
-
-// noisy scales a metrics map by the step-time factor f.
-func noisy(m map[string]float64, f float64) map[string]float64 {
-	out := make(map[string]float64, len(m))
-	for k, v := range m {
-		switch {
-		case strings.HasSuffix(k, "_tps") || k == "goodput_rps":
-			out[k] = v / f
-		case strings.HasSuffix(k, "_ms") || strings.HasSuffix(k, "_s"):
-			out[k] = v * f
-		default:
-			out[k] = v
-		}
-	}
-	return out
 }
 
 var errNoTruth = errors.New("no feasible config in the landscape")

@@ -3,34 +3,77 @@ package lab
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 
+	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/space"
 )
 
-// Perturbation ranges of the built-in reality family (docs/benchmarks.md):
-// each seed's reality scales every GPU card's HBM bandwidth and its
-// compute (BF16 and FP8 together) by U(1−effRange, 1+effRange), its
-// NVLink (all-reduce, all-gather and DeepEP traffic) by U(1−commRange,
-// 1+commRange) and its usable memory by U(1−memRange, 1+memRange) — the
-// card-level stand-in for ±10% memory overhead, which moves the OOM
-// cliff — and shifts every draft's acceptance by U(−acceptRange,
-// +acceptRange) within [0.05, 0.95].
+// Ranges of the widened reality family (docs/benchmarks.md, issue 21):
+// everything the prior assumes moves, not only the GPU cards. Each
+// reality scales every GPU card's HBM bandwidth and compute by
+// U(1−effRange, 1+effRange), its NVLink by U(1−commRange, 1+commRange)
+// and its usable memory by U(1−memRange, 1+memRange); every model card's
+// MoE kernels (expert_eff) and DP-attention/DeepEP exchange (comm_eff) by
+// a log-uniform factor in [expertLo, expertHi] and [commLo, commHi], its
+// memory overheads besides weights and KV (activation peak, CUDA graphs,
+// runtime buffers) by U(overLo, overHi), its MTP acceptance and every
+// draft's by U(acceptLo, acceptHi) within [0.05, 0.95]; each engine's
+// kernel time by a log-uniform factor in [1/kernelRange, kernelRange],
+// the per-step CPU time (what chunked prefill multiplies) and prefill
+// attention by log-uniform factors in [1/cpuRange, cpuRange], and the
+// eager launch overhead CUDA graphs save by one in [eagerLo, eagerHi];
+// and each seed's benchmark draws its own request sequence.
 const (
-	effRange    = 0.3
-	commRange   = 0.5
-	memRange    = 0.05
-	acceptRange = 0.2
+	effRange            = 0.3
+	commRange           = 0.5
+	memRange            = 0.15
+	expertLo, expertHi  = 0.3, 1.5
+	commLo, commHi      = 0.1, 2
+	overLo, overHi      = 0.7, 1.6
+	acceptLo, acceptHi  = 0.4, 1.15
+	kernelRange         = 1.3
+	cpuRange            = 2.0
+	eagerLo, eagerHi    = 0.5, 3
+	profileSeedStride   = 7_919
+	realitySeedMultiple = 7919
 )
 
-// Perturb returns a copy of cards drawn from the reality family for seed.
-func Perturb(cards *sim.Cards, seed int64) *sim.Cards {
-	rng := rand.New(rand.NewSource(seed*7919 + 17))
-	u := func(r float64) float64 { return 1 - r + 2*r*rng.Float64() }
-	out := &sim.Cards{Models: cards.Models}
+// Reality is one member of the family: the cards, the engines' skew and
+// the request sequence the prior does not share.
+type Reality struct {
+	Cards *sim.Cards
+	Skew  *sim.Skew
+	// ProfileShift is added to every profile's seed (0: the landscape's
+	// own request sequence).
+	ProfileShift int64
+}
+
+// NewReality draws the reality of seed from the widened family around
+// cards (which it does not change).
+func NewReality(cards *sim.Cards, seed int64) Reality {
+	rng := rand.New(rand.NewSource(seed*realitySeedMultiple + 17))
+	return Reality{Cards: perturbCards(cards, rng), Skew: perturbSkew(rng), ProfileShift: seed * profileSeedStride}
+}
+
+// Perturb returns the cards of seed's reality (NewReality's cards).
+func Perturb(cards *sim.Cards, seed int64) *sim.Cards { return NewReality(cards, seed).Cards }
+
+func uniform(rng *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*rng.Float64() }
+
+func logUniform(rng *rand.Rand, lo, hi float64) float64 {
+	return math.Exp(uniform(rng, math.Log(lo), math.Log(hi)))
+}
+
+func clampAccept(a float64) float64 { return min(max(a, 0.05), 0.95) }
+
+func perturbCards(cards *sim.Cards, rng *rand.Rand) *sim.Cards {
+	out := &sim.Cards{}
 	for _, g := range cards.GPUs {
-		bw, compute, comm, mem := u(effRange), u(effRange), u(commRange), u(memRange)
+		bw, compute := uniform(rng, 1-effRange, 1+effRange), uniform(rng, 1-effRange, 1+effRange)
+		comm, mem := uniform(rng, 1-commRange, 1+commRange), uniform(rng, 1-memRange, 1+memRange)
 		g.HBMTBs *= bw
 		g.BF16TFLOPs *= compute
 		g.FP8TFLOPs *= compute
@@ -38,16 +81,45 @@ func Perturb(cards *sim.Cards, seed int64) *sim.Cards {
 		g.MemGiB *= mem
 		out.GPUs = append(out.GPUs, g)
 	}
+	for _, m := range cards.Models {
+		m.ExpertEff = orOne(m.ExpertEff) * logUniform(rng, expertLo, expertHi)
+		m.CommEff = orOne(m.CommEff) * logUniform(rng, commLo, commHi)
+		m.MemOverhead = orOne(m.MemOverhead) * uniform(rng, overLo, overHi)
+		acc := m.MTPAcceptance
+		if acc == 0 {
+			acc = sim.DefaultMTPAcceptance
+		}
+		m.MTPAcceptance = clampAccept(acc * uniform(rng, acceptLo, acceptHi))
+		out.Models = append(out.Models, m)
+	}
 	for _, d := range cards.Drafts {
-		d.Acceptance = min(max(d.Acceptance+acceptRange*(2*rng.Float64()-1), 0.05), 0.95)
+		d.Acceptance = clampAccept(d.Acceptance * uniform(rng, acceptLo, acceptHi))
 		out.Drafts = append(out.Drafts, d)
 	}
 	return out
 }
 
+func perturbSkew(rng *rand.Rand) *sim.Skew {
+	k := &sim.Skew{Kernel: map[string]float64{}}
+	for _, e := range []string{engines.VLLM, engines.SGLang, engines.TRTLLM, engines.Ollama} {
+		k.Kernel[e] = logUniform(rng, 1/kernelRange, kernelRange)
+	}
+	k.StepCPU = logUniform(rng, 1/cpuRange, cpuRange)
+	k.Prefill = logUniform(rng, 1/cpuRange, cpuRange)
+	k.Eager = uniform(rng, eagerLo, eagerHi)
+	return k
+}
+
+func orOne(x float64) float64 {
+	if x == 0 {
+		return 1
+	}
+	return x
+}
+
 // EvaluatePerturbed runs every variant (options differing in sampler
 // settings and prior; Landscape, Seeds and Multi come from the first) on
-// every seed against that seed's own reality (Perturb), each seed with
+// every seed against that seed's own reality (NewReality), each seed with
 // its own exhaustive truth shared by the variants; a prior (Options.Prior)
 // keeps simulating the unperturbed cards. It costs one exhaustive grid
 // per seed.
@@ -62,20 +134,9 @@ func EvaluatePerturbed(ctx context.Context, sp *space.Space, variants []Options)
 		out[i] = &Result{Options: v, Landscape: v.Landscape, Objectives: objSp.Objectives}
 	}
 	for seed := 1; seed <= first.Seeds; seed++ {
-		o := NewOracleOn(sp, Perturb(sim.DefaultCards(), int64(seed)))
-		if err := RestoreAll(first.Cache, o); err != nil {
-			return nil, err
-		}
-		grid, err := o.Exhaust(ctx)
+		o, truth, err := realityTruth(ctx, sp, &objSp, first.Cache, int64(seed))
 		if err != nil {
 			return nil, err
-		}
-		if err := PersistAll(first.Cache, o); err != nil {
-			return nil, err
-		}
-		truth, err := TruthOf(grid, &objSp)
-		if err != nil {
-			return nil, fmt.Errorf("reality of seed %d: %w", seed, err)
 		}
 		for i, v := range variants {
 			out[i].Truth = *truth
@@ -90,4 +151,25 @@ func EvaluatePerturbed(ctx context.Context, sp *space.Space, variants []Options)
 		}
 	}
 	return out, nil
+}
+
+// realityTruth is seed's reality and its exhaustive truth, from the cache
+// when it has them.
+func realityTruth(ctx context.Context, sp, objSp *space.Space, cache string, seed int64) (*Oracle, *Truth, error) {
+	o := NewRealityOracle(sp, NewReality(sim.DefaultCards(), seed))
+	if err := RestoreAll(cache, o); err != nil {
+		return nil, nil, err
+	}
+	grid, err := o.Exhaust(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := PersistAll(cache, o); err != nil {
+		return nil, nil, err
+	}
+	truth, err := TruthOf(grid, objSp)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reality of seed %d: %w", seed, err)
+	}
+	return o, truth, nil
 }

@@ -152,8 +152,14 @@ func (r *Result) Markdown(w io.Writer) {
 			prune = fmt.Sprintf("margin %g", search.DefaultPruneRule().Margin)
 		}
 	}
-	fmt.Fprintf(w, "\n\n%d seeds, noise CV %.2f, %d trials, pruning %s, feasibility learning=%v. True optimum %.4g over %d grid points, %d feasible",
-		o.Seeds, o.NoiseCV, o.Trials, prune, !o.NoFeasibility, r.Truth.Optimum, r.Truth.Points, r.Truth.Feasible)
+	fmt.Fprintf(w, "\n\n%d seeds, noise CV %.2f (per metric, heavy-tailed, drifting), %d trials, pruning %s, feasibility learning=%v. ",
+		o.Seeds, o.NoiseCV, o.Trials, prune, !o.NoFeasibility)
+	if r.perSeed() {
+		fmt.Fprint(w, "Each seed against its own reality; the last seed's optimum")
+	} else {
+		fmt.Fprint(w, "True optimum")
+	}
+	fmt.Fprintf(w, " %.4g over %d grid points, %d feasible", r.Truth.Optimum, r.Truth.Points, r.Truth.Feasible)
 	if r.Truth.FrontHV > 0 {
 		fmt.Fprintf(w, "; true front hypervolume %.4g (reference point %v)", r.Truth.FrontHV, fmtVec(r.Truth.Ref))
 	}
@@ -409,4 +415,15 @@ func countInf(xs []float64) int {
 		}
 	}
 	return n
+}
+
+// perSeed reports whether the runs were scored against realities of
+// their own (EvaluatePerturbed).
+func (r *Result) perSeed() bool {
+	for _, run := range r.Runs {
+		if run.Optimum != 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,224 @@
+package search
+
+import (
+	"math"
+	"math/rand"
+	"sort"
+
+	"github.com/servetune/servetune/space"
+)
+
+// cboModel is constrained Bayesian optimisation without a prior, for
+// unknown hardware or a simulator that is structurally wrong: a random
+// forest regressor over the measured configs predicts the objective with
+// its uncertainty (the spread over trees, as SMAC does), a random forest
+// classifier over every trial that reached the engine predicts whether a
+// config completes within memory and SLOs (as SCOOT does), and the next
+// config is the candidate with the largest expected improvement times
+// probability of feasibility. Candidates are random configs and one- or
+// two-knob mutations of the best measured ones, so the search can both
+// explore and walk a ridge up to the memory cliff the classifier learns.
+//
+// Two objectives are scalarised per proposal by an augmented Chebyshev
+// function with random weights (ParEGO, Knowles 2006), so successive
+// proposals aim at different parts of the front. Pruned trials count as
+// feasible with the worst measured value; failed ones say nothing. The
+// first startupTrials proposals are seeded random configs. Deterministic
+// for a seed.
+type cboModel struct {
+	sp     *space.Space
+	rng    *rand.Rand
+	order  []space.Param
+	obs    []Observation
+	ranked []space.Config
+	next   int
+}
+
+const (
+	cboRandomCandidates = 400
+	cboParents          = 5
+	cboMutations        = 40
+	cboXi               = 0.01
+)
+
+func newCBO(b build) (Sampler, error) {
+	order, err := b.sp.Order()
+	if err != nil {
+		return nil, err
+	}
+	return newGuard(b, &cboModel{sp: b.sp, rng: b.rng, order: order}), nil
+}
+
+func (m *cboModel) propose() (space.Config, error) {
+	if m.usable() < startupTrials {
+		return m.sp.Sample(m.rng), nil
+	}
+	if m.ranked == nil {
+		m.ranked, m.next = m.rank(), 0
+	}
+	if m.next >= len(m.ranked) {
+		return m.sp.Sample(m.rng), nil
+	}
+	m.next++
+	return m.ranked[m.next-1], nil
+}
+
+// reject needs nothing: the next proposal is the next candidate anyway.
+func (m *cboModel) reject(space.Config, bool) {}
+
+func (m *cboModel) tell(o Observation) error {
+	if o.State != Failed {
+		m.obs = append(m.obs, o)
+		m.ranked = nil
+	}
+	return nil
+}
+
+func (m *cboModel) usable() int { return len(m.obs) }
+
+// rank orders fresh candidates by expected improvement times the
+// probability of feasibility; nil when nothing completed yet.
+func (m *cboModel) rank() []space.Config {
+	scores := m.scalarise()
+	var xs, feasX [][]float64
+	var ys, feasY []float64
+	for i, o := range m.obs {
+		x := m.encode(o.Config)
+		ok := o.State == Complete && o.Violation == 0 || o.State == Pruned
+		feasX, feasY = append(feasX, x), append(feasY, b2f(ok))
+		if !math.IsNaN(scores[i]) {
+			xs, ys = append(xs, x), append(ys, scores[i])
+		}
+	}
+	if len(xs) == 0 {
+		return nil
+	}
+	reg := growForest(xs, standardise(ys), m.rng)
+	cls := growForest(feasX, feasY, m.rng)
+	best := 0.0
+	for i, y := range standardise(ys) {
+		if i == 0 || y > best {
+			best = y
+		}
+	}
+	cands := m.candidates(scores)
+	acq := make([]float64, len(cands))
+	for i, c := range cands {
+		x := m.encode(c)
+		mu, sd := reg.predict(x)
+		p, _ := cls.predict(x)
+		acq[i] = expectedImprovement(mu, sd, best+cboXi) * p
+	}
+	idx := make([]int, len(cands))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return acq[idx[a]] > acq[idx[b]] })
+	out := make([]space.Config, len(idx))
+	for i, j := range idx {
+		out[i] = cands[j]
+	}
+	return out
+}
+
+// scalarise is each observation's score, larger better: the first
+// objective oriented, or with several an augmented Chebyshev value of
+// the normalised objectives under fresh random weights. Pruned trials
+// get the worst score measured; infeasible ones NaN.
+func (m *cboModel) scalarise() []float64 {
+	objs := m.sp.Objectives
+	w := make([]float64, len(objs))
+	sum := 0.0
+	for i := range w {
+		w[i] = -math.Log(1 - m.rng.Float64())
+		sum += w[i]
+	}
+	lo, hi := m.bounds()
+	out := make([]float64, len(m.obs))
+	worst := math.Inf(1)
+	for i, o := range m.obs {
+		out[i] = math.NaN()
+		if o.State != Complete || len(o.Values) < len(objs) {
+			continue
+		}
+		worstTerm, total := math.Inf(-1), 0.0
+		for k, obj := range objs {
+			v := orient(obj, o.Values[k])
+			n := 0.5
+			if hi[k] > lo[k] {
+				n = (v - lo[k]) / (hi[k] - lo[k])
+			}
+			term := w[k] / sum * (1 - n)
+			worstTerm, total = max(worstTerm, term), total+term
+		}
+		out[i] = -worstTerm - 0.05*total
+		worst = min(worst, out[i])
+	}
+	for i, o := range m.obs {
+		if o.State == Pruned && !math.IsInf(worst, 1) {
+			out[i] = worst
+		}
+	}
+	return out
+}
+
+// bounds are the oriented objectives' ranges over completed trials.
+func (m *cboModel) bounds() (lo, hi []float64) {
+	n := len(m.sp.Objectives)
+	lo, hi = make([]float64, n), make([]float64, n)
+	for k := range lo {
+		lo[k], hi[k] = math.Inf(1), math.Inf(-1)
+	}
+	for _, o := range m.obs {
+		if o.State != Complete || len(o.Values) < n {
+			continue
+		}
+		for k, obj := range m.sp.Objectives {
+			v := orient(obj, o.Values[k])
+			lo[k], hi[k] = min(lo[k], v), max(hi[k], v)
+		}
+	}
+	return lo, hi
+}
+
+func orient(obj space.Objective, v float64) float64 {
+	if obj.Direction == space.Minimize {
+		return -v
+	}
+	return v
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// expectedImprovement of a normal(mu, sd) over target (maximising).
+func expectedImprovement(mu, sd, target float64) float64 {
+	if sd < 1e-9 {
+		return max(mu-target, 0)
+	}
+	z := (mu - target) / sd
+	return (mu-target)*normCDF(z) + sd*math.Exp(-z*z/2)/math.Sqrt(2*math.Pi)
+}
+
+func standardise(ys []float64) []float64 {
+	mean, sd := 0.0, 0.0
+	for _, y := range ys {
+		mean += y / float64(len(ys))
+	}
+	for _, y := range ys {
+		sd += (y - mean) * (y - mean) / float64(len(ys))
+	}
+	sd = math.Sqrt(sd)
+	out := make([]float64, len(ys))
+	for i, y := range ys {
+		out[i] = y - mean
+		if sd > 0 {
+			out[i] /= sd
+		}
+	}
+	return out
+}
