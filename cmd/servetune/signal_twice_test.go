@@ -56,12 +56,27 @@ func TestSecondSignalKillsTheEnginesAtOnce(t *testing.T) {
 		return json.Unmarshal([]byte(l), &ev) == nil && ev.Message == "trial phase" && ev.Phase == string(objective.Benchmarking)
 	})
 	pgids := enginePGIDs(t, filepath.Join(dir, "studies", "twice"))
-	if n, live := livePIDs(pids); n != 3 || len(live) != 3 || len(pgids) != 1 {
-		t.Fatalf("before the signals: %d engine processes recorded, %v running, groups %v; want 3, 3, one", n, live, pgids)
+	if len(pgids) != 1 {
+		t.Fatalf("engine groups %v, want one", pgids)
+	}
+	// The workers record themselves as they start, maybe after the
+	// benchmark did on a loaded machine.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		n, live := livePIDs(pids)
+		if n == 3 && len(live) == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			killAll(pids, pgids[0])
+			t.Fatalf("before the signals: %d engine processes recorded, %v running; want 3 and 3", n, live)
+		}
+		time.Sleep(10 * time.Millisecond) // polling a file other processes write
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	until(func(l string) bool { return strings.Contains(l, "a second signal kills them at once") })
 	_ = cmd.Process.Signal(syscall.SIGTERM)
+	sent := time.Now()
 	var tail []string
 	exited := make(chan error, 1)
 	go func() {
@@ -76,6 +91,7 @@ func TestSecondSignalKillsTheEnginesAtOnce(t *testing.T) {
 		killAll(pids, pgids[0])
 		t.Fatal("servetune was still running 10 s after the second SIGTERM")
 	}
+	t.Logf("servetune ended %v after the second SIGTERM", time.Since(sent).Round(time.Millisecond))
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
 		t.Errorf("servetune ended with %v, want exit code 130; its last lines: %q", err, tail)
