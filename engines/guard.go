@@ -60,7 +60,7 @@ func parseGuardArgs(args []string) (guardOptions, error) {
 // args are [--grace D] [--program PATH] -- ARGV... It starts ARGV in the
 // guardian's process group, and when servetune goes away (stdin reaches
 // end-of-file, or SIGHUP from the parent-death signal), a stop signal
-// arrives or the engine leader exits, it stops the group and every
+// (SIGTERM, SIGINT, SIGQUIT) arrives or the engine leader exits, it stops the group and every
 // descendant: SIGTERM, then SIGKILL after the grace period. It returns the
 // engine's exit code, or ends by the engine's terminating signal.
 func RunGuard(args []string, stdin io.Reader, stdout, stderr *os.File) int {
@@ -73,7 +73,14 @@ func RunGuard(args []string, stdin io.Reader, stdout, stderr *os.File) int {
 		fmt.Fprintln(stderr, "servetune guard: descendants that daemonise may escape:", err)
 	}
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	// Once servetune is gone, stdout and stderr are pipes nobody reads;
+	// Go's runtime ends a program that writes to such a pipe on fd 1 or 2
+	// by SIGPIPE unless SIGPIPE is notified. A guardian dying so, before
+	// its teardown, left an engine's workers running (docs/reliability.md,
+	// "a second SIGINT"). A handler, unlike SIG_IGN, is not inherited by
+	// the engine.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	c := &exec.Cmd{Args: o.argv, Stdout: stdout, Stderr: stderr, SysProcAttr: engineProcAttr()}
 	c.Path, err = guardProgram(o.program, ".")
 	if err == nil {
@@ -94,7 +101,7 @@ func RunGuard(args []string, stdin io.Reader, stdout, stderr *os.File) int {
 	case <-parentGone:
 		g.stop(nil, o.grace)
 	case s := <-sigs:
-		if s == syscall.SIGHUP { // the parent-death signal
+		if s == syscall.SIGHUP || s == syscall.SIGQUIT { // the parent-death signal; Go's would dump and exit
 			s = nil
 		}
 		g.stop(s, o.grace)

@@ -2,6 +2,7 @@ package engines_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -177,5 +178,40 @@ func TestGuardianTeardownUnderLoadReachesLatecomers(t *testing.T) {
 			t.Errorf("process %d outlived servetune", pid)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
+	}
+}
+
+// Live.Kill (servetune's second signal) ends, within its bound, an engine
+// that ignores SIGTERM under its guardian: the leader, its workers, the
+// worker that called setsid, and the guardian; and no engine starts after.
+func TestLiveKillEndsEveryEngineAtOnce(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	l := guarded(t)
+	l.Live = &engines.Live{}
+	l.Grace = time.Minute // a teardown would wait for it; Kill must not
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	o := enginetest.Options{IgnoreTerm: true, Workers: 2, Setsid: true, PIDFile: pidFile}
+	s := start(t, l, "vllm", o, nil)
+	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	pids := recordedPIDs(t, pidFile, 3)
+	if left := l.Live.Kill(time.Second); len(left) != 0 {
+		t.Fatalf("groups %v still had live processes after Kill", left)
+	}
+	for pid := range pids {
+		if alive(pid) {
+			t.Errorf("engine process %d outlived Kill", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if alive(s.PGID) {
+		t.Errorf("the guardian %d outlived Kill", s.PGID)
+	}
+	tgt := enginetest.Target("vllm", "org/model", o)
+	if _, err := l.Start(context.Background(), nil, tgt, t.TempDir()); !errors.Is(err, context.Canceled) {
+		t.Errorf("a launch after Kill: %v, want a cancellation", err)
 	}
 }

@@ -59,6 +59,9 @@ type Launcher struct {
 	// after kill -9. Empty launches the engine directly; it then dies with
 	// servetune (Pdeathsig) but its workers are left to ReapStale.
 	Guard []string
+	// Live records every engine group this launcher starts, for a stop
+	// that cannot wait for the teardown (Live.Kill); nil records nothing.
+	Live *Live
 }
 
 // Server is one running engine.
@@ -172,6 +175,9 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	s.gpus = gpuWatch{devices: visibleDevices(setEnv(t, name, shown)["CUDA_VISIBLE_DEVICES"]), before: base.pidSet()}
 	if err := s.spawn(); err != nil {
 		s.log.Close()
+		if errors.Is(err, ErrStopping) {
+			return nil, err
+		}
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			// Not the config's fault: every trial would fail the same way.
 			return nil, fmt.Errorf("%w: %s: %v (install it, or set [target.engines.%s] command or target.prefix)", ErrProgram, argv[0], err, name)

@@ -182,6 +182,9 @@ func rankDialHost(bind, head string) string {
 // spawnFailure says why a rank's program did not start: the machine's
 // problem (ErrProgram) or the config's.
 func spawnFailure(name, program string, err error) error {
+	if errors.Is(err, ErrStopping) {
+		return err
+	}
 	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 		return fmt.Errorf("%w: %s: %v (install it, or set [target.engines.%s] command, target.prefix or target.node_launch)", ErrProgram, program, err, name)
 	}
@@ -210,6 +213,9 @@ func (s *Server) halt(ctx context.Context, grace time.Duration) error {
 
 func (s *Server) haltOne(ctx context.Context, grace time.Duration) error {
 	err := stopGroup(ctx, s.PGID, s.done, grace)
+	if err == nil {
+		s.l.Live.gone(s.PGID)
+	}
 	if err == nil && s.pidfile != "" {
 		_ = os.Remove(s.pidfile)
 	}

@@ -13,7 +13,7 @@ func (s *Server) spawn() error {
 	if err != nil {
 		return err
 	}
-	if err := c.Start(); err != nil {
+	if err := s.l.Live.start(c); err != nil {
 		s.closeLifeline(c)
 		return err
 	}

@@ -126,3 +126,33 @@ func nextDelay(prev, ceiling time.Duration) time.Duration {
 func (o *outage) mayReclaim(now time.Time, lease time.Duration) bool {
 	return !o.down() && (o.back.IsZero() || now.Sub(o.back) >= lease)
 }
+
+// rideOut calls try until it succeeds, fails with an error the store
+// answered with, or the store has stayed unreachable past o.bound; the
+// waits between attempts back off (retryIn) and end at once with ctx.
+// It is how a worker started while its store is down waits for it, as a
+// running worker does.
+func rideOut(ctx context.Context, o *outage, log zerolog.Logger, try func(context.Context) error) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, storeCallTimeout)
+		err := try(actx)
+		cancel()
+		if err == nil {
+			o.answered(time.Now(), log)
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w (the study store: %w)", ctx.Err(), err)
+		}
+		if stop := o.failed(err, time.Now(), log); stop != nil {
+			return stop
+		}
+		wait := time.NewTimer(o.retryIn())
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return fmt.Errorf("%w (waiting for the study store: %w)", ctx.Err(), err)
+		case <-wait.C:
+		}
+	}
+}

@@ -1,8 +1,10 @@
 package studies
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -28,6 +30,9 @@ type OpenOptions struct {
 	Parse  func(ctx context.Context, file, src string) (*space.Space, error)
 	Holder Holder
 	Log    zerolog.Logger
+	// StoreOutage bounds how long OpenShared waits for a store it cannot
+	// reach (default DefaultStoreOutage), as a running worker does.
+	StoreOutage time.Duration
 }
 
 // ErrSpaceChanged says a study exists with a different search space.
@@ -88,13 +93,21 @@ func OpenShared(ctx context.Context, storage string, d Dir, sp *space.Space, o O
 	if !IsPostgres(storage) {
 		return nil, ErrNotShared
 	}
-	store, err := OpenPostgres(ctx, storage, sp.Study.Name, Create)
+	s := &Session{Dir: d}
+	o.StoreOutage = cmp.Or(max(o.StoreOutage, 0), DefaultStoreOutage)
+	err := rideOut(ctx, &outage{bound: o.StoreOutage}, o.Log, func(ctx context.Context) error {
+		store, err := OpenPostgres(ctx, storage, sp.Study.Name, Create)
+		if err != nil {
+			return err
+		}
+		if err := checkSpace(ctx, store, sp, o); err != nil {
+			return errors.Join(err, store.Close())
+		}
+		s.Store = store
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	s := &Session{Dir: d, Store: store}
-	if err := checkSpace(ctx, store, sp, o); err != nil {
-		return nil, errors.Join(err, s.Close())
 	}
 	return s, nil
 }

@@ -10,8 +10,10 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space/suggest"
 	"github.com/servetune/servetune/studies"
 	"github.com/urfave/cli/v2"
@@ -27,6 +29,8 @@ type env struct {
 	jsonLog bool
 	// meter carries benchmark progress from the runner to the view.
 	meter *requestMeter
+	// live is every engine group started, for a second signal to kill.
+	live *engines.Live
 }
 
 // usageError marks bad input: exit code 2, nothing written.
@@ -38,30 +42,58 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 func main() {
-	ctx, stop := interruptible(os.Stderr)
-	code := run(ctx, os.Args, os.Stdout, os.Stderr)
+	if len(os.Args) > 1 && os.Args[1] == "guard" {
+		// The guardian (engines.RunGuard) is not servetune: it must not
+		// take servetune's signals nor print on them, since its stderr is
+		// a pipe to a servetune that may be gone.
+		os.Exit(engines.RunGuard(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	live := &engines.Live{}
+	ctx, stop := interruptible(os.Stderr, live, os.Exit)
+	code := runLive(ctx, os.Args, os.Stdout, os.Stderr, live)
 	stop()
 	os.Exit(code)
 }
 
 // interruptible is cancelled by the first SIGINT or SIGTERM, which
 // servetune answers by recording the trial and tearing its engines down
-// (within the grace period). Later signals change nothing: ending
-// servetune mid-teardown, as a second signal once did, let an engine's
-// worker outlive it (docs/reliability.md, "a second SIGINT").
-func interruptible(stderr io.Writer) (context.Context, func()) {
+// (SIGTERM, SIGKILL after the grace period). A second one cannot wait for
+// that: it SIGKILLs every engine process group in live and what their
+// guardians started, waits (at most liveKillWait) until none is left, and
+// exits 130; the next run records the trial in flight as interrupted.
+func interruptible(stderr io.Writer, live *engines.Live, exit func(int)) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
 	go func() {
 		select {
 		case s := <-sigs:
-			fmt.Fprintf(stderr, "servetune: %v: stopping: recording the trial and tearing its engines down\n", s)
+			fmt.Fprintf(stderr, "servetune: %v: stopping: recording the trial and tearing its engines down (a second signal kills them at once)\n", s)
 			cancel()
-		case <-ctx.Done():
+		case <-quit:
+			return
+		}
+		select {
+		case s := <-sigs:
+			killEngines(stderr, s, live)
+			exit(exitInterrupted)
+		case <-quit:
 		}
 	}()
-	return ctx, func() { signal.Stop(sigs); cancel() }
+	return ctx, func() { signal.Stop(sigs); close(quit); cancel() }
+}
+
+// liveKillWait bounds the wait for SIGKILLed engines to be gone, so a
+// second signal ends servetune within about a second.
+const liveKillWait = time.Second
+
+func killEngines(stderr io.Writer, s os.Signal, live *engines.Live) {
+	if left := live.Kill(liveKillWait); len(left) > 0 {
+		fmt.Fprintf(stderr, "servetune: %v again: engine process groups %v still had processes %v after SIGKILL\n", s, left, liveKillWait)
+		return
+	}
+	fmt.Fprintf(stderr, "servetune: %v again: engines killed; the next run records the trial in flight as interrupted\n", s)
 }
 
 // Exit codes, listed by --help (exitCodes) and docs/reliability.md.
@@ -96,9 +128,14 @@ type exitCodeDoc struct {
 
 // run executes the CLI and decides the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runLive(ctx, args, stdout, stderr, &engines.Live{})
+}
+
+// runLive is run recording the engines it starts in live.
+func runLive(ctx context.Context, args []string, stdout, stderr io.Writer, live *engines.Live) int {
 	secrets := outputSecrets(args, os.Getenv)
 	stdout, stderr = masked(stdout, secrets), masked(stderr, secrets)
-	e := &env{stdout: stdout, stderr: stderr, log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).With().Timestamp().Logger()}
+	e := &env{stdout: stdout, stderr: stderr, live: live, log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).With().Timestamp().Logger()}
 	app := newApp(e)
 	completeWith(app, args)
 	err := app.RunContext(ctx, reorder(args, specOf(app.Flags, app.Commands, false)))
@@ -213,7 +250,6 @@ func commands(e *env) []*cli.Command {
 		commandCommand(e),
 		labCommand(e),
 		testmodelCommand(e),
-		guardCommand(),
 		completionCommand(),
 	}
 }

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"database/sql"
+	"io"
 	"regexp"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,4 +76,107 @@ func awaitTrials(t *testing.T, url string, n int) {
 		time.Sleep(20 * time.Millisecond) // polling the worker's progress
 	}
 	t.Fatalf("the study never had %d trials", n)
+}
+
+// watchedOutput is a worker's stderr that a test can wait on.
+type watchedOutput struct {
+	mu   sync.Mutex
+	b    strings.Builder
+	seen chan struct{}
+	want string
+}
+
+func (w *watchedOutput) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if w.seen != nil && strings.Contains(w.b.String(), w.want) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return len(p), nil
+}
+
+func (w *watchedOutput) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// A worker started while PostgreSQL is down waits for it (within
+// --store-outage) and then runs its trials; one whose store stays down
+// past the bound stops with the bound named, exit 1.
+func TestWorkerStartedWhileTheStoreIsDownWaitsForIt(t *testing.T) {
+	pg := pgtest.StartCluster(t)
+	if err := pg.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	abs := quickstartWithoutPrior(t)
+	t.Chdir(t.TempDir())
+	t.Setenv(storageEnv, "")
+	worker := func(bound string, stderr io.Writer) int {
+		return run(context.Background(), []string{"servetune", "--log-level", "info", "worker", "--storage", pg.URL, "--store-outage", bound, "--n-trials", "3", abs}, io.Discard, stderr)
+	}
+
+	t.Run("past the bound", func(t *testing.T) {
+		var stderr watchedOutput
+		start := time.Now()
+		code := worker("2s", &stderr)
+		if code != 1 || !regexp.MustCompile(`the study store stayed unreachable for \d+s \(--store-outage 2s\)`).MatchString(stderr.String()) {
+			t.Errorf("exit %d, want 1 with the outage and its bound named:\n%s", code, stderr.String())
+		}
+		if held := time.Since(start); held < 2*time.Second {
+			t.Errorf("the worker gave up after %s, before its 2s bound", held)
+		}
+	})
+
+	t.Run("back within the bound", func(t *testing.T) {
+		stderr := watchedOutput{seen: make(chan struct{}), want: "the study store is unreachable"}
+		seen := stderr.seen
+		ended := make(chan int, 1)
+		go func() { ended <- worker("5m", &stderr) }()
+		select {
+		case <-seen:
+		case code := <-ended:
+			t.Fatalf("the worker ended (exit %d) while the store was down:\n%s", code, stderr.String())
+		case <-time.After(time.Minute):
+			t.Fatal("the worker never said the store was unreachable")
+		}
+		if err := pg.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case code := <-ended:
+			if code != 0 {
+				t.Fatalf("exit %d once the store was back, want 0:\n%s", code, stderr.String())
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatal("the worker still runs 2 minutes after the store came back")
+		}
+		if !strings.Contains(stderr.String(), "the study store is back") {
+			t.Errorf("the worker did not say the store was back:\n%s", stderr.String())
+		}
+		if n := countTrials(t, pg.URL); n != 3 {
+			t.Errorf("%d trials in the study, want 3", n)
+		}
+	})
+}
+
+// countTrials counts the quickstart study's trials in PostgreSQL.
+func countTrials(t *testing.T, url string) int {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var schema string
+	var n int
+	if err := db.QueryRow(`SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'servetune\_quickstart\_%'`).Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM ` + pgx.Identifier{schema, "trials"}.Sanitize()).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -400,7 +400,7 @@ func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space
 func newRunner(e *env, sp *space.Space, d studies.Dir, cards *sim.Cards) (objective.Runner, error) {
 	switch sp.Target.Runner {
 	case "process":
-		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(guardEngines),
+		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(e.guardEngines),
 			objective.WithBenchOptions(bench.RunOptions{Progress: e.requests().report})), nil
 	default:
 		return objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})), nil

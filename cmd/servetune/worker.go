@@ -142,6 +142,7 @@ func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOp
 	if err != nil {
 		return err
 	}
+	oo.StoreOutage = o.trials.storeOutage
 	sess, err := studies.OpenShared(ctx, o.storage, studies.DirFor(o.trials.root, sp), sp, oo)
 	if err != nil {
 		return openError(err)
