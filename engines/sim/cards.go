@@ -78,6 +78,14 @@ type ModelCard struct {
 	// MTPAcceptance is the MTP/NEXTN heads' per-token acceptance (absent =
 	// 0.8).
 	MTPAcceptance float64 `toml:"mtp_acceptance,omitzero"`
+	// TokensPerChunk is how many generated tokens a streamed chunk with
+	// text carries on average (absent = 1): a tokenizer whose tokens can
+	// decode to no text (byte-fallback pieces of a character, skipped
+	// special tokens) sends fewer text chunks than tokens, and a client
+	// that times text chunks (inference-perf, servetune bench) measures a
+	// longer inter-token gap. A property of the model's output stream,
+	// measured, not fitted: ITL ÷ ((e2e − TTFT) ÷ (tokens − 1)).
+	TokensPerChunk float64 `toml:"tokens_per_chunk,omitzero"`
 }
 
 // DraftCard is a speculative-decoding draft model.
@@ -203,6 +211,8 @@ func (m ModelCard) problem() (key, msg string) {
 		return "sliding_window", "is required with window_layers"
 	case m.WeightBits < 0 || m.WeightBits > 32:
 		return "weight_bits", "must be between 0 and 32"
+	case m.TokensPerChunk != 0 && !(m.TokensPerChunk >= 1 && m.TokensPerChunk <= 8):
+		return "tokens_per_chunk", "must be between 1 and 8"
 	case m.ActiveParamsB > m.TotalParamsB*1.0001:
 		return "active_params_b", fmt.Sprintf("%.3g is more than total_params_b %.3g", m.ActiveParamsB, m.TotalParamsB)
 	}

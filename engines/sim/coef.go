@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -21,13 +22,14 @@ const (
 	fStep                // one per step: scheduler, sampling, launch
 	fSeq                 // running sequences: per-sequence CPU work
 	fMultiproc           // one per step with tp > 1: the executor's broadcast
+	fMoE                 // MoE layers per step: routing, sort and grouped-GEMM launches, whatever the tokens
 	fRequest             // one per request, in TTFT: HTTP, validation, tokenisation
 	fPromptK             // per 1000 prompt tokens, in TTFT: tokenising the text
 	fFixed               // already in seconds (MoE exchange, drafting, eager launch): coefficient 1
 	nFeat
 )
 
-var featNames = [nFeat]string{"weights", "experts", "linear", "expert_linear", "kv", "attn", "comm", "reduce", "step", "seq", "multiproc", "request", "prompt_k", "fixed"}
+var featNames = [nFeat]string{"weights", "experts", "linear", "expert_linear", "kv", "attn", "comm", "reduce", "step", "seq", "multiproc", "moe", "request", "prompt_k", "fixed"}
 
 // FeatureNames names the coefficients, in order.
 func FeatureNames() []string { return featNames[:] }
@@ -75,6 +77,19 @@ func Lower(i int) float64 {
 	return 0
 }
 
+// Upper is the most coefficient i may take. Dense GEMMs of a
+// prefill-sized batch reach at least a third of the tensor peak in every
+// published vLLM profile; the calibration runs' prefills are mostly served
+// from the prefix cache, so without this bound the few they compute
+// would let the fit make prefill compute implausibly slow (and a burst of
+// uncached prompts saturate). Others are unbounded above.
+func Upper(i int) float64 {
+	if i == fLinear {
+		return 3
+	}
+	return math.Inf(1)
+}
+
 // PriorVLLM is where a fit starts and what it is pulled toward when the
 // data say little: HBM streaming at ~86% of peak, GEMMs at ~33%, grouped
 // MoE GEMMs at half the dense efficiency, a few milliseconds of CPU per
@@ -82,7 +97,7 @@ func Lower(i int) float64 {
 func PriorVLLM() Coefficients {
 	return Coefficients{
 		fWeights: 1.16, fExperts: 2.0, fLinear: 3.0, fExpertLinear: 3.0, fKV: 1.3, fAttn: 3.0, fComm: 1.43,
-		fReduce: 12e-6, fStep: 2e-3, fSeq: 10e-6, fMultiproc: 0.5e-3, fRequest: 10e-3, fPromptK: 1e-3,
+		fReduce: 12e-6, fStep: 2e-3, fSeq: 10e-6, fMultiproc: 0.5e-3, fMoE: 20e-6, fRequest: 10e-3, fPromptK: 1e-3,
 		fFixed: 1,
 	}
 }
@@ -111,6 +126,8 @@ func constName(i int) string {
 	switch n {
 	case "kv":
 		return "fKV"
+	case "moe":
+		return "fMoE"
 	case "prompt_k":
 		return "fPromptK"
 	case "expert_linear":

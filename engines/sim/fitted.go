@@ -11,19 +11,20 @@ package sim
 // (seconds); docs/sim.md says what each term covers.
 func FittedVLLM() Coefficients {
 	return Coefficients{
-		fWeights:      1.13801,
-		fExperts:      1.57329,
-		fLinear:       1.40375,
-		fExpertLinear: 10.8607,
-		fKV:           1.18724,
+		fWeights:      1.24831,
+		fExperts:      1.38431,
+		fLinear:       3,
+		fExpertLinear: 5.16173,
+		fKV:           1.28046,
 		fAttn:         1.33391,
-		fComm:         1.95671,
-		fReduce:       5.70762e-06,
-		fStep:         0.00140236,
-		fSeq:          1.00009e-05,
-		fMultiproc:    0.000289699,
-		fRequest:      0.00914901,
-		fPromptK:      0.00111607,
+		fComm:         3.51178,
+		fReduce:       8.59572e-06,
+		fStep:         0.000979508,
+		fSeq:          1.19714e-05,
+		fMultiproc:    0.000231843,
+		fMoE:          2.59336e-05,
+		fRequest:      0.00792187,
+		fPromptK:      0.00127053,
 		fFixed:        1,
 	}
 }

@@ -339,7 +339,7 @@ func (l *Live) ChunkedPrefill() int { return l.s.chunk }
 // liveRequest is a served request: its leading prefix tokens are the one
 // prefix every request shares.
 func liveRequest(in, out, prefix int) request {
-	r := request{in: in, out: out, group: -1, after: -1}
+	r := request{in: in, out: out, group: -1, after: -1, same: -1}
 	if prefix = min(prefix, in); prefix > 0 {
 		r.group, r.groupLen, r.shared = 0, prefix, prefix
 	}

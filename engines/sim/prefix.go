@@ -7,13 +7,14 @@ package sim
 // conversation recomputes only what is new.
 type prefixCache struct {
 	groups map[int]bool
+	same   map[int]bool // prompts (request.same) computed whole
 	convs  map[int]int // finished request index → tokens held
 	order  []int       // convs, oldest first
 	held   int
 }
 
 func newPrefixCache() *prefixCache {
-	return &prefixCache{groups: map[int]bool{}, convs: map[int]int{}}
+	return &prefixCache{groups: map[int]bool{}, same: map[int]bool{}, convs: map[int]int{}}
 }
 
 // peek is how many of r's prompt tokens the cache would serve at
@@ -26,6 +27,9 @@ func (pc *prefixCache) peek(r *simReq) (cached, owned int) {
 	if _, ok := pc.convs[r.after]; ok && r.after >= 0 {
 		c := min(r.shared, r.prompt-1)
 		return c, c
+	}
+	if r.same >= 0 && pc.same[r.same] {
+		return r.prompt - 1, 0
 	}
 	if r.group >= 0 && pc.groups[r.group] {
 		return min(r.groupLen, r.prompt-1), 0

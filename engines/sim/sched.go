@@ -22,6 +22,7 @@ type simReq struct {
 	prefilled int
 	gen       int
 	acc       float64 // fractional accepted tokens carried between steps
+	text      float64 // text chunks owed to the client (TokensPerChunk)
 	kv        int
 	portion   int // prefill tokens scheduled in the current step
 	first     float64
@@ -295,8 +296,9 @@ func (sc *scheduler) nextEvent() (float64, *group, bool) {
 func (sc *scheduler) start(g *group) {
 	work := false
 	decodeOnly := true
+	cutoff := sc.admitCutoff(g)
 	for i, rk := range g.ranks {
-		sc.admit(rk)
+		sc.admit(rk, cutoff)
 		g.loads[i] = sc.batch(rk)
 		if g.loads[i].prefill > 0 {
 			decodeOnly = false
@@ -313,13 +315,31 @@ func (sc *scheduler) start(g *group) {
 	g.busy, g.from, g.until, g.decodeOnly, g.feat = true, sc.now, sc.now+dt, decodeOnly, f
 }
 
-// admit moves visible waiting requests into the running set while the
-// running cap and the KV cache allow.
-func (sc *scheduler) admit(rk *rankState) {
+// admitCutoff is the latest time a request may have become visible to
+// join the step starting now. vLLM schedules asynchronously (the default
+// since v0.13): step n+1 is scheduled while step n runs, so a request that
+// arrives during step n waits for step n+2 — when a step follows another
+// back to back, only requests visible when the previous one started are
+// admitted. An idle engine schedules at once.
+func (sc *scheduler) admitCutoff(g *group) float64 {
+	if sc.s.engine != engines.VLLM || g.until != sc.now || g.from >= sc.now {
+		return sc.now
+	}
+	for _, rk := range g.ranks {
+		if len(rk.running) > 0 {
+			return g.from
+		}
+	}
+	return sc.now
+}
+
+// admit moves waiting requests visible by cutoff into the running set
+// while the running cap and the KV cache allow.
+func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 	s := sc.s
 	for len(rk.waiting) > 0 && len(rk.running) < s.maxRunning {
 		r := rk.waiting[0]
-		if r.visible > sc.now {
+		if r.visible > cutoff {
 			return
 		}
 		cached, owned := 0, 0
@@ -476,6 +496,9 @@ func (sc *scheduler) advance(rk *rankState, r *simReq, at float64) {
 		if r.group >= 0 && sc.s.prefixCache {
 			rk.cache.groups[r.group] = true
 		}
+		if r.same >= 0 && sc.s.prefixCache {
+			rk.cache.same[r.same] = true
+		}
 		if r.gen > 0 {
 			return // recomputed after preemption; decoding resumes next step
 		}
@@ -496,10 +519,27 @@ func (sc *scheduler) advance(rk *rankState, r *simReq, at float64) {
 	r.gen += k
 	rk.kvUsed += k
 	r.kv += k
-	r.itl = append(r.itl, seconds(at-r.last))
 	r.tokenTraced()
-	r.last = at
 	sc.complete(r, at)
+	if r.textChunk(k, sc.s.model.TokensPerChunk) {
+		r.itl = append(r.itl, seconds(at-r.last))
+		r.last = at
+	}
+}
+
+// textChunk reports whether the k tokens just generated reach the client
+// as a chunk with text: with perChunk > 1 tokens per text chunk, only
+// that share of steps sends one (the last token always does).
+func (r *simReq) textChunk(k int, perChunk float64) bool {
+	if perChunk <= 1 || r.done {
+		return true
+	}
+	r.text += float64(k) / perChunk
+	if r.text < 1 {
+		return false
+	}
+	r.text -= math.Floor(r.text)
+	return true
 }
 
 func (sc *scheduler) complete(r *simReq, at float64) {

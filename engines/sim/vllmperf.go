@@ -1,5 +1,7 @@
 package sim
 
+import "math"
+
 // pciePenalty is how much longer an all-reduce's latency is over PCIe than
 // over NVLink (no custom all-reduce: NCCL through the host bridge). It is
 // not fitted: the calibration runs are all NVLink H100s.
@@ -30,6 +32,9 @@ func (pf *perf) vllmStep(loads []rankLoad, decodeOnly bool) (float64, feat) {
 	}
 	f[fStep] = 1
 	f[fSeq] = float64(seqs)
+	if s.model.Experts > 0 {
+		f[fMoE] = float64(max(s.model.MoELayers, 1))
+	}
 	if s.tp > 1 || s.dp > 1 {
 		f[fMultiproc] = 1
 	}
@@ -65,7 +70,7 @@ func (pf *perf) vllmRank(l rankLoad, groupTokens int) feat {
 	lin := (pf.tokenFlop*tok + pf.headFlop*float64(l.decodeSeqs+l.prefillSeqs)) / pf.peak
 	elin := 0.0
 	if pf.rawExperts > 0 {
-		f[fExperts] = pf.rawExperts * touched(gt, s.model.TopK, s.model.Experts) / pf.hbm
+		f[fExperts] = pf.rawExperts * touched(pf.graphPadded(gt), s.model.TopK, s.model.Experts) / pf.hbm
 		elin = pf.expertFlop * gt / float64(s.tp) * pf.expertImbalance(gt) / pf.peak
 	}
 	c := &pf.coef
@@ -126,4 +131,30 @@ func (pf *perf) vllmConstants() {
 	}
 	pf.tokenFlop = 2 * perTok * 1e9 / float64(s.attnTP)
 	pf.headFlop = 2 * embed * 1e9 / float64(s.tp)
+}
+
+// graphPadded is the batch a step runs as: replayed from a CUDA graph, a
+// batch is padded to the next captured size (vLLM captures 1, 2, 4, then
+// every 8 to 256 and every 16 above, up to its largest size), and the
+// padding rows — stale token ids — are routed like real tokens, so they
+// touch experts too.
+func (pf *perf) graphPadded(tokens float64) float64 {
+	s := pf.s
+	n := int(math.Ceil(tokens))
+	limit := min(s.graphBS, s.chunk)
+	if !s.cudaGraph || n > limit || n <= 0 {
+		return tokens
+	}
+	var p int
+	switch {
+	case n <= 2:
+		p = n
+	case n <= 4:
+		p = 4
+	case n <= 256:
+		p = (n + 7) / 8 * 8
+	default:
+		p = (n + 15) / 16 * 16
+	}
+	return float64(min(p, limit))
 }

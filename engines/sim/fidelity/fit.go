@@ -184,7 +184,8 @@ func stageFeatures(s *Simulated, lo, hi int) (ttft, e2e, itl []float64, ok bool)
 
 // solve minimises Σ w (a·c − 1)² + ridge Σ ((c − prior)/prior)² over the
 // fitted coefficients within their bounds (active set: a coefficient that
-// would leave its bound is pinned there and the rest re-solved).
+// would leave its bounds is pinned at the one it crosses and the rest
+// re-solved).
 func solve(rows []row, prior sim.Coefficients, ridge float64) sim.Coefficients {
 	c := prior
 	free := map[int]bool{}
@@ -197,10 +198,13 @@ func solve(rows []row, prior sim.Coefficients, ridge float64) sim.Coefficients {
 		sol := lsq(rows, prior, ridge, c, free)
 		pinned := false
 		for i, v := range sol {
-			lb := lower(i)
-			if free[i] && v < lb {
+			lb, ub := lower(i), sim.Upper(i)
+			switch {
+			case free[i] && v < lb:
 				free[i], c[i], pinned = false, lb, true
-			} else if free[i] {
+			case free[i] && v > ub:
+				free[i], c[i], pinned = false, ub, true
+			case free[i]:
 				c[i] = v
 			}
 		}
@@ -272,7 +276,8 @@ func rmse(rows []row, c sim.Coefficients) float64 {
 }
 
 // LeaveOneOut predicts each run with coefficients fitted on the others,
-// starting each refit from start (the fit on all runs).
+// starting each refit from start, and with the models' tokens per text
+// chunk measured on the others (TokensPerChunk).
 func LeaveOneOut(rp *Replayer, runs []Run, start sim.Coefficients, o FitOptions) Predictor {
 	return func(ctx context.Context, i int, r Run) (*Simulated, error) {
 		rest := append(append([]Run(nil), runs[:i]...), runs[i+1:]...)
@@ -281,6 +286,8 @@ func LeaveOneOut(rp *Replayer, runs []Run, start sim.Coefficients, o FitOptions)
 		if err != nil {
 			return nil, err
 		}
-		return rp.Simulate(ctx, &c, r)
+		fold := *rp
+		fold.TokensPerChunk = TokensPerChunk(rp.Cards, rest, runs)
+		return fold.Simulate(ctx, &c, r)
 	}
 }

@@ -64,6 +64,10 @@ const (
 type Replayer struct {
 	Cards   *sim.Cards
 	History string // "" = HistoryNone
+	// TokensPerChunk, when set, replaces the model cards' tokens_per_chunk
+	// (by card name; 0 = one chunk per token): what a leave-one-out fold
+	// measured on its training runs.
+	TokensPerChunk map[string]float64
 }
 
 // Profile is the run's workload as a servetune profile, multi-turn
@@ -91,7 +95,7 @@ func (r Run) Profile(history string) bench.Profile {
 
 // cardsFor is the catalogue with the run's model limited to the context
 // the server ran with (max_model_len), which sizes the KV plan.
-func cardsFor(base *sim.Cards, r Run) (*sim.Cards, error) {
+func cardsFor(base *sim.Cards, r Run, chunks map[string]float64) (*sim.Cards, error) {
 	limit := r.MaxModelLen
 	if limit == 0 {
 		limit = r.Workload.MaxModelLen
@@ -100,17 +104,55 @@ func cardsFor(base *sim.Cards, r Run) (*sim.Cards, error) {
 	if err != nil {
 		return nil, err
 	}
-	if limit == 0 || (m.MaxContext > 0 && m.MaxContext <= limit) {
+	tpc, override := chunks[m.Name]
+	if !override && (limit == 0 || (m.MaxContext > 0 && m.MaxContext <= limit)) {
 		return base, nil
 	}
 	c := *base
 	c.Models = append([]sim.ModelCard(nil), base.Models...)
 	for i := range c.Models {
-		if c.Models[i].Name == m.Name {
+		if c.Models[i].Name != m.Name {
+			continue
+		}
+		if limit > 0 && (m.MaxContext == 0 || m.MaxContext > limit) {
 			c.Models[i].MaxContext = limit
+		}
+		if override {
+			c.Models[i].TokensPerChunk = tpc
 		}
 	}
 	return &c, nil
+}
+
+// TokensPerChunk measures each model's text chunks per token from runs
+// (ITL × (tokens − 1) ÷ (e2e − TTFT) of their summaries, averaged), for
+// Replayer.TokensPerChunk: a model whose mean is under 1.1 streams a
+// chunk per token (0, the card's absent value), and a model of cards
+// without a run gets 0 too — so a leave-one-out replay does not use a
+// card value measured on the held-out run.
+func TokensPerChunk(cards *sim.Cards, runs []Run, all []Run) map[string]float64 {
+	sum, n := map[string]float64{}, map[string]int{}
+	for _, r := range runs {
+		m, err := cards.Model(r.Model)
+		s := r.Measured["summary"]
+		if err != nil || s.ITLMean == nil || s.E2EMean == nil || s.TTFTMean == nil || r.Workload.OutputLen < 2 {
+			continue
+		}
+		if d := *s.E2EMean - *s.TTFTMean; d > 0 {
+			sum[m.Name] += *s.ITLMean * float64(r.Workload.OutputLen-1) / d
+			n[m.Name]++
+		}
+	}
+	out := map[string]float64{}
+	for _, r := range all {
+		if m, err := cards.Model(r.Model); err == nil {
+			out[m.Name] = 0
+			if k := n[m.Name]; k > 0 && sum[m.Name]/float64(k) >= 1.1 {
+				out[m.Name] = sum[m.Name] / float64(k)
+			}
+		}
+	}
+	return out
 }
 
 // Simulated is one run's simulation: its summary and per-stage metrics,
@@ -125,7 +167,7 @@ type Simulated struct {
 
 // Simulate replays run r with the given coefficients (nil: fitted).
 func (rp *Replayer) Simulate(ctx context.Context, coef *sim.Coefficients, r Run) (*Simulated, error) {
-	cs, err := cardsFor(rp.Cards, r)
+	cs, err := cardsFor(rp.Cards, r, rp.TokensPerChunk)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", r.ID, err)
 	}
