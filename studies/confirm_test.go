@@ -17,7 +17,7 @@ import (
 
 // noisySimSpace is a small Qwen3-8B study on the simulator with 10%
 // measurement noise per trial (each trial's seed draws its own factor).
-func noisySimSpace(t *testing.T, nTrials int) *space.Space {
+func noisySimSpace(t testing.TB, nTrials int) *space.Space {
 	t.Helper()
 	src := `
 [study]

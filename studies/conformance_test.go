@@ -48,6 +48,7 @@ func TestStoreConformance(t *testing.T) {
 		{"leases are renewed by their worker only", conformLeases},
 		{"expired leases are reclaimed", conformReclaim},
 		{"repeat claims", conformRepeat},
+		{"noise, confirm and revisit claims", conformRemeasure},
 		{"budget counts as countDone does", conformBudget},
 		{"migrations from format 1", conformMigrations},
 		{"read-only readers", conformReadOnly},

@@ -41,13 +41,18 @@ func observation(sp *space.Space, t Trial, base *Trial) search.Observation {
 
 func observations(sp *space.Space, ts []Trial) []search.Observation {
 	var out []search.Observation
-	seen := map[string]bool{}
+	seen := map[string]State{}
 	base := Baseline(ts)
 	for _, t := range ts {
-		if t.State == Running || t.State == Interrupted || seen[t.Config.Key()] {
+		if t.State == Running || t.State == Interrupted {
 			continue
 		}
-		seen[t.Config.Key()] = true
+		// A config is learnt once, unless it was pruned and measured
+		// again (a revisit): the sampler heard both as they happened.
+		if prev, ok := seen[t.Config.Key()]; ok && (prev != Pruned || t.State == Pruned) {
+			continue
+		}
+		seen[t.Config.Key()] = t.State
 		out = append(out, observation(sp, t, base))
 	}
 	return out
