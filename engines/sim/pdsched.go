@@ -22,19 +22,18 @@ type pdServer struct {
 // sees.
 type pdReq struct {
 	request
-	idx      int
-	sent     float64
-	pr, dr   *simReq
-	pSrv     *pdServer
-	prk      *rankState
-	dSrv     *pdServer
-	drk      *rankState
-	ready    float64 // when the decode side may allocate (after prefill)
-	xferEnd  float64
-	failed   string
-	done     bool
-	finish   float64
-	released bool
+	idx     int
+	sent    float64
+	pr, dr  *simReq
+	pSrv    *pdServer
+	prk     *rankState
+	dSrv    *pdServer
+	drk     *rankState
+	ready   float64 // when the decode side may allocate (after prefill)
+	xferEnd float64
+	failed  string
+	done    bool
+	finish  float64
 }
 
 // pdSim is the discrete-event simulation of a disaggregated deployment
@@ -179,9 +178,11 @@ func (d *pdSim) setNow(t float64) {
 // any transfer, or a prefilled request becoming allocatable.
 func (d *pdSim) nextEvent() float64 {
 	t := math.Inf(1)
-	for _, srv := range append(d.prefill[:len(d.prefill):len(d.prefill)], d.decode...) {
-		if e, _, ok := srv.sc.nextEvent(); ok {
-			t = min(t, e)
+	for _, pool := range [][]*pdServer{d.prefill, d.decode} {
+		for _, srv := range pool {
+			if e, _, ok := srv.sc.nextEvent(); ok {
+				t = min(t, e)
+			}
 		}
 	}
 	for _, q := range d.xfers {
