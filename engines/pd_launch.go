@@ -40,6 +40,16 @@ func (l *Launcher) startPD(ctx context.Context, cfg space.Config, t space.Target
 		return nil, err
 	}
 	head := l.pdHead(ctx, cfg, t, dir, procs, all)
+	if err := l.startPDProcesses(ctx, head, t, procs, devs, dir); err != nil {
+		return nil, err
+	}
+	l.Log.Info().Str("engine", head.Engine).Int("prefill", p.PrefillCount).Int("decode", p.DecodeCount).Str("url", head.BaseURL).Msg("disaggregated deployment started")
+	return head, nil
+}
+
+// startPDProcesses starts every process in order, the router (head)
+// last; on a failure it stops those already started.
+func (l *Launcher) startPDProcesses(ctx context.Context, head *Server, t space.Target, procs []PDProcess, devs []string, dir string) error {
 	for i, pr := range procs {
 		s := head
 		if pr.Role != RoleRouter {
@@ -52,12 +62,11 @@ func (l *Launcher) startPD(ctx context.Context, cfg space.Config, t space.Target
 			if head.log != nil {
 				head.log.Close()
 			}
-			return nil, err
+			return err
 		}
-		head.Ranks = append(head.Ranks, RankProcess{Rank: i, Role: pr.Name(), Host: host, Argv: s.Argv, PGID: s.PGID, LogPath: s.LogPath})
+		head.Ranks = append(head.Ranks, RankProcess{Rank: i, Role: pr.Name(), Host: bindHost(t), Argv: s.Argv, PGID: s.PGID, LogPath: s.LogPath})
 	}
-	l.Log.Info().Str("engine", head.Engine).Int("prefill", p.PrefillCount).Int("decode", p.DecodeCount).Str("url", head.BaseURL).Msg("disaggregated deployment started")
-	return head, nil
+	return nil
 }
 
 // pdHead prepares the router's Server, which holds the deployment: its
