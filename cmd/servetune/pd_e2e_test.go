@@ -75,7 +75,7 @@ func TestPDStudyMeasuresThroughTheRouter(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "run", pdSpace(t, bin, dir, "20", 16, ""))
+	cmd := exec.Command(bin, "run", "--no-prune", pdSpace(t, bin, dir, "20", 16, ""))
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
