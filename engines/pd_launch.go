@@ -3,6 +3,7 @@ package engines
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -21,13 +22,13 @@ import (
 // server and then the router answer their probes, it is done when any
 // process exits, and Stop stops them all together.
 func (l *Launcher) startPD(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, error) {
-	if multiNodeTrial(cfg, t) {
-		return nil, invalid("%s: a disaggregated config of %d GPUs needs %d nodes; servetune launches prefill/decode deployments on one node",
-			EngineOf(cfg, t), GPUs(cfg, t), Nodes(cfg, t))
-	}
 	host := bindHost(t)
 	p, _ := SplitPD(cfg)
 	ports, err := freePDPorts(p, host)
+	if err != nil {
+		return nil, err
+	}
+	pl, err := l.placement(cfg, t, &ports)
 	if err != nil {
 		return nil, err
 	}
@@ -35,35 +36,46 @@ func (l *Launcher) startPD(ctx context.Context, cfg space.Config, t space.Target
 	if err != nil {
 		return nil, err
 	}
-	devs, all, err := splitDevices(procs, l.visible(t, EngineOf(cfg, t)))
-	if err != nil {
+	all := visibleDevices(l.visible(t, EngineOf(cfg, t)))
+	if pl.devices == nil {
+		if pl.devices, all, err = splitDevices(procs, l.visible(t, EngineOf(cfg, t))); err != nil {
+			return nil, err
+		}
+	}
+	head := l.pdHead(ctx, cfg, t, dir, procs, ports, all, pl.hosts[len(pl.hosts)-1])
+	if err := l.startPDProcesses(ctx, head, t, procs, pl, dir); err != nil {
 		return nil, err
 	}
-	head := l.pdHead(ctx, cfg, t, dir, procs, all)
+	l.Log.Info().Str("engine", head.Engine).Int("prefill", p.PrefillCount).Int("decode", p.DecodeCount).Str("url", head.BaseURL).Msg("disaggregated deployment started")
+	return head, nil
+}
+
+// startPDProcesses starts every process in order, the router (head)
+// last; on a failure it stops those already started.
+func (l *Launcher) startPDProcesses(ctx context.Context, head *Server, t space.Target, procs []PDProcess, pl pdPlacement, dir string) error {
 	for i, pr := range procs {
 		s := head
 		if pr.Role != RoleRouter {
 			s = &Server{Engine: head.Engine, LogPath: filepath.Join(dir, "engine."+pr.Name()+".log"), eng: head.eng}
 			head.group.peers = append(head.group.peers, s)
 		}
-		if err := l.startPDProcess(s, t, pr, i, devs[i], dir, head); err != nil {
+		if err := l.startPDProcess(s, t, pr, i, pl.hosts[i], pl.devices[i], pl.remote, dir, head); err != nil {
 			_ = head.halt(ctx, orDefault(l.Grace, DefaultGrace))
 			head.closeLogs()
 			if head.log != nil {
 				head.log.Close()
 			}
-			return nil, err
+			return err
 		}
-		head.Ranks = append(head.Ranks, RankProcess{Rank: i, Role: pr.Name(), Host: host, Argv: s.Argv, PGID: s.PGID, LogPath: s.LogPath})
+		head.Ranks = append(head.Ranks, RankProcess{Rank: i, Role: pr.Name(), Host: pl.hosts[i], Argv: s.Argv, PGID: s.PGID, LogPath: s.LogPath})
 	}
-	l.Log.Info().Str("engine", head.Engine).Int("prefill", p.PrefillCount).Int("decode", p.DecodeCount).Str("url", head.BaseURL).Msg("disaggregated deployment started")
-	return head, nil
+	return nil
 }
 
 // pdHead prepares the router's Server, which holds the deployment: its
 // URL, the name clients send, the probes of every process, the
 // environment fingerprint (a server's) and the GPU baseline.
-func (l *Launcher) pdHead(ctx context.Context, cfg space.Config, t space.Target, dir string, procs []PDProcess, devices []string) *Server {
+func (l *Launcher) pdHead(ctx context.Context, cfg space.Config, t space.Target, dir string, procs []PDProcess, ports PDPorts, devices []string, node string) *Server {
 	name := EngineOf(cfg, t)
 	eng, _ := Lookup(name, t)
 	model, _ := ModelPath(cfg, t)
@@ -71,10 +83,14 @@ func (l *Launcher) pdHead(ctx context.Context, cfg space.Config, t space.Target,
 	_, served := eng.Listen(host, 0, model, t.ServedName())
 	router := procs[len(procs)-1]
 	head := &Server{Engine: name, Model: served, Port: router.Port, LogPath: filepath.Join(dir, "engine.log"), eng: eng,
-		BaseURL: serverURL(host, router.Port),
+		BaseURL: "http://" + net.JoinHostPort(rankDialHost(host, node), itoa(router.Port)),
 		group:   &rankGroup{anyDone: make(chan struct{}), hosts: map[*Server]string{}, ranks: map[*Server]int{}, labels: map[*Server]string{}}}
-	for _, pr := range procs {
-		head.readyAll = append(head.readyAll, readyTarget{base: serverURL(host, pr.Port), paths: pr.Probes})
+	for i, pr := range procs {
+		at := dialHost(host)
+		if i < len(procs)-1 {
+			at = ports.dial(i, host) // where the router finds it
+		}
+		head.readyAll = append(head.readyAll, readyTarget{base: "http://" + net.JoinHostPort(at, itoa(pr.Port)), paths: pr.Probes})
 	}
 	head.Fingerprint = l.fingerprint(ctx, t, name, model, l.env(t, name, procs[0].Command))
 	base, _, _ := l.gpuApps(ctx)
@@ -85,7 +101,7 @@ func (l *Launcher) pdHead(ctx context.Context, cfg space.Config, t space.Target,
 // startPDProcess starts process i of the deployment into s and has the
 // head's group watch it. The router runs target.engines.<name>.router in
 // place of its program, when set; servers run command, as usual.
-func (l *Launcher) startPDProcess(s *Server, t space.Target, pr PDProcess, i int, devices, dir string, head *Server) error {
+func (l *Launcher) startPDProcess(s *Server, t space.Target, pr PDProcess, i int, node, devices string, remote bool, dir string, head *Server) error {
 	c := pr.Command
 	env := map[string]string{"CUDA_VISIBLE_DEVICES": devices}
 	for k, v := range pr.Command.Env {
@@ -100,6 +116,9 @@ func (l *Launcher) startPDProcess(s *Server, t space.Target, pr PDProcess, i int
 	if err != nil {
 		return err
 	}
+	if remote {
+		argv = append(onNode(t.NodeLaunch, node, c.Env), argv...)
+	}
 	s.Argv, s.l, s.dir, s.done = argv, l, dir, make(chan struct{})
 	s.env = l.env(t, s.Engine, c)
 	if s.log, err = openCappedLog(s.LogPath, l.LogLimit); err != nil {
@@ -111,10 +130,26 @@ func (l *Launcher) startPDProcess(s *Server, t space.Target, pr PDProcess, i int
 		s.log.Close()
 		return spawnFailure(s.Engine, argv[0], err)
 	}
-	head.group.watch(s, i, bindHost(t))
+	head.group.watch(s, i, node)
 	head.group.labels[s] = pr.Name()
 	l.Log.Info().Str("engine", s.Engine).Str("process", pr.Name()).Int("pid", s.PGID).Str("log", s.LogPath).Msg("process started")
 	return nil
+}
+
+// placement is where each process runs: spread over target.nodes when
+// the deployment is larger than a node (pd_nodes.go), else all here,
+// the GPUs split later from the trial's.
+func (l *Launcher) placement(cfg space.Config, t space.Target, ports *PDPorts) (pdPlacement, error) {
+	if pdAcrossNodes(cfg, t) {
+		return placeOnNodes(cfg, t, ports)
+	}
+	p, _ := SplitPD(cfg)
+	n := p.PrefillCount + p.DecodeCount + 1
+	pl := pdPlacement{}
+	for range n {
+		pl.hosts = append(pl.hosts, dialHost(bindHost(t)))
+	}
+	return pl, nil
 }
 
 // freePDPorts picks a distinct free port on host for every process, each

@@ -60,3 +60,25 @@ func TestFreePDPortsDistinct(t *testing.T) {
 		t.Fatalf("%d ports", len(all))
 	}
 }
+
+// Servers fill the nodes in order, each on the next GPUs of its node;
+// the router runs on the head; a server larger than a node, or too few
+// nodes, is the config's failure.
+func TestPlacePD(t *testing.T) {
+	pl, err := placePD([]int{2, 2, 4, 8}, []string{"a", "b", "c"}, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a", "a", "a", "b", "a"}; !reflect.DeepEqual(pl.hosts, want) {
+		t.Fatalf("hosts %v, want %v", pl.hosts, want)
+	}
+	if want := []string{"0,1", "2,3", "4,5,6,7", "0,1,2,3,4,5,6,7", ""}; !reflect.DeepEqual(pl.devices, want) || !pl.remote {
+		t.Fatalf("devices %q", pl.devices)
+	}
+	if _, err := placePD([]int{16}, []string{"a", "b"}, 8); err == nil {
+		t.Fatal("a 16-GPU server placed on nodes of 8")
+	}
+	if _, err := placePD([]int{8, 8, 8}, []string{"a", "b"}, 8); err == nil {
+		t.Fatal("24 GPUs placed on two nodes of 8")
+	}
+}

@@ -125,26 +125,8 @@ func RenderPD(cfg space.Config, t space.Target, ports PDPorts) ([]PDProcess, err
 	if !ok {
 		return nil, invalid("not a disaggregated config (%s = %q)", KnobDisaggregation, cfg.String(KnobDisaggregation))
 	}
-	name := EngineOf(cfg, t)
-	e, ok := Lookup(name, t)
-	if !ok {
-		return nil, invalid("unknown engine %q (known: %s)", name, strings.Join(names(t), ", "))
-	}
-	pe, ok := e.(pdEngine)
-	if !ok {
-		return nil, invalid("%s does not serve disaggregated (servetune renders prefill/decode deployments for sglang and vllm)", name)
-	}
-	v, err := ParseVersion(t.Engines[name].Version)
+	e, pe, err := pdAdapter(cfg, t, p, ports)
 	if err != nil {
-		return nil, invalid("%s: %v", name, err)
-	}
-	if err := instanceCounts(cfg); err != nil {
-		return nil, err
-	}
-	if err := pdCounts(p, ports); err != nil {
-		return nil, err
-	}
-	if err := pe.pdCheck(p, v); err != nil {
 		return nil, err
 	}
 	host := bindHost(t)
@@ -164,6 +146,31 @@ func RenderPD(cfg space.Config, t space.Target, ports PDPorts) ([]PDProcess, err
 		}
 	}
 	return append(out, pe.router(p, host, ports)), nil
+}
+
+// pdAdapter is the config's engine when its version serves p on ports,
+// else the refusal.
+func pdAdapter(cfg space.Config, t space.Target, p PD, ports PDPorts) (Engine, pdEngine, error) {
+	name := EngineOf(cfg, t)
+	e, ok := Lookup(name, t)
+	if !ok {
+		return nil, nil, invalid("unknown engine %q (known: %s)", name, strings.Join(names(t), ", "))
+	}
+	pe, ok := e.(pdEngine)
+	if !ok {
+		return nil, nil, invalid("%s does not serve disaggregated (servetune renders prefill/decode deployments for sglang and vllm)", name)
+	}
+	v, err := ParseVersion(t.Engines[name].Version)
+	if err != nil {
+		return nil, nil, invalid("%s: %v", name, err)
+	}
+	if err := instanceCounts(cfg); err != nil {
+		return nil, nil, err
+	}
+	if err := pdCounts(p, ports); err != nil {
+		return nil, nil, err
+	}
+	return e, pe, pe.pdCheck(p, v)
 }
 
 // instanceCounts refuses a side without servers (SplitPD reads a count

@@ -75,7 +75,7 @@ func TestPDStudyMeasuresThroughTheRouter(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "run", pdSpace(t, bin, dir, "20", 16, ""))
+	cmd := exec.Command(bin, "run", "--no-prune", pdSpace(t, bin, dir, "20", 16, ""))
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
@@ -293,5 +293,44 @@ func TestPDDecodeDeathMidBenchmarkFailsTheTrial(t *testing.T) {
 			_ = syscall.Kill(-pg, syscall.SIGKILL)
 			t.Errorf("process group %d outlived the trial: %v", pg, live)
 		}
+	}
+}
+
+// A deployment larger than a node spreads its servers over target.nodes
+// through node_launch (here two "nodes" that are both this machine; the
+// servers bind every interface, as remote nodes need), the router
+// dialling each at its node, and is measured through the router.
+func TestPDAcrossNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches engine processes")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	space := pdSpace(t, bin, dir, "20", 16, "[params.decode_instances]\nvalues = [2]\n")
+	src, _ := os.ReadFile(space)
+	spread := strings.Replace(string(src), "gpus = 4\n", "gpus = 2\nhost = \"0.0.0.0\"\ngpus_per_node = 2\nnodes = [\"127.0.0.1\", \"localhost\"]\nnode_launch = [\"env\", \"SERVETUNE_NODE={host}\"]\n", 1)
+	spread = strings.Replace(spread, "values = [1, 2]", "values = [2]", 1)
+	spread = strings.Replace(spread, "n_trials = 2", "n_trials = 1", 1)
+	if err := os.WriteFile(space, []byte(spread), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--no-prune", space)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	ts := readTrials(t, filepath.Join(dir, "studies", "pd", "study.db"))
+	if len(ts) != 1 || ts[0].State != studies.Complete {
+		t.Fatalf("trials %+v", ts)
+	}
+	tdir := filepath.Join(dir, filepath.Dir(ts[0].LogPath))
+	// Two servers on each node: decode-1 runs on the second.
+	b, _ := os.ReadFile(filepath.Join(tdir, "engine.decode-1.log"))
+	if !strings.Contains(string(b), "env SERVETUNE_NODE=localhost") {
+		t.Fatalf("decode-1 did not start through node_launch on the second node:\n%s", b)
+	}
+	router, _ := os.ReadFile(filepath.Join(tdir, "engine.log"))
+	if !strings.Contains(string(router), "--decode http://localhost:") {
+		t.Fatalf("the router does not reach decode-1 on its node:\n%s", router)
 	}
 }

@@ -37,14 +37,7 @@ func NewPD(sp *space.Space, t studies.Trial, o Options) ([]Plan, error) {
 		return nil, fmt.Errorf("trial %d is not a disaggregated %s deployment", t.Number, eng)
 	}
 	ports := engines.DefaultPDPorts(pd, e)
-	for _, role := range []struct {
-		name string
-		n    int
-	}{{engines.RolePrefill, pd.PrefillCount}, {engines.RoleDecode, pd.DecodeCount}} {
-		for i := 0; i < role.n; i++ {
-			ports.Dial = append(ports.Dial, processName(sp.Study.Name, t.Number, fmt.Sprintf("%s-%d", role.name, i)))
-		}
-	}
+	ports.Dial = serviceNames(sp.Study.Name, t.Number, pd)
 	tgt := sp.Target
 	tgt.Host = "0.0.0.0"
 	procs, err := engines.RenderPD(cfg, tgt, ports)
@@ -60,6 +53,21 @@ func NewPD(sp *space.Space, t studies.Trial, o Options) ([]Plan, error) {
 		}
 	}
 	return plans, nil
+}
+
+// serviceNames are the servers' Service names, prefill first: where the
+// router dials them.
+func serviceNames(study string, trial int, pd engines.PD) []string {
+	var out []string
+	for _, role := range []struct {
+		name string
+		n    int
+	}{{engines.RolePrefill, pd.PrefillCount}, {engines.RoleDecode, pd.DecodeCount}} {
+		for i := 0; i < role.n; i++ {
+			out = append(out, processName(study, trial, fmt.Sprintf("%s-%d", role.name, i)))
+		}
+	}
+	return out
 }
 
 // processPlan is one process's container: its whole command, its own

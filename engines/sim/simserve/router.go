@@ -73,46 +73,34 @@ func ServeRouter(ctx context.Context, o RouterOptions) error {
 // (--mini-lb, --policy P, …) are accepted and ignored.
 func parseRouterArgs(engine string, args []string) (routerArgs, error) {
 	a := routerArgs{host: "127.0.0.1"}
-	var pHosts, pPorts, dHosts, dPorts []string
-	for i := 0; i < len(args); i++ {
-		vals := func() []string { // the words up to the next flag
-			j := i + 1
-			for j < len(args) && !strings.HasPrefix(args[j], "--") {
-				j++
-			}
-			out := args[i+1 : j]
-			i = j - 1
-			return out
+	lists := map[string][]string{}
+	for i := 0; i < len(args); {
+		name := args[i]
+		j := i + 1 // the words up to the next flag are its values
+		for j < len(args) && !strings.HasPrefix(args[j], "--") {
+			j++
 		}
-		switch name := args[i]; name {
+		vals := args[i+1 : j]
+		i = j
+		switch name {
 		case "--host":
-			a.host = first(vals()...)
+			a.host = first(vals...)
 		case "--port":
-			p, err := strconv.Atoi(first(vals()...))
+			p, err := strconv.Atoi(first(vals...))
 			if err != nil {
 				return a, fmt.Errorf("%s router: argument --port: invalid int value", engine)
 			}
 			a.port = p
 		case "--prefill":
-			a.prefill = append(a.prefill, first(vals()...)) // URL [BOOTSTRAP_PORT]
+			a.prefill = append(a.prefill, first(vals...)) // URL [BOOTSTRAP_PORT]
 		case "--decode":
-			a.decode = append(a.decode, first(vals()...))
-		case "--prefiller-hosts", "--prefiller-host":
-			pHosts = vals()
-		case "--prefiller-ports", "--prefiller-port":
-			pPorts = vals()
-		case "--decoder-hosts", "--decoder-host":
-			dHosts = vals()
-		case "--decoder-ports", "--decoder-port":
-			dPorts = vals()
+			a.decode = append(a.decode, first(vals...))
 		default:
-			if strings.HasPrefix(name, "--") {
-				vals()
-			}
+			lists[strings.TrimSuffix(name, "s")] = vals // vLLM's --prefiller-host(s) …
 		}
 	}
-	a.prefill = append(a.prefill, hostPorts(pHosts, pPorts)...)
-	a.decode = append(a.decode, hostPorts(dHosts, dPorts)...)
+	a.prefill = append(a.prefill, hostPorts(lists["--prefiller-host"], lists["--prefiller-port"])...)
+	a.decode = append(a.decode, hostPorts(lists["--decoder-host"], lists["--decoder-port"])...)
 	if len(a.prefill) == 0 || len(a.decode) == 0 || a.port == 0 {
 		return a, fmt.Errorf("%s router: needs --port, at least one prefill and one decode server", engine)
 	}
