@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/servetune/servetune/space"
@@ -64,7 +65,17 @@ func engineVersion(ctx context.Context, argv, env []string) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = env
+	// The engine's program (or its prefix: srun, docker run) may fork: in
+	// a group of its own, killed whole at the timeout or a signal, and
+	// with the engine's parent-death signal, it cannot outlive servetune;
+	// WaitDelay keeps a child holding the output pipe from holding us.
+	cmd.SysProcAttr = sysProcAttr()
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
 	out, _ := cmd.CombinedOutput() // a failing command may still print it
+	if cmd.Process != nil && groupAlive(cmd.Process.Pid) {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left running
+	}
 	return FirstVersion(string(out))
 }
 

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -158,5 +161,47 @@ func TestYAMLRoundTrip(t *testing.T) {
 	flow, err := readYAML("cuda_graph_config: {enable_padding: true, max_batch_size: 256}\n# comment\nkv_cache_config:\n  dtype: fp8 # trailing\n")
 	if err != nil || fmt.Sprint(flow) != "map[cuda_graph_config:map[enable_padding:true max_batch_size:256] kv_cache_config:map[dtype:fp8]]" {
 		t.Errorf("flow YAML = %v, %v", flow, err)
+	}
+}
+
+// A version command that forks a child holding its output (a prefix
+// such as srun or docker run, a launcher script) is bounded by its
+// context and leaves nothing running: the whole group is killed.
+func TestVersionCommandLeavesNoProcess(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	pidFile := filepath.Join(t.TempDir(), "child")
+	script := `echo "tool version 1.2.3"; trap "" TERM; sleep 300 & echo $! > "$1"; wait`
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for ctx.Err() == nil {
+			if b, _ := os.ReadFile(pidFile); len(b) > 0 {
+				cancel() // a signal while the command runs
+				return
+			}
+			time.Sleep(10 * time.Millisecond) // polling a file the script writes
+		}
+	}()
+	done := make(chan string, 1)
+	go func() { done <- engineVersion(ctx, []string{"/bin/sh", "-c", script, "sh", pidFile}, nil) }()
+	select {
+	case v := <-done:
+		if v != "1.2.3" {
+			t.Errorf("version %q, want what it printed before the signal, 1.2.3", v)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the version command still held servetune 30 s after the signal")
+	}
+	b, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	// SIGKILL was sent before engineVersion returned; its delivery may
+	// take a moment on a loaded machine.
+	for deadline := time.Now().Add(5 * time.Second); slices.ContainsFunc(readProcs(), func(p proc) bool { return p.pid == pid && p.live }); {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the version command's child %d outlived it", pid)
+		}
+		time.Sleep(10 * time.Millisecond) // polling another process's exit
 	}
 }

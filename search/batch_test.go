@@ -29,7 +29,7 @@ func TestBatchesNeverRepeatPendingOrToldConfigs(t *testing.T) {
 			told := map[string]bool{}
 			var running []space.Config
 			for round := range 12 {
-				cs, err := s.Ask(4, running)
+				cs, err := s.Ask(context.Background(), 4, running)
 				if err != nil && !errors.Is(err, ErrPending) {
 					t.Fatalf("round %d: %v", round, err)
 				}
@@ -49,7 +49,7 @@ func TestBatchesNeverRepeatPendingOrToldConfigs(t *testing.T) {
 					c := running[0]
 					running = running[1:]
 					told[configKey(sp, c)] = true
-					if err := s.Tell(sequenceOutcome(sp, c, round)); err != nil {
+					if err := s.Tell(context.Background(), sequenceOutcome(sp, c, round)); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -67,11 +67,11 @@ func TestGridBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := s.Ask(5, nil)
+	first, err := s.Ask(context.Background(), 5, nil)
 	if err != nil || len(first) != 5 {
 		t.Fatalf("Ask(5) = %d configs, %v", len(first), err)
 	}
-	rest, err := s.Ask(20, first)
+	rest, err := s.Ask(context.Background(), 20, first)
 	if err != nil || len(rest) != 7 {
 		t.Fatalf("Ask(20) with 5 pending = %d configs, %v; want the other 7", len(rest), err)
 	}
@@ -79,18 +79,18 @@ func TestGridBatches(t *testing.T) {
 	if len(keySet(sp, all)) != 12 {
 		t.Fatalf("the two batches hold %d distinct points, want 12", len(keySet(sp, all)))
 	}
-	if _, err := s.Ask(1, all); !errors.Is(err, ErrPending) {
+	if _, err := s.Ask(context.Background(), 1, all); !errors.Is(err, ErrPending) {
 		t.Fatalf("Ask with every point running = %v, want ErrPending", err)
 	}
 	for _, c := range all[1:] {
-		_ = s.Tell(Observation{Config: c, State: Complete, Value: 1})
+		_ = s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: 1})
 	}
-	again, err := s.Ask(3, nil)
+	again, err := s.Ask(context.Background(), 3, nil)
 	if err != nil || len(again) != 1 || configKey(sp, again[0]) != configKey(sp, all[0]) {
 		t.Fatalf("Ask after the point was abandoned = %v, %v; want it again", again, err)
 	}
-	_ = s.Tell(Observation{Config: all[0], State: Complete, Value: 1})
-	if _, err := s.Ask(1, nil); !errors.Is(err, ErrExhausted) {
+	_ = s.Tell(context.Background(), Observation{Config: all[0], State: Complete, Value: 1})
+	if _, err := s.Ask(context.Background(), 1, nil); !errors.Is(err, ErrExhausted) {
 		t.Fatalf("Ask after every point = %v, want ErrExhausted", err)
 	}
 }
@@ -105,19 +105,19 @@ func TestGreedyBatchIsOneKnob(t *testing.T) {
 	}
 	var got []string
 	for round := 0; round < 10; round++ {
-		cs, err := s.Ask(10, nil)
+		cs, err := s.Ask(context.Background(), 10, nil)
 		if errors.Is(err, ErrExhausted) {
 			break
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Ask(1, cs); !errors.Is(err, ErrPending) {
+		if _, err := s.Ask(context.Background(), 1, cs); !errors.Is(err, ErrPending) {
 			t.Fatalf("round %d: Ask with the knob's values running = %v, want ErrPending", round, err)
 		}
 		got = append(got, strings.Join(summaries(cs), " | "))
 		for _, c := range cs {
-			_ = s.Tell(f(c))
+			_ = s.Tell(context.Background(), f(c))
 		}
 	}
 	want := []string{
@@ -191,7 +191,7 @@ func TestLiarsSpreadBatchesAwayFromPendingConfigs(t *testing.T) {
 			}
 			// The pending configs are the model's own favourites: what
 			// peers asked earlier got.
-			pending, err := build(false).Ask(tc.pending, nil)
+			pending, err := build(false).Ask(context.Background(), tc.pending, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +210,7 @@ func nearPending(t *testing.T, sp *space.Space, s Sampler, pending []space.Confi
 	t.Helper()
 	busy, near := keySet(sp, pending), 0
 	for range 12 {
-		cs, err := s.Ask(n, pending)
+		cs, err := s.Ask(context.Background(), n, pending)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -85,7 +85,7 @@ func study(t *testing.T, sp *space.Space, name string, seed int64, n int, f func
 		} else if o.Value > best {
 			best = o.Value
 		}
-		if err := s.Tell(o); err != nil {
+		if err := s.Tell(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -140,7 +140,7 @@ func TestCBOCoversATradeOff(t *testing.T) {
 			t.Fatal(err)
 		}
 		propose := func() space.Config { c, _ := askOne(s); return c }
-		pts := runMO(sp, f, propose, func(o Observation) { s.Tell(o) }, 40)
+		pts := runMO(sp, f, propose, func(o Observation) { s.Tell(context.Background(), o) }, 40)
 		cbo = append(cbo, Hypervolume(pts, sp.Objectives, ref)/trueHV)
 		rng := rand.New(rand.NewSource(seed))
 		rpts := runMO(sp, f, func() space.Config { return sp.Sample(rng) }, func(Observation) {}, 40)

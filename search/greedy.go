@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"math"
 
 	"github.com/servetune/servetune/space"
@@ -247,7 +248,7 @@ func newGreedy(b build) (Sampler, error) {
 }
 
 // Ask returns up to n configs of the current knob's sweep.
-func (s *greedySampler) Ask(n int, pending []space.Config) ([]space.Config, error) {
+func (s *greedySampler) Ask(_ context.Context, n int, pending []space.Config) ([]space.Config, error) {
 	return batch(s.sp, n, pending, func(busy map[string]bool) (space.Config, error) {
 		return s.next(func(c space.Config) bool { return busy[configKey(s.sp, c)] })
 	})
@@ -270,7 +271,7 @@ func (s *greedySampler) next(busy func(space.Config) bool) (space.Config, error)
 }
 
 // Tell records a finished trial.
-func (s *greedySampler) Tell(o Observation) error {
+func (s *greedySampler) Tell(_ context.Context, o Observation) error {
 	s.told[configKey(s.sp, o.Config)] = o
 	s.g.Tell(o)
 	return nil

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/servetune/servetune/space"
@@ -64,7 +65,7 @@ func newGrid(b build) (Sampler, error) {
 // Ask returns the first n configs of the queue that are neither told nor
 // pending. A config leaves the queue only when it is told: one asked for
 // and then abandoned (no longer pending, never told) is proposed again.
-func (g *gridSampler) Ask(n int, pending []space.Config) ([]space.Config, error) {
+func (g *gridSampler) Ask(_ context.Context, n int, pending []space.Config) ([]space.Config, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("ask for %d configs: at least 1", n)
 	}
@@ -94,7 +95,7 @@ func (g *gridSampler) Ask(n int, pending []space.Config) ([]space.Config, error)
 }
 
 // Tell records a finished trial.
-func (g *gridSampler) Tell(o Observation) error {
+func (g *gridSampler) Tell(_ context.Context, o Observation) error {
 	g.told[configKey(g.sp, o.Config)] = true
 	return nil
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"math/rand"
 
 	"github.com/servetune/servetune/space"
@@ -42,7 +43,7 @@ func newGuard(b build, m model) *guard {
 // Ask proposes up to n configs, one at a time: each one joins the
 // pending configs the next must differ from, and a liar model is told it
 // as pending too, so a batch spreads as peers' trials do.
-func (g *guard) Ask(n int, pending []space.Config) ([]space.Config, error) {
+func (g *guard) Ask(_ context.Context, n int, pending []space.Config) ([]space.Config, error) {
 	l, ok := g.model.(liar)
 	if !ok {
 		return batch(g.sp, n, pending, g.askOne)
@@ -128,7 +129,7 @@ func (g *guard) unmeasured(busy map[string]bool) (space.Config, error) {
 }
 
 // Tell records a finished trial.
-func (g *guard) Tell(o Observation) error {
+func (g *guard) Tell(_ context.Context, o Observation) error {
 	g.told[configKey(g.sp, o.Config)] = true
 	if g.feas != nil {
 		g.feas.Tell(o)

@@ -69,7 +69,7 @@ func TestSamplersNeverProposeAKnobItsEngineDoesNotTake(t *testing.T) {
 				if c.Engine() == "vllm" && c.Has("enable_dp_attention") {
 					t.Fatalf("trial %d proposes %v", i, c)
 				}
-				if err := s.Tell(Observation{Config: c, State: Complete, Value: float64(i % 7)}); err != nil {
+				if err := s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: float64(i % 7)}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -90,7 +90,7 @@ func TestGoptunaSamplersTellPendingConfigsAsProvisionalLies(t *testing.T) {
 			if n := len(completed(t, m)); n != startupTrials {
 				t.Errorf("%d completed trials after the Ask, want the %d told", n, startupTrials)
 			}
-			if err := s.Tell(Observation{Config: pending[0], State: Complete, Value: 42}); err != nil {
+			if err := s.Tell(context.Background(), Observation{Config: pending[0], State: Complete, Value: 42}); err != nil {
 				t.Fatal(err)
 			}
 			if got := completed(t, m); len(got) != startupTrials+1 || got[startupTrials].Value != 42 {
@@ -109,7 +109,7 @@ func tellGridExcept(t *testing.T, s Sampler, sp *space.Space, pending []space.Co
 		if busy[configKey(sp, c)] {
 			continue
 		}
-		if err := s.Tell(Observation{Config: c, State: Complete, Value: float64(10 + i)}); err != nil {
+		if err := s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: float64(10 + i)}); err != nil {
 			t.Fatal(err)
 		}
 		i++

@@ -54,11 +54,6 @@ const (
 // least every other proposal, so a wrong prior slows a study, never traps
 // it.
 type priorSampler struct {
-	// life is the study run's context. The Sampler interface's Ask and
-	// Tell take none, yet each may simulate for seconds on a loaded
-	// machine, and a signal must act within one: the sampler lives
-	// exactly as long as the run it was built for (NewSampler's ctx).
-	life  context.Context
 	inner Sampler
 	sp    *space.Space
 	prior Prior
@@ -108,14 +103,14 @@ type candidate struct {
 // start-up screening stops as soon as ctx is cancelled (then it returns
 // ctx's error), and so do the predictions of its later proposals.
 func WithPrior(ctx context.Context, inner Sampler, sp *space.Space, p Prior, seed int64) (Sampler, error) {
-	ps := &priorSampler{life: ctx, incumbentVal: math.NaN(), budget: -1, inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
+	ps := &priorSampler{incumbentVal: math.NaN(), budget: -1, inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
 		cands: map[string]*candidate{}, told: map[string]bool{}, around: map[string]bool{}, twins: map[string]bool{}, resid: newResidual(len(sp.Objectives)),
 		regions: newRegionTrust(), pruned: map[string]*prunedConfig{}}
-	ps.screenAll(knownConfigs(p)) // a resumed study's screening, kept with it
-	ps.screen(screenStart - len(ps.order))
-	ps.climb()
-	ps.refine(len(sp.Objectives) * 2 * refineTop)
-	ps.climbFull()
+	ps.screenAll(ctx, knownConfigs(p)) // a resumed study's screening, kept with it
+	ps.screen(ctx, screenStart-len(ps.order))
+	ps.climb(ctx)
+	ps.refine(ctx, len(sp.Objectives)*2*refineTop)
+	ps.climbFull(ctx)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -123,7 +118,7 @@ func WithPrior(ctx context.Context, inner Sampler, sp *space.Space, p Prior, see
 }
 
 // predict returns c's candidate, fully predicted.
-func (ps *priorSampler) predict(c space.Config) *candidate {
+func (ps *priorSampler) predict(ctx context.Context, c space.Config) *candidate {
 	k := configKey(ps.sp, c)
 	cd := ps.cands[k]
 	if cd == nil {
@@ -132,8 +127,8 @@ func (ps *priorSampler) predict(c space.Config) *candidate {
 		ps.order = append(ps.order, k)
 	}
 	if !cd.refined {
-		v, ok := ps.prior.Predict(ps.life, c)
-		if ps.life.Err() != nil {
+		v, ok := ps.prior.Predict(ctx, c)
+		if ctx.Err() != nil {
 			return cd // cut short: not a prediction, and the run is over
 		}
 		cd.values, cd.feasible, cd.refined = v, ok && len(v) == len(ps.sp.Objectives), true
@@ -146,14 +141,14 @@ func (ps *priorSampler) predict(c space.Config) *candidate {
 
 // Ask proposes up to n configs, each differing from pending and from the
 // others of the batch.
-func (ps *priorSampler) Ask(n int, pending []space.Config) ([]space.Config, error) {
+func (ps *priorSampler) Ask(ctx context.Context, n int, pending []space.Config) ([]space.Config, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("ask for %d configs: at least 1", n)
 	}
 	busy := append([]space.Config(nil), pending...)
 	var out []space.Config
 	for len(out) < n {
-		c, err := ps.askOne(busy)
+		c, err := ps.askOne(ctx, busy)
 		if len(out) > 0 && (errors.Is(err, ErrExhausted) || errors.Is(err, ErrPending)) {
 			break
 		}
@@ -166,23 +161,23 @@ func (ps *priorSampler) Ask(n int, pending []space.Config) ([]space.Config, erro
 	return out, nil
 }
 
-func (ps *priorSampler) askOne(busy []space.Config) (space.Config, error) {
-	ps.screen(screenPerAsk)
-	ps.screenAround(ps.incumbent)
+func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.Config, error) {
+	ps.screen(ctx, screenPerAsk)
+	ps.screenAround(ctx, ps.incumbent)
 	ps.asked++
 	if ps.priorTurn() {
 		ps.budget = refinePerAsk
-		ps.refine(refinePerAsk)
-		ps.climbFull()
+		ps.refine(ctx, refinePerAsk)
+		ps.climbFull(ctx)
 		ps.budget = -1
 		if c, ok := ps.pick(keySet(ps.sp, busy)); ok {
-			ps.note(c, ps.originOf(c))
+			ps.note(ctx, c, ps.originOf(c))
 			return c, nil
 		}
 	}
-	c, err := ps.innerOne(busy)
+	c, err := ps.innerOne(ctx, busy)
 	if err == nil {
-		ps.note(c, "sampler")
+		ps.note(ctx, c, "sampler")
 	}
 	return c, err
 }
@@ -197,10 +192,10 @@ func (ps *priorSampler) priorTurn() bool {
 
 // innerOne asks the inner sampler, skipping proposals the prior predicts
 // infeasible while its memory plan has not been caught wrong.
-func (ps *priorSampler) innerOne(busy []space.Config) (space.Config, error) {
+func (ps *priorSampler) innerOne(ctx context.Context, busy []space.Config) (space.Config, error) {
 	var last []space.Config
 	for range 8 {
-		cs, err := ps.inner.Ask(1, busy)
+		cs, err := ps.inner.Ask(ctx, 1, busy)
 		if err != nil {
 			return nil, err
 		}
@@ -208,7 +203,7 @@ func (ps *priorSampler) innerOne(busy []space.Config) (space.Config, error) {
 		// The full prediction, not screening: some configs run out of
 		// memory only under the full benchmark's load.
 		c := ps.sp.WithTargetEngine(cs[0])
-		if ps.predict(c).feasible || !ps.trust.feasibility() || ps.regions.memoryWrong(c) {
+		if ps.predict(ctx, c).feasible || !ps.trust.feasibility() || ps.regions.memoryWrong(c) {
 			return cs[0], nil
 		}
 		ps.filtered++
@@ -221,10 +216,10 @@ func (ps *priorSampler) innerOne(busy []space.Config) (space.Config, error) {
 
 // Tell passes the trial to the inner sampler and learns from it how the
 // prior errs.
-func (ps *priorSampler) Tell(o Observation) error {
+func (ps *priorSampler) Tell(ctx context.Context, o Observation) error {
 	c := ps.sp.WithTargetEngine(o.Config)
 	ps.told[configKey(ps.sp, c)] = true
-	cd := ps.predict(c)
+	cd := ps.predict(ctx, c)
 	ps.trust.tell(o, cd)
 	ps.tellRegions(o, c, cd)
 	ps.tellPruned(o, c)
@@ -250,5 +245,5 @@ func (ps *priorSampler) Tell(o Observation) error {
 			}
 		}
 	}
-	return ps.inner.Tell(o)
+	return ps.inner.Tell(ctx, o)
 }

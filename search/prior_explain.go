@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"math"
 	"sort"
 
@@ -51,8 +52,8 @@ type Outlooker interface {
 const maxOutlookLevels = 12
 
 // note records the proposal of c.
-func (ps *priorSampler) note(c space.Config, origin string) {
-	cd := ps.predict(ps.sp.WithTargetEngine(c))
+func (ps *priorSampler) note(ctx context.Context, c space.Config, origin string) {
+	cd := ps.predict(ctx, ps.sp.WithTargetEngine(c))
 	p := Proposal{Origin: origin, Feasible: cd.feasible}
 	if cd.feasible {
 		p.Predicted = append([]float64(nil), cd.values...)

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestPriorExplainsItsProposals(t *testing.T) {
 		if prop.Feasible != feasible || (feasible && (len(prop.Predicted) != 1 || prop.Predicted[0] != want[0])) {
 			t.Errorf("proposal %d %s: prediction %v feasible %v, want %v %v", i, c.Summary(), prop.Predicted, prop.Feasible, want, feasible)
 		}
-		if err := s.Tell(observe(c, 8)); err != nil {
+		if err := s.Tell(context.Background(), observe(c, 8)); err != nil {
 			t.Fatal(err)
 		}
 	}

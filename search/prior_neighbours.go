@@ -1,12 +1,16 @@
 package search
 
-import "github.com/servetune/servetune/space"
+import (
+	"context"
+
+	"github.com/servetune/servetune/space"
+)
 
 // screenAround screens every config one knob away from c (finite knobs
 // only), once per config: around the measured incumbent the prior climbs
 // from where reality is best, around its own pick from where it believes
 // the best is.
-func (ps *priorSampler) screenAround(c space.Config) {
+func (ps *priorSampler) screenAround(ctx context.Context, c space.Config) {
 	if c == nil {
 		return
 	}
@@ -15,7 +19,7 @@ func (ps *priorSampler) screenAround(c space.Config) {
 		return
 	}
 	ps.around[k] = true
-	ps.screenAll(ps.neighbours(c))
+	ps.screenAll(ctx, ps.neighbours(c))
 }
 
 // neighbours are the rule-satisfying configs one knob away from c.
@@ -43,12 +47,12 @@ func (ps *priorSampler) neighbours(c space.Config) []space.Config {
 // climbSteps times), so the prior knows its own optima before the first
 // proposal; several starts, because the landscapes have ridges that one
 // knob at a time cannot cross.
-func (ps *priorSampler) climb() {
+func (ps *priorSampler) climb(ctx context.Context) {
 	for obj := range ps.sp.Objectives {
 		for _, start := range ps.topScreened(obj, climbStarts) {
 			c := start
 			for range climbSteps {
-				ps.screenAround(c.cfg)
+				ps.screenAround(ctx, c.cfg)
 				next := ps.bestNeighbour(c, obj)
 				if next == c {
 					break
@@ -100,8 +104,8 @@ func (ps *priorSampler) repair(c space.Config) space.Config {
 // within nearTie of c's on some objective: screening cannot tell them
 // apart (a shortened benchmark hides what a larger batch gains), the
 // full prediction can.
-func (ps *priorSampler) refineNear(c space.Config) {
-	ps.screenAround(c)
+func (ps *priorSampler) refineNear(ctx context.Context, c space.Config) {
+	ps.screenAround(ctx, c)
 	self := ps.cands[configKey(ps.sp, c)]
 	var todo []*candidate
 	for _, n := range ps.neighbours(c) {
@@ -110,7 +114,7 @@ func (ps *priorSampler) refineNear(c space.Config) {
 			todo = append(todo, cd)
 		}
 	}
-	ps.refineAll(todo)
+	ps.refineAll(ctx, todo)
 }
 
 func (ps *priorSampler) nearOrBetter(cd, than *candidate) bool {
@@ -126,14 +130,14 @@ func (ps *priorSampler) nearOrBetter(cd, than *candidate) bool {
 
 // climbFull moves each objective's best fully predicted config to its
 // best one-knob neighbour until it stays (at most climbSteps times).
-func (ps *priorSampler) climbFull() {
+func (ps *priorSampler) climbFull(ctx context.Context) {
 	for obj := range ps.sp.Objectives {
 		for range climbSteps {
 			c, ok := ps.pickBest(nil, obj)
 			if !ok {
 				break
 			}
-			ps.refineNear(c)
+			ps.refineNear(ctx, c)
 			if n, _ := ps.pickBest(nil, obj); configKey(ps.sp, n) == configKey(ps.sp, c) {
 				break
 			}

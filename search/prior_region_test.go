@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"math"
 	"slices"
 	"testing"
@@ -133,7 +134,7 @@ func TestPriorWrongInOneRegionShiftsItsPicksElsewhere(t *testing.T) {
 			y *= math.Exp(float64(2*(swings%2) - 1))
 			swings++
 		}
-		if err := s.Tell(Observation{Config: c, State: Complete, Value: y, Values: []float64{y}}); err != nil {
+		if err := s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: y, Values: []float64{y}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -41,12 +42,12 @@ func TestPrunedConfigIsReproposedOnceWhenRankedTop(t *testing.T) {
 	if err != nil || truth(top) != 8 {
 		t.Fatalf("first proposal %v (%v), want a y=8 config", top, err)
 	}
-	if err := s.Tell(Observation{Config: top, State: Pruned, Value: 4, Values: []float64{4}}); err != nil {
+	if err := s.Tell(context.Background(), Observation{Config: top, State: Pruned, Value: 4, Values: []float64{4}}); err != nil {
 		t.Fatal(err)
 	}
 	measure := func(c space.Config) {
 		y := truth(c)
-		if err := s.Tell(Observation{Config: c, State: Complete, Value: y, Values: []float64{y}}); err != nil {
+		if err := s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: y, Values: []float64{y}}); err != nil {
 			t.Fatal(err)
 		}
 	}

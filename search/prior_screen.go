@@ -21,7 +21,7 @@ type Screener interface {
 }
 
 // screen predicts up to n new distinct configs that satisfy the rules.
-func (ps *priorSampler) screen(n int) {
+func (ps *priorSampler) screen(ctx context.Context, n int) {
 	var batch []space.Config
 	seen := map[string]bool{}
 	for tries := 0; n > 0 && tries < 20*n; tries++ {
@@ -34,13 +34,13 @@ func (ps *priorSampler) screen(n int) {
 		batch = append(batch, c)
 		n--
 	}
-	ps.screenAll(batch)
+	ps.screenAll(ctx, batch)
 }
 
 // screenAll screens configs not screened yet on every core at once and
 // records them in the given order, so the result does not depend on
 // scheduling. Without a Screener, screening is the full prediction.
-func (ps *priorSampler) screenAll(cs []space.Config) {
+func (ps *priorSampler) screenAll(ctx context.Context, cs []space.Config) {
 	var fresh []space.Config
 	for _, c := range cs {
 		if k := configKey(ps.sp, c); ps.cands[k] == nil {
@@ -50,13 +50,13 @@ func (ps *priorSampler) screenAll(cs []space.Config) {
 		}
 	}
 	sc, ok := ps.prior.(Screener)
-	out := parallel(ps.life, fresh, func(c space.Config) prediction {
+	out := parallel(ctx, fresh, func(c space.Config) prediction {
 		if ok {
-			return predictWith(ps.life, sc.Screen, c)
+			return predictWith(ctx, sc.Screen, c)
 		}
-		return predictWith(ps.life, ps.prior.Predict, c)
+		return predictWith(ctx, ps.prior.Predict, c)
 	})
-	if ps.life.Err() != nil {
+	if ctx.Err() != nil {
 		return // the run is over; what was cut short is not a prediction
 	}
 	for i, c := range fresh {
@@ -110,7 +110,7 @@ func parallel(ctx context.Context, cs []space.Config, f func(space.Config) predi
 // refine fully predicts the screened candidates that rank near the top —
 // the refineTop best on each objective by corrected screening value, and
 // the corrected screening front — at most limit of them, best first.
-func (ps *priorSampler) refine(limit int) {
+func (ps *priorSampler) refine(ctx context.Context, limit int) {
 	var todo []*candidate
 	add := func(cd *candidate) {
 		if !cd.refined && len(todo) < limit && !containsCand(todo, cd) {
@@ -127,12 +127,12 @@ func (ps *priorSampler) refine(limit int) {
 			add(cd)
 		}
 	}
-	ps.refineAll(todo)
+	ps.refineAll(ctx, todo)
 }
 
 // refineAll fully predicts the candidates on every core, as many as the
 // proposal's budget allows (the start-up has none).
-func (ps *priorSampler) refineAll(todo []*candidate) {
+func (ps *priorSampler) refineAll(ctx context.Context, todo []*candidate) {
 	if ps.budget >= 0 {
 		todo = todo[:min(len(todo), ps.budget)]
 		ps.budget -= len(todo)
@@ -141,8 +141,8 @@ func (ps *priorSampler) refineAll(todo []*candidate) {
 	for i, cd := range todo {
 		cs[i] = cd.cfg
 	}
-	out := parallel(ps.life, cs, func(c space.Config) prediction { return predictWith(ps.life, ps.prior.Predict, c) })
-	if ps.life.Err() != nil {
+	out := parallel(ctx, cs, func(c space.Config) prediction { return predictWith(ctx, ps.prior.Predict, c) })
+	if ctx.Err() != nil {
 		return
 	}
 	for i, cd := range todo {

@@ -80,7 +80,7 @@ func TestWrongPriorDoesNotTrapTheStudy(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen[c.Key()] = true
-		if err := s.Tell(observe(c, 100)); err != nil {
+		if err := s.Tell(context.Background(), observe(c, 100)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -104,7 +104,7 @@ func TestPriorFeasibilityFilterAndItsRelease(t *testing.T) {
 			t.Fatalf("proposed predicted-infeasible %s outside exploration", c.Summary())
 		}
 		// Reality's wall is at 12: everything runs.
-		if err := s.Tell(observe(c, 12)); err != nil {
+		if err := s.Tell(context.Background(), observe(c, 12)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -73,7 +73,7 @@ func TestPriorErrorIsMeasuredAfterCorrection(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Tell(observe(c, 100)); err != nil {
+			if err := s.Tell(context.Background(), observe(c, 100)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -121,10 +121,10 @@ func TestPredictedInfeasibleRegionReopensWhenContradicted(t *testing.T) {
 	}
 	// A config the full prediction called out of memory completes.
 	oom := space.Config{"a": int64(4), "b": int64(3)}
-	if s.predict(s.sp.WithTargetEngine(oom)).feasible {
+	if s.predict(context.Background(), s.sp.WithTargetEngine(oom)).feasible {
 		t.Fatal("the test's memory plan must refuse a=4 b=3")
 	}
-	if err := s.Tell(observe(oom, 12)); err != nil {
+	if err := s.Tell(context.Background(), observe(oom, 12)); err != nil {
 		t.Fatal(err)
 	}
 	if !s.trust.memoryContradicted() || s.trust.feasibility() {

@@ -99,7 +99,7 @@ func NewSampler(ctx context.Context, name string, sp *space.Space, seed int64, h
 		}
 	}
 	for _, o := range history {
-		if err := smp.Tell(o); err != nil {
+		if err := smp.Tell(ctx, o); err != nil {
 			return nil, fmt.Errorf("sampler %s: history: %w", name, err)
 		}
 	}

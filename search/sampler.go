@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -21,9 +22,13 @@ type Sampler interface {
 	// pending are the configs of trials still running (asked earlier, not
 	// yet told, possibly by other workers): they are never proposed again,
 	// and the configs of one batch differ from each other.
-	Ask(n int, pending []space.Config) ([]space.Config, error)
-	// Tell teaches the sampler one finished trial.
-	Tell(o Observation) error
+	//
+	// ctx bounds the work a proposal does (the simulator prior predicts
+	// for seconds on a loaded machine): once it is cancelled Ask returns
+	// promptly and what it returns is not to be used.
+	Ask(ctx context.Context, n int, pending []space.Config) ([]space.Config, error)
+	// Tell teaches the sampler one finished trial; ctx as for Ask.
+	Tell(ctx context.Context, o Observation) error
 }
 
 // State is how a trial ended, as far as the sampler cares.

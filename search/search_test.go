@@ -66,7 +66,7 @@ func TestFrontAndBest(t *testing.T) {
 
 // askOne asks for one config, as a study with one worker does.
 func askOne(s Sampler) (space.Config, error) {
-	cs, err := s.Ask(1, nil)
+	cs, err := s.Ask(context.Background(), 1, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func TestGridEnumeratesConditionalSpaceOnce(t *testing.T) {
 		if _, hasX := c["x"]; hasX != (c["mode"] == "b") {
 			t.Fatalf("config %v ignores the when condition", c)
 		}
-		if err := s.Tell(Observation{Config: c, State: Complete, Value: 1}); err != nil {
+		if err := s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -144,7 +144,7 @@ func TestAskNeverRepeatsAToldConfig(t *testing.T) {
 				t.Fatalf("%s proposed an already measured config %v", kind, c)
 			}
 			told[c.Key()] = true
-			if err := s.Tell(Observation{Config: c, State: Complete, Value: 0}); err != nil {
+			if err := s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: 0}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -169,7 +169,7 @@ func TestRandomSamplerIsDeterministicForASeed(t *testing.T) {
 				t.Fatal(err)
 			}
 			out = append(out, c.Key())
-			_ = s.Tell(Observation{Config: c, State: Complete, Value: 0})
+			_ = s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: 0})
 		}
 		return out
 	}
@@ -214,7 +214,7 @@ func TestTPEConvergesOnAQuadratic(t *testing.T) {
 		if i < startupTrials {
 			bestStartup = best
 		}
-		if err := s.Tell(Observation{Config: c, State: Complete, Value: y}); err != nil {
+		if err := s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: y}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -242,7 +242,7 @@ func TestCMAESWithCategoricalKnobs(t *testing.T) {
 			t.Fatal(err)
 		}
 		m, _ := c.Float("mem")
-		if err := s.Tell(Observation{Config: c, State: Complete, Value: -(m - 0.8) * (m - 0.8)}); err != nil {
+		if err := s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: -(m - 0.8) * (m - 0.8)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -270,10 +270,10 @@ func TestTargetEngineConfigsAreRecognised(t *testing.T) {
 			t.Fatalf("grid proposed %v again after a resume", c)
 		}
 	}
-	if _, err := s.Ask(1, []space.Config{sp.WithTargetEngine(c)}); !errors.Is(err, ErrPending) {
+	if _, err := s.Ask(context.Background(), 1, []space.Config{sp.WithTargetEngine(c)}); !errors.Is(err, ErrPending) {
 		t.Errorf("Ask with the last point pending = %v, want ErrPending (12 grid points, 11 measured, 1 running)", err)
 	}
-	if err := s.Tell(Observation{Config: sp.WithTargetEngine(c), State: Complete, Value: 1}); err != nil {
+	if err := s.Tell(context.Background(), Observation{Config: sp.WithTargetEngine(c), State: Complete, Value: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := askOne(s); !errors.Is(err, ErrExhausted) {

@@ -145,5 +145,5 @@ func sequenceSampler(t *testing.T, sp *space.Space, name string, history []Obser
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func() (space.Config, error) { return askOne(s) }, s.Tell
+	return func() (space.Config, error) { return askOne(s) }, func(o Observation) error { return s.Tell(context.Background(), o) }
 }

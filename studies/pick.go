@@ -1,6 +1,7 @@
 package studies
 
 import (
+	"context"
 	"time"
 
 	"github.com/servetune/servetune/search"
@@ -19,7 +20,7 @@ type next struct {
 // pick chooses the next config: retries of interrupted trials (an
 // interrupted baseline is retried as the baseline), the baseline, enqueued
 // configs, repeats, noise repeats and confirmations, then the sampler.
-func (l *loop) pick() (next, error) {
+func (l *loop) pick(ctx context.Context) (next, error) {
 	if l.has(func(t Trial) bool { return t.State == Running && t.Origin == "baseline" }) {
 		// Guards and baseline_agreement compare with the baseline's
 		// result: it runs before anything else starts.
@@ -48,7 +49,7 @@ func (l *loop) pick() (next, error) {
 	if n, ok := l.confirmNext(); ok {
 		return n, nil
 	}
-	c, err := l.ask()
+	c, err := l.ask(ctx)
 	if err != nil {
 		return next{}, err
 	}

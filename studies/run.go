@@ -207,7 +207,7 @@ func (l *loop) run(ctx context.Context) error {
 		if stop, err := l.stop(ctx, done); stop {
 			return err
 		}
-		n, err := l.pick()
+		n, err := l.pick(ctx)
 		if errors.Is(err, search.ErrExhausted) {
 			l.Log.Info().Int("trials", done).Msg("every config of the space has been measured; stopping early")
 			return nil
@@ -243,14 +243,14 @@ func (l *loop) stop(ctx context.Context, done int) (bool, error) {
 
 // ask is the sampler's next proposal given the configs of the trials
 // still running (none when trials run one at a time).
-func (l *loop) ask() (space.Config, error) {
+func (l *loop) ask(ctx context.Context) (space.Config, error) {
 	var pending []space.Config
 	for _, t := range l.trials {
 		if t.State == Running {
 			pending = append(pending, t.Config)
 		}
 	}
-	cs, err := l.sampler.Ask(1, pending)
+	cs, err := l.sampler.Ask(ctx, 1, pending)
 	if err != nil {
 		return nil, err
 	}
@@ -258,8 +258,8 @@ func (l *loop) ask() (space.Config, error) {
 }
 
 // tell teaches the sampler a finished trial.
-func (l *loop) tell(t Trial) error {
-	return l.sampler.Tell(observation(l.Space, t, Baseline(l.trials)))
+func (l *loop) tell(ctx context.Context, t Trial) error {
+	return l.sampler.Tell(ctx, observation(l.Space, t, Baseline(l.trials)))
 }
 
 func (l *loop) trial(ctx context.Context, n next, done int) error {
@@ -283,7 +283,7 @@ func (l *loop) trial(ctx context.Context, n next, done int) error {
 	l.trials = append(l.trials, t)
 	l.observe(ctx, t)
 	if t.State != Interrupted {
-		if err := l.tell(t); err != nil {
+		if err := l.tell(ctx, t); err != nil {
 			return err
 		}
 	}

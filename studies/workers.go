@@ -159,7 +159,7 @@ func (p *pool) fill(ctx context.Context) {
 		if !p.wanted(ctx) {
 			return
 		}
-		n, err := p.next()
+		n, err := p.next(ctx)
 		if p.blocked(err) || p.held(n) {
 			return
 		}
@@ -181,11 +181,11 @@ func (p *pool) fill(ctx context.Context) {
 // next is the pick held back for want of GPUs, else a new pick. A pick
 // that needs more GPUs than the worker owns is refused here: it is
 // recorded as never launched, like a config breaking a rule.
-func (p *pool) next() (next, error) {
+func (p *pool) next(ctx context.Context) (next, error) {
 	if p.waiting != nil {
 		return *p.waiting, nil
 	}
-	return p.pick()
+	return p.pick(ctx)
 }
 
 // blocked decides what a pick's error means: wait, stop, or go on.
@@ -241,7 +241,7 @@ func (p *pool) refresh(ctx context.Context) error {
 		}
 		p.told[t.Number] = true
 		if t.State != Interrupted {
-			if err := p.tell(t); err != nil {
+			if err := p.tell(ctx, t); err != nil {
 				return err
 			}
 		}
@@ -362,7 +362,7 @@ func (p *pool) learn(ctx context.Context, t Trial, fatal error) error {
 	p.replace(t)
 	p.observe(ctx, t)
 	if p.told[t.Number] = true; t.State != Interrupted {
-		if err := p.tell(t); err != nil {
+		if err := p.tell(ctx, t); err != nil {
 			return err
 		}
 	}

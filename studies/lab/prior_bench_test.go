@@ -48,7 +48,7 @@ func BenchmarkPriorOverhead500(b *testing.B) {
 		var total, worst time.Duration
 		for range trials {
 			t0 := cpuTime()
-			cs, err := s.Ask(1, nil)
+			cs, err := s.Ask(context.Background(), 1, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func BenchmarkPriorOverhead500(b *testing.B) {
 				o.State, o.Class, o.Value = search.Infeasible, "oom", math.NaN()
 			}
 			t1 := cpuTime()
-			if err := s.Tell(o); err != nil {
+			if err := s.Tell(context.Background(), o); err != nil {
 				b.Fatal(err)
 			}
 			spent := mid - t0 + cpuTime() - t1
