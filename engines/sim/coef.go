@@ -34,6 +34,16 @@ var featNames = [nFeat]string{"weights", "experts", "linear", "expert_linear", "
 // FeatureNames names the coefficients, in order.
 func FeatureNames() []string { return featNames[:] }
 
+// FeatureIndex is the index of the named coefficient, -1 if none.
+func FeatureIndex(name string) int {
+	for i, n := range featNames {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
 // feat is a step's (or a request's accumulated) features.
 type feat [nFeat]float64
 

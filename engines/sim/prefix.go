@@ -8,8 +8,8 @@ package sim
 type prefixCache struct {
 	groups map[int]bool
 	same   map[int]bool // prompts (request.same) computed whole
-	convs  map[int]int // finished request index → tokens held
-	order  []int       // convs, oldest first
+	convs  map[int]int  // finished request index → tokens held
+	order  []int        // convs, oldest first
 	held   int
 }
 
