@@ -39,6 +39,10 @@ const (
 	cboParents          = 5
 	cboMutations        = 40
 	cboXi               = 0.01
+	// cboRandomEvery: one proposal in this many is a random config (as
+	// SMAC interleaves them), because a forest's spread over trees
+	// underrates how little it knows far from what was measured.
+	cboRandomEvery = 3
 )
 
 func newCBO(b build) (Sampler, error) {
@@ -50,7 +54,7 @@ func newCBO(b build) (Sampler, error) {
 }
 
 func (m *cboModel) propose() (space.Config, error) {
-	if m.usable() < startupTrials {
+	if m.usable() < startupTrials || m.usable()%cboRandomEvery == cboRandomEvery-1 {
 		return m.sp.Sample(m.rng), nil
 	}
 	if m.ranked == nil {

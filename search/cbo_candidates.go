@@ -70,7 +70,8 @@ func (m *cboModel) mutate(c space.Config) space.Config {
 }
 
 // encode maps a config to the forests' features: a categorical knob one
-// indicator per value, a numeric knob its position in its range (log
+// indicator per value (and, when its values are numbers, its rank among
+// them, so one split can say "at least 256"), a numeric knob its position in its range (log
 // range when Log), −1 when absent (inactive).
 func (m *cboModel) encode(c space.Config) []float64 {
 	var x []float64
@@ -79,6 +80,9 @@ func (m *cboModel) encode(c space.Config) []float64 {
 		if p.Kind == space.Categorical {
 			for _, val := range p.Values {
 				x = append(x, b2f(has && space.FormatValue(v) == space.FormatValue(val)))
+			}
+			if ord, numeric := ordinal(p, v); numeric {
+				x = append(x, ord)
 			}
 			continue
 		}
@@ -98,4 +102,33 @@ func (m *cboModel) encode(c space.Config) []float64 {
 		x = append(x, pos)
 	}
 	return x
+}
+
+// ordinal is v's rank among a categorical knob's numeric values, scaled
+// to [0, 1]; −1 for "default" or an absent knob (nil v). numeric is
+// false, whatever v, when the knob has a value that is neither a number
+// nor "default" (engine names), or fewer than two numbers.
+func ordinal(p space.Param, v any) (rank float64, numeric bool) {
+	var nums []float64
+	for _, val := range p.Values {
+		if space.FormatValue(val) == space.Default {
+			continue
+		}
+		f, ok := space.Number(val, false)
+		if !ok {
+			return 0, false
+		}
+		nums = append(nums, f)
+	}
+	f, ok := space.Number(v, false)
+	if !ok || len(nums) < 2 {
+		return -1, len(nums) >= 2
+	}
+	below := 0
+	for _, n := range nums {
+		if n < f {
+			below++
+		}
+	}
+	return float64(below) / float64(len(nums)-1), true
 }
