@@ -18,21 +18,21 @@ const sglangBootstrapPort = 8998
 // sglangPD is the first release servetune renders disaggregated: the
 // oldest its tables cover (the seeds' 0.5.3.post3 has the flags); older
 // releases are refused rather than guessed.
-var sglangPD = MustVersion("0.5.0")
+func sglangPD() Version { return MustVersion("0.5.0") }
 
 // sglangPDBackends: server_args.py's --disaggregation-transfer-backend
 // choices that reach another GPU server (mooncake is the default; "fake"
 // is a test stub and "ascend" is for NPUs, neither rendered).
 func sglangPDBackends(v Version) []string {
-	if !v.AtLeast(sglangPD) {
+	if !v.AtLeast(sglangPD()) {
 		return nil
 	}
 	return []string{"mooncake", "nixl"}
 }
 
 func (sglang) pdCheck(p PD, v Version) error {
-	if !v.AtLeast(sglangPD) {
-		return invalid("knob %s: sglang %s does not accept %q (servetune renders sglang prefill/decode from %s)", KnobDisaggregation, v, Disaggregated, sglangPD)
+	if !v.AtLeast(sglangPD()) {
+		return invalid("knob %s: sglang %s does not accept %q (servetune renders sglang prefill/decode from %s)", KnobDisaggregation, v, Disaggregated, sglangPD())
 	}
 	if b := p.Backend; b != "" && !contains(sglangPDBackends(v), b) {
 		return invalid("knob %s: sglang %s does not accept %q (accepted: %s)", KnobKVTransferBackend, v, b, strings.Join(sglangPDBackends(v), ", "))

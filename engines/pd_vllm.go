@@ -20,22 +20,22 @@ const nixlSideChannelPort = 5600
 // vllmPD is the first release servetune renders disaggregated: the
 // oldest its tables cover (NixlConnector is registered in factory.py
 // well before it); older releases are refused rather than guessed.
-var vllmPD = MustVersion("0.11.0")
+func vllmPD() Version { return MustVersion("0.11.0") }
 
 // vllmPDBackends: the connectors servetune renders. LMCache's PD mode
 // needs LMCache's own configuration file and proxy, and vLLM's
 // MooncakeConnector a Mooncake metadata service, which servetune does
 // not render; they are refused rather than rendered half.
 func vllmPDBackends(v Version) []string {
-	if !v.AtLeast(vllmPD) {
+	if !v.AtLeast(vllmPD()) {
 		return nil
 	}
 	return []string{"nixl"}
 }
 
 func (vllm) pdCheck(p PD, v Version) error {
-	if !v.AtLeast(vllmPD) {
-		return invalid("knob %s: vllm %s does not accept %q (servetune renders vllm prefill/decode from %s)", KnobDisaggregation, v, Disaggregated, vllmPD)
+	if !v.AtLeast(vllmPD()) {
+		return invalid("knob %s: vllm %s does not accept %q (servetune renders vllm prefill/decode from %s)", KnobDisaggregation, v, Disaggregated, vllmPD())
 	}
 	if b := p.Backend; b != "" && !contains(vllmPDBackends(v), b) {
 		return invalid("knob %s: vllm %s does not accept %q (accepted: %s; lmcache and mooncake need services servetune does not start)",

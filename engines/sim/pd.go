@@ -27,16 +27,18 @@ type pdSetup struct {
 	handoff bool
 }
 
-// pdRouters are the routers' per-request service times: SGLang's router
+// pdRouter is the router's' per-request service times: SGLang's router
 // (sgl-router, Rust) and vLLM's disaggregation proxy (Python, which also
 // forwards the decode request after prefill: handoff). Estimates, not
 // measurements (docs/sim.md, Disaggregated prefill/decode).
-var pdRouters = map[string]struct {
-	service float64
-	handoff bool
-}{
-	engines.SGLang: {service: 0.2e-3},
-	engines.VLLM:   {service: 1e-3, handoff: true},
+func pdRouter(engine string) (service float64, handoff, ok bool) {
+	switch engine {
+	case engines.SGLang:
+		return 0.2e-3, false, true
+	case engines.VLLM:
+		return 1e-3, true, true
+	}
+	return 0, false, false
 }
 
 // resolvePD resolves both sides of a PD config, each server on one node
@@ -50,11 +52,11 @@ func (sm *Simulator) resolvePD(cfg space.Config, t space.Target) (*pdSetup, erro
 	if engine == "" || engine == space.Default {
 		engine = t.Engine
 	}
-	rt, ok := pdRouters[engine]
+	service, handoff, ok := pdRouter(engine)
 	if !ok {
 		return nil, invalid(fmt.Sprintf("disaggregation = \"pd\" is served by vLLM and SGLang, not %q", engine))
 	}
-	ps := &pdSetup{pd: pd, router: rt.service, handoff: rt.handoff}
+	ps := &pdSetup{pd: pd, router: service, handoff: handoff}
 	side := t
 	side.GPUs = min(max(t.GPUs, 1), nodeSize(t))
 	var err error
