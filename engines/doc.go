@@ -12,7 +12,8 @@
 // readiness, tearing it down until its own GPUs are free (gpuwatch.go:
 // engines packed side by side do not wait for each other), the guardian process
 // (RunGuard) that makes an engine and all its workers die with servetune
-// even after kill -9, reaping engines left behind by a killed servetune,
+// even after kill -9, the set of live engine groups servetune's second
+// signal kills at once (Live), reaping engines left behind by a killed servetune,
 // classifying failures from exit status and log tail, the command a trial
 // really ran (credentials redacted) and the environment fingerprint it ran
 // in (engine version read from the engine, devices, host, checkpoint).
