@@ -41,23 +41,22 @@ func newGuard(b build, m model) *guard {
 }
 
 // Ask proposes up to n configs, one at a time: each one joins the
-// pending configs the next must differ from, and a liar model is told it
-// as pending too, so a batch spreads as peers' trials do.
+// pending configs the next must differ from, and a liar model is told
+// the pending configs and the batch's earlier proposals afresh for each,
+// so a batch spreads as peers' trials do and proposes exactly what as
+// many single asks would.
 func (g *guard) Ask(_ context.Context, n int, pending []space.Config) ([]space.Config, error) {
 	l, ok := g.model.(liar)
 	if !ok {
 		return batch(g.sp, n, pending, g.askOne)
 	}
-	undo := []func(){l.lie(pending)}
-	defer func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
-		}
-	}()
+	lied := append([]space.Config(nil), pending...)
 	return batch(g.sp, n, pending, func(busy map[string]bool) (space.Config, error) {
+		undo := l.lie(lied)
 		c, err := g.askOne(busy)
+		undo()
 		if err == nil {
-			undo = append(undo, l.lie([]space.Config{c}))
+			lied = append(lied, c)
 		}
 		return c, err
 	})

@@ -19,7 +19,9 @@ var errFull = errors.New("the study has all its trials finished or running")
 // the baseline, or the same config) since this one last read the study.
 var errTaken = errors.New("another worker claimed this trial")
 
-// ClaimNext claims t for t.Worker until until, unless the study already
+// ClaimNext claims t for t.Worker until until (a zero until: no lease
+// and no worker, the claim of a run holding the study's lock that runs
+// one trial at a time and that nobody may reclaim), unless the study already
 // has nTrials trials finished or running (errFull) or another worker
 // holds or measured the same thing (errTaken). The check and the insert
 // are one transaction, serialised across workers, so n_trials is exact
@@ -108,9 +110,13 @@ func (s *Store) insertLeased(ctx context.Context, tx *sql.Tx, t *Trial, until ti
 	if err != nil {
 		return fmt.Errorf("record trial start: %w", err)
 	}
+	var lease any
+	if !until.IsZero() {
+		lease = stamp(until)
+	}
 	t.State = Running
 	err = tx.QueryRowContext(ctx, s.bind(`INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until, devices) VALUES(?,?,?,?,?,?,?,?,?,?) RETURNING number`),
-		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), t.Worker, stamp(until), devices).Scan(&t.Number)
+		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), nullStr(t.Worker), lease, devices).Scan(&t.Number)
 	if err != nil {
 		return fmt.Errorf("study %s: record trial start: %w", s.path, err)
 	}

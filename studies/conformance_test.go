@@ -47,6 +47,7 @@ func TestStoreConformance(t *testing.T) {
 		{"racing claims of one config", conformClaimRace},
 		{"leases are renewed by their worker only", conformLeases},
 		{"expired leases are reclaimed", conformReclaim},
+		{"a claim without a lease", conformUnleased},
 		{"repeat claims", conformRepeat},
 		{"noise, confirm and revisit claims", conformRemeasure},
 		{"budget counts as countDone does", conformBudget},
@@ -264,6 +265,34 @@ func conformReclaim(t *testing.T, b backend) {
 	retry := trialOf("sampler", "w/1", 1)
 	retry.RetryOf = tr.Number
 	mustClaim(t, st, &retry, 1, 0) // the interrupted trial left the budget free
+}
+
+// conformUnleased: one trial at a time under the study's lock is claimed
+// with the same checks but no lease and no worker; no expiry reclaims
+// it, a leased worker cannot finish it, and its own finish writes it.
+func conformUnleased(t *testing.T, b backend) {
+	ctx := context.Background()
+	st := b.open(t, Create)
+	tr := trialOf("sampler", "", 1)
+	if err := st.ClaimNext(ctx, &tr, time.Time{}, 2, 0); err != nil || tr.State != Running {
+		t.Fatalf("unleased claim: %v, state %s", err, tr.State)
+	}
+	if dup := trialOf("sampler", "", 1); !errors.Is(st.ClaimNext(ctx, &dup, time.Time{}, 2, 0), errTaken) {
+		t.Error("an unleased claim skipped the duplicate check")
+	}
+	if lost, err := st.ReclaimExpired(ctx, t0.Add(24*time.Hour)); err != nil || len(lost) != 0 {
+		t.Errorf("reclaimed %v (%v): an unleased trial has no lease to expire", lost, err)
+	}
+	other := tr
+	other.Worker, other.State = "w/1", Complete
+	if err := st.FinishLeased(ctx, &other); !errors.Is(err, ErrLeaseLost) {
+		t.Errorf("a worker finishing the lock holder's trial: %v, want ErrLeaseLost", err)
+	}
+	finishAs(t, st, &tr, Complete, nil)
+	trials, err := st.Trials(ctx)
+	if err != nil || len(trials) != 1 || trials[0].State != Complete || trials[0].Worker != "" {
+		t.Errorf("trials %+v (%v), want one complete trial naming no worker", trials, err)
+	}
 }
 
 func conformRepeat(t *testing.T, b backend) {

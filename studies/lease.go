@@ -30,8 +30,13 @@ func (s *Store) Renew(ctx context.Context, number int, worker string, until time
 
 // FinishLeased stores the outcome of a trial its worker still holds; a
 // trial reclaimed meanwhile keeps its interrupted record (ErrLeaseLost).
+// A trial claimed without a lease (no worker) is written while it runs.
 func (s *Store) FinishLeased(ctx context.Context, t *Trial) error {
-	ok, err := s.finish(ctx, t, ` AND worker=? AND state=?`, t.Worker, Running)
+	cond, args := ` AND worker=? AND state=?`, []any{t.Worker, Running}
+	if t.Worker == "" {
+		cond, args = ` AND worker IS NULL AND state=?`, []any{Running}
+	}
+	ok, err := s.finish(ctx, t, cond, args...)
 	if err != nil {
 		return err
 	}

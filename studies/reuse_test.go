@@ -33,14 +33,27 @@ func TestReuseKeyReusesAnEquivalentConfig(t *testing.T) {
 	a := space.Config{"engine": "vllm", "max_running": int64(16), "mem_fraction": 0.8}
 	b := space.Config{"engine": "vllm", "max_running": int64(16), "mem_fraction": 0.8, "dp": int64(1)}
 	for _, c := range []space.Config{a, b} {
-		if err := l.trial(context.Background(), next{cfg: c, origin: "sampler"}, 0); err != nil {
-			t.Fatal(err)
-		}
+		runTrial(t, l, next{cfg: c, origin: "sampler"})
 	}
 	if len(fr.calls) != 1 {
 		t.Fatalf("launched %d times, want 1", len(fr.calls))
 	}
 	if got := l.trials[1]; got.Origin != "reused" || got.ReusedFrom != l.trials[0].Number {
 		t.Errorf("second trial %+v, want reused from %d", got, l.trials[0].Number)
+	}
+}
+
+// runTrial runs one trial of n through the study loop's claim, measure
+// and write, as a one-worker study does.
+func runTrial(t *testing.T, l *loop, n next) {
+	t.Helper()
+	l.defaults()
+	p := newPool(l)
+	ctx := context.Background()
+	if err := p.start(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.collect(ctx, <-p.done); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,7 +3,6 @@ package studies
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -158,11 +157,8 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err != nil {
 		return err
 	}
-	l := &loop{RunOptions: o, sampler: sampler, trials: trials, started: o.Now()}
+	l := &loop{RunOptions: o, sampler: sampler, trials: trials, started: o.Now(), leased: o.Workers > 1 || o.Shared || o.Virtual}
 	defer l.saveOutlook(ctx)
-	if o.Workers > 1 || o.Shared || o.Virtual {
-		return l.runParallel(ctx)
-	}
 	return l.run(ctx)
 }
 
@@ -194,38 +190,21 @@ type loop struct {
 	sampler search.Sampler
 	trials  []Trial
 	started time.Time
+	// leased says trials are claimed under a lease renewed by heartbeat:
+	// with several workers, peers, or the virtual clock. One trial at a
+	// time under the study's lock needs none (nobody else may claim), so
+	// its rows name no worker, as before workers existed.
+	leased bool
+	// batch is how many configs the next ask may take from the sampler
+	// (the free slots the study still wants filled); proposed holds the
+	// rest of the last batch, used before the sampler is asked again.
+	batch    int
+	proposed []space.Config
 }
 
 // maxRuleStreak bounds consecutive rule-breaking proposals: a sampler that
 // cannot find a valid config should stop the study, not spin.
 const maxRuleStreak = 200
-
-func (l *loop) run(ctx context.Context) error {
-	streak := 0
-	for {
-		done := countDone(l.trials)
-		if stop, err := l.stop(ctx, done); stop {
-			return err
-		}
-		n, err := l.pick(ctx)
-		if errors.Is(err, search.ErrExhausted) {
-			l.Log.Info().Int("trials", done).Msg("every config of the space has been measured; stopping early")
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := l.trial(ctx, n, done); err != nil {
-			return err
-		}
-		if streak++; !l.trials[len(l.trials)-1].BrokeRule() {
-			streak = 0
-		}
-		if streak >= maxRuleStreak {
-			return fmt.Errorf("the sampler proposed %d configs in a row that break the space's rules; loosen the rules or narrow the domains", streak)
-		}
-	}
-}
 
 // stop decides, before each trial, whether the study is over.
 func (l *loop) stop(ctx context.Context, done int) (bool, error) {
@@ -241,57 +220,31 @@ func (l *loop) stop(ctx context.Context, done int) (bool, error) {
 	return err != nil, err
 }
 
-// ask is the sampler's next proposal given the configs of the trials
-// still running (none when trials run one at a time).
+// ask is the sampler's next proposal: the next of the last batch, else
+// the first of a new batch of up to l.batch configs, asked given the
+// configs of the trials still running so none is proposed twice.
 func (l *loop) ask(ctx context.Context) (space.Config, error) {
-	var pending []space.Config
-	for _, t := range l.trials {
-		if t.State == Running {
-			pending = append(pending, t.Config)
+	if len(l.proposed) == 0 {
+		var pending []space.Config
+		for _, t := range l.trials {
+			if t.State == Running {
+				pending = append(pending, t.Config)
+			}
 		}
+		cs, err := l.sampler.Ask(ctx, max(l.batch, 1), pending)
+		if err != nil {
+			return nil, err
+		}
+		l.proposed = cs
 	}
-	cs, err := l.sampler.Ask(ctx, 1, pending)
-	if err != nil {
-		return nil, err
-	}
-	return cs[0], nil
+	c := l.proposed[0]
+	l.proposed = l.proposed[1:]
+	return c, nil
 }
 
 // tell teaches the sampler a finished trial.
 func (l *loop) tell(ctx context.Context, t Trial) error {
 	return l.sampler.Tell(ctx, observation(l.Space, t, Baseline(l.trials)))
-}
-
-func (l *loop) trial(ctx context.Context, n next, done int) error {
-	if err := ctx.Err(); err != nil {
-		return err // a signal between trials begins no new one
-	}
-	t := l.newTrial(n)
-	if err := l.Store.Begin(ctx, &t); err != nil {
-		return err
-	}
-	if err := l.Store.annotate(ctx, t); err != nil {
-		return err
-	}
-	l.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: done, Total: l.Space.Study.NTrials, Best: l.best()})
-	fatal := l.measure(ctx, &t)
-	// The outcome is stored even when ctx was cancelled mid-trial, so the
-	// next run sees an interrupted trial instead of a RUNNING one.
-	if err := l.Store.Finish(context.WithoutCancel(ctx), &t); err != nil {
-		return err
-	}
-	l.trials = append(l.trials, t)
-	l.observe(ctx, t)
-	if t.State != Interrupted {
-		if err := l.tell(ctx, t); err != nil {
-			return err
-		}
-	}
-	l.OnEvent(Event{Kind: TrialFinished, Trial: t, Done: countDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
-	if fatal != nil {
-		return fatal
-	}
-	return ctx.Err()
 }
 
 // countDone counts the trials that count toward n_trials: everything that

@@ -237,9 +237,8 @@ func TestMeasuredConfigIsReusedNotRelaunched(t *testing.T) {
 	}
 	done := l.trials[1]
 	before := len(fr.calls)
-	if err := l.trial(context.Background(), next{cfg: done.Config, origin: "sampler"}, 3); err != nil {
-		t.Fatal(err)
-	}
+	sp.Study.NTrials++ // room for one more trial
+	runTrial(t, l, next{cfg: done.Config, origin: "sampler"})
 	got := l.trials[len(l.trials)-1]
 	if len(fr.calls) != before || got.Origin != "reused" || got.ReusedFrom != done.Number || got.State != done.State {
 		t.Errorf("re-measured instead of reusing: calls %d→%d, trial %+v", before, len(fr.calls), got)

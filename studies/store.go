@@ -137,29 +137,6 @@ func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 	return v, nil
 }
 
-// Begin inserts a running trial and sets its number. It is committed
-// before the engine launches, so a crash leaves a RUNNING row to recover.
-// It is written even when ctx has just been cancelled: a trial row must
-// never be half-begun, and the caller finishes what it begins.
-func (s *Store) Begin(ctx context.Context, t *Trial) error {
-	return s.begin(ctx, t, nil)
-}
-
-// begin inserts a running trial, leased until lease when it is not nil.
-func (s *Store) begin(ctx context.Context, t *Trial, lease any) error {
-	cfg, err := json.Marshal(t.Config)
-	if err != nil {
-		return fmt.Errorf("record trial start: %w", err)
-	}
-	t.State = Running
-	err = s.db.QueryRowContext(context.WithoutCancel(ctx), s.bind(`INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until) VALUES(?,?,?,?,?,?,?,?,?) RETURNING number`),
-		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), nullStr(t.Worker), lease).Scan(&t.Number)
-	if err != nil {
-		return fmt.Errorf("study %s: record trial start: %w", s.path, err)
-	}
-	return nil
-}
-
 // Finish stores a trial's outcome. Undefined metrics (NaN, ±Inf) are
 // dropped first: they are absent, never stored.
 func (s *Store) Finish(ctx context.Context, t *Trial) error {

@@ -55,19 +55,16 @@ type pool struct {
 	unwritten []finished
 }
 
-// runParallel is run for several workers: it keeps the workers busy
-// while the study wants more trials than are finished or running, and
-// waits for the running ones — its own, and in a shared store its
-// peers', which may yet be reclaimed and need a retry — before it
-// returns.
-func (l *loop) runParallel(ctx context.Context) error {
+// run is the study loop, for one worker (a sequential study) or
+// several: it keeps the workers busy while the study wants more trials
+// than are finished or running, and waits for the running ones — its
+// own, and in a shared store its peers', which may yet be reclaimed and
+// need a retry — before it returns.
+func (l *loop) run(ctx context.Context) error {
 	l.defaults()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: newGPUs(l.Devices), store: outage{bound: l.StoreOutage}}
-	if l.Virtual {
-		p.useVirtualClock()
-	}
+	p := newPool(l)
 	poll := time.NewTicker(l.Lease / 3)
 	defer poll.Stop()
 	cancelled := ctx.Done()
@@ -77,6 +74,9 @@ func (l *loop) runParallel(ctx context.Context) error {
 			cancel()
 		}
 		p.fill(ctx)
+		if p.stopErr == nil {
+			p.stopErr = ctx.Err() // a signal between trials: no new one began
+		}
 		if p.inFlight == 0 && (p.stopErr != nil || !p.peersRunning()) {
 			return p.stopErr
 		}
@@ -101,6 +101,15 @@ func (l *loop) runParallel(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// newPool is the loop's workers, none busy yet.
+func newPool(l *loop) *pool {
+	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: newGPUs(l.Devices), store: outage{bound: l.StoreOutage}}
+	if l.Virtual {
+		p.useVirtualClock()
+	}
+	return p
 }
 
 // told marks the trials the sampler was built from.
@@ -148,8 +157,11 @@ func DefaultWorkerID() string {
 }
 
 // fill starts trials until every worker is busy, the study needs no
-// more, or nothing can start before a running trial finishes.
+// more, or nothing can start before a running trial finishes. The
+// sampler is asked for one batch for the free slots; what a fill did not
+// start is dropped, as the trials it then waits for teach the sampler.
 func (p *pool) fill(ctx context.Context) {
+	defer func() { p.proposed = nil }()
 	for p.stopErr == nil && p.inFlight < p.Workers && ctx.Err() == nil {
 		if err := p.refresh(ctx); err != nil {
 			p.stopErr = p.store.failed(err, p.Now(), p.Log) // nil: ride the outage out
@@ -208,7 +220,8 @@ func (p *pool) blocked(err error) bool {
 }
 
 // wanted decides whether the study wants another trial started: the
-// running ones count toward n_trials, so the study never over-runs.
+// running ones count toward n_trials, so the study never over-runs. It
+// sizes the sampler's next batch: the free slots the study still wants.
 func (p *pool) wanted(ctx context.Context) bool {
 	running := 0
 	for _, t := range p.trials {
@@ -216,10 +229,12 @@ func (p *pool) wanted(ctx context.Context) bool {
 			running++
 		}
 	}
-	stop, err := p.stop(ctx, countDone(p.trials)+running)
+	busy := countDone(p.trials) + running
+	stop, err := p.stop(ctx, busy)
 	if stop && err != nil && p.stopErr == nil {
 		p.stopErr = err
 	}
+	p.batch = min(p.Workers-p.inFlight, p.Space.Study.NTrials-busy)
 	return !stop
 }
 
@@ -280,8 +295,12 @@ func (p *pool) replace(t Trial) {
 func (p *pool) start(ctx context.Context, n next) error {
 	slot := slices.Index(p.slots, false)
 	t := p.newTrial(n)
-	t.Worker, t.Devices = fmt.Sprintf("%s/%d", p.WorkerID, slot), p.taken
-	if err := p.Store.ClaimNext(ctx, &t, p.Now().Add(p.Lease), p.Space.Study.NTrials, p.Repeat); err != nil {
+	t.Devices = p.taken
+	var until time.Time // unleased: the lock holder's one trial at a time
+	if p.leased {
+		t.Worker, until = fmt.Sprintf("%s/%d", p.WorkerID, slot), p.Now().Add(p.Lease)
+	}
+	if err := p.Store.ClaimNext(ctx, &t, until, p.Space.Study.NTrials, p.Repeat); err != nil {
 		return err
 	}
 	if err := p.Store.annotate(ctx, t); err != nil {
@@ -301,14 +320,19 @@ func (p *pool) start(ctx context.Context, n next) error {
 	return nil
 }
 
-// work measures one trial on a worker while its lease is renewed.
+// work measures one trial on a worker while its lease, if it has one,
+// is renewed.
 func (l *loop) work(ctx context.Context, t Trial, slot int, done chan<- finished) {
 	trialCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// The lease is renewed until the result is written, however long the
-	// store takes to come back, and even after a signal.
-	beat, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
-	go heartbeat(beat, l.Store, t, l.Lease, l.Now, cancel)
+	var stopBeat context.CancelFunc
+	if t.Worker != "" {
+		// The lease is renewed until the result is written, however long
+		// the store takes to come back, and even after a signal.
+		var beat context.Context
+		beat, stopBeat = context.WithCancel(context.WithoutCancel(ctx))
+		go heartbeat(beat, l.Store, t, l.Lease, l.Now, cancel)
+	}
 	fatal := l.measure(trialCtx, &t)
 	done <- finished{t: t, slot: slot, fatal: fatal, stopBeat: stopBeat}
 }

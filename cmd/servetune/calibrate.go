@@ -105,8 +105,8 @@ func calibrateStudy(ctx context.Context, sp *space.Space, trials []studies.Trial
 	cfgs, ran := startObservations(trials)
 	p.Ran, p.Starts = ran, simulatedStarts(sp, cfgs)
 	for _, s := range slots {
-		p.Labels = append(p.Labels, s.profile+" "+s.metric)
-		p.Measured = append(p.Measured, pts[s.trial].Metrics[s.profile][s.metric])
+		p.Labels = append(p.Labels, s.Profile+" "+s.Metric)
+		p.Measured = append(p.Measured, pts[s.Trial].Metrics[s.Profile][s.Metric])
 	}
 	res, err := calib.Fit(ctx, p)
 	return res, len(pts), err

@@ -20,12 +20,6 @@ import (
 	"github.com/servetune/servetune/space"
 )
 
-// measuredMetrics are fitted from a measurement when it has them: the
-// means every benchmark client reports, and throughput.
-func measuredMetrics() []string {
-	return []string{"total_tps", "mean_ttft_ms", "mean_tpot_ms", "mean_itl_ms", "mean_e2e_ms"}
-}
-
 // maxLeaveOneOut bounds the folds: each refits every factor.
 const maxLeaveOneOut = 40
 
@@ -162,7 +156,7 @@ func measurementProblem(runs []measuredRun, cards *sim.Cards) (calib.Problem, []
 	}
 	var slots []valueSlot
 	for i, r := range runs {
-		for _, m := range measuredMetrics() {
+		for _, m := range calib.MeasuredMetrics() {
 			if v, ok := r.m.Values[m]; ok {
 				slots = append(slots, valueSlot{i, m})
 				p.Labels, p.Measured, trialOf = append(p.Labels, m), append(p.Measured, v), append(trialOf, i)
@@ -170,7 +164,7 @@ func measurementProblem(runs []measuredRun, cards *sim.Cards) (calib.Problem, []
 		}
 	}
 	if len(slots) == 0 {
-		return p, nil, usagef("no run has a metric to fit (%s)", strings.Join(measuredMetrics(), ", "))
+		return p, nil, usagef("no run has a metric to fit (%s)", strings.Join(calib.MeasuredMetrics(), ", "))
 	}
 	fs, err := runFactors(runs, cards)
 	if err != nil {

@@ -7,65 +7,25 @@ import (
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/engines/sim/calib"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
 
-// calibrationMetrics are fitted on every load profile besides the
-// objectives: throughput, decode speed and time to first token see
-// different bottlenecks, so together they tell the factors apart.
-func calibrationMetrics() []string { return []string{"total_tps", "mean_tpot_ms", "mean_ttft_ms"} }
-
-// slot is one measured value: trial, profile, metric.
-type slot struct {
-	trial           int
-	profile, metric string
-}
-
-// calibrationSlots lists the values the fit compares: per trial, per load
-// profile, the calibration metrics and the objectives measured there
-// with a positive, finite value.
-func calibrationSlots(sp *space.Space, pts []studies.Trial) []slot {
-	var out []slot
+// calibrationSlots are the values the fit compares (calib.Slots).
+func calibrationSlots(sp *space.Space, pts []studies.Trial) []calib.Slot {
+	measured := make([]map[string]map[string]float64, len(pts))
 	for i, t := range pts {
-		for _, p := range sp.Profiles {
-			if p.Quality() {
-				continue // the simulator generates no text
-			}
-			for _, m := range profileMetrics(sp, p.Name) {
-				if v, ok := t.Metrics[p.Name][m]; ok && v > 0 && !math.IsInf(v, 0) {
-					out = append(out, slot{trial: i, profile: p.Name, metric: m})
-				}
-			}
-		}
+		measured[i] = t.Metrics
 	}
-	return out
-}
-
-func profileMetrics(sp *space.Space, profile string) []string {
-	out := calibrationMetrics()
-	for _, o := range sp.Objectives {
-		if sp.ObjectiveProfile(o.Profile) == profile && !containsString(out, o.Metric) {
-			out = append(out, o.Metric)
-		}
-	}
-	return out
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return calib.Slots(sp, measured)
 }
 
 // simulatedSlots simulates every trial once, noiselessly, on the cards
 // given, and reads each slot's value (NaN where the simulator refuses
 // the config or lacks the metric).
-func simulatedSlots(sp *space.Space, pts []studies.Trial, slots []slot) func(context.Context, *sim.Cards) ([]float64, error) {
+func simulatedSlots(sp *space.Space, pts []studies.Trial, slots []calib.Slot) func(context.Context, *sim.Cards) ([]float64, error) {
 	t := sp.Target
 	t.Sim.NoiseCV = 0
 	return func(ctx context.Context, cards *sim.Cards) ([]float64, error) {
@@ -83,7 +43,7 @@ func simulatedSlots(sp *space.Space, pts []studies.Trial, slots []slot) func(con
 		out := make([]float64, len(slots))
 		for k, s := range slots {
 			out[k] = math.NaN()
-			if v, ok := metrics[s.trial][s.profile][s.metric]; ok {
+			if v, ok := metrics[s.Trial][s.Profile][s.Metric]; ok {
 				out[k] = v
 			}
 		}

@@ -214,7 +214,7 @@ func TestCalibratedCardsRoundTrip(t *testing.T) {
 	got, _ := simulatedSlots(sp, pts, slots)(context.Background(), loaded)
 	for i := range want {
 		if got[i] != want[i] {
-			t.Fatalf("%s of trial %d: %v from the file, %v from the fit\n%s", slots[i].metric, slots[i].trial, got[i], want[i], doc)
+			t.Fatalf("%s of trial %d: %v from the file, %v from the fit\n%s", slots[i].Metric, slots[i].Trial, got[i], want[i], doc)
 		}
 	}
 	if !strings.Contains(string(doc), "expert_eff") || strings.Contains(string(doc), "mtp_acceptance") {

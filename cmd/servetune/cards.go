@@ -14,13 +14,6 @@ import (
 	"github.com/servetune/servetune/studies"
 )
 
-// Study metadata keys of the simulator cards a study ran with: their
-// text and the file they came from.
-const (
-	metaCards     = "sim_cards"
-	metaCardsFile = "sim_cards_file"
-)
-
 func cardsFlag() cli.Flag {
 	return &cli.StringFlag{Name: "cards", Usage: "TOML `FILE` of simulator cards (servetune card output) over the built-in ones, for the simulator and the prior (overrides [target.sim] cards)"}
 }
@@ -84,7 +77,7 @@ var errCardsChanged = errors.New("the simulator cards differ from those the stud
 // with no cards uses the stored ones; a resume whose cards changed is
 // drift (refused, or a warning with [study] on_drift = "warn").
 func (e *env) studyCards(ctx context.Context, sp *space.Space, store *studies.Store) (*sim.Cards, error) {
-	stored, err := store.Meta(ctx, metaCards)
+	stored, err := store.Cards(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -113,10 +106,7 @@ func (e *env) studyCards(ctx context.Context, sp *space.Space, store *studies.St
 			return cards, nil
 		}
 	}
-	if err := store.SetMeta(ctx, metaCardsFile, t.Cards); err != nil {
-		return nil, err
-	}
-	return cards, store.SetMeta(ctx, metaCards, t.CardsSource)
+	return cards, store.SetCards(ctx, t.Cards, t.CardsSource)
 }
 
 // cardsDrift compares the parsed cards (comments and layout may change

@@ -3,10 +3,10 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
-	"github.com/servetune/servetune/studies/lab"
 	"github.com/servetune/servetune/studies/preflight"
 )
 
@@ -54,7 +54,7 @@ func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
 	in.Run = studies.RunOptions{Repeat: o.repeat, Confirm: o.confirm, Budget: o.budget, Workers: o.workers, Devices: o.devices,
 		Enqueue: sp.Enqueue, ReuseKey: studies.RenderedKey(sp.Target)}
 	// Not the study's cached prior: a dry run writes nothing.
-	in.Run.Search.Prior = lab.NewSimPrior(sp, cards)
+	in.Run.Search.Prior = simprior.New(sp, cards)
 	if o.prune {
 		rule := search.DefaultPruneRule()
 		in.Run.Prune = &rule

@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/engines/sim"
-	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/studies/lab"
 )
 
@@ -54,27 +53,20 @@ func labCommand(e *env) *cli.Command {
 }
 
 // labMatrix is the experiment the flags ask for; a bad flag is a usage
-// error before any simulation starts.
+// error before any simulation starts (lab.Matrix.Check).
 func labMatrix(c *cli.Context) (lab.Matrix, error) {
-	if c.Int("seeds") < 1 || c.Int("trials") < 1 {
-		return lab.Matrix{}, usagef("--seeds and --trials must be positive")
-	}
-	if len(split(c.String("samplers"))) == 0 {
-		return lab.Matrix{}, usagef("--samplers names no sampler")
-	}
-	if err := checkSamplers(c); err != nil {
-		return lab.Matrix{}, err
-	}
-	cards, reality, err := labCards(c.String("cards"), c.String("reality-cards"))
-	if err != nil {
-		return lab.Matrix{}, err
-	}
-	return lab.Matrix{
+	m := lab.Matrix{
 		Landscapes: c.StringSlice("landscape"), Samplers: split(c.String("samplers")), MOSamplers: split(c.String("mo-samplers")),
 		Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Workers: c.Int("workers"),
 		Pruning: c.Bool("pruning"), Margins: c.Float64Slice("prune-margin"), Prior: c.Bool("prior"),
-		Perturbed: c.Bool("perturbed"), Multi: c.Bool("multi"), Cache: c.String("cache"), Cards: cards, RealityCards: reality,
-	}, nil
+		Perturbed: c.Bool("perturbed"), Multi: c.Bool("multi"), Cache: c.String("cache"),
+	}
+	if err := m.Check(); err != nil {
+		return m, usagef("%v", err)
+	}
+	var err error
+	m.Cards, m.RealityCards, err = labCards(c.String("cards"), c.String("reality-cards"))
+	return m, err
 }
 
 // labCards reads --cards over the built-in cards, and --reality-cards
@@ -118,22 +110,4 @@ func split(s string) []string {
 		}
 	}
 	return out
-}
-
-// checkSamplers rejects a sampler that does not exist or cannot serve its
-// runs' objectives (one for --samplers, two for --mo-samplers) before any
-// simulation starts.
-func checkSamplers(c *cli.Context) error {
-	runs := []struct {
-		flag       string
-		objectives int
-	}{{"samplers", 1}, {"mo-samplers", 2}}
-	for _, r := range runs {
-		for _, name := range split(c.String(r.flag)) {
-			if err := search.CheckSampler(name, r.objectives); err != nil {
-				return usagef("--%s: %v", r.flag, err)
-			}
-		}
-	}
-	return nil
 }

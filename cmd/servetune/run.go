@@ -384,17 +384,7 @@ func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space
 	if err != nil {
 		return nil, err
 	}
-	var out []space.Config
-	for _, w := range studies.BuildReport(old, trials, nil).Winners {
-		c := space.Config{}
-		for k, v := range w.Config {
-			if _, ok := sp.Param(k); ok || (k == "engine" && sp.Target.Engine != "") {
-				c[k] = v
-			}
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return studies.WarmStart(old, trials, sp), nil
 }
 
 func newRunner(e *env, sp *space.Space, d studies.Dir, cards *sim.Cards) (objective.Runner, error) {

@@ -11,10 +11,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
-	"github.com/servetune/servetune/studies/lab"
 )
 
 // priorFile keeps the prior's predictions in the study's directory.
@@ -30,7 +30,7 @@ func newSimPrior(sp *space.Space, cards *sim.Cards, d studies.Dir, log zerolog.L
 	if cards == nil {
 		cards = sim.DefaultCards()
 	}
-	p := lab.NewSimPrior(sp, cards)
+	p := simprior.New(sp, cards)
 	if p == nil {
 		return nil, func() {}
 	}

@@ -233,7 +233,7 @@ func readStudy(ctx context.Context, store *studies.Store, path string) (*space.S
 		return nil, nil, fmt.Errorf("study %s: stored space: %w", path, err)
 	}
 	// The cards it simulated on, so calibrate and the prior see them.
-	if sp.Target.Sim.CardsSource, err = store.Meta(ctx, metaCards); err != nil {
+	if sp.Target.Sim.CardsSource, err = store.Cards(ctx); err != nil {
 		return nil, nil, err
 	}
 	trials, err := store.Trials(ctx)

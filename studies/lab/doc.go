@@ -11,8 +11,7 @@
 // engine's step times — for its (seed, trial), so twenty seeds of five
 // samplers cost little more than the exhaustive grid.
 //
-// It also owns the simulator prior (NewSimPrior, used by `servetune run`)
-// and measures it honestly: the truth's oracle may simulate other cards
+// It measures the simulator prior (objective/simprior) honestly: the truth's oracle may simulate other cards
 // (--reality-cards; realities/ holds an extreme perturbation and a
 // different GPU, or one perturbed reality per seed) while the prior always
 // simulates the built-in cards, screening on sim.ScreeningProfiles as

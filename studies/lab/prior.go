@@ -2,81 +2,10 @@ package lab
 
 import (
 	"context"
-	"reflect"
-
-	"github.com/servetune/servetune/bench"
 	"math"
 
-	"github.com/servetune/servetune/engines/sim"
-	"github.com/servetune/servetune/objective"
-	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
 )
-
-// simPrior predicts a config's objective values with the simulator on
-// the given (unperturbed) cards, without noise.
-type simPrior struct {
-	sp     *space.Space
-	target space.Target
-	runner *objective.SimRunner
-	// screening are the study's profiles shortened for screening.
-	screening []bench.Profile
-}
-
-// NewSimPrior returns the simulator prior for the study, or nil when the
-// study turned it off or, by default, when the simulator has no card for
-// the target's model or GPU (it could only guess).
-func NewSimPrior(sp *space.Space, cards *sim.Cards) search.Prior {
-	if sp.Study.Prior == space.PriorNone {
-		return nil
-	}
-	if _, err := cards.Model(sp.Target.Model); err != nil {
-		return nil
-	}
-	if _, err := cards.GPU(sp.Target.GPU); err != nil {
-		return nil
-	}
-	t := sp.Target
-	t.Sim.NoiseCV = 0
-	p := &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})),
-		screening: sim.ScreeningProfiles(sp.Profiles)}
-	if reflect.DeepEqual(p.screening, sp.Profiles) {
-		return p // short benchmarks: screening would simulate them twice
-	}
-	return screeningSimPrior{p}
-}
-
-// screeningSimPrior is the simulator prior of a study whose benchmarks
-// screening shortens: it screens on them (search.Screener).
-type screeningSimPrior struct{ *simPrior }
-
-// Screen simulates the shortened screening profiles.
-func (p screeningSimPrior) Screen(ctx context.Context, c space.Config) ([]float64, bool) {
-	return p.simulate(ctx, c, p.screening)
-}
-
-// Predict simulates every profile of the study. A config the simulator
-// refuses (out of memory, invalid) is infeasible; so is one whose
-// objectives it cannot produce. The simulation is CPU-bound, short on an
-// idle machine but seconds on a loaded one: it stops with ctx.
-func (p *simPrior) Predict(ctx context.Context, c space.Config) ([]float64, bool) {
-	return p.simulate(ctx, c, p.sp.Profiles)
-}
-
-func (p *simPrior) simulate(ctx context.Context, c space.Config, profiles []bench.Profile) ([]float64, bool) {
-	res, err := p.runner.Run(ctx, objective.Trial{Config: c, Target: p.target, Profiles: profiles})
-	if err != nil {
-		return nil, false
-	}
-	vals := studies.Values(p.sp, studies.Trial{State: studies.Complete, Metrics: res.Metrics})
-	for _, v := range vals {
-		if math.IsNaN(v) { // a metric the simulator does not produce
-			return nil, false
-		}
-	}
-	return vals, true
-}
 
 // oraclePrior is the simulator prior served from an oracle's cache: the
 // lab's studies share one screening of the space.

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
 )
 
@@ -37,10 +38,10 @@ func BenchmarkPriorOverhead500(b *testing.B) {
 		b.Fatal(err)
 	}
 	const trials = 500
-	measure := NewSimPrior(sp, sim.DefaultCards())
+	measure := simprior.New(sp, sim.DefaultCards())
 	for range b.N {
 		start := cpuTime()
-		s, err := search.NewSampler(context.Background(), "random", sp, 1, nil, zerolog.Nop(), search.Options{Prior: NewSimPrior(sp, sim.DefaultCards())})
+		s, err := search.NewSampler(context.Background(), "random", sp, 1, nil, zerolog.Nop(), search.Options{Prior: simprior.New(sp, sim.DefaultCards())})
 		if err != nil {
 			b.Fatal(err)
 		}

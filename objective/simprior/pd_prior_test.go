@@ -1,10 +1,11 @@
-package lab
+package simprior_test
 
 import (
 	"context"
 	"testing"
 
 	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
@@ -29,7 +30,7 @@ func TestPriorScreensDisaggregatedConfigs(t *testing.T) {
 	if err := sp16.Check(pd); err != nil {
 		t.Fatalf("the example's PD config breaks its rules: %v", err)
 	}
-	p := NewSimPrior(sp16, sim.DefaultCards())
+	p := simprior.New(sp16, sim.DefaultCards())
 	if sc, ok := p.(interface {
 		Screen(context.Context, space.Config) ([]float64, bool)
 	}); ok {
@@ -46,7 +47,7 @@ func TestPriorScreensDisaggregatedConfigs(t *testing.T) {
 	if err := sp8.Check(half); err != nil {
 		t.Fatalf("the 8-GPU example's PD config breaks its rules: %v", err)
 	}
-	if v, feasible := NewSimPrior(sp8, sim.DefaultCards()).Predict(ctx, half); feasible {
+	if v, feasible := simprior.New(sp8, sim.DefaultCards()).Predict(ctx, half); feasible {
 		t.Fatalf("GLM-5.2 on 4 H200s per side predicted feasible: %v", v)
 	}
 }

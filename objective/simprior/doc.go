@@ -1,0 +1,7 @@
+// Package simprior is the simulator prior: a config's objectives
+// predicted by one noiseless trial on the simulator (objective's
+// SimRunner, on the study's cards and profiles, screening on shortened
+// ones), served to the search as a search.Prior. It lives under
+// objective, not search, because predicting a trial means running one,
+// and search imports nothing that runs trials.
+package simprior

@@ -1,0 +1,34 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/servetune/servetune/search"
+)
+
+// Check refuses a matrix that cannot run, before any simulation starts:
+// no seeds or trials, no sampler, or a sampler that does not exist or
+// cannot serve its runs' objectives (one for Samplers, two for
+// MOSamplers). Its errors are UsageErrors naming the lab's flags.
+func (m Matrix) Check() error {
+	if m.Seeds < 1 || m.Trials < 1 {
+		return UsageError{errors.New("--seeds and --trials must be positive")}
+	}
+	if len(m.Samplers) == 0 {
+		return UsageError{errors.New("--samplers names no sampler")}
+	}
+	runs := []struct {
+		flag       string
+		names      []string
+		objectives int
+	}{{"samplers", m.Samplers, 1}, {"mo-samplers", m.MOSamplers, 2}}
+	for _, r := range runs {
+		for _, name := range r.names {
+			if err := search.CheckSampler(name, r.objectives); err != nil {
+				return UsageError{fmt.Errorf("--%s: %v", r.flag, err)}
+			}
+		}
+	}
+	return nil
+}

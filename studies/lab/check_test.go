@@ -1,0 +1,37 @@
+package lab
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestMatrixCheck(t *testing.T) {
+	ok := Matrix{Seeds: 2, Trials: 10, Samplers: []string{"motpe", "random"}, MOSamplers: []string{"motpe"}}
+	with := func(f func(*Matrix)) Matrix { m := ok; f(&m); return m }
+	cases := []struct {
+		name string
+		m    Matrix
+		want string // "" when the matrix runs
+	}{
+		{"runs", ok, ""},
+		{"no mo-samplers skips the two-objective runs", with(func(m *Matrix) { m.MOSamplers = nil }), ""},
+		{"no seeds", with(func(m *Matrix) { m.Seeds = 0 }), "--seeds and --trials must be positive"},
+		{"no trials", with(func(m *Matrix) { m.Trials = -1 }), "--seeds and --trials must be positive"},
+		{"no sampler", with(func(m *Matrix) { m.Samplers = nil }), "--samplers names no sampler"},
+		{"unknown sampler", with(func(m *Matrix) { m.Samplers = []string{"motep"} }), "--samplers: "},
+		{"single-objective sampler on two objectives", with(func(m *Matrix) { m.MOSamplers = []string{"tpe"} }), "--mo-samplers: "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.m.Check()
+			var ue UsageError
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("Check = %v, want nil", err)
+			case c.want != "" && (!errors.As(err, &ue) || !strings.HasPrefix(err.Error(), c.want)):
+				t.Errorf("Check = %v, want a UsageError starting %q", err, c.want)
+			}
+		})
+	}
+}
