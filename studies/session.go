@@ -33,6 +33,10 @@ type OpenOptions struct {
 	// StoreOutage bounds how long OpenShared waits for a store it cannot
 	// reach (default DefaultStoreOutage), as a running worker does.
 	StoreOutage time.Duration
+	// Check, when set, runs OpenShared's first reads and writes of the
+	// study after the space check, inside the same ride-out: a store that
+	// goes down in the seconds after connecting is waited for too.
+	Check func(ctx context.Context, store *Store) error
 }
 
 // ErrSpaceChanged says a study exists with a different search space.
@@ -102,6 +106,11 @@ func OpenShared(ctx context.Context, storage string, d Dir, sp *space.Space, o O
 		}
 		if err := checkSpace(ctx, store, sp, o); err != nil {
 			return errors.Join(err, store.Close())
+		}
+		if o.Check != nil {
+			if err := o.Check(ctx, store); err != nil {
+				return errors.Join(err, store.Close())
+			}
 		}
 		s.Store = store
 		return nil

@@ -263,18 +263,25 @@ func openError(err error) error {
 // refuses (or warns about, per on_drift) an environment that changed
 // since the study's last trial; every run and every worker does it.
 func (e *env) checkStudy(ctx context.Context, sp *space.Space, store *studies.Store) (*sim.Cards, error) {
-	if err := studies.RecordEngines(ctx, store, sp); err != nil {
-		return nil, err
-	}
-	cards, err := e.studyCards(ctx, sp, store)
-	if err != nil {
-		return nil, err
-	}
-	trials, err := store.Trials(ctx)
+	cards, trials, err := e.readStudy(ctx, sp, store)
 	if err != nil {
 		return nil, err
 	}
 	return cards, e.checkDrift(ctx, sp, trials)
+}
+
+// readStudy is checkStudy's store calls: the engines and cards recorded,
+// the trials read.
+func (e *env) readStudy(ctx context.Context, sp *space.Space, store *studies.Store) (*sim.Cards, []studies.Trial, error) {
+	if err := studies.RecordEngines(ctx, store, sp); err != nil {
+		return nil, nil, err
+	}
+	cards, err := e.studyCards(ctx, sp, store)
+	if err != nil {
+		return nil, nil, err
+	}
+	trials, err := store.Trials(ctx)
+	return cards, trials, err
 }
 
 // loop runs the study with live progress.

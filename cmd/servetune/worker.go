@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
@@ -143,13 +144,19 @@ func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOp
 		return err
 	}
 	oo.StoreOutage = o.trials.storeOutage
+	// The study's first reads ride out an outage with the connection.
+	var cards *sim.Cards
+	var trials []studies.Trial
+	oo.Check = func(ctx context.Context, st *studies.Store) (err error) {
+		cards, trials, err = e.readStudy(ctx, sp, st)
+		return err
+	}
 	sess, err := studies.OpenShared(ctx, o.storage, studies.DirFor(o.trials.root, sp), sp, oo)
 	if err != nil {
 		return openError(err)
 	}
 	defer sess.Close()
-	cards, err := e.checkStudy(ctx, sp, sess.Store)
-	if err != nil {
+	if err := e.checkDrift(ctx, sp, trials); err != nil {
 		return err
 	}
 	runner, err := newRunner(e, sp, sess.Dir, cards)
