@@ -28,7 +28,7 @@ func labCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "json", Usage: "write every run's curves to this file"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "trials each study runs at once, on a virtual clock (curves stay by trial number)"},
 			&cli.BoolFlag{Name: "prior", Value: true, Usage: "also measure the first sampler with the simulator prior (+ pruning and infeasibility learning)"},
-			&cli.BoolFlag{Name: "perturbed", Usage: "instead: each seed against its own reality from the perturbed family (one exhaustive grid per seed), the first sampler with pruning, without and with the prior"},
+			&cli.BoolFlag{Name: "perturbed", Usage: "instead: each seed against its own reality from the widened family (one exhaustive grid per seed), every sampler with pruning and without the prior, then the first with it"},
 			&cli.BoolFlag{Name: "multi", Usage: "with --perturbed: on both objectives (hypervolume against each reality's front), with the first of --mo-samplers"},
 			&cli.StringFlag{Name: "cache", Usage: "keep every simulated outcome (truths and the prior's) in this directory between runs; clear it when the simulator changes"},
 			&cli.StringFlag{Name: "cards", Usage: "TOML `FILE` of cards (servetune card output) over the built-in ones, for the truth and the prior alike"},
