@@ -120,12 +120,16 @@ func TestLiveProgressOnATerminal(t *testing.T) {
 	out := screen.String()
 	for _, want := range []string{
 		"servetune quickstart · trial 1 of 4", "trial 4 of 4", "launching", "benchmarking ", "  best: total_tps ",
-		"trial 1 complete  total_tps 6698  mean_tpot_ms 63.7\r\n", "\x1b[3F\x1b[J", "Pareto front",
+		"\x1b[3F\x1b[J", "Pareto front",
 		"  prior: simulating configs ▕", // the start talks while the prior screens
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("terminal output lacks %q:\n%q", want, out)
 		}
+	}
+	// The baseline's line: its values, and no change against itself.
+	if !regexp.MustCompile(`trial 1 complete  total_tps \d+  mean_tpot_ms \d+\.\d\r\n`).MatchString(out) {
+		t.Errorf("terminal output lacks the baseline's completion line:\n%q", out)
 	}
 	if !regexp.MustCompile(`benchmarking \d+%`).MatchString(out) {
 		t.Errorf("no benchmark percentage in the live block:\n%q", out)
