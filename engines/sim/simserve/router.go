@@ -123,15 +123,27 @@ type router struct {
 
 func (rt *router) routes(engine string) http.Handler {
 	mux := http.NewServeMux()
-	health := "/health" // sglang_router
 	if engine == engines.VLLM {
-		health = "/healthcheck" // toy_proxy_server.py
+		// toy_proxy_server.py: the clients it built from its arguments.
+		mux.HandleFunc("GET /healthcheck", rt.jsonHandler(map[string]any{"status": "ok",
+			"prefill_instances": len(rt.args.prefill), "decode_instances": len(rt.args.decode)}))
+	} else {
+		// sgl-router: /health, and /list_workers' {"urls": [...]}.
+		mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+		mux.HandleFunc("GET /list_workers", rt.jsonHandler(map[string]any{"urls": append(append([]string{}, rt.args.prefill...), rt.args.decode...)}))
 	}
-	mux.HandleFunc("GET "+health, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) { rt.forward(w, r, rt.args.decode[0], nil) })
 	mux.HandleFunc("POST /v1/completions", rt.complete)
 	mux.HandleFunc("POST /v1/chat/completions", rt.complete)
 	return mux
+}
+
+// jsonHandler answers GET with v as JSON.
+func (rt *router) jsonHandler(v any) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(v)
+	}
 }
 
 // complete runs one request through a prefill, then a decode server.
