@@ -76,7 +76,7 @@ func (sglang) router(p PD, host string, ports PDPorts) PDProcess {
 		argv = append(argv, "--decode", routerURL(ports, p.PrefillCount+i, host, ports.Decode[i]))
 	}
 	argv = append(argv, "--host", host, "--port", itoa(ports.Router))
-	roster := &Roster{Path: "/list_workers"}
+	roster := &Roster{}
 	for i, a := range argv {
 		if (a == "--prefill" || a == "--decode") && i+1 < len(argv) {
 			roster.URLs = append(roster.URLs, argv[i+1])

@@ -96,5 +96,5 @@ func (vllm) router(p PD, host string, ports PDPorts) PDProcess {
 	argv = append(append(argv, "--decoder-ports"), portWords(ports.Decode, p.DecodeCount)...)
 	return PDProcess{Role: RoleRouter, Command: Command{Argv: argv, Program: len(vllmRouterProgram())},
 		Port: ports.Router, Probes: []string{"/healthcheck"},
-		Roster: &Roster{Path: "/healthcheck", Prefill: p.PrefillCount, Decode: p.DecodeCount}}
+		Roster: &Roster{Prefill: p.PrefillCount, Decode: p.DecodeCount}}
 }

@@ -128,14 +128,28 @@ func (rt *router) routes(engine string) http.Handler {
 		mux.HandleFunc("GET /healthcheck", rt.jsonHandler(map[string]any{"status": "ok",
 			"prefill_instances": len(rt.args.prefill), "decode_instances": len(rt.args.decode)}))
 	} else {
-		// sgl-router: /health, and /list_workers' {"urls": [...]}.
+		// sgl-router (v0.5.6's server.rs): /health, and /workers listing
+		// every server, healthy (the simulated servers are up before the
+		// router starts).
 		mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-		mux.HandleFunc("GET /list_workers", rt.jsonHandler(map[string]any{"urls": append(append([]string{}, rt.args.prefill...), rt.args.decode...)}))
+		mux.HandleFunc("GET /workers", rt.jsonHandler(rt.workers()))
 	}
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) { rt.forward(w, r, rt.args.decode[0], nil) })
 	mux.HandleFunc("POST /v1/completions", rt.complete)
 	mux.HandleFunc("POST /v1/chat/completions", rt.complete)
 	return mux
+}
+
+// workers is sgl-router's GET /workers answer.
+func (rt *router) workers() map[string]any {
+	var ws []map[string]any
+	for kind, urls := range map[string][]string{"prefill": rt.args.prefill, "decode": rt.args.decode} {
+		for _, u := range urls {
+			ws = append(ws, map[string]any{"id": u, "url": u, "worker_type": kind, "is_healthy": true})
+		}
+	}
+	return map[string]any{"workers": ws, "total": len(ws),
+		"stats": map[string]int{"prefill_count": len(rt.args.prefill), "decode_count": len(rt.args.decode)}}
 }
 
 // jsonHandler answers GET with v as JSON.
