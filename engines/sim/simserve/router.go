@@ -128,11 +128,10 @@ func (rt *router) routes(engine string) http.Handler {
 		mux.HandleFunc("GET /healthcheck", rt.jsonHandler(map[string]any{"status": "ok",
 			"prefill_instances": len(rt.args.prefill), "decode_instances": len(rt.args.decode)}))
 	} else {
-		// sgl-router (v0.5.6's server.rs): /health, and /workers listing
-		// every server, healthy (the simulated servers are up before the
-		// router starts).
+		// sgl-router (v0.5.6's server.rs:656, :673): /health, and
+		// /workers listing every server with its health.
 		mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-		mux.HandleFunc("GET /workers", rt.jsonHandler(rt.workers()))
+		mux.HandleFunc("GET /workers", rt.workers)
 	}
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) { rt.forward(w, r, rt.args.decode[0], nil) })
 	mux.HandleFunc("POST /v1/completions", rt.complete)
@@ -140,16 +139,38 @@ func (rt *router) routes(engine string) http.Handler {
 	return mux
 }
 
-// workers is sgl-router's GET /workers answer.
-func (rt *router) workers() map[string]any {
+// workers is sgl-router's GET /workers answer: each server with
+// is_healthy from its own /health now (the real router health-checks
+// its workers in the background).
+func (rt *router) workers(w http.ResponseWriter, r *http.Request) {
 	var ws []map[string]any
-	for kind, urls := range map[string][]string{"prefill": rt.args.prefill, "decode": rt.args.decode} {
-		for _, u := range urls {
-			ws = append(ws, map[string]any{"id": u, "url": u, "worker_type": kind, "is_healthy": true})
+	for _, side := range []struct {
+		kind string
+		urls []string
+	}{{"prefill", rt.args.prefill}, {"decode", rt.args.decode}} {
+		for _, u := range side.urls {
+			ws = append(ws, map[string]any{"id": u, "url": u, "worker_type": side.kind, "is_healthy": rt.healthy(r.Context(), u)})
 		}
 	}
-	return map[string]any{"workers": ws, "total": len(ws),
-		"stats": map[string]int{"prefill_count": len(rt.args.prefill), "decode_count": len(rt.args.decode)}}
+	rt.jsonHandler(map[string]any{"workers": ws, "total": len(ws),
+		"stats": map[string]int{"prefill_count": len(rt.args.prefill), "decode_count": len(rt.args.decode)}})(w, r)
+}
+
+// healthy reports whether the server at base answers /health within a
+// second.
+func (rt *router) healthy(ctx context.Context, base string) bool {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/health", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := rt.client.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }
 
 // jsonHandler answers GET with v as JSON.
