@@ -90,7 +90,7 @@ func (l *Launcher) pdHead(ctx context.Context, cfg space.Config, t space.Target,
 		if i < len(procs)-1 {
 			at = ports.dial(i, host) // where the router finds it
 		}
-		head.readyAll = append(head.readyAll, readyTarget{base: "http://" + net.JoinHostPort(at, itoa(pr.Port)), paths: pr.Probes})
+		head.readyAll = append(head.readyAll, readyTarget{base: "http://" + net.JoinHostPort(at, itoa(pr.Port)), paths: pr.Probes, roster: pr.Roster})
 	}
 	head.Fingerprint = l.fingerprint(ctx, t, name, model, l.env(t, name, procs[0].Command))
 	base, _, _ := l.gpuApps(ctx)
@@ -222,16 +222,17 @@ func (l *Launcher) visible(t space.Target, engine string) string {
 
 // readyTarget is one process's probes.
 type readyTarget struct {
-	base  string
-	paths []string
+	base   string
+	paths  []string
+	roster *Roster // the router's: every server listed
 }
 
 // allProbe reports whether every process answers its probes, in order:
-// the servers, then the router.
+// the servers, then the router, which must also list every server.
 func allProbe(client *http.Client, targets []readyTarget, each time.Duration) func(context.Context) bool {
 	return func(ctx context.Context) bool {
 		for _, t := range targets {
-			if !httpProbe(client, t.base, t.paths, each)(ctx) {
+			if !httpProbe(client, t.base, t.paths, each)(ctx) || !rosterProbe(client, t.base, t.roster, each)(ctx) {
 				return false
 			}
 		}

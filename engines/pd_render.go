@@ -30,6 +30,9 @@ type PDProcess struct {
 	// VLLM_NIXL_SIDE_CHANNEL_HOST; "" when the engine tells peers
 	// itself).
 	HostEnv string `json:"host_env,omitempty"`
+	// Roster (the router's) is how readiness confirms the router lists
+	// every server (pd_roster.go); a launch detail, not shown.
+	Roster *Roster `json:"-"`
 }
 
 // Name is how logs and messages name the process: "prefill-0",

@@ -11,14 +11,27 @@ import (
 )
 
 // pdCases are whole disaggregated deployments pinned byte for byte in
-// testdata/golden/pd-*.txt (and shown in docs/engines.md). Sources:
-// SGLang python/sglang/srt/server_args.py (disaggregation_mode,
-// disaggregation_transfer_backend, disaggregation_bootstrap_port = 8998)
-// and docs/advanced_features/pd_disaggregation.md (the launch_router
-// line); vLLM vllm/config/kv_transfer.py (KVRole), kv_connector/
-// factory.py (NixlConnector) and docs/features/nixl_connector_usage.md
-// as served for v0.15 (VLLM_NIXL_SIDE_CHANNEL_PORT, toy_proxy_server.py's
-// parse_args flags).
+// testdata/golden/pd-*.txt (and shown in docs/engines.md), each named by
+// the release whose source its flags were checked against:
+//   - SGLang v0.5.6 (commit 7ae368e, where python/sglang/version.py first
+//     reads 0.5.6): python/sglang/srt/server_args.py:3747
+//     --disaggregation-mode, :3754 --disaggregation-transfer-backend
+//     (choices :134), :3761 --disaggregation-bootstrap-port (8998, :557);
+//     sgl-router/bindings/python/sglang_router/router_args.py:191
+//     --pd-disaggregation, :196 --prefill URL [BOOTSTRAP_PORT], :204
+//     --decode, :141 --host, :147 --port. The sides' own flags:
+//     server_args.py:2051 --model-path, :2410 --tp-size, :2290
+//     --mem-fraction-static, :2315 --chunked-prefill-size, :2296
+//     --max-running-requests, :3406 --cuda-graph-max-bs.
+//   - vLLM v0.15.1 (tag, commit 1892993): vllm/engine/arg_utils.py:1166
+//     --kv-transfer-config; vllm/config/kv_transfer.py:15 KVRole, :23
+//     kv_connector, :38 kv_role; kv_connector/factory.py:170
+//     NixlConnector; vllm/envs.py:184 VLLM_NIXL_SIDE_CHANNEL_PORT (5600);
+//     tests/v1/kv_connector/nixl_integration/toy_proxy_server.py:92
+//     --port, :94 --host, :98/:105 --prefiller-hosts/-ports, :110/:113
+//     --decoder-hosts/-ports. The sides' own flags: arg_utils.py:781
+//     --tensor-parallel-size, :802 --data-parallel-size, :1092
+//     --max-num-seqs.
 var pdCases = []struct {
 	name, engine, version string
 	cfg                   space.Config
@@ -95,13 +108,13 @@ func TestPDGates(t *testing.T) {
 		cfg                   space.Config
 		want, refused         string
 	}{
-		{"sglang 0.5.6 server_args.py: nixl transfer backend", "sglang", "0.5.6", pd(KnobKVTransferBackend, "nixl"),
+		{"sglang 0.5.6 server_args.py:3754 (choices :134): nixl transfer backend", "sglang", "0.5.6", pd(KnobKVTransferBackend, "nixl"),
 			"--disaggregation-mode=prefill --disaggregation-transfer-backend=nixl --disaggregation-bootstrap-port=8998", ""},
 		{"sglang: the default backend renders no flag", "sglang", "", pd(), "--disaggregation-mode=decode --host=127.0.0.1", ""},
-		{"sglang: no lmcache transfer backend", "sglang", "0.5.6", pd(KnobKVTransferBackend, "lmcache"), "",
+		{"sglang 0.5.6 server_args.py:134: no lmcache transfer backend", "sglang", "0.5.6", pd(KnobKVTransferBackend, "lmcache"), "",
 			`knob kv_transfer_backend: sglang 0.5.6 does not accept "lmcache" (accepted: mooncake, nixl)`},
 		{"sglang 0.4.9: not rendered", "sglang", "0.4.9", pd(), "", `sglang 0.4.9 does not accept "pd"`},
-		{"vllm 0.15.1 kv_transfer.py: producer and consumer roles", "vllm", "0.15.1", pd(),
+		{"vllm 0.15.1 kv_transfer.py:15 KVRole, envs.py:184: producer and consumer roles", "vllm", "0.15.1", pd(),
 			`VLLM_NIXL_SIDE_CHANNEL_PORT=5601 vllm serve org/model --kv-transfer-config='{"kv_connector":"NixlConnector","kv_role":"kv_consumer"}' --host=127.0.0.1 --port=8002`, ""},
 		{"vllm: lmcache refused", "vllm", "0.15.1", pd(KnobKVTransferBackend, "lmcache"), "", `vllm 0.15.1 does not accept "lmcache"`},
 		{"vllm: mooncake refused", "vllm", "", pd(KnobKVTransferBackend, "mooncake"), "", `does not accept "mooncake"`},

@@ -2,27 +2,33 @@ package engines
 
 import "strings"
 
-// SGLang's disaggregated deployment, read from python/sglang/srt/
-// server_args.py (ServerArgs.disaggregation_mode "null"|"prefill"|
-// "decode", disaggregation_transfer_backend, disaggregation_bootstrap_port
-// = 8998) and docs/advanced_features/pd_disaggregation.md, which starts
-// the router as `python -m sglang_router.launch_router --pd-disaggregation
-// --prefill URL [BOOTSTRAP_PORT] --decode URL --host H --port P`
-// (sgl-router's launch_router: --prefill takes the URL and an optional
-// bootstrap port, --decode the URL; both repeat once per server).
+// SGLang's disaggregated deployment, as in v0.5.6 (commit 7ae368e, "chore:
+// bump SGLang version to 0.5.6", where python/sglang/version.py first
+// reads 0.5.6): python/sglang/srt/server_args.py:3747 --disaggregation-mode
+// (choices null|prefill|decode), :3754 --disaggregation-transfer-backend
+// (choices DISAGG_TRANSFER_BACKEND_CHOICES, :134), :3761
+// --disaggregation-bootstrap-port (default 8998, :557). The router is
+// `python -m sglang_router.launch_router` (docs/advanced_features/
+// pd_disaggregation.md:52) with sgl-router/bindings/python/sglang_router/
+// router_args.py's flags: :191 --pd-disaggregation, :196 --prefill URL
+// [BOOTSTRAP_PORT] (nargs="+", once per server), :204 --decode URL, :141
+// --host, :147 --port.
 
 // sglangBootstrapPort is server_args.py's disaggregation_bootstrap_port
-// default.
+// default (v0.5.6 :557).
 const sglangBootstrapPort = 8998
 
 // sglangPD is the first release servetune renders disaggregated: the
-// oldest its tables cover (the seeds' 0.5.3.post3 has the flags); older
-// releases are refused rather than guessed.
+// oldest its tables cover. The flags are older (0.5.0rc2, commit
+// fab0f6e, server_args.py:1872, :1879, :1886; no bump to 0.5.0 itself
+// is on SGLang's main branch); older releases are refused rather than
+// guessed.
 func sglangPD() Version { return MustVersion("0.5.0") }
 
 // sglangPDBackends: server_args.py's --disaggregation-transfer-backend
-// choices that reach another GPU server (mooncake is the default; "fake"
-// is a test stub and "ascend" is for NPUs, neither rendered).
+// choices (v0.5.6 :134; 0.5.0rc2 :1882 lacks "fake") that reach another
+// GPU server (mooncake is the default; "fake" is a test stub and
+// "ascend" is for NPUs, neither rendered).
 func sglangPDBackends(v Version) []string {
 	if !v.AtLeast(sglangPD()) {
 		return nil
@@ -76,6 +82,12 @@ func (sglang) router(p PD, host string, ports PDPorts) PDProcess {
 		argv = append(argv, "--decode", routerURL(ports, p.PrefillCount+i, host, ports.Decode[i]))
 	}
 	argv = append(argv, "--host", host, "--port", itoa(ports.Router))
+	roster := &Roster{} // every server's URL as given (pd_roster.go)
+	for i, a := range argv {
+		if (a == "--prefill" || a == "--decode") && i+1 < len(argv) {
+			roster.URLs = append(roster.URLs, argv[i+1])
+		}
+	}
 	return PDProcess{Role: RoleRouter, Command: Command{Argv: argv, Program: len(sglangRouterProgram())},
-		Port: ports.Router, Probes: []string{"/health"}}
+		Port: ports.Router, Probes: []string{"/health"}, Roster: roster}
 }

@@ -2,24 +2,26 @@ package engines
 
 import "strings"
 
-// vLLM's disaggregated deployment, read from vllm/config/kv_transfer.py
-// (KVTransferConfig: kv_connector, kv_role in kv_producer|kv_consumer|
-// kv_both), vllm/distributed/kv_transfer/kv_connector/factory.py (the
-// registered NixlConnector) and docs/features/nixl_connector_usage.md,
-// which v0.15's documentation serves: each server gets
-// --kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":...}'
-// and its own VLLM_NIXL_SIDE_CHANNEL_PORT (default 5600; a server's DP
-// ranks use base + dp_rank, so blocks must not overlap on a host), and
-// the proxy in front is tests/v1/kv_connector/nixl_integration/
-// toy_proxy_server.py (--host, --port, --prefiller-hosts/-ports,
-// --decoder-hosts/-ports; GET /healthcheck), run from a vLLM checkout.
+// vLLM's disaggregated deployment, as at tag v0.15.1 (commit 1892993):
+// vllm/engine/arg_utils.py:1166 --kv-transfer-config (a KVTransferConfig
+// as JSON); vllm/config/kv_transfer.py:23 kv_connector, :38 kv_role of
+// KVRole (:15; kv_producer|kv_consumer|kv_both, :13-:14);
+// vllm/distributed/kv_transfer/kv_connector/factory.py:170 registers
+// NixlConnector; vllm/envs.py:184 VLLM_NIXL_SIDE_CHANNEL_PORT (default
+// 5600; docs/features/nixl_connector_usage.md: a server's DP ranks use
+// base + dp_rank, so blocks must not overlap on a host). The proxy in
+// front is tests/v1/kv_connector/nixl_integration/toy_proxy_server.py,
+// run from a vLLM checkout: :92 --port, :94 --host, :98
+// --prefiller-hosts, :105 --prefiller-ports, :110 --decoder-hosts, :113
+// --decoder-ports; :267 GET /healthcheck counts the servers (:272-:273).
 
 // nixlSideChannelPort is VLLM_NIXL_SIDE_CHANNEL_PORT's default.
 const nixlSideChannelPort = 5600
 
 // vllmPD is the first release servetune renders disaggregated: the
-// oldest its tables cover (NixlConnector is registered in factory.py
-// well before it); older releases are refused rather than guessed.
+// oldest its tables cover (v0.10.2 already has NixlConnector and the
+// proxy's flags; the first release with them was not looked for); older
+// releases are refused rather than guessed.
 func vllmPD() Version { return MustVersion("0.11.0") }
 
 // vllmPDBackends: the connectors servetune renders. LMCache's PD mode
@@ -63,8 +65,8 @@ func (vllm) roleArgs(p PD, role string, i int, ports PDPorts) ([]string, map[str
 }
 
 // pdPeers: every server's NIXL side channel (one port per DP rank from
-// its base), announced at VLLM_NIXL_SIDE_CHANNEL_HOST (default
-// localhost, which only serves one host).
+// its base), announced at VLLM_NIXL_SIDE_CHANNEL_HOST (envs.py:183,
+// default localhost, which only serves one host).
 func (vllm) pdPeers(_ string, _, slot int, ports PDPorts) ([]int, string) {
 	return []int{ports.SideChannel[slot]}, "VLLM_NIXL_SIDE_CHANNEL_HOST"
 }
@@ -95,5 +97,6 @@ func (vllm) router(p PD, host string, ports PDPorts) PDProcess {
 	argv = append(append(argv, "--decoder-hosts"), hosts(p.PrefillCount, p.DecodeCount)...)
 	argv = append(append(argv, "--decoder-ports"), portWords(ports.Decode, p.DecodeCount)...)
 	return PDProcess{Role: RoleRouter, Command: Command{Argv: argv, Program: len(vllmRouterProgram())},
-		Port: ports.Router, Probes: []string{"/healthcheck"}}
+		Port: ports.Router, Probes: []string{"/healthcheck"},
+		Roster: &Roster{Prefill: p.PrefillCount, Decode: p.DecodeCount}}
 }

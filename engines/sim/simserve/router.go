@@ -123,15 +123,62 @@ type router struct {
 
 func (rt *router) routes(engine string) http.Handler {
 	mux := http.NewServeMux()
-	health := "/health" // sglang_router
 	if engine == engines.VLLM {
-		health = "/healthcheck" // toy_proxy_server.py
+		// toy_proxy_server.py: the clients it built from its arguments.
+		mux.HandleFunc("GET /healthcheck", rt.jsonHandler(map[string]any{"status": "ok",
+			"prefill_instances": len(rt.args.prefill), "decode_instances": len(rt.args.decode)}))
+	} else {
+		// sgl-router (v0.5.6's server.rs:656, :673): /health, and
+		// /workers listing every server with its health.
+		mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+		mux.HandleFunc("GET /workers", rt.workers)
 	}
-	mux.HandleFunc("GET "+health, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) { rt.forward(w, r, rt.args.decode[0], nil) })
 	mux.HandleFunc("POST /v1/completions", rt.complete)
 	mux.HandleFunc("POST /v1/chat/completions", rt.complete)
 	return mux
+}
+
+// workers is sgl-router's GET /workers answer: each server with
+// is_healthy from its own /health now (the real router health-checks
+// its workers in the background).
+func (rt *router) workers(w http.ResponseWriter, r *http.Request) {
+	var ws []map[string]any
+	for _, side := range []struct {
+		kind string
+		urls []string
+	}{{"prefill", rt.args.prefill}, {"decode", rt.args.decode}} {
+		for _, u := range side.urls {
+			ws = append(ws, map[string]any{"id": u, "url": u, "worker_type": side.kind, "is_healthy": rt.healthy(r.Context(), u)})
+		}
+	}
+	rt.jsonHandler(map[string]any{"workers": ws, "total": len(ws),
+		"stats": map[string]int{"prefill_count": len(rt.args.prefill), "decode_count": len(rt.args.decode)}})(w, r)
+}
+
+// healthy reports whether the server at base answers /health within a
+// second.
+func (rt *router) healthy(ctx context.Context, base string) bool {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/health", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := rt.client.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// jsonHandler answers GET with v as JSON.
+func (rt *router) jsonHandler(v any) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(v)
+	}
 }
 
 // complete runs one request through a prefill, then a decode server.
