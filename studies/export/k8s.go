@@ -27,6 +27,11 @@ func Kubernetes(p Plan) ([]byte, error) {
 		docs = append(docs, obj{"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(p), "data": p.Files})
 	}
 	docs = append(docs, cacheClaim(), deployment(p), service(p))
+	return encodeManifest(docs)
+}
+
+// encodeManifest writes the documents as one multi-document YAML stream.
+func encodeManifest(docs []any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)

@@ -1,13 +1,10 @@
 package export
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
@@ -112,18 +109,7 @@ func KubernetesPD(plans []Plan) ([]byte, error) {
 	for _, p := range plans {
 		docs = append(docs, deployment(p), service(p))
 	}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	for _, doc := range docs {
-		if err := enc.Encode(doc); err != nil {
-			return nil, fmt.Errorf("manifest: %w", err)
-		}
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
-	}
-	return b.Bytes(), nil
+	return encodeManifest(docs)
 }
 
 // peerPorts are the Service ports other processes dial besides http.
