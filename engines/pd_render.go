@@ -253,11 +253,6 @@ func bindHost(t space.Target) string {
 	return t.Host
 }
 
-// serverURL is how the router reaches a server bound to host.
-func serverURL(host string, port int) string {
-	return "http://" + net.JoinHostPort(dialHost(host), itoa(port))
-}
-
 // routerURL is how the router reaches server i (prefill first).
 func routerURL(ports PDPorts, i int, host string, port int) string {
 	return "http://" + net.JoinHostPort(ports.dial(i, host), itoa(port))
