@@ -34,6 +34,9 @@ type server struct {
 	// (role.go), speed the simulated time's.
 	role  string
 	speed float64
+	// transfer is a decode server's KV transfer time per request
+	// (transfer.go); nil: the stand-in.
+	transfer func(tokens int) time.Duration
 
 	// last is the previous prompt's token hashes: the shared leading run
 	// with it is what a prefix cache would hold.
@@ -129,7 +132,7 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	case engines.RolePrefill:
 		lr.Output = 1 // the first token; the decode server makes the rest
 	case engines.RoleDecode:
-		if !waitTransfer(r.Context(), len(tokens), s.speed) {
+		if !waitTransfer(r.Context(), len(tokens), s.speed, s.transfer) {
 			return
 		}
 		lr.Arrived = len(tokens)

@@ -18,11 +18,10 @@ import (
 // token; a decode server waits for the prompt's KV transfer and then
 // decodes without computing the prompt (sim.LiveRequest.Arrived).
 
-// Transfer time of a prompt's KV from the prefill to the decode server:
-// a fixed term plus one per prompt token (≈ 0.1–0.5 MB of KV per token
-// over tens to hundreds of GB/s), divided by --speed. A documented
-// stand-in until the analytic model's transfer time (bytes per token
-// over the link) is merged.
+// Transfer time of a prompt's KV from the prefill to the decode server
+// when the analytic model cannot give one (transfer.go): a fixed term
+// plus one per prompt token (≈ 0.1–0.5 MB of KV per token over tens to
+// hundreds of GB/s), divided by --speed.
 const (
 	kvTransferBase     = time.Millisecond
 	kvTransferPerToken = time.Microsecond
@@ -113,7 +112,11 @@ func vllmRole(v, asked string) (string, error) {
 }
 
 // waitTransfer holds a decode server's request for its prompt's KV
-// transfer; false when the client went away.
-func waitTransfer(ctx context.Context, tokens int, speed float64) bool {
-	return sleep(ctx, transferDelay(tokens, speed))
+// transfer (model's time when it has one, else the stand-in), divided
+// by speed; false when the client went away.
+func waitTransfer(ctx context.Context, tokens int, speed float64, model func(int) time.Duration) bool {
+	if model == nil {
+		return sleep(ctx, transferDelay(tokens, speed))
+	}
+	return sleep(ctx, time.Duration(float64(model(tokens))/speed))
 }

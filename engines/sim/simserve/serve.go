@@ -121,6 +121,9 @@ func Serve(ctx context.Context, o Options) error {
 		return lg.bindError(host, port, err)
 	}
 	srv := &server{engine: o.Engine, served: served, checkpoint: p.Model, role: role, speed: o.Speed}
+	if role == engines.RoleDecode {
+		srv.transfer = transferModel(sm, cfg, t)
+	}
 	hs := &http.Server{Handler: srv.routes(), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
