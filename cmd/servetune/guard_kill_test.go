@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/engines/enginetest"
-	"github.com/servetune/servetune/objective"
 )
 
 // fakeEngineSpace is a study whose engine is this test binary faking a
@@ -89,24 +86,10 @@ func TestKill9TakesTheEngineAlong(t *testing.T) {
 	pids := filepath.Join(dir, "pids")
 	cmd := exec.Command(bin, "--log-format", "json", "--log-level", "debug", "run", fakeEngineSpace(t, dir, pids))
 	cmd.Dir = dir
-	logs, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	sc := startLogged(t, cmd)
 	var pgids []int
-	sc := bufio.NewScanner(logs)
-	for sc.Scan() {
-		var ev struct {
-			Message string `json:"message"`
-			Phase   string `json:"phase"`
-		}
-		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Message == "trial phase" && ev.Phase == string(objective.Benchmarking) {
-			pgids = enginePGIDs(t, filepath.Join(dir, "studies", "guard"))
-			break
-		}
+	if untilBenchmarking(sc) {
+		pgids = enginePGIDs(t, filepath.Join(dir, "studies", "guard"))
 	}
 	if n, live := livePIDs(pids); n != 4 || len(live) != 4 || len(pgids) != 1 {
 		_ = cmd.Process.Kill()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/studies"
 )
 
@@ -181,24 +179,10 @@ func TestPDKill9LeavesNothingRunning(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "--log-format", "json", "--log-level", "debug", "run", pdSpace(t, bin, dir, "1", 512, ""))
 	cmd.Dir = dir
-	logs, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	sc := startLogged(t, cmd)
 	var pgids []int
-	sc := bufio.NewScanner(logs)
-	for sc.Scan() {
-		var ev struct {
-			Message string `json:"message"`
-			Phase   string `json:"phase"`
-		}
-		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Message == "trial phase" && ev.Phase == string(objective.Benchmarking) {
-			pgids = enginePGIDs(t, filepath.Join(dir, "studies", "pd"))
-			break
-		}
+	if untilBenchmarking(sc) {
+		pgids = enginePGIDs(t, filepath.Join(dir, "studies", "pd"))
 	}
 	if len(pgids) < 3 {
 		_ = cmd.Process.Kill()
@@ -257,27 +241,13 @@ func TestPDDecodeDeathMidBenchmarkFailsTheTrial(t *testing.T) {
 	os.WriteFile(space, []byte(strings.Replace(string(src), "n_trials = 2", "n_trials = 1", 1)), 0o644)
 	cmd := exec.Command(bin, "--log-format", "json", "--log-level", "debug", "run", space)
 	cmd.Dir = dir
-	logs, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	sc := startLogged(t, cmd)
 	studyDir := filepath.Join(dir, "studies", "pd")
 	var pgids []int
-	sc := bufio.NewScanner(logs)
-	for sc.Scan() {
-		var ev struct {
-			Message string `json:"message"`
-			Phase   string `json:"phase"`
-		}
-		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Message == "trial phase" && ev.Phase == string(objective.Benchmarking) {
-			pgids = enginePGIDs(t, studyDir)
-			if pg := roleGroup(t, studyDir, "--disaggregation-mode=decode"); pg > 0 {
-				_ = syscall.Kill(-pg, syscall.SIGKILL)
-			}
-			break
+	if untilBenchmarking(sc) {
+		pgids = enginePGIDs(t, studyDir)
+		if pg := roleGroup(t, studyDir, "--disaggregation-mode=decode"); pg > 0 {
+			_ = syscall.Kill(-pg, syscall.SIGKILL)
 		}
 	}
 	for sc.Scan() { // drain, so servetune never blocks on stderr
