@@ -71,6 +71,13 @@ func Classify(engine string, stage Stage, exit Exit, tail []string) *Failure {
 	return classify(engine, own, stage, exit, tail)
 }
 
+// ClassifyEngine is Classify with the engine in hand, so an engine
+// declared in a target (not in the built-in registry) is classified by its
+// own messages too; the launcher calls it.
+func ClassifyEngine(e Engine, stage Stage, exit Exit, tail []string) *Failure {
+	return classify(e.Name(), e.Patterns(), stage, exit, tail)
+}
+
 // classify is Classify with the engine's own patterns given, so a declared
 // engine (not in the registry) is classified the same way.
 func classify(engine string, own []Pattern, stage Stage, exit Exit, tail []string) *Failure {

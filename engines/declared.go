@@ -159,16 +159,16 @@ func (e declared) listen(host string, port int, served string) ([]string, map[st
 	return args, env
 }
 
-// listenEnv is the environment part of Listen (host, port or served name
+// ListenEnv is the environment part of Listen (host, port or served name
 // passed as variables).
-func (e declared) listenEnv(host string, port int, served string) map[string]string {
+func (e declared) ListenEnv(host string, port int, served string) map[string]string {
 	_, env := e.listen(host, port, served)
 	return env
 }
 
-// fixedPort is where an engine that takes no port listens; 0 lets the
+// FixedPort is where an engine that takes no port listens; 0 lets the
 // launcher choose.
-func (e declared) fixedPort() int {
+func (e declared) FixedPort() int {
 	if e.d.Port.None() {
 		return e.d.DefaultPort
 	}
@@ -176,7 +176,7 @@ func (e declared) fixedPort() int {
 }
 
 // Probes are the plain HTTP probes; a declaration with a status other
-// than 200 or a JSON field is probed by readyProbe instead.
+// than 200 or a JSON field is probed by ReadyProbe instead.
 func (e declared) Probes() []string {
 	if e.d.Ready.Path == "" || e.custom() {
 		return nil
@@ -190,37 +190,3 @@ func (e declared) custom() bool {
 }
 
 func (e declared) Patterns() []Pattern { return e.pats }
-
-// withListenEnv is env plus the variables Listen passes, for the command
-// shown in engine.log and recorded with the trial.
-func (e declared) withListenEnv(env map[string]string, host string, port int, served string) map[string]string {
-	extra := e.listenEnv(host, port, served)
-	if len(extra) == 0 {
-		return env
-	}
-	out := map[string]string{}
-	for k, v := range env {
-		out[k] = v
-	}
-	for k, v := range extra {
-		out[k] = v
-	}
-	return out
-}
-
-// enginePort is the port the engine will listen on: its fixed one when it
-// takes none, else a free one.
-func enginePort(eng Engine, host string) (int, error) {
-	if d, ok := eng.(declared); ok && d.fixedPort() > 0 {
-		return d.fixedPort(), nil
-	}
-	return freePort(host)
-}
-
-func envList(m map[string]string) []string {
-	var out []string
-	for _, k := range sortedKeys(m) {
-		out = append(out, k+"="+m[k])
-	}
-	return out
-}

@@ -11,13 +11,10 @@ import (
 	"time"
 )
 
-// readier is an engine whose readiness is more than "every probe answers
-// 200": a declared engine's status, JSON field or log line.
-type readier interface {
-	readyProbe(client *http.Client, base string, each time.Duration, tail func(int) []string) func(context.Context) bool
-}
-
-func (e declared) readyProbe(client *http.Client, base string, each time.Duration, tail func(int) []string) func(context.Context) bool {
+// ReadyProbe is a declared engine's readiness when it is more than "every
+// probe answers 200": its status, JSON field or log line (tail reads the
+// engine's log).
+func (e declared) ReadyProbe(client *http.Client, base string, each time.Duration, tail func(int) []string) func(context.Context) bool {
 	r := e.d.Ready
 	if r.Log != "" {
 		re := regexp.MustCompile(r.Log) // space validated it
@@ -78,16 +75,4 @@ func fieldIs(body []byte, field, want string) bool {
 	}
 	b, _ := json.Marshal(v)
 	return string(b) == want || fmt.Sprint(v) == want
-}
-
-// probe is the engine's readiness check: its own (readier) or its probes.
-func (s *Server) probe(client *http.Client) func(context.Context) bool {
-	each := orDefault(s.l.ProbeTimeout, DefaultProbeTimeout)
-	if len(s.readyAll) > 0 {
-		return allProbe(client, s.readyAll, each) // a disaggregated deployment (pd_launch.go)
-	}
-	if r, ok := s.eng.(readier); ok && s.eng.Probes() == nil {
-		return r.readyProbe(client, s.BaseURL, each, s.log.Tail)
-	}
-	return httpProbe(client, s.BaseURL, s.eng.Probes(), each)
 }

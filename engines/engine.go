@@ -1,11 +1,8 @@
 package engines
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -83,21 +80,6 @@ type Deployment struct {
 // into the image's default cache.
 func hfDeployment() Deployment {
 	return Deployment{Cache: "/root/.cache/huggingface", HFToken: true, Load: time.Hour}
-}
-
-// liveSetup is implemented by engines that bind from their environment and
-// start without a model (Ollama). The launcher checks the model before
-// launch, adds serveEnv to the engine's environment, runs the command's
-// Setup steps once the probes answer, then calls ready; Stop removes
-// scratch.
-type liveSetup interface {
-	check(model string) error
-	serveEnv(host string, port int, dir string) map[string]string
-	// ready returns nil once the engine serves name; its evidence of a
-	// failure goes to log, for the classifier.
-	ready(ctx context.Context, client *http.Client, base, name string, log io.Writer) error
-	// scratch lists per-trial state (model copies) removed at teardown.
-	scratch(dir string) []string
 }
 
 // Parsed is what Parse recovers from an engine's arguments.

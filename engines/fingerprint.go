@@ -1,12 +1,9 @@
 package engines
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/servetune/servetune/space"
 )
 
 // Fingerprint is the environment a trial ran in: what must stay the same
@@ -104,24 +101,4 @@ func orNone(s string) string {
 		return "unknown"
 	}
 	return s
-}
-
-// fingerprint is Environment, once per engine, program and model for the
-// launcher's life.
-func (l *Launcher) fingerprint(ctx context.Context, t space.Target, name, model string, env []string) Fingerprint {
-	key := name + "\x00" + strings.Join(versionArgv(name, t), "\x00") + "\x00" + model
-	l.fpMu.Lock()
-	defer l.fpMu.Unlock()
-	if f, ok := l.fingerprints[key]; ok {
-		return f
-	}
-	f := Environment(ctx, t, name, model, env)
-	if l.fingerprints == nil {
-		l.fingerprints = map[string]Fingerprint{}
-	}
-	l.fingerprints[key] = f
-	if m := f.VersionMismatch(); m != "" {
-		l.Log.Warn().Str("engine", name).Msg(m)
-	}
-	return f
 }

@@ -22,17 +22,15 @@ import (
 // llm/server.go). Ollama has no serving flags: server knobs are
 // environment variables, model knobs are Modelfile PARAMETERs, and the
 // model is registered against the running server with `ollama create`,
-// so the adapter also implements liveSetup for the launcher.
+// so the adapter also answers the launcher's setup against the live
+// server (Check, ServeEnv, Ready, Scratch; engines/launch asks for them).
 //
 // target.model is a local GGUF file (`servetune testmodel` writes one);
 // it is never pulled from a registry, because OLLAMA_MODELS is a fresh
 // directory per trial.
 type ollama struct{}
 
-var (
-	_ Engine    = ollama{}
-	_ liveSetup = ollama{}
-)
+var _ Engine = ollama{}
 
 // Ollama is Ollama's engine name.
 const Ollama = "ollama"
@@ -149,7 +147,7 @@ func (ollama) Parse(args []string, _ Version) (Parsed, error) {
 	return Parsed{Config: space.Config{}, Extra: args}, nil
 }
 
-// Listen: `ollama serve` binds from OLLAMA_HOST (serveEnv), not flags.
+// Listen: `ollama serve` binds from OLLAMA_HOST (ServeEnv), not flags.
 // Clients send the name the model was created under.
 func (ollama) Listen(_ string, _ int, model, served string) ([]string, string) {
 	if served != "" && served != model {
@@ -159,10 +157,10 @@ func (ollama) Listen(_ string, _ int, model, served string) ([]string, string) {
 }
 
 // Probes: `GET /api/version` answers as soon as the HTTP server runs; the
-// model is created and loaded afterwards (ready).
+// model is created and loaded afterwards (Ready).
 func (ollama) Probes() []string { return []string{"/api/version"} }
 
-func (ollama) serveEnv(host string, port int, dir string) map[string]string {
+func (ollama) ServeEnv(host string, port int, dir string) map[string]string {
 	return map[string]string{
 		"OLLAMA_HOST":   host + ":" + strconv.Itoa(port),
 		"OLLAMA_MODELS": ollamaModels(dir),
@@ -171,7 +169,7 @@ func (ollama) serveEnv(host string, port int, dir string) map[string]string {
 	}
 }
 
-func (ollama) scratch(dir string) []string { return []string{ollamaModels(dir)} }
+func (ollama) Scratch(dir string) []string { return []string{ollamaModels(dir)} }
 
 // ollamaModels is OLLAMA_MODELS: absolute, because `ollama serve` runs in
 // the trial directory and would resolve a relative one inside it again.
@@ -182,9 +180,9 @@ func ollamaModels(dir string) string {
 	return filepath.Join(dir, "ollama-models")
 }
 
-// check runs before launch: a missing or non-GGUF model would otherwise
+// Check runs before launch: a missing or non-GGUF model would otherwise
 // surface as a create error after the server started.
-func (ollama) check(model string) error {
+func (ollama) Check(model string) error {
 	f, err := os.Open(model)
 	if err != nil {
 		return invalid("ollama: target.model: %v", err)
@@ -196,10 +194,10 @@ func (ollama) check(model string) error {
 	return nil
 }
 
-// ready loads the model (Ollama loads lazily, on the first request), so
+// Ready loads the model (Ollama loads lazily, on the first request), so
 // that load errors and out-of-memory are startup failures of this config
 // rather than failed benchmark requests, and checks /v1/models lists it.
-func (ollama) ready(ctx context.Context, client *http.Client, base, name string, log io.Writer) error {
+func (ollama) Ready(ctx context.Context, client *http.Client, base, name string, log io.Writer) error {
 	if err := ollamaListed(ctx, client, base, name); err != nil {
 		return err
 	}

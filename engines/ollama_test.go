@@ -101,17 +101,8 @@ func TestOllamaKeySeesModelfile(t *testing.T) {
 	}
 }
 
-func TestOllamaSetupUsesTargetProgram(t *testing.T) {
-	c, _ := Render(space.Config{}, ollamaTarget("m.gguf"))
-	got := setupArgv(c, space.EngineTarget{Command: []string{"/opt/ollama/bin/ollama", "serve"}}, []string{"nice"})
-	want := [][]string{{"nice", "/opt/ollama/bin/ollama", "create", "m", "-f", "Modelfile"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("setup argv = %q; want %q", got, want)
-	}
-}
-
 func TestOllamaServeEnv(t *testing.T) {
-	env := (ollama{}).serveEnv("127.0.0.1", 4242, "rel/trial-3")
+	env := (ollama{}).ServeEnv("127.0.0.1", 4242, "rel/trial-3")
 	if env["OLLAMA_HOST"] != "127.0.0.1:4242" {
 		t.Errorf("OLLAMA_HOST = %q", env["OLLAMA_HOST"])
 	}
@@ -134,11 +125,11 @@ func TestOllamaCheckModel(t *testing.T) {
 	f.Close()
 	bad := filepath.Join(dir, "bad.gguf")
 	os.WriteFile(bad, []byte("PK\x03\x04 not a model"), 0o644)
-	if err := (ollama{}).check(good); err != nil {
+	if err := (ollama{}).Check(good); err != nil {
 		t.Errorf("check(valid GGUF) = %v", err)
 	}
 	for _, p := range []string{bad, filepath.Join(dir, "missing.gguf")} {
-		if f, ok := AsFailure((ollama{}).check(p)); !ok || f.Class != InvalidConfig {
+		if f, ok := AsFailure((ollama{}).Check(p)); !ok || f.Class != InvalidConfig {
 			t.Errorf("check(%s) = %v; want invalid_config", filepath.Base(p), f)
 		}
 	}

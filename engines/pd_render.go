@@ -57,12 +57,12 @@ type PDPorts struct {
 	Dial []string
 }
 
-// dial is where the router reaches server i (prefill first).
-func (p PDPorts) dial(i int, host string) string {
+// ServerHost is where the router reaches server i (prefill first).
+func (p PDPorts) ServerHost(i int, host string) string {
 	if i < len(p.Dial) && p.Dial[i] != "" {
 		return p.Dial[i]
 	}
-	return dialHost(host)
+	return DialHost(host)
 }
 
 // pdEngine is an engine that serves disaggregated: what each role adds to
@@ -132,7 +132,7 @@ func RenderPD(cfg space.Config, t space.Target, ports PDPorts) ([]PDProcess, err
 	if err != nil {
 		return nil, err
 	}
-	host := bindHost(t)
+	host := BindHost(t)
 	var out []PDProcess
 	for _, side := range []struct {
 		role  string
@@ -244,18 +244,9 @@ func prefixFailure(err error, prefix string) error {
 	return err
 }
 
-// bindHost is where the deployment's processes listen: the target's
-// host, else loopback.
-func bindHost(t space.Target) string {
-	if t.Host == "" {
-		return "127.0.0.1"
-	}
-	return t.Host
-}
-
 // routerURL is how the router reaches server i (prefill first).
 func routerURL(ports PDPorts, i int, host string, port int) string {
-	return "http://" + net.JoinHostPort(ports.dial(i, host), itoa(port))
+	return "http://" + net.JoinHostPort(ports.ServerHost(i, host), itoa(port))
 }
 
 // PDBackends lists the transfer backends an engine version renders
@@ -290,4 +281,35 @@ func PDText(procs []PDProcess, pretty bool) string {
 		fmt.Fprintf(&b, "# %s (%d GPU%s, port %d)\n%s", pr.Name(), pr.GPUs, gpus, pr.Port, line)
 	}
 	return b.String()
+}
+
+// DeploymentKey identifies what a config serves on the target: its
+// command's Key, or every process's of a disaggregated deployment
+// (rendered on the report ports, which launch replaces). An error is
+// Render's or RenderPD's refusal.
+func DeploymentKey(cfg space.Config, t space.Target) (string, error) {
+	if !IsPD(cfg) {
+		c, err := Render(cfg, t)
+		return c.Key(), err
+	}
+	procs, err := RenderReportPD(cfg, t)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, pr := range procs {
+		b.WriteString(pr.Name() + "\x00" + pr.Command.Key() + "\x01")
+	}
+	return b.String(), nil
+}
+
+// RenderReportPD is RenderPD on DefaultPDPorts: the deployment a report
+// or `servetune command` shows.
+func RenderReportPD(cfg space.Config, t space.Target) ([]PDProcess, error) {
+	p, ok := SplitPD(cfg)
+	e, found := Lookup(EngineOf(cfg, t), t)
+	if !ok || !found {
+		return RenderPD(cfg, t, PDPorts{})
+	}
+	return RenderPD(cfg, t, DefaultPDPorts(p, e))
 }

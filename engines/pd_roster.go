@@ -81,13 +81,10 @@ func (r Roster) counted(body []byte) bool {
 	return *got.Prefill == r.Prefill && *got.Decode == r.Decode
 }
 
-// rosterProbe asks the router at base for its roster (nil: nothing to
-// ask).
-func rosterProbe(client *http.Client, base string, r *Roster, each time.Duration) func(context.Context) bool {
+// Probe asks the router at base for its roster, each request bounded by
+// each; the launcher polls it once the router answers its health path.
+func (r Roster) Probe(client *http.Client, base string, each time.Duration) func(context.Context) bool {
 	return func(ctx context.Context) bool {
-		if r == nil {
-			return true
-		}
 		for _, p := range r.rosterPaths() {
 			body, code, err := get(ctx, client, base+p, each)
 			if err != nil || code != http.StatusNotFound {

@@ -81,7 +81,7 @@ func (vllm) router(p PD, host string, ports PDPorts) PDProcess {
 	hosts := func(from, n int) []string {
 		out := make([]string, n)
 		for i := range out {
-			out[i] = ports.dial(from+i, host)
+			out[i] = ports.ServerHost(from+i, host)
 		}
 		return out
 	}

@@ -20,7 +20,7 @@ func ListenFor(cfg space.Config, t space.Target, host string, port int) (args []
 		args, _ = e.Listen(host, port, model, t.ServedName())
 		return args, map[string]string{}, port, true
 	}
-	if p := d.fixedPort(); p > 0 {
+	if p := d.FixedPort(); p > 0 {
 		port = p
 	}
 	args, env = d.listen(host, port, t.ServedName())

@@ -17,6 +17,7 @@ import (
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/enginetest"
+	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space"
 )
 
@@ -29,9 +30,9 @@ func loopbackRanks(o enginetest.Options) (space.Target, space.Config) {
 }
 
 func runnerWithPidDir(t *testing.T, pidDir string) *ProcessRunner {
-	return NewProcessRunner(zerolog.New(zerolog.NewTestWriter(t)), pidDir, WithLauncher(func(l *engines.Launcher) {
+	return NewProcessRunner(zerolog.New(zerolog.NewTestWriter(t)), pidDir, WithLauncher(func(l *launch.Launcher) {
 		l.Grace, l.PollInterval, l.ProbeTimeout = 2*time.Second, 20*time.Millisecond, time.Second
-		l.GPUApps = func(context.Context) (engines.GPUUsage, bool, error) { return engines.GPUUsage{}, false, nil }
+		l.GPUApps = func(context.Context) (launch.GPUUsage, bool, error) { return launch.GPUUsage{}, false, nil }
 	}))
 }
 

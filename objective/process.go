@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/launch"
 )
 
 // ProcessRunner measures trials on real engines: it launches the engine
@@ -22,7 +23,7 @@ import (
 // GPU and must run one at a time.
 type ProcessRunner struct {
 	log      zerolog.Logger
-	launcher *engines.Launcher
+	launcher *launch.Launcher
 	bench    bench.RunOptions
 	reuse    bool
 	warm     warmPool
@@ -32,7 +33,7 @@ type ProcessRunner struct {
 type ProcessOption func(*ProcessRunner)
 
 // WithLauncher adjusts the engine launcher (timeouts, grace, GPU polling).
-func WithLauncher(f func(*engines.Launcher)) ProcessOption {
+func WithLauncher(f func(*launch.Launcher)) ProcessOption {
 	return func(r *ProcessRunner) { f(r.launcher) }
 }
 
@@ -53,7 +54,7 @@ func WithReuse() ProcessOption { return func(r *ProcessRunner) { r.reuse = true 
 // study's to reap (studies.OpenSession), under its lock, before the first
 // trial.
 func NewProcessRunner(log zerolog.Logger, pidDir string, opts ...ProcessOption) *ProcessRunner {
-	r := &ProcessRunner{log: log, launcher: &engines.Launcher{Log: log, PidDir: pidDir}}
+	r := &ProcessRunner{log: log, launcher: &launch.Launcher{Log: log, PidDir: pidDir}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -111,7 +112,7 @@ func (r *ProcessRunner) Run(ctx context.Context, t Trial) (Result, error) {
 // devices when its command matches, else a fresh launch once every warm
 // engine on its devices is gone (retried once on a port conflict, since
 // the free port can be taken between choosing and binding it).
-func (r *ProcessRunner) server(ctx context.Context, t Trial, dir, key string, phase func(Phase)) (*engines.Server, error) {
+func (r *ProcessRunner) server(ctx context.Context, t Trial, dir, key string, phase func(Phase)) (*launch.Server, error) {
 	warm, stale := r.warm.claim(t.Devices, key)
 	r.stop(ctx, stale, phase)
 	if warm != nil {
@@ -138,7 +139,7 @@ func (r *ProcessRunner) server(ctx context.Context, t Trial, dir, key string, ph
 // measure runs every profile against a ready engine. The benchmark is
 // cancelled the moment the engine exits, so a crash is reported as one
 // instead of as a run of failed requests.
-func (r *ProcessRunner) measure(ctx context.Context, srv *engines.Server, t Trial, res *Result, phase func(Phase)) error {
+func (r *ProcessRunner) measure(ctx context.Context, srv *launch.Server, t Trial, res *Result, phase func(Phase)) error {
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -265,7 +266,7 @@ func missedTarget(m bench.Metrics, total int, target float64) bool {
 // refused) a moment before its process is reaped.
 const crashSettle = 3 * time.Second
 
-func engineDied(srv *engines.Server, suspicious bool) bool {
+func engineDied(srv *launch.Server, suspicious bool) bool {
 	if !suspicious {
 		select {
 		case <-srv.Done():
@@ -295,7 +296,7 @@ func interrupted(ctx context.Context, err error) error {
 
 // stop tears down warm engines a trial displaced; their failure to stop
 // is the machine's to report, not the trial's.
-func (r *ProcessRunner) stop(ctx context.Context, srvs []*engines.Server, phase func(Phase)) {
+func (r *ProcessRunner) stop(ctx context.Context, srvs []*launch.Server, phase func(Phase)) {
 	if len(srvs) == 0 {
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/enginetest"
+	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space"
 )
 
@@ -25,11 +26,11 @@ func TestMain(m *testing.M) {
 }
 
 func fastRunner(t *testing.T, opts ...ProcessOption) *ProcessRunner {
-	opts = append([]ProcessOption{WithLauncher(func(l *engines.Launcher) {
+	opts = append([]ProcessOption{WithLauncher(func(l *launch.Launcher) {
 		l.Grace = 2 * time.Second
 		l.PollInterval = 20 * time.Millisecond
 		l.ProbeTimeout = time.Second
-		l.GPUApps = func(context.Context) (engines.GPUUsage, bool, error) { return engines.GPUUsage{}, false, nil }
+		l.GPUApps = func(context.Context) (launch.GPUUsage, bool, error) { return launch.GPUUsage{}, false, nil }
 	})}, opts...)
 	return NewProcessRunner(zerolog.New(zerolog.NewTestWriter(t)), t.TempDir(), opts...)
 }
@@ -134,7 +135,7 @@ func TestInterruptLeavesNoProcess(t *testing.T) {
 			if at == Launching {
 				o.Mode = enginetest.Hang
 			}
-			r := fastRunner(t, WithLauncher(func(l *engines.Launcher) { l.Grace = 300 * time.Millisecond }))
+			r := fastRunner(t, WithLauncher(func(l *launch.Launcher) { l.Grace = 300 * time.Millisecond }))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			onPhase := func(p Phase) {

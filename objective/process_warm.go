@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/launch"
 )
 
 // warmPool holds the engines WithReuse keeps running between trials.
@@ -25,7 +25,7 @@ type warmPool struct {
 // warmEngine is one engine kept for reuse, with what pickWarm decides on.
 type warmEngine struct {
 	warmState
-	srv *engines.Server
+	srv *launch.Server
 }
 
 // warmState is what decides a warm engine's fate.
@@ -63,7 +63,7 @@ func overlaps(a, b []string) bool {
 
 // claim removes from the pool the engine a trial on devices with command
 // key reuses (nil: launch one) and the engines it must stop first.
-func (p *warmPool) claim(devices []string, key string) (*engines.Server, []*engines.Server) {
+func (p *warmPool) claim(devices []string, key string) (*launch.Server, []*launch.Server) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	states := make([]warmState, len(p.all))
@@ -72,8 +72,8 @@ func (p *warmPool) claim(devices []string, key string) (*engines.Server, []*engi
 		states[i].live = running(w.srv)
 	}
 	reuse, stop := pickWarm(states, devices, key)
-	var srv *engines.Server
-	var stale []*engines.Server
+	var srv *launch.Server
+	var stale []*launch.Server
 	kept := p.all[:0:0]
 	for i, w := range p.all {
 		switch {
@@ -92,10 +92,10 @@ func (p *warmPool) claim(devices []string, key string) (*engines.Server, []*engi
 // put keeps srv warm for a trial's devices. It returns the engines that
 // must stop instead: any overlapping it (only when trials without devices
 // ran side by side, which share every GPU anyway).
-func (p *warmPool) put(devices []string, key string, srv *engines.Server) []*engines.Server {
+func (p *warmPool) put(devices []string, key string, srv *launch.Server) []*launch.Server {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var out []*engines.Server
+	var out []*launch.Server
 	kept := p.all[:0:0]
 	for _, w := range p.all {
 		if overlaps(w.devices, devices) {
@@ -109,10 +109,10 @@ func (p *warmPool) put(devices []string, key string, srv *engines.Server) []*eng
 }
 
 // drain empties the pool.
-func (p *warmPool) drain() []*engines.Server {
+func (p *warmPool) drain() []*launch.Server {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]*engines.Server, 0, len(p.all))
+	out := make([]*launch.Server, 0, len(p.all))
 	for _, w := range p.all {
 		out = append(out, w.srv)
 	}
@@ -122,7 +122,7 @@ func (p *warmPool) drain() []*engines.Server {
 
 // stopAll tears the servers down side by side: each waits for its own
 // GPUs to be released.
-func stopAll(ctx context.Context, srvs []*engines.Server) error {
+func stopAll(ctx context.Context, srvs []*launch.Server) error {
 	errs := make([]error, len(srvs))
 	var wg sync.WaitGroup
 	for i, s := range srvs {
@@ -132,7 +132,7 @@ func stopAll(ctx context.Context, srvs []*engines.Server) error {
 	return errors.Join(errs...)
 }
 
-func running(s *engines.Server) bool {
+func running(s *launch.Server) bool {
 	select {
 	case <-s.Done():
 		return false

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space"
 )
 
@@ -103,7 +103,7 @@ func (d Dir) Lock(me Holder, log zerolog.Logger) (*Lock, error) {
 // out of memory. Only the lock holder may call it: a live run's engines
 // are not stale.
 func (d Dir) reapStale(ctx context.Context, log zerolog.Logger) error {
-	if err := engines.ReapStale(ctx, d.Engines(), log); err != nil {
+	if err := launch.ReapStale(ctx, d.Engines(), log); err != nil {
 		return fmt.Errorf("stopping engines left by an earlier run: %w", err)
 	}
 	return nil

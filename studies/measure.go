@@ -9,6 +9,7 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/objective"
 )
 
@@ -34,7 +35,7 @@ func (l *loop) measure(ctx context.Context, t *Trial) error {
 	t.Metrics, t.GPUSeconds, t.LogPath, t.Replies = definedMetrics(res.Metrics), res.GPUSeconds, res.LogPath, res.Replies
 	t.Ran, t.Fingerprint = res.Ran, res.Fingerprint
 	recordCheckpoints(l.Space, t, res)
-	if errors.Is(err, engines.ErrProgram) {
+	if errors.Is(err, launch.ErrProgram) {
 		// Not the config's fault: it does not count toward n_trials and
 		// is retried once the machine is fixed and the study resumed.
 		t.State, t.Reason = Interrupted, err.Error()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
@@ -403,10 +404,10 @@ func TestMissingEngineProgramStopsTheStudy(t *testing.T) {
 	sp := studySpace(t, 5, "")
 	st, dir := openStore(t)
 	missing := runnerFunc(func(context.Context, objective.Trial) (objective.Result, error) {
-		return objective.Result{}, fmt.Errorf("%w: vllm: executable file not found", engines.ErrProgram)
+		return objective.Result{}, fmt.Errorf("%w: vllm: executable file not found", launch.ErrProgram)
 	})
 	err := Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: missing, Dir: dir, Log: zerolog.Nop()})
-	if !errors.Is(err, engines.ErrProgram) {
+	if !errors.Is(err, launch.ErrProgram) {
 		t.Fatalf("Run = %v, want ErrProgram", err)
 	}
 	trials, _ := st.Trials(context.Background())

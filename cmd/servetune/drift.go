@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
@@ -12,7 +13,7 @@ import (
 // environment now, logging what on_drift = "warn" lets pass.
 func (e *env) checkDrift(ctx context.Context, sp *space.Space, trials []studies.Trial) error {
 	warn, err := studies.CheckDrift(sp, trials, func(name string) engines.Fingerprint {
-		return engines.EnvironmentNow(ctx, sp.Target, name)
+		return launch.EnvironmentNow(ctx, sp.Target, name)
 	})
 	for _, d := range warn {
 		e.log.Warn().Str("study", sp.Study.Name).Msg("environment drift (on_drift = \"warn\"): " + d)

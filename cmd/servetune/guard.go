@@ -4,16 +4,16 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/launch"
 )
 
 // guardEngines makes the launcher start engines under this binary's
 // hidden `servetune guard [--grace D] [--program P] -- ARGV...` (main
-// runs engines.RunGuard for it, never for people), so the engine and its
+// runs launch.RunGuard for it, never for people), so the engine and its
 // workers die with servetune, and records them in e.live for a second
 // signal. /proc/self/exe still names this binary if the file was replaced
 // during a long study (a rebuild), where its path would not.
-func (e *env) guardEngines(l *engines.Launcher) {
+func (e *env) guardEngines(l *launch.Launcher) {
 	l.Live = e.live
 	exe := "/proc/self/exe"
 	if runtime.GOOS != "linux" {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space/suggest"
 	"github.com/servetune/servetune/studies"
 	"github.com/urfave/cli/v2"
@@ -30,7 +30,7 @@ type env struct {
 	// meter carries benchmark progress from the runner to the view.
 	meter *requestMeter
 	// live is every engine group started, for a second signal to kill.
-	live *engines.Live
+	live *launch.Live
 }
 
 // usageError marks bad input: exit code 2, nothing written.
@@ -43,12 +43,12 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "guard" {
-		// The guardian (engines.RunGuard) is not servetune: it must not
+		// The guardian (launch.RunGuard) is not servetune: it must not
 		// take servetune's signals nor print on them, since its stderr is
 		// a pipe to a servetune that may be gone.
-		os.Exit(engines.RunGuard(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(launch.RunGuard(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	live := &engines.Live{}
+	live := &launch.Live{}
 	ctx, stop := interruptible(os.Stderr, live, os.Exit)
 	code := runLive(ctx, os.Args, os.Stdout, os.Stderr, live)
 	stop()
@@ -61,7 +61,7 @@ func main() {
 // that: it SIGKILLs every engine process group in live and what their
 // guardians started, waits (at most liveKillWait) until none is left, and
 // exits 130; the next run records the trial in flight as interrupted.
-func interruptible(stderr io.Writer, live *engines.Live, exit func(int)) (context.Context, func()) {
+func interruptible(stderr io.Writer, live *launch.Live, exit func(int)) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -88,7 +88,7 @@ func interruptible(stderr io.Writer, live *engines.Live, exit func(int)) (contex
 // second signal ends servetune within about a second.
 const liveKillWait = time.Second
 
-func killEngines(stderr io.Writer, s os.Signal, live *engines.Live) {
+func killEngines(stderr io.Writer, s os.Signal, live *launch.Live) {
 	if left := live.Kill(liveKillWait); len(left) > 0 {
 		fmt.Fprintf(stderr, "servetune: %v again: engine process groups %v still had processes %v after SIGKILL\n", s, left, liveKillWait)
 		return
@@ -128,11 +128,11 @@ type exitCodeDoc struct {
 
 // run executes the CLI and decides the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runLive(ctx, args, stdout, stderr, &engines.Live{})
+	return runLive(ctx, args, stdout, stderr, &launch.Live{})
 }
 
 // runLive is run recording the engines it starts in live.
-func runLive(ctx context.Context, args []string, stdout, stderr io.Writer, live *engines.Live) int {
+func runLive(ctx context.Context, args []string, stdout, stderr io.Writer, live *launch.Live) int {
 	secrets := outputSecrets(args, os.Getenv)
 	stdout, stderr = masked(stdout, secrets), masked(stderr, secrets)
 	e := &env{stdout: stdout, stderr: stderr, live: live, log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).With().Timestamp().Logger()}

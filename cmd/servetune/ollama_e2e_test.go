@@ -19,6 +19,7 @@ import (
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/gguf"
+	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
@@ -311,7 +312,7 @@ func TestOllamaFailureClasses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			l := &engines.Launcher{Log: zerolog.New(zerolog.NewTestWriter(t)), PidDir: filepath.Join(dir, "study-"+c.name, "engines"),
+			l := &launch.Launcher{Log: zerolog.New(zerolog.NewTestWriter(t)), PidDir: filepath.Join(dir, "study-"+c.name, "engines"),
 				Grace: 5 * time.Second, PollInterval: 100 * time.Millisecond}
 			tgt := space.Target{Runner: "process", Model: c.model, Engine: "ollama", GPUs: 1,
 				Engines: map[string]space.EngineTarget{"ollama": {Command: []string{ollama, "serve"}, Version: "0.5.7"}}}

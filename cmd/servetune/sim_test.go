@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/space"
 )
@@ -31,11 +32,11 @@ func simTarget(bin, engine string) space.Target {
 	}
 }
 
-func simLauncher(t *testing.T) *engines.Launcher {
-	return &engines.Launcher{
+func simLauncher(t *testing.T) *launch.Launcher {
+	return &launch.Launcher{
 		Log: zerolog.New(zerolog.NewTestWriter(t)), PidDir: t.TempDir(),
 		Grace: 5 * time.Second, PollInterval: 20 * time.Millisecond, ProbeTimeout: time.Second,
-		GPUApps: func(context.Context) (engines.GPUUsage, bool, error) { return engines.GPUUsage{}, false, nil },
+		GPUApps: func(context.Context) (launch.GPUUsage, bool, error) { return launch.GPUUsage{}, false, nil },
 	}
 }
 

@@ -9,7 +9,7 @@
 // waits at the rendezvous address for every other rank before it becomes
 // ready, and the other ranks connect to it and live until that
 // connection closes (Options.CrashRank fails one rank at startup). It can record when it
-// started and stopped on which port and devices (RecordFile, ReadLives). Guard runs the guardian (engines.RunGuard)
+// started and stopped on which port and devices (RecordFile, ReadLives). Guard runs the guardian (launch.RunGuard)
 // in the test binary, so launcher tests can run engines guarded.
 //
 // A test package opts in with

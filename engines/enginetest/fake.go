@@ -18,6 +18,7 @@ import (
 
 	"github.com/servetune/servetune/bench/benchtest"
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space"
 )
 
@@ -109,7 +110,7 @@ func Env(engine string, o Options) map[string]string {
 	return map[string]string{envOptions: string(b)}
 }
 
-// Guard is a Launcher.Guard that runs engines.RunGuard in this test
+// Guard is a Launcher.Guard that runs launch.RunGuard in this test
 // binary, so package tests exercise the guardian without servetune.
 func Guard() []string { return []string{Program(), guardArg} }
 
@@ -118,7 +119,7 @@ func Guard() []string { return []string{Program(), guardArg} }
 // otherwise it returns at once.
 func Main() {
 	if len(os.Args) > 1 && os.Args[1] == guardArg {
-		os.Exit(engines.RunGuard(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(launch.RunGuard(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	raw := os.Getenv(envOptions)
 	if raw == "" {

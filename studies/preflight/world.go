@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space"
 )
 
@@ -35,7 +35,7 @@ func System() World {
 	return World{
 		LookPath: exec.LookPath,
 		Version: func(ctx context.Context, t space.Target, engine string) string {
-			return engines.EnvironmentNow(ctx, t, engine).EngineVersion
+			return launch.EnvironmentNow(ctx, t, engine).EngineVersion
 		},
 		SMI:      runSMI,
 		Stat:     os.Stat,

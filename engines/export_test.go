@@ -1,5 +1,0 @@
-package engines
-
-// CutLifeline closes servetune's end of the guardian's stdin, as the
-// kernel does when servetune is killed with -9.
-func CutLifeline(s *Server) { s.lifeline.Close() }
