@@ -8,8 +8,8 @@ import (
 	"github.com/servetune/servetune/space"
 )
 
-// Pattern is a log line that decides a failure class.
-type Pattern struct {
+// pattern is a log line that decides a failure class.
+type pattern struct {
 	Class Class
 	// Re matches one log line.
 	Re *regexp.Regexp
@@ -64,9 +64,9 @@ const maxDecidingLines = 8
 // crashed_during_benchmark or unknown. Pure, so every engine's real
 // messages are table-tested.
 func Classify(engine string, stage Stage, exit Exit, tail []string) *Failure {
-	var own []Pattern
+	var own []pattern
 	if e, ok := Lookup(engine, space.Target{}); ok {
-		own = e.Patterns()
+		own = e.patterns()
 	}
 	return classify(engine, own, stage, exit, tail)
 }
@@ -75,13 +75,13 @@ func Classify(engine string, stage Stage, exit Exit, tail []string) *Failure {
 // declared in a target (not in the built-in registry) is classified by its
 // own messages too; the launcher calls it.
 func ClassifyEngine(e Engine, stage Stage, exit Exit, tail []string) *Failure {
-	return classify(e.Name(), e.Patterns(), stage, exit, tail)
+	return classify(e.Name(), e.patterns(), stage, exit, tail)
 }
 
 // classify is Classify with the engine's own patterns given, so a declared
 // engine (not in the registry) is classified the same way.
-func classify(engine string, own []Pattern, stage Stage, exit Exit, tail []string) *Failure {
-	pats := append(append([]Pattern(nil), own...), commonPatterns()...)
+func classify(engine string, own []pattern, stage Stage, exit Exit, tail []string) *Failure {
+	pats := append(append([]pattern(nil), own...), commonPatterns()...)
 	for _, class := range []Class{PortConflict, OOM, InvalidConfig} {
 		if stage == Serving && class == InvalidConfig {
 			continue // config errors surface at startup; later ones are crashes
@@ -131,11 +131,11 @@ func cleanExitAtStartup(engine string, evidence []string) *Failure {
 	return &Failure{Class: InvalidConfig, Message: msg, Lines: evidence}
 }
 
-func pat(c Class, re, why string) Pattern {
-	return Pattern{Class: c, Re: regexp.MustCompile(re), Why: why}
+func pat(c Class, re, why string) pattern {
+	return pattern{Class: c, Re: regexp.MustCompile(re), Why: why}
 }
 
-func quoted(c Class, re, why string) Pattern {
+func quoted(c Class, re, why string) pattern {
 	p := pat(c, re, why)
 	p.Quote = true
 	return p
@@ -146,8 +146,8 @@ func quoted(c Class, re, why string) Pattern {
 // package (`flag provided but not defined`) and cobra/pflag (`unknown
 // flag`). Python exceptions may follow a process prefix: vLLM writes
 // engine-core output as "(EngineCore_DP0 pid=123) ValueError: …".
-func commonPatterns() []Pattern {
-	return []Pattern{
+func commonPatterns() []pattern {
+	return []pattern{
 		pat(PortConflict, `(?i)address already in use|\[Errno 98\]`, "port already in use"),
 		pat(OOM, `torch\.OutOfMemoryError|torch\.cuda\.OutOfMemoryError|CUDA out of memory`, "CUDA out of memory"),
 		pat(OOM, `CUDA error: out of memory|cudaErrorMemoryAllocation|CUBLAS_STATUS_ALLOC_FAILED|out of memory`, "CUDA out of memory"),
@@ -178,8 +178,8 @@ func nonEmpty(xs []string) []string {
 
 // Engine-specific patterns, from the messages in docs/engines.md.
 
-func (vllm) Patterns() []Pattern {
-	return []Pattern{
+func (vllm) patterns() []pattern {
+	return []pattern{
 		pat(OOM, `No available memory for the cache blocks`, "no GPU memory left for the KV cache"),
 		pat(OOM, `KV cache is needed, which is larger than the available KV cache memory`, "KV cache too small for max_model_len"),
 		pat(OOM, `on startup is less than desired GPU memory utilization`, "free GPU memory below gpu_memory_utilization"),
@@ -188,8 +188,8 @@ func (vllm) Patterns() []Pattern {
 	}
 }
 
-func (sglang) Patterns() []Pattern {
-	return []Pattern{
+func (sglang) patterns() []pattern {
+	return []pattern{
 		pat(OOM, `Not enough memory\. Please try to increase --mem-fraction-static`, "KV cache pool would be empty"),
 		pat(OOM, `Capture cuda graph failed`, "out of memory capturing CUDA graphs"),
 		pat(OOM, `The memory capacity is unbalanced`, "GPU memory unbalanced (other processes on the GPUs)"),
@@ -197,8 +197,8 @@ func (sglang) Patterns() []Pattern {
 	}
 }
 
-func (trtllm) Patterns() []Pattern {
-	return []Pattern{
+func (trtllm) patterns() []pattern {
+	return []pattern{
 		pat(InvalidConfig, `Invalid decoding type|must equal to moe_world_size|Please don't set both cuda_graph_config|Extra inputs are not permitted|No GPU devices found`, "invalid combination of settings"),
 	}
 }

@@ -14,7 +14,7 @@ import (
 type declared struct {
 	name string
 	d    space.EngineDecl
-	pats []Pattern
+	pats []pattern
 }
 
 // newDeclared compiles the declaration's patterns; space validated them.
@@ -29,7 +29,7 @@ func newDeclared(name string, d space.EngineDecl) declared {
 		if why == "" {
 			why = "matched " + f.Pattern
 		}
-		e.pats = append(e.pats, Pattern{Class: Class(f.Class), Re: re, Why: why, Quote: f.Why == ""})
+		e.pats = append(e.pats, pattern{Class: Class(f.Class), Re: re, Why: why, Quote: f.Why == ""})
 	}
 	return e
 }
@@ -189,4 +189,4 @@ func (e declared) custom() bool {
 	return r.Log != "" || r.Field != "" || (r.Status != 0 && r.Status != 200)
 }
 
-func (e declared) Patterns() []Pattern { return e.pats }
+func (e declared) patterns() []pattern { return e.pats }

@@ -31,9 +31,9 @@ type Engine interface {
 	// Probes are the HTTP paths that must all answer 200 before the engine
 	// counts as ready, in order.
 	Probes() []string
-	// Patterns are log patterns that classify this engine's failures,
+	// patterns are log patterns that classify this engine's failures,
 	// checked before the patterns common to all engines.
-	Patterns() []Pattern
+	patterns() []pattern
 
 	// What the world outside the command line knows of the engine, so
 	// nothing outside this package switches on its name:
@@ -125,19 +125,6 @@ func Render(cfg space.Config, t space.Target) (Command, error) {
 	}
 	c.Argv = append(c.Argv, t.Engines[name].ExtraArgs...)
 	return c, nil
-}
-
-// Parse reads an engine's flags back into a config; an argument outside
-// the knob table is an error. The engine version is the newest known.
-func Parse(engine string, args []string) (space.Config, error) {
-	p, err := ParseArgs(engine, args, Latest())
-	if err != nil {
-		return nil, err
-	}
-	if len(p.Extra) > 0 {
-		return nil, invalid("%s: arguments outside the knob table: %s", engine, strings.Join(p.Extra, " "))
-	}
-	return p.Config, nil
 }
 
 // ParseArgs is Parse that keeps unknown arguments in Parsed.Extra and

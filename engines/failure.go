@@ -46,8 +46,8 @@ func AsFailure(err error) (*Failure, bool) {
 	return f, ok
 }
 
-// InfeasibleClass reports whether a failure says the config cannot run
-// (as opposed to a transient or environmental failure).
-func InfeasibleClass(c Class) bool {
+// Infeasible reports whether a failure of class c says the config cannot
+// run (as opposed to a transient or environmental failure).
+func (c Class) Infeasible() bool {
 	return c == OOM || c == InvalidConfig
 }

@@ -97,7 +97,7 @@ func TestReleaseGates(t *testing.T) {
 
 // What sglang ≥ 0.5.14 is given reads back into the same knobs.
 func TestSGLangNewGraphSpellingsParse(t *testing.T) {
-	cfg, err := Parse("sglang", []string{"--cuda-graph-max-bs-decode=64", "--cuda-graph-backend-decode=disabled", "--cuda-graph-backend-prefill=disabled"})
+	cfg, err := parse("sglang", []string{"--cuda-graph-max-bs-decode=64", "--cuda-graph-backend-decode=disabled", "--cuda-graph-backend-prefill=disabled"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -201,7 +201,7 @@ func checkModel(t *testing.T, c seedCase, cmd Command) {
 
 func parseSeed(t *testing.T, c seedCase) space.Config {
 	t.Helper()
-	cfg, err := Parse(c.engine, shellWords(c.text))
+	cfg, err := parse(c.engine, shellWords(c.text))
 	if err != nil {
 		t.Fatalf("Parse(seed %s): %v", c.source, err)
 	}

@@ -257,10 +257,10 @@ func ollamaListed(ctx context.Context, client *http.Client, base, name string) e
 	return fmt.Errorf("/v1/models does not list %q after ollama create", name)
 }
 
-// Patterns are Ollama's and llama.cpp's own messages (v0.5.7:
+// patterns are Ollama's and llama.cpp's own messages (v0.5.7:
 // llm/server.go, llm/status.go, api/types.go, llama.cpp's loader).
-func (ollama) Patterns() []Pattern {
-	return []Pattern{
+func (ollama) patterns() []pattern {
+	return []pattern{
 		pat(OOM, `model requires more system memory`, "model does not fit in system memory"),
 		pat(OOM, `failed to allocate|unable to allocate|cudaMalloc failed|insufficient memory`, "out of memory allocating buffers"),
 		pat(InvalidConfig, `invalid (int|float|bool) value|unknown parameter '`, "ollama rejected a PARAMETER value"),

@@ -46,9 +46,9 @@ func sideKnobs() []string {
 		KnobMemFraction, KnobMaxRunning, KnobCUDAGraphMaxBS, KnobDisableCUDAGraph}
 }
 
-// PDKnobs lists the knobs of the PD layer: the engines that serve
+// pdKnobs lists the knobs of the PD layer: the engines that serve
 // disaggregated (vLLM, SGLang) add them to their own.
-func PDKnobs() []string {
+func pdKnobs() []string {
 	return append([]string{KnobDisaggregation, KnobPrefillInstances, KnobDecodeInstances,
 		KnobKVTransferBackend}, SideKnobs()...)
 }
@@ -136,8 +136,8 @@ func nonDefault(cfg space.Config, k string) string {
 	return cfg.String(k)
 }
 
-// PDGPUs is the GPU count of a PD deployment: every server of both
+// pdGPUs is the GPU count of a PD deployment: every server of both
 // sides, each counted by its engine's own rule (the router holds none).
-func PDGPUs(p PD, e Engine) int {
+func pdGPUs(p PD, e Engine) int {
 	return p.PrefillCount*e.GPUs(p.Prefill) + p.DecodeCount*e.GPUs(p.Decode)
 }

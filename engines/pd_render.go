@@ -249,9 +249,9 @@ func routerURL(ports PDPorts, i int, host string, port int) string {
 	return "http://" + net.JoinHostPort(ports.ServerHost(i, host), itoa(port))
 }
 
-// PDBackends lists the transfer backends an engine version renders
+// pdBackends lists the transfer backends an engine version renders
 // (nil: the engine does not serve disaggregated).
-func PDBackends(engine string, v Version) []string {
+func pdBackends(engine string, v Version) []string {
 	switch engine {
 	case SGLang:
 		return sglangPDBackends(v)

@@ -23,7 +23,7 @@ const sglangBootstrapPort = 8998
 // fab0f6e, server_args.py:1872, :1879, :1886; no bump to 0.5.0 itself
 // is on SGLang's main branch); older releases are refused rather than
 // guessed.
-func sglangPD() Version { return MustVersion("0.5.0") }
+func sglangPD() Version { return mustVersion("0.5.0") }
 
 // sglangPDBackends: server_args.py's --disaggregation-transfer-backend
 // choices (v0.5.6 :134; 0.5.0rc2 :1882 lacks "fake") that reach another

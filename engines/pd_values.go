@@ -56,7 +56,7 @@ func valueVerdict(err error, t space.Target, engine, knob string) error {
 // PDGate says that knob belongs to a disaggregated deployment and exists
 // only when disaggregation = "pd" (space.Options.Gated).
 func PDGate(knob string) (gate, value string, ok bool) {
-	if knob == KnobDisaggregation || !contains(PDKnobs(), knob) {
+	if knob == KnobDisaggregation || !contains(pdKnobs(), knob) {
 		return "", "", false
 	}
 	return KnobDisaggregation, Disaggregated, true

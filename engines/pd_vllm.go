@@ -22,7 +22,7 @@ const nixlSideChannelPort = 5600
 // oldest its tables cover (v0.10.2 already has NixlConnector and the
 // proxy's flags; the first release with them was not looked for); older
 // releases are refused rather than guessed.
-func vllmPD() Version { return MustVersion("0.11.0") }
+func vllmPD() Version { return mustVersion("0.11.0") }
 
 // vllmPDBackends: the connectors servetune renders. LMCache's PD mode
 // needs LMCache's own configuration file and proxy, and vLLM's

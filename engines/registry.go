@@ -68,7 +68,7 @@ func GPUs(cfg space.Config, t space.Target) int {
 	}
 	if e, ok := Lookup(EngineOf(cfg, t), t); ok {
 		if p, ok := SplitPD(cfg); ok {
-			return PDGPUs(p, e)
+			return pdGPUs(p, e)
 		}
 		return e.GPUs(cfg)
 	}

@@ -258,7 +258,7 @@ func TestRenderErrors(t *testing.T) {
 }
 
 func TestParseRejectsUnknownFlags(t *testing.T) {
-	_, err := Parse("sglang", []string{"--model-path", "m", "--tp-size=2", "--frobnicate", "3"})
+	_, err := parse("sglang", []string{"--model-path", "m", "--tp-size=2", "--frobnicate", "3"})
 	if err == nil || !strings.Contains(err.Error(), "--frobnicate 3") {
 		t.Fatalf("Parse with an unknown flag = %v", err)
 	}
@@ -266,7 +266,7 @@ func TestParseRejectsUnknownFlags(t *testing.T) {
 	if err != nil || p.Model != "m" || p.Port != 8123 || p.Host != "127.0.0.1" || p.Config.String(KnobTP) != "4" || !reflect.DeepEqual(p.Extra, []string{"--trust-remote-code"}) {
 		t.Fatalf("ParseArgs = %+v, %v", p, err)
 	}
-	if _, err := Parse("vllm", []string{"m", "--tensor-parallel-size=x"}); err == nil {
+	if _, err := parse("vllm", []string{"m", "--tensor-parallel-size=x"}); err == nil {
 		t.Fatal("a non-integer tp parsed")
 	}
 }

@@ -59,7 +59,7 @@ func (sglang) Knobs() []string {
 		KnobMoEA2ABackend, KnobMaxRunning, KnobDeepEPMode, KnobKVCacheDType, KnobCUDAGraphMaxBS,
 		KnobDisableCUDAGraph, KnobAttentionBackend, KnobTorchCompile, KnobPrefixCaching,
 		KnobSpeculativeAlgorithm, KnobSpeculativeDraftModel, KnobSpeculativeNumSteps,
-		KnobSpeculativeEagleTopK, KnobSpeculativeNumDraftTokens, KnobMaxModelLen, KnobKVOffloadGB}, PDKnobs()...)
+		KnobSpeculativeEagleTopK, KnobSpeculativeNumDraftTokens, KnobMaxModelLen, KnobKVOffloadGB}, pdKnobs()...)
 }
 
 func sglangProgram() []string { return []string{"python3", "-m", "sglang.launch_server"} }
@@ -70,22 +70,22 @@ func sglangProgram() []string { return []string{"python3", "-m", "sglang.launch_
 var (
 	// sglangNew is the first release read with the newer enum values
 	// (≈0.5.12-dev, upstream main 2026-05-19): megamoe.
-	sglangNew = MustVersion("0.5.12")
+	sglangNew = mustVersion("0.5.12")
 	// sglang054 accepts --kv-cache-dtype bf16/bfloat16; sglang055
 	// fp4_e2m1; sglang056 --moe-a2a-backend ascend_fuseep; sglang059 mori
 	// and flashinfer; sglang0510 nixl; sglang0511 --speculative-algorithm
 	// DFLASH.
-	sglang054  = MustVersion("0.5.4")
-	sglang055  = MustVersion("0.5.5")
-	sglang056  = MustVersion("0.5.6")
-	sglang059  = MustVersion("0.5.9")
-	sglang0510 = MustVersion("0.5.10")
-	sglang0511 = MustVersion("0.5.11")
+	sglang054  = mustVersion("0.5.4")
+	sglang055  = mustVersion("0.5.5")
+	sglang056  = mustVersion("0.5.6")
+	sglang059  = mustVersion("0.5.9")
+	sglang0510 = mustVersion("0.5.10")
+	sglang0511 = mustVersion("0.5.11")
 	// sglang0514 deprecates --cuda-graph-max-bs (for
 	// --cuda-graph-max-bs-decode) and --disable-cuda-graph (for
 	// --cuda-graph-backend-decode/prefill=disabled); the old spellings
 	// still work but warn.
-	sglang0514 = MustVersion("0.5.14")
+	sglang0514 = mustVersion("0.5.14")
 )
 
 // since returns the values whose release gate v has reached.

@@ -18,8 +18,8 @@ type trtllm struct{}
 
 var _ Engine = trtllm{}
 
-// TRTLLMOptionsFile is the name of the generated extra options YAML.
-const TRTLLMOptionsFile = "extra_llm_api_options.yaml"
+// trtllmOptionsFile is the name of the generated extra options YAML.
+const trtllmOptionsFile = "extra_llm_api_options.yaml"
 
 // TRTLLM is TensorRT-LLM's engine name.
 const TRTLLM = "trtllm"
@@ -78,8 +78,8 @@ func (trtllm) Render(cfg space.Config, v Version, model string) (Command, error)
 	if err != nil || len(y) == 0 {
 		return c, err
 	}
-	c.Argv = append(c.Argv, "--extra_llm_api_options="+TRTLLMOptionsFile)
-	c.Files = map[string]string{TRTLLMOptionsFile: writeYAML(y)}
+	c.Argv = append(c.Argv, "--extra_llm_api_options="+trtllmOptionsFile)
+	c.Files = map[string]string{trtllmOptionsFile: writeYAML(y)}
 	return c, nil
 }
 
@@ -136,7 +136,7 @@ func trtllmYAML(r *renderer, v Version) map[string]any {
 // decoding_type Eagle3 (PR #10124, merged after the 1.2 release
 // candidates); older ones reject it ("Invalid decoding type: Eagle3") and
 // take Eagle, which the PyTorch backend runs as Eagle3DecodingConfig.
-var trtllm13 = MustVersion("1.3.0")
+var trtllm13 = mustVersion("1.3.0")
 
 func trtllmSpec(r *renderer, v Version) map[string]any {
 	algo, ok := r.str(KnobSpeculativeAlgorithm)

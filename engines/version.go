@@ -50,8 +50,8 @@ func ParseVersion(s string) (Version, error) {
 	return v, nil
 }
 
-// MustVersion is ParseVersion for constants in tables.
-func MustVersion(s string) Version {
+// mustVersion is ParseVersion for constants in tables.
+func mustVersion(s string) Version {
 	v, err := ParseVersion(s)
 	if err != nil {
 		panic(err)

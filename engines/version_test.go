@@ -12,7 +12,7 @@ func TestParseVersion(t *testing.T) {
 			t.Errorf("ParseVersion(%q) = %v, %v; want %s", c.s, v, err, c.want)
 		}
 	}
-	if !MustVersion("0.11.1").AtLeast(vllm0111) || MustVersion("0.11.0").AtLeast(vllm0111) || !Latest().AtLeast(vllm013) || MustVersion("9.0").AtLeast(Latest()) {
+	if !mustVersion("0.11.1").AtLeast(vllm0111) || mustVersion("0.11.0").AtLeast(vllm0111) || !Latest().AtLeast(vllm013) || mustVersion("9.0").AtLeast(Latest()) {
 		t.Error("AtLeast ordering wrong")
 	}
 }

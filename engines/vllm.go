@@ -24,21 +24,21 @@ var (
 	// it is also the first release with --nnodes/--node-rank/--master-addr
 	// for the multiprocessing executor across nodes (PR #23691; see
 	// vllm_ranks.go).
-	vllm0111 = MustVersion("0.11.1")
+	vllm0111 = mustVersion("0.11.1")
 	// vllm013 added --attention-backend (PR #26315); before it the backend
 	// is the env var VLLM_ATTENTION_BACKEND. It also removed --cuda-graph-sizes.
-	vllm013 = MustVersion("0.13.0")
+	vllm013 = mustVersion("0.13.0")
 	// vllm011 is the first release whose CacheDType (vllm/config/cache.py)
 	// has fp8_ds_mla (DeepSeek-V3.2's sparse MLA cache).
-	vllm011 = MustVersion("0.11.0")
+	vllm011 = mustVersion("0.11.0")
 	// vllm014 is the first release after draft-model speculative decoding
 	// (PR #24322) was merged: 0.13.0 still raises "Speculative decoding
 	// with draft model is not supported yet" (vllm/config/speculative.py
 	// __post_init__; vllm-project/vllm#31883).
-	vllm014 = MustVersion("0.14.0")
+	vllm014 = mustVersion("0.14.0")
 	// vllm018 is the first release after the 0.17 cut, where CacheDType
 	// gained float16 (PR #37199) and nvfp4 (PR #37332).
-	vllm018 = MustVersion("0.18.0")
+	vllm018 = mustVersion("0.18.0")
 )
 
 // vllmKVDTypes are the --kv-cache-dtype values release v's parser accepts.
@@ -83,7 +83,7 @@ func (vllm) Knobs() []string {
 	return append([]string{KnobTP, KnobDP, KnobEP, KnobMemFraction, KnobChunkedPrefill, KnobMaxRunning,
 		KnobKVCacheDType, KnobMoEA2ABackend, KnobDeepEPMode, KnobSpeculativeAlgorithm,
 		KnobSpeculativeDraftModel, KnobSpeculativeNumTokens, KnobCUDAGraphMaxBS, KnobTorchCompile,
-		KnobDisableCUDAGraph, KnobAttentionBackend, KnobPrefixCaching, KnobMaxModelLen, KnobKVOffloadGB}, PDKnobs()...)
+		KnobDisableCUDAGraph, KnobAttentionBackend, KnobPrefixCaching, KnobMaxModelLen, KnobKVOffloadGB}, pdKnobs()...)
 }
 
 func vllmProgram() []string { return []string{"vllm", "serve"} }

@@ -82,7 +82,7 @@ func (l *loop) outcome(ctx context.Context, t *Trial, err error) {
 		}
 	case ctx.Err() != nil:
 		t.State, t.Reason = Interrupted, "servetune was interrupted during this trial"
-	case isFailure && engines.InfeasibleClass(f.Class):
+	case isFailure && f.Class.Infeasible():
 		t.State, t.Failure = Infeasible, f
 	case isFailure:
 		t.State, t.Failure = Failed, f

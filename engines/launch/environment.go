@@ -19,11 +19,11 @@ import (
 // to print theirs.
 const versionTimeout = 2 * time.Minute
 
-// Environment reads the fingerprint of engine name as target t runs it on
+// environment reads the fingerprint of engine name as target t runs it on
 // this machine: the version the engine reports (env is the environment it
 // runs with), the devices, the host and the checkpoint. What cannot be read
 // stays empty.
-func Environment(ctx context.Context, t space.Target, name, model string, env []string) engines.Fingerprint {
+func environment(ctx context.Context, t space.Target, name, model string, env []string) engines.Fingerprint {
 	f := engines.Fingerprint{Engine: name, DeclaredVersion: t.Engines[name].Version, Servetune: servetuneVersion(), Checkpoint: checkpoint(model)}
 	f.Host, _ = os.Hostname()
 	if argv := versionArgv(name, t); len(argv) > 0 {
@@ -77,7 +77,7 @@ func engineVersion(ctx context.Context, argv, env []string) string {
 	if cmd.Process != nil && groupAlive(cmd.Process.Pid) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left running
 	}
-	return FirstVersion(string(out))
+	return firstVersion(string(out))
 }
 
 var (
@@ -85,13 +85,13 @@ var (
 	buildNumber = regexp.MustCompile(`version:?\s+(\d+)\b`)
 )
 
-// FirstVersion is the version a version command printed: from the first
+// firstVersion is the version a version command printed: from the first
 // line that says "version" (llama.cpp's "version: 8993 (a95a11e)" gives
 // "8993"), else the first dotted version anywhere ("INFO …\n0.11.0"), else
 // "" (unknown). What only looks like a version is not one: the seconds of
 // a timestamp ("10:00:00.123456", a tool that rejects --version and logs
 // the error), a dotted quad address.
-func FirstVersion(out string) string {
+func firstVersion(out string) string {
 	for _, line := range strings.Split(out, "\n") {
 		if !strings.Contains(strings.ToLower(line), "version") {
 			continue
@@ -195,7 +195,7 @@ func servetuneVersion() string {
 	return ""
 }
 
-// EnvironmentNow is Environment for engine as target t would launch it
+// EnvironmentNow is environment for engine as target t would launch it
 // now, serving t's model: a run compares it with a study's record before
 // its first trial.
 func EnvironmentNow(ctx context.Context, t space.Target, engine string) engines.Fingerprint {
@@ -205,10 +205,10 @@ func EnvironmentNow(ctx context.Context, t space.Target, engine string) engines.
 			env = append(env, k+"="+m[k])
 		}
 	}
-	return Environment(ctx, t, engine, t.Model, env)
+	return environment(ctx, t, engine, t.Model, env)
 }
 
-// fingerprint is Environment, once per engine, program and model for the
+// fingerprint is environment, once per engine, program and model for the
 // launcher's life.
 func (l *Launcher) fingerprint(ctx context.Context, t space.Target, name, model string, env []string) engines.Fingerprint {
 	key := name + "\x00" + strings.Join(versionArgv(name, t), "\x00") + "\x00" + model
@@ -217,7 +217,7 @@ func (l *Launcher) fingerprint(ctx context.Context, t space.Target, name, model 
 	if f, ok := l.fingerprints[key]; ok {
 		return f
 	}
-	f := Environment(ctx, t, name, model, env)
+	f := environment(ctx, t, name, model, env)
 	if l.fingerprints == nil {
 		l.fingerprints = map[string]engines.Fingerprint{}
 	}

@@ -23,8 +23,8 @@ func TestFirstVersion(t *testing.T) {
 		"listening on 127.0.0.1 version unknown":                                    "",
 		"connecting to 10.0.0.1:8000 ... server version 1.4.2":                      "1.4.2",
 	} {
-		if got := FirstVersion(out); got != want {
-			t.Errorf("FirstVersion(%q) = %q, want %q", out, got, want)
+		if got := firstVersion(out); got != want {
+			t.Errorf("firstVersion(%q) = %q, want %q", out, got, want)
 		}
 	}
 }
@@ -35,8 +35,8 @@ func FuzzFirstVersion(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, out string) {
-		if v := FirstVersion(out); v != "" && !strings.Contains(out, v) {
-			t.Fatalf("FirstVersion(%q) = %q, not in the output", out, v)
+		if v := firstVersion(out); v != "" && !strings.Contains(out, v) {
+			t.Fatalf("firstVersion(%q) = %q, not in the output", out, v)
 		}
 	})
 }

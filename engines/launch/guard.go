@@ -38,7 +38,7 @@ func parseGuardArgs(args []string) (guardOptions, error) {
 	fs := flag.NewFlagSet("guard", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var o guardOptions
-	fs.DurationVar(&o.grace, "grace", DefaultGrace, "")
+	fs.DurationVar(&o.grace, "grace", defaultGrace, "")
 	fs.StringVar(&o.program, "program", "", "")
 	if err := fs.Parse(args); err != nil {
 		return o, err

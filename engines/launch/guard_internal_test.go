@@ -49,7 +49,7 @@ func TestParseGuardArgs(t *testing.T) {
 	}{
 		{[]string{"--grace", "3s", "--program", "/usr/bin/vllm", "--", "vllm", "serve", "--port=1"},
 			guardOptions{3 * time.Second, "/usr/bin/vllm", []string{"vllm", "serve", "--port=1"}}, false},
-		{[]string{"--", "x", "--grace", "1s"}, guardOptions{DefaultGrace, "x", []string{"x", "--grace", "1s"}}, false},
+		{[]string{"--", "x", "--grace", "1s"}, guardOptions{defaultGrace, "x", []string{"x", "--grace", "1s"}}, false},
 		{guardArgs(27*time.Second, "/p", []string{"a", "-b"}), guardOptions{27 * time.Second, "/p", []string{"a", "-b"}}, false},
 		{[]string{"--grace", "3s", "--"}, guardOptions{}, true},
 		{[]string{"--grace", "0s", "--", "x"}, guardOptions{}, true},
@@ -64,7 +64,7 @@ func TestParseGuardArgs(t *testing.T) {
 }
 
 func TestGuardGraceBeatsServetunes(t *testing.T) {
-	for _, g := range []time.Duration{time.Second, DefaultGrace} {
+	for _, g := range []time.Duration{time.Second, defaultGrace} {
 		if gg := guardGrace(g); gg <= 0 || gg >= g {
 			t.Errorf("guardGrace(%s) = %s; want in (0, %s)", g, gg, g)
 		}

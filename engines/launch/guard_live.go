@@ -22,9 +22,9 @@ type Live struct {
 	closed bool
 }
 
-// ErrStopping refuses an engine launch once Kill has begun; it is a
+// errStopping refuses an engine launch once Kill has begun; it is a
 // cancellation (servetune was interrupted), never the config's failure.
-var ErrStopping = fmt.Errorf("servetune is stopping, no engine is started: %w", context.Canceled)
+var errStopping = fmt.Errorf("servetune is stopping, no engine is started: %w", context.Canceled)
 
 // start starts c (which leads a process group of its own) and records
 // its group, under the lock Kill takes, so no engine can be started
@@ -36,7 +36,7 @@ func (v *Live) start(c *exec.Cmd) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.closed {
-		return ErrStopping
+		return errStopping
 	}
 	if err := c.Start(); err != nil {
 		return err

@@ -62,8 +62,8 @@ func TestLiveRefusesLaunchesOnceKilled(t *testing.T) {
 		t.Fatalf("an empty set left %v", left)
 	}
 	c := exec.Command("true")
-	if err := v.start(c); !errors.Is(err, ErrStopping) {
-		t.Fatalf("start after Kill: %v, want ErrStopping", err)
+	if err := v.start(c); !errors.Is(err, errStopping) {
+		t.Fatalf("start after Kill: %v, want errStopping", err)
 	}
 	if c.Process != nil {
 		t.Fatal("the process was started")

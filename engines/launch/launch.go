@@ -22,10 +22,10 @@ import (
 
 // Defaults for a Launcher's zero fields.
 const (
-	DefaultStartupTimeout = 30 * time.Minute // big checkpoints load slowly
-	DefaultPollInterval   = time.Second
-	DefaultProbeTimeout   = 5 * time.Second
-	DefaultGPUFreeTimeout = 5 * time.Minute
+	defaultStartupTimeout = 30 * time.Minute // big checkpoints load slowly
+	defaultPollInterval   = time.Second
+	defaultProbeTimeout   = 5 * time.Second
+	defaultGPUFreeTimeout = 5 * time.Minute
 )
 
 // Launcher starts engines for trials. The zero value plus a logger works;
@@ -35,14 +35,14 @@ type Launcher struct {
 	// PidDir receives a pidfile per running engine (see ReapStale); the
 	// study directory's owner (studies.Dir) says where it is.
 	PidDir string
-	// Grace is SIGTERM → SIGKILL; default DefaultGrace.
+	// Grace is SIGTERM → SIGKILL; default 30s (defaultGrace).
 	Grace time.Duration
-	// LogLimit caps engine.log; default DefaultLogLimit.
+	// LogLimit caps engine.log; default 32 MiB (defaultLogLimit).
 	LogLimit     int64
 	PollInterval time.Duration
 	ProbeTimeout time.Duration
 	// GPUFreeTimeout bounds the wait for the GPUs to be released after a
-	// teardown; default DefaultGPUFreeTimeout.
+	// teardown; default 5m (defaultGPUFreeTimeout).
 	GPUFreeTimeout time.Duration
 	// GPUApps lists the processes using GPU memory and their GPUs;
 	// ok=false means "cannot tell" and skips the wait. Nil uses
@@ -173,7 +173,7 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 	s.gpus = gpuWatch{devices: visibleDevices(setEnv(t, name, shown)["CUDA_VISIBLE_DEVICES"]), before: base.pidSet()}
 	if err := s.spawn(); err != nil {
 		s.log.Close()
-		if errors.Is(err, ErrStopping) {
+		if errors.Is(err, errStopping) {
 			return nil, err
 		}
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
@@ -217,15 +217,15 @@ func (s *Server) Done() <-chan struct{} {
 
 // WaitReady blocks until every readiness probe answers 200. It returns a
 // *Failure when the engine exits first (classified from its log) or the
-// timeout passes (default DefaultStartupTimeout), and ctx.Err() when ctx
+// timeout passes (default 30m, defaultStartupTimeout), and ctx.Err() when ctx
 // ends.
 func (s *Server) WaitReady(ctx context.Context, timeout time.Duration) error {
 	if timeout <= 0 {
-		timeout = DefaultStartupTimeout
+		timeout = defaultStartupTimeout
 	}
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	probe := s.probe(client)
-	r, err := waitReady(ctx, probe, s.Done(), orDefault(s.l.PollInterval, DefaultPollInterval), timeout)
+	r, err := waitReady(ctx, probe, s.Done(), orDefault(s.l.PollInterval, defaultPollInterval), timeout)
 	switch {
 	case err != nil:
 		return err
@@ -271,7 +271,7 @@ func (s *Server) Stop(ctx context.Context) error {
 		if len(s.gpus.devices) > 0 {
 			s.gpus.tree = engineTree(s.PGID) // while it still runs
 		}
-		err := s.halt(ctx, orDefault(s.l.Grace, DefaultGrace))
+		err := s.halt(ctx, orDefault(s.l.Grace, defaultGrace))
 		if err == nil && s.live != nil {
 			for _, p := range s.live.Scratch(s.dir) {
 				_ = os.RemoveAll(p)
@@ -289,10 +289,10 @@ func (s *Server) Stop(ctx context.Context) error {
 // so a slowly dying engine cannot make the next trial on its GPUs run out
 // of memory.
 func (l *Launcher) waitGPUsFree(ctx context.Context, w gpuWatch) error {
-	limit := orDefault(l.GPUFreeTimeout, DefaultGPUFreeTimeout)
+	limit := orDefault(l.GPUFreeTimeout, defaultGPUFreeTimeout)
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
-	tick := time.NewTicker(orDefault(l.PollInterval, DefaultPollInterval))
+	tick := time.NewTicker(orDefault(l.PollInterval, defaultPollInterval))
 	defer tick.Stop()
 	for {
 		now, ok, err := l.gpuApps(ctx)

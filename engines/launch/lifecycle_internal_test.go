@@ -29,9 +29,9 @@ func TestWaitReady(t *testing.T) {
 	t.Run("startup timeout", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			start := time.Now()
-			r, _ := waitReady(context.Background(), func(context.Context) bool { return false }, nil, time.Second, DefaultStartupTimeout)
-			if r != timedOut || time.Since(start) != DefaultStartupTimeout {
-				t.Fatalf("waitReady = %v after %v; want timeout after %v", r, time.Since(start), DefaultStartupTimeout)
+			r, _ := waitReady(context.Background(), func(context.Context) bool { return false }, nil, time.Second, defaultStartupTimeout)
+			if r != timedOut || time.Since(start) != defaultStartupTimeout {
+				t.Fatalf("waitReady = %v after %v; want timeout after %v", r, time.Since(start), defaultStartupTimeout)
 			}
 		})
 	})

@@ -9,10 +9,10 @@ import (
 	"sync"
 )
 
-// DefaultLogLimit caps engine.log. Engines print a line per request at
+// defaultLogLimit caps engine.log. Engines print a line per request at
 // info level; an hour of that must not fill the disk, and the failure that
 // matters is at the end.
-const DefaultLogLimit = 32 << 20
+const defaultLogLimit = 32 << 20
 
 // cappedLog is an append-only file that, past its limit, drops its older
 // half and keeps the tail, marking the cut.
@@ -25,7 +25,7 @@ type cappedLog struct {
 
 func openCappedLog(path string, limit int64) (*cappedLog, error) {
 	if limit <= 0 {
-		limit = DefaultLogLimit
+		limit = defaultLogLimit
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
 	if err != nil {

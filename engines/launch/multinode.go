@@ -80,7 +80,7 @@ func (l *Launcher) startRanks(ctx context.Context, cfg space.Config, t space.Tar
 			head.group.peers = append(head.group.peers, s)
 		}
 		if err := l.startRank(s, t, rk, args, dir, head); err != nil {
-			_ = head.halt(ctx, orDefault(l.Grace, DefaultGrace))
+			_ = head.halt(ctx, orDefault(l.Grace, defaultGrace))
 			head.closeLogs()
 			if head.log != nil {
 				head.log.Close()
@@ -184,7 +184,7 @@ func rankDialHost(bind, head string) string {
 // spawnFailure says why a rank's program did not start: the machine's
 // problem (ErrProgram) or the config's.
 func spawnFailure(name, program string, err error) error {
-	if errors.Is(err, ErrStopping) {
+	if errors.Is(err, errStopping) {
 		return err
 	}
 	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {

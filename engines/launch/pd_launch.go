@@ -62,7 +62,7 @@ func (l *Launcher) startPDProcesses(ctx context.Context, head *Server, t space.T
 			head.group.peers = append(head.group.peers, s)
 		}
 		if err := l.startPDProcess(s, t, pr, i, pl.hosts[i], pl.devices[i], pl.remote, dir, head); err != nil {
-			_ = head.halt(ctx, orDefault(l.Grace, DefaultGrace))
+			_ = head.halt(ctx, orDefault(l.Grace, defaultGrace))
 			head.closeLogs()
 			if head.log != nil {
 				head.log.Close()

@@ -66,7 +66,7 @@ func ReapStale(ctx context.Context, dir string, log zerolog.Logger) error {
 		}
 		if ours(rec) {
 			log.Warn().Int("pgid", rec.PGID).Strs("argv", rec.Argv).Msg("stopping an engine left behind by an earlier run")
-			if err := stopGroup(ctx, rec.PGID, nil, DefaultGrace); err != nil {
+			if err := stopGroup(ctx, rec.PGID, nil, defaultGrace); err != nil {
 				errs = append(errs, fmt.Errorf("engine group %d: %w", rec.PGID, err))
 				continue
 			}
@@ -90,10 +90,10 @@ func ours(rec pidRecord) bool {
 	return groupAlive(rec.PGID)
 }
 
-// DefaultGrace is how long an engine gets between SIGTERM and SIGKILL:
+// defaultGrace is how long an engine gets between SIGTERM and SIGKILL:
 // long enough for vLLM and SGLang to shut their worker processes down and
 // release NCCL, short enough not to stall a study.
-const DefaultGrace = 30 * time.Second
+const defaultGrace = 30 * time.Second
 
 // stopGroup sends SIGTERM to the process group, waits up to grace for it
 // (and the leader's Wait, when done is given) to be gone, then SIGKILLs

@@ -66,7 +66,7 @@ func httpProbe(client *http.Client, base string, paths []string, each time.Durat
 
 // probe is the engine's readiness check: its own (readier) or its probes.
 func (s *Server) probe(client *http.Client) func(context.Context) bool {
-	each := orDefault(s.l.ProbeTimeout, DefaultProbeTimeout)
+	each := orDefault(s.l.ProbeTimeout, defaultProbeTimeout)
 	if len(s.readyAll) > 0 {
 		return allProbe(client, s.readyAll, each) // a disaggregated deployment (pd_launch.go)
 	}

@@ -45,7 +45,7 @@ func (s *Server) command() (*exec.Cmd, error) {
 		if stdin, s.lifeline, err = os.Pipe(); err != nil {
 			return nil, err
 		}
-		argv = append(append([]string(nil), s.l.Guard...), guardArgs(guardGrace(orDefault(s.l.Grace, DefaultGrace)), program, argv)...)
+		argv = append(append([]string(nil), s.l.Guard...), guardArgs(guardGrace(orDefault(s.l.Grace, defaultGrace)), program, argv)...)
 		attr = guardProcAttr()
 	}
 	c := exec.Command(argv[0], argv[1:]...)
