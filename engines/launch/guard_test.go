@@ -68,10 +68,7 @@ func TestGuardianStopsEverythingWhenServetuneDies(t *testing.T) {
 	}
 	l := guarded(t)
 	pidFile := filepath.Join(t.TempDir(), "pids")
-	s := start(t, l, "vllm", enginetest.Options{Workers: 3, Setsid: true, PIDFile: pidFile}, nil)
-	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	s := startReady(t, l, "vllm", enginetest.Options{Workers: 3, Setsid: true, PIDFile: pidFile}, nil)
 	pids := recordedPIDs(t, pidFile, 4)
 	escaped := 0
 	for pid, pgid := range pids {
@@ -157,10 +154,7 @@ func TestGuardianTeardownUnderLoadReachesLatecomers(t *testing.T) {
 	l := guarded(t)
 	l.Grace = 20 * time.Second
 	pidFile := filepath.Join(t.TempDir(), "pids")
-	s := start(t, l, "vllm", enginetest.Options{Workers: 2, ForkOnTerm: true, PIDFile: pidFile}, nil)
-	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	s := startReady(t, l, "vllm", enginetest.Options{Workers: 2, ForkOnTerm: true, PIDFile: pidFile}, nil)
 	recordedPIDs(t, pidFile, 3)
 	cpuHogs(t)
 	cut := time.Now()
@@ -194,10 +188,7 @@ func TestLiveKillEndsEveryEngineAtOnce(t *testing.T) {
 	l.Grace = time.Minute // a teardown would wait for it; Kill must not
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	o := enginetest.Options{IgnoreTerm: true, Workers: 2, Setsid: true, PIDFile: pidFile}
-	s := start(t, l, "vllm", o, nil)
-	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	s := startReady(t, l, "vllm", o, nil)
 	pids := recordedPIDs(t, pidFile, 3)
 	if left := l.Live.Kill(time.Second); len(left) != 0 {
 		t.Fatalf("groups %v still had live processes after Kill", left)

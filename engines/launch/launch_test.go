@@ -69,6 +69,29 @@ func start(t *testing.T, l *launch.Launcher, engine string, o enginetest.Options
 	return s
 }
 
+// startReady is start, then WaitReady, retried once on a port conflict
+// as objective's runner does: the free port the launcher picked can be
+// taken (by a parallel test's server) between choosing and binding it.
+func startReady(t *testing.T, l *launch.Launcher, engine string, o enginetest.Options, cfg space.Config) *launch.Server {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		s := start(t, l, engine, o, cfg)
+		err := s.WaitReady(context.Background(), 30*time.Second)
+		if err == nil {
+			return s
+		}
+		if f, ok := engines.AsFailure(err); ok && f.Class == engines.PortConflict && attempt == 0 {
+			t.Logf("port %d taken before the engine bound it; once more on another", s.Port)
+			_ = s.Stop(context.Background())
+			if o.PIDFile != "" {
+				_ = os.Remove(o.PIDFile) // its processes are gone; record only the engine that serves
+			}
+			continue
+		}
+		t.Fatalf("WaitReady: %v\n%s", err, strings.Join(s.Tail(20), "\n"))
+	}
+}
+
 func groupGone(t *testing.T, pgid int) {
 	t.Helper()
 	if err := syscall.Kill(-pgid, 0); err == nil {
@@ -96,10 +119,7 @@ func TestLifecycleConformance(t *testing.T) {
 				t.Parallel()
 				l := launcher(t)
 				l.Guard = m.guard
-				s := start(t, l, engine, enginetest.Options{Worker: true, StartupDelay: 50 * time.Millisecond}, space.Config{engines.KnobTP: int64(1)})
-				if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
-					t.Fatalf("WaitReady: %v\n%s", err, strings.Join(s.Tail(20), "\n"))
-				}
+				s := startReady(t, l, engine, enginetest.Options{Worker: true, StartupDelay: 50 * time.Millisecond}, space.Config{engines.KnobTP: int64(1)})
 				resp, err := http.Get(s.BaseURL + "/v1/models")
 				if err != nil {
 					t.Fatal(err)
@@ -189,10 +209,7 @@ func TestFailureClassesFromFakes(t *testing.T) {
 
 func TestCrashDuringBenchmark(t *testing.T) {
 	l := launcher(t)
-	s := start(t, l, "sglang", enginetest.Options{DieAfter: 1}, nil)
-	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	s := startReady(t, l, "sglang", enginetest.Options{DieAfter: 1}, nil)
 	resp, err := http.Post(s.BaseURL+"/v1/completions", "application/json", strings.NewReader(`{"prompt":"hi","max_tokens":2,"stream":true}`))
 	if err == nil {
 		resp.Body.Close()
@@ -208,10 +225,7 @@ func TestCrashDuringBenchmark(t *testing.T) {
 func TestStopKillsAGroupIgnoringSIGTERM(t *testing.T) {
 	l := launcher(t)
 	l.Grace = 200 * time.Millisecond
-	s := start(t, l, "vllm", enginetest.Options{IgnoreTerm: true, Worker: true}, nil)
-	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	s := startReady(t, l, "vllm", enginetest.Options{IgnoreTerm: true, Worker: true}, nil)
 	if err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -223,10 +237,7 @@ func TestStopKillsAGroupIgnoringSIGTERM(t *testing.T) {
 func TestReapStale(t *testing.T) {
 	l := launcher(t)
 	pidFile := filepath.Join(t.TempDir(), "pids")
-	s := start(t, l, "sglang", enginetest.Options{Worker: true, PIDFile: pidFile}, nil)
-	if err := s.WaitReady(context.Background(), 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	s := startReady(t, l, "sglang", enginetest.Options{Worker: true, PIDFile: pidFile}, nil)
 	if err := launch.ReapStale(context.Background(), l.PidDir, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
