@@ -11,8 +11,8 @@ import (
 )
 
 // Engine is one serving engine's adapter: pure knob ↔ flag translation plus
-// what the launcher must know to start and probe it. Ollama will be one
-// more implementation; registry.go lists them.
+// what the launcher must know to start and probe it; registry.go lists
+// them (engines/launch starts them).
 type Engine interface {
 	Name() string
 	// Knobs lists the knobs the engine understands besides engine and
