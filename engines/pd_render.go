@@ -249,18 +249,6 @@ func routerURL(ports PDPorts, i int, host string, port int) string {
 	return "http://" + net.JoinHostPort(ports.ServerHost(i, host), itoa(port))
 }
 
-// pdBackends lists the transfer backends an engine version renders
-// (nil: the engine does not serve disaggregated).
-func pdBackends(engine string, v Version) []string {
-	switch engine {
-	case SGLang:
-		return sglangPDBackends(v)
-	case VLLM:
-		return vllmPDBackends(v)
-	}
-	return nil
-}
-
 // PDText renders a deployment as the shell lines a user runs, one per
 // process, each headed by its name, GPUs and port (pretty: one flag per
 // line, as Command.Pretty).
