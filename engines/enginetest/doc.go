@@ -1,16 +1,11 @@
 // Package enginetest provides fake serving engines for tests: the test
-// binary re-executes itself (the os/exec helper-process pattern) as a
-// process that accepts a real engine's flags, prints that engine's real
-// startup, ready, out-of-memory and argument-error lines, serves its
-// readiness endpoints and an OpenAI streaming completions endpoint (the
-// bench/benchtest server), and can be told to hang at startup, die during
-// the benchmark, ignore SIGTERM or fork workers into its process group
-// (one in a session of its own). Given a multi-node rank's flags, rank 0
-// waits at the rendezvous address for every other rank before it becomes
-// ready, and the other ranks connect to it and live until that
-// connection closes (Options.CrashRank fails one rank at startup). It can record when it
-// started and stopped on which port and devices (RecordFile, ReadLives). Guard runs the guardian (launch.RunGuard)
-// in the test binary, so launcher tests can run engines guarded.
+// binary re-executes itself as a process that takes a real engine's flags,
+// prints that engine's real log lines (startup, ready, out-of-memory,
+// argument errors), serves its readiness endpoints and OpenAI streaming
+// completions, and misbehaves on request (Options: hang, crash, ignore
+// SIGTERM, fork workers, fail one rank of a multi-node trial); Guard runs
+// launch's guardian in the test binary and RecordFile records each run's
+// port and devices.
 //
 // A test package opts in with
 //
