@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/servetune/servetune/engines"
@@ -76,31 +77,35 @@ func FuzzHumanInt(f *testing.F) {
 	})
 }
 
+// The simulated vLLM takes a command line as typed (program words and
+// flags it ignores included), answers 503 while it starts (serveOn checks
+// the window on the bubble's clock) and serves the length it was given.
 func TestServeAcceptsAnOrdinaryVLLMCommandLine(t *testing.T) {
-	r := serve(t, Options{Engine: "vllm", GPU: "H100", GPUs: 1, Speed: 50, Startup: time.Second,
-		Args: []string{"vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "4096", "--reasoning-parser", "qwen3", "--performance-mode", "balanced"}})
-	resp, err := http.Get(r.base + "/v1/models")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var models struct {
-		Data []struct {
-			MaxModelLen int `json:"max_model_len"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&models); err != nil || len(models.Data) != 1 {
-		t.Fatalf("models: %v %+v", err, models)
-	}
-	if models.Data[0].MaxModelLen != 4096 {
-		t.Errorf("max_model_len = %d, want the command line's 4096", models.Data[0].MaxModelLen)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		r := serve(t, Options{Engine: "vllm", GPU: "H100", GPUs: 1, Speed: 50, Startup: time.Second,
+			Args: []string{"vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "4096", "--reasoning-parser", "qwen3", "--performance-mode", "balanced"}})
+		code, body := r.get(t, "/v1/models")
+		var models struct {
+			Data []struct {
+				MaxModelLen int `json:"max_model_len"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(body, &models); err != nil || code != http.StatusOK || len(models.Data) != 1 {
+			t.Fatalf("models: %d %v %s", code, err, body)
+		}
+		if models.Data[0].MaxModelLen != 4096 {
+			t.Errorf("max_model_len = %d, want the command line's 4096", models.Data[0].MaxModelLen)
+		}
+	})
 }
 
 func TestServeRefusesALengthBeyondTheModel(t *testing.T) {
 	var log syncBuffer
-	err := Serve(context.Background(), Options{Engine: "vllm", GPU: "H100", GPUs: 1, Speed: 1000, Startup: time.Millisecond, Log: &log,
-		Port: freePort(t), Args: []string{"Qwen/Qwen3-8B", "--max-model-len", "1M"}})
+	var err error
+	synctest.Test(t, func(t *testing.T) {
+		err = Serve(context.Background(), Options{Engine: "vllm", GPU: "H100", GPUs: 1, Speed: 1000, Startup: time.Second, Log: &log,
+			listen: newMemNet().Listen, Args: []string{"Qwen/Qwen3-8B", "--max-model-len", "1M"}})
+	})
 	var f *engines.Failure
 	if !errors.As(err, &f) || f.Class != engines.InvalidConfig {
 		t.Fatalf("err = %v, want InvalidConfig", err)

@@ -3,16 +3,14 @@ package simserve
 import (
 	"context"
 	"math"
-	"net"
 	"net/http"
-	"strconv"
-	"time"
-
-	"github.com/servetune/servetune/bench"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 )
@@ -94,43 +92,38 @@ func TestSimulatedVLLMDeploymentServesThroughTheProxy(t *testing.T) {
 	args := func(role string) []string {
 		return []string{"Qwen/Qwen3-8B", `--kv-transfer-config={"kv_connector":"NixlConnector","kv_role":"` + role + `"}`}
 	}
-	pre := serve(t, Options{Engine: engines.VLLM, GPU: "H100", GPUs: 1, Speed: 50, Startup: 2 * time.Second, Args: args("kv_producer")})
-	dec := serve(t, Options{Engine: engines.VLLM, GPU: "H100", GPUs: 1, Speed: 50, Startup: 2 * time.Second, Args: args("kv_consumer")})
-	port := freePort(t)
-	hostPort := func(base string) (string, string) {
-		h, p, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
-		return h, p
-	}
-	ph, pp := hostPort(pre.base)
-	dh, dp := hostPort(dec.base)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- ServeRouter(ctx, RouterOptions{Engine: engines.VLLM, Args: []string{"--host", "127.0.0.1", "--port", strconv.Itoa(port),
-			"--prefiller-hosts", ph, "--prefiller-ports", pp, "--decoder-hosts", dh, "--decoder-ports", dp}})
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
-	base := "http://127.0.0.1:" + strconv.Itoa(port)
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(2 * time.Millisecond) {
-		if resp, err := http.Get(base + "/healthcheck"); err == nil {
+	synctest.Test(t, func(t *testing.T) {
+		n := newMemNet()
+		serveOn(t, n, 8100, Options{Engine: engines.VLLM, GPU: "H100", GPUs: 1, Speed: 50, Startup: 2 * time.Second, Args: args("kv_producer")})
+		serveOn(t, n, 8200, Options{Engine: engines.VLLM, GPU: "H100", GPUs: 1, Speed: 50, Startup: 2 * time.Second, Args: args("kv_consumer")})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- ServeRouter(ctx, RouterOptions{Engine: engines.VLLM, listen: n.Listen, dial: n.DialContext, Args: []string{"--host", "127.0.0.1", "--port", "8000",
+				"--prefiller-hosts", "127.0.0.1", "--prefiller-ports", "8100", "--decoder-hosts", "127.0.0.1", "--decoder-ports", "8200"}})
+		}()
+		client := n.Client()
+		defer func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+			client.CloseIdleConnections()
+		}()
+		synctest.Wait() // the proxy listens
+		base := "http://127.0.0.1:8000"
+		if resp, err := client.Get(base + "/healthcheck"); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("proxy /healthcheck: %v %v", resp, err)
+		} else {
 			resp.Body.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("proxy not up")
+		p := bench.Profile{Name: "t", InputLen: 512, OutputLen: 24, NumPrompts: 6, MaxConcurrency: 3, RequestRate: math.Inf(1), Seed: 1}
+		res, err := bench.Run(context.Background(), bench.Client{BaseURL: base, Model: "Qwen/Qwen3-8B", HTTPClient: client}, p, bench.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	p := bench.Profile{Name: "t", InputLen: 512, OutputLen: 24, NumPrompts: 6, MaxConcurrency: 3, RequestRate: math.Inf(1), Seed: 1}
-	res, err := bench.Run(context.Background(), bench.Client{BaseURL: base, Model: "Qwen/Qwen3-8B"}, p, bench.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Metrics.Completed != 6 || res.Metrics.Failed != 0 || res.Metrics.TotalOutput != 6*24 {
-		t.Fatalf("through the proxy: %+v", res.Metrics)
-	}
+		if res.Metrics.Completed != 6 || res.Metrics.Failed != 0 || res.Metrics.TotalOutput != 6*24 {
+			t.Fatalf("through the proxy: %+v", res.Metrics)
+		}
+	})
 }

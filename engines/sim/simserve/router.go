@@ -25,6 +25,11 @@ type RouterOptions struct {
 	// Args are the router's arguments, program words optional.
 	Args []string
 	Log  io.Writer
+
+	// listen and dial are the router's network; nil is the host's. Tests
+	// pass an in-memory one (see Options.listen).
+	listen listenFunc
+	dial   func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // routerArgs is what a router's command line says.
@@ -49,12 +54,12 @@ func ServeRouter(ctx context.Context, o RouterOptions) error {
 		fmt.Fprintln(o.Log, err)
 		return &engines.Failure{Class: engines.InvalidConfig, Message: err.Error()}
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(a.host, strconv.Itoa(a.port)))
+	ln, err := o.listen.bind(net.JoinHostPort(a.host, strconv.Itoa(a.port)))
 	if err != nil {
 		fmt.Fprintf(o.Log, "ERROR: [Errno 98] error while attempting to bind on address ('%s', %d): address already in use\n", a.host, a.port)
 		return &engines.Failure{Class: engines.PortConflict, Message: err.Error()}
 	}
-	rt := &router{args: a, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1024}}}
+	rt := &router{args: a, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1024, DialContext: o.dial}}}
 	hs := &http.Server{Handler: rt.routes(o.Engine), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()

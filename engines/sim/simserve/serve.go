@@ -49,6 +49,21 @@ type Options struct {
 	// engine's flags leave it open: "prefill" or "decode" ("" = none;
 	// role.go). The router is ServeRouter's.
 	Role string
+
+	// listen binds the server's address; nil is net.Listen. Tests pass an
+	// in-memory network so the server runs on testing/synctest's clock
+	// (loopback I/O would keep the bubble's clock from advancing).
+	listen listenFunc
+}
+
+type listenFunc func(network, address string) (net.Listener, error)
+
+// bind is net.Listen unless a test gave its network.
+func (f listenFunc) bind(address string) (net.Listener, error) {
+	if f == nil {
+		return net.Listen("tcp", address)
+	}
+	return f("tcp", address)
 }
 
 // Serves reports whether sim serve imitates the engine's command line and
@@ -116,7 +131,7 @@ func Serve(ctx context.Context, o Options) error {
 		port = e.DefaultPort()
 	}
 	lg.banner(o, cfg, served)
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	ln, err := o.listen.bind(net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		return lg.bindError(host, port, err)
 	}
