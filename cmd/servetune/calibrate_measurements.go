@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -18,6 +19,7 @@ import (
 	"github.com/servetune/servetune/engines/sim/calib/measure"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/space/suggest"
 )
 
 // maxLeaveOneOut bounds the folds: each refits every factor.
@@ -51,6 +53,10 @@ func (e *env) calibrateMeasurements(c *cli.Context) error {
 		return err
 	}
 	res, err := calib.Fit(c.Context, p)
+	if tf := (*calib.TooFewTrialsError)(nil); errors.As(err, &tf) {
+		return usagef("calibrate: %d runs, but %d factors are identifiable from them (%s): give at least %d runs; nothing was written",
+			tf.Trials, len(tf.Factors), strings.Join(tf.Factors, "; "), len(tf.Factors))
+	}
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
@@ -90,7 +96,7 @@ func (e *env) loadRuns(files []string, cards *sim.Cards) ([]measuredRun, error) 
 		for _, m := range ms {
 			r, err := e.newRun(m, cards)
 			if err != nil {
-				return nil, usagef("%s: %v", m.Source, err)
+				return nil, usageError{err}
 			}
 			runs = append(runs, r)
 		}
@@ -104,13 +110,13 @@ func (e *env) newRun(m measure.Measurement, cards *sim.Cards) (measuredRun, erro
 		v, err = engines.Latest(), nil
 	}
 	if err != nil {
-		return measuredRun{}, fmt.Errorf("version: %w", err)
+		return measuredRun{}, m.Errorf("version", "%v", err)
 	}
 	cfg := space.Config{}
 	if len(m.Command) > 0 {
 		parsed, err := engines.ParseArgs(m.Engine, m.Command, v)
 		if err != nil {
-			return measuredRun{}, fmt.Errorf("command: %w", err)
+			return measuredRun{}, m.Errorf("command", "%v", err)
 		}
 		if len(parsed.Extra) > 0 {
 			e.log.Warn().Str("run", m.Source).Strs("args", parsed.Extra).Msg("calibrate: arguments outside the knob table are not simulated")
@@ -119,16 +125,16 @@ func (e *env) newRun(m measure.Measurement, cards *sim.Cards) (measuredRun, erro
 	}
 	for k, val := range m.Config {
 		if !engines.Supports(m.Engine, k) {
-			return measuredRun{}, fmt.Errorf("config.%s: engine %s has no such knob", k, m.Engine)
+			return measuredRun{}, m.Errorf("config."+k, "engine %s has no such knob%s", m.Engine, knobHint(m.Engine, k))
 		}
 		cfg[k] = val
 	}
 	cfg["engine"] = m.Engine
 	if _, err := cards.GPU(m.GPU); err != nil {
-		return measuredRun{}, fmt.Errorf("gpu: %v", err)
+		return measuredRun{}, m.Errorf("gpu", "%v", err)
 	}
 	if _, err := cards.Model(m.Model); err != nil {
-		return measuredRun{}, fmt.Errorf("model: %v; `servetune card` builds one from config.json for --cards", err)
+		return measuredRun{}, m.Errorf("model", "%v; `servetune card` builds one from config.json for --cards", err)
 	}
 	t := space.Target{Runner: "sim", Model: m.Model, GPU: m.GPU, GPUs: max(m.GPUs, 1), Engine: m.Engine,
 		Engines: map[string]space.EngineTarget{m.Engine: {Version: m.Version}}}
@@ -136,6 +142,15 @@ func (e *env) newRun(m measure.Measurement, cards *sim.Cards) (measuredRun, erro
 	p := m.Profile
 	p.Name = cmpOr(p.Name, "measured")
 	return measuredRun{m: m, cfg: cfg, target: t, profile: p}, nil
+}
+
+// knobHint is "; did you mean ..." for a knob the engine lacks.
+func knobHint(engine, knob string) string {
+	e, ok := engines.Lookup(engine, space.Target{})
+	if !ok {
+		return ""
+	}
+	return suggest.Hint(knob, e.Knobs())
 }
 
 func cmpOr(a, b string) string {

@@ -103,14 +103,26 @@ func TestCalibrateMeasurementsRefuses(t *testing.T) {
 	runs := measuredOn(t, dir, 1)
 	out := filepath.Join(dir, "fitted.toml")
 	code, _, stderr := runCLI(t, dir, "calibrate", "--measurements", runs, "--out", out)
-	if code == 0 || !strings.Contains(stderr, "complete trials") {
-		t.Errorf("one run: exit %d\n%s", code, stderr)
+	if code != 2 || !strings.Contains(stderr, "calibrate: 1 runs, but 2 factors are identifiable from them") || !strings.Contains(stderr, "give at least 2 runs") {
+		t.Errorf("one run: exit %d, want 2 and the runs it needs\n%s", code, stderr)
 	}
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"engine": "vllm", "model": "Qwen/Qwen3-8B", "gpu": "H100", "config": {"max_runing": 8}, "result": {"completed": 4, "total_input_tokens": 40, "total_output_tokens": 4, "mean_ttft_ms": 9}}`), 0o644)
 	code, _, stderr = runCLI(t, dir, "calibrate", "--measurements", bad, "--out", out)
-	if code != 2 || !strings.Contains(stderr, "bad.json: config.max_runing: engine vllm has no such knob") {
+	if code != 2 || !strings.Contains(stderr, `bad.json:1: config.max_runing: engine vllm has no such knob; did you mean "max_running"?`) {
 		t.Errorf("unknown knob: exit %d\n%s", code, stderr)
+	}
+	// In an array of runs, the line is the run's own.
+	os.WriteFile(bad, []byte("[{\"engine\": \"vllm\", \"model\": \"Qwen/Qwen3-8B\", \"gpu\": \"H100\", \"result\": {\"completed\": 4, \"total_input_tokens\": 40, \"total_output_tokens\": 4, \"mean_ttft_ms\": 9}},\n"+
+		"{\"engine\": \"vllm\", \"model\": \"Qwen/Qwen3-8B\",\n \"gpu\": \"H10\", \"result\": {\"completed\": 4, \"total_input_tokens\": 40, \"total_output_tokens\": 4, \"mean_ttft_ms\": 9}}]"), 0o644)
+	code, _, stderr = runCLI(t, dir, "calibrate", "--measurements", bad, "--out", out)
+	if code != 2 || !strings.Contains(stderr, `bad.json:3: [1].gpu: sim: no GPU card "H10"; did you mean "H100"?`) {
+		t.Errorf("unknown GPU in the second run: exit %d\n%s", code, stderr)
+	}
+	os.WriteFile(bad, []byte(`{"engine": "vllm", "modle": "Qwen/Qwen3-8B", "gpu": "H100"}`), 0o644)
+	code, _, stderr = runCLI(t, dir, "calibrate", "--measurements", bad, "--out", out)
+	if code != 2 || !strings.Contains(stderr, `bad.json:1: modle: unknown key; did you mean "model"?`) {
+		t.Errorf("misspelt key: exit %d\n%s", code, stderr)
 	}
 	os.WriteFile(bad, []byte(`{"engine": "vllm", "model": "acme/unknown", "gpu": "H100", "result": {"completed": 4, "total_input_tokens": 40, "total_output_tokens": 4, "mean_ttft_ms": 9}}`), 0o644)
 	code, _, stderr = runCLI(t, dir, "calibrate", "--measurements", bad, "--out", out)

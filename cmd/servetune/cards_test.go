@@ -134,7 +134,7 @@ func TestCardsFlag(t *testing.T) {
 // A bad cards file is bad input: exit 2, file:line:key, nothing written.
 func TestBadCardsFile(t *testing.T) {
 	cases := []struct{ card, want string }{
-		{strings.Replace(acmeCard, "layers = 32", "layerz = 32", 1), "acme.toml:8: model[0].layerz: unknown key (known: "},
+		{strings.Replace(acmeCard, "layers = 32", "layerz = 32", 1), "acme.toml:8: model[0].layerz: unknown key; did you mean \"layers\"? (known: "},
 		{strings.Replace(acmeCard, "hidden = 4096", "hidden = 0", 1), "acme.toml:9: model[0].hidden: is required and must be positive"},
 		{strings.Replace(acmeCard, "layers = 32", `layers = "32"`, 1), "acme.toml:8: model[0].layers: incompatible types"},
 		{strings.Replace(acmeCard, `name = "acme/Dense-8B"`, `name = "acme`, 1), "acme.toml:3: "},

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/servetune/servetune/space/suggest"
 )
 
 //go:embed cards/*.toml
@@ -267,7 +269,8 @@ func (c *Cards) GPU(name string) (GPUCard, error) {
 			return g, nil
 		}
 	}
-	return GPUCard{}, fmt.Errorf("sim: no GPU card %q (known: %s)", name, strings.Join(names(c.GPUs, func(g GPUCard) string { return g.Name }), ", "))
+	known := names(c.GPUs, func(g GPUCard) string { return g.Name })
+	return GPUCard{}, fmt.Errorf("sim: no GPU card %q%s (known: %s)", name, suggest.Hint(name, known), strings.Join(known, ", "))
 }
 
 // Model finds a model card by name, alias or Hugging Face id. A name ending
@@ -281,7 +284,8 @@ func (c *Cards) Model(name string) (ModelCard, error) {
 			return m, nil
 		}
 	}
-	return ModelCard{}, fmt.Errorf("sim: no model card %q (known: %s; add one with a [[model]] table)", name, strings.Join(names(c.Models, func(m ModelCard) string { return m.Name }), ", "))
+	known := names(c.Models, func(m ModelCard) string { return m.Name })
+	return ModelCard{}, fmt.Errorf("sim: no model card %q%s (known: %s; add one with a [[model]] table)", name, suggest.Hint(name, known), strings.Join(known, ", "))
 }
 
 // Draft finds a draft card; ok is false for an unknown draft.

@@ -63,7 +63,7 @@ func TestServetuneResult(t *testing.T) {
 func TestErrors(t *testing.T) {
 	ok := `{"engine": "vllm", "model": "m", "gpu": "H100", "result": {"completed": 10, "total_input_tokens": 100, "total_output_tokens": 10, "mean_ttft_ms": 5}}`
 	for _, c := range []struct{ src, want string }{
-		{strings.Replace(ok, `"gpu"`, `"gpuu"`, 1), "f.json:1: gpuu: unknown key (known: engine,"},
+		{strings.Replace(ok, `"gpu"`, `"gpuu"`, 1), "f.json:1: gpuu: unknown key; did you mean \"gpu\"? (known: engine,"},
 		{strings.Replace(ok, `"gpu": "H100", `, ``, 1), "f.json: gpu: is required"},
 		{"{\n\"engine\": \"vllm\",\n\"gpus\": \"two\"}", "f.json:3: gpus: want int"},
 		{"{\n\"engine\": ", "f.json:2: unexpected end"},
