@@ -81,7 +81,9 @@ func (e *env) card(c *cli.Context) error {
 // with: Llama-4 Scout declares 10M tokens, no KV cache holds that.
 const longContext = 1 << 20
 
-// cardContext applies --max-model-len; without it a context past
+// cardContext applies --max-model-len as the card's max_model_len (the
+// planned context; max_context stays the config's, the limit of a
+// max_model_len knob); without it a context past
 // longContext gets a note, since the simulated vLLM would refuse to
 // start (its KV cache cannot hold one such request).
 func (e *env) cardContext(m *sim.ModelCard, maxLen int) error {
@@ -91,7 +93,7 @@ func (e *env) cardContext(m *sim.ModelCard, maxLen int) error {
 	case maxLen > m.MaxContext && m.MaxContext > 0:
 		return usagef("--max-model-len %d is more than the config's max_position_embeddings (%d); servers refuse it", maxLen, m.MaxContext)
 	case maxLen > 0:
-		m.MaxContext = maxLen
+		m.MaxModelLen = maxLen
 	case m.MaxContext > longContext:
 		fmt.Fprintf(e.stderr, "card: %s declares a %d-token context; the KV plan is sized for it. Pass --max-model-len (or set the max_model_len knob) to what the server runs with.\n", m.Name, m.MaxContext)
 	}

@@ -137,6 +137,7 @@ func TestBadCardsFile(t *testing.T) {
 		{strings.Replace(acmeCard, "layers = 32", "layerz = 32", 1), "acme.toml:8: model[0].layerz: unknown key; did you mean \"layers\"? (known: "},
 		{strings.Replace(acmeCard, "hidden = 4096", "hidden = 0", 1), "acme.toml:9: model[0].hidden: is required and must be positive"},
 		{strings.Replace(acmeCard, "layers = 32", `layers = "32"`, 1), "acme.toml:8: model[0].layers: incompatible types"},
+		{acmeCard + "max_model_len = 65536\n", "acme.toml:16: model[0].max_model_len: must be between 0 and max_context (32768)"},
 		{strings.Replace(acmeCard, `name = "acme/Dense-8B"`, `name = "acme`, 1), "acme.toml:3: "},
 	}
 	for _, c := range cases {

@@ -65,6 +65,11 @@ type ModelCard struct {
 	MoEIntermediate int     `toml:"moe_intermediate"`
 	MTP             bool    `toml:"mtp"`
 	MaxContext      int     `toml:"max_context"`
+	// MaxModelLen is the context servers run the model with (servetune
+	// card --max-model-len), what the KV cache is planned for unless a
+	// max_model_len knob says otherwise; MaxContext stays the limit such
+	// a knob may not pass. 0: MaxContext.
+	MaxModelLen int `toml:"max_model_len,omitzero"`
 	// KVLayers and WindowLayers split the layers when some keep only the
 	// last SlidingWindow tokens (sliding-window or chunked attention);
 	// layers counted in neither are linear attention with a constant
@@ -211,6 +216,8 @@ func (m ModelCard) problem() (key, msg string) {
 		return "kv_layers", fmt.Sprintf("kv_layers + window_layers must be within 0..layers (%d)", m.Layers)
 	case m.WindowLayers > 0 && m.SlidingWindow <= 0:
 		return "sliding_window", "is required with window_layers"
+	case m.MaxModelLen < 0 || (m.MaxContext > 0 && m.MaxModelLen > m.MaxContext):
+		return "max_model_len", fmt.Sprintf("must be between 0 and max_context (%d)", m.MaxContext)
 	case m.WeightBits < 0 || m.WeightBits > 32:
 		return "weight_bits", "must be between 0 and 32"
 	case m.TokensPerChunk != 0 && !(m.TokensPerChunk >= 1 && m.TokensPerChunk <= 8):
