@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/urfave/cli/v2"
@@ -53,7 +54,7 @@ func (e *env) card(c *cli.Context) error {
 	if err != nil && name == "" {
 		// No _name_or_path: name the card after the model directory.
 		if _, serr := f.Seek(0, 0); serr == nil {
-			m, err = sim.CardFromHFConfig(filepath.Base(filepath.Dir(path)), f)
+			m, err = sim.CardFromHFConfig(defaultCardName(path), f)
 		}
 	}
 	if err != nil {
@@ -75,6 +76,20 @@ func (e *env) card(c *cli.Context) error {
 	}
 	_, err = e.stdout.Write(buf.Bytes())
 	return err
+}
+
+// defaultCardName names a card whose config has no _name_or_path: a
+// model directory's config.json after the directory, any other file
+// after itself (llama4.json → llama4, not the folder it was saved in).
+func defaultCardName(path string) string {
+	if base := filepath.Base(path); base != "config.json" {
+		return strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	dir := filepath.Dir(path)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs // ./config.json: the directory's own name, not "."
+	}
+	return filepath.Base(dir)
 }
 
 // longContext is where a config's context stops being what servers run
