@@ -212,3 +212,29 @@ values = [0, 32]
 		t.Errorf("show:\n%s", out)
 	}
 }
+
+// The cards are stored with the study: a resume whose space no longer
+// names them (and whose file is gone) runs on the stored ones, even for a
+// model only they know; a new study without them is still refused.
+func TestResumeOnStoredCards(t *testing.T) {
+	dir, spacePath := writeCardsStudy(t, acmeCard)
+	if code, _, errText := runCLI(t, dir, "run", spacePath); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, errText)
+	}
+	os.Remove(filepath.Join(dir, "cards", "acme.toml"))
+	src := strings.Replace(cardsSpace, "[target.sim]\ncards = \"cards/acme.toml\"\n", "", 1)
+	if err := os.WriteFile(spacePath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errText := runCLI(t, dir, "run", "--n-trials", "5", spacePath)
+	if code != 0 || !strings.Contains(errText, "simulating on the cards stored with the study") || !strings.Contains(out, "Study stored in") {
+		t.Fatalf("resume on the stored cards: exit %d\n%s\n%s", code, out, errText)
+	}
+	other := strings.Replace(src, `name = "cards"`, `name = "fresh"`, 1)
+	if err := os.WriteFile(spacePath, []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errText := runCLI(t, dir, "run", spacePath); code != 2 || !strings.Contains(errText, "target.model") {
+		t.Errorf("a new study without cards: exit %d, want 2 naming target.model\n%s", code, errText)
+	}
+}
