@@ -52,6 +52,7 @@ func (e *env) calibrateMeasurements(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	e.warnRefused(c.Context, runs, cards)
 	res, err := calib.Fit(c.Context, p)
 	if tf := (*calib.TooFewTrialsError)(nil); errors.As(err, &tf) {
 		return usagef("calibrate: %d runs, but %d factors are identifiable from them (%s): give at least %d runs; nothing was written",
@@ -138,7 +139,11 @@ func (e *env) newRun(m measure.Measurement, cards *sim.Cards) (measuredRun, erro
 	}
 	t := space.Target{Runner: "sim", Model: m.Model, GPU: m.GPU, GPUs: max(m.GPUs, 1), Engine: m.Engine,
 		Engines: map[string]space.EngineTarget{m.Engine: {Version: m.Version}}}
-	t.GPUs = max(t.GPUs, (&sim.Simulator{Cards: cards}).GPUs(cfg, t))
+	if m.GPUs <= 0 {
+		// What the config occupies (tp × dp, PD pools): the simulator's
+		// own count needs a target the config already fits.
+		t.GPUs = max(engines.GPUs(cfg, t), 1)
+	}
 	p := m.Profile
 	p.Name = cmpOr(p.Name, "measured")
 	return measuredRun{m: m, cfg: cfg, target: t, profile: p}, nil
@@ -221,6 +226,17 @@ func runFactors(runs []measuredRun, cards *sim.Cards) ([]calib.Factor, error) {
 		}
 	}
 	return out, nil
+}
+
+// warnRefused says why the simulator refuses a run on the starting
+// cards: the fit can only report it as refused.
+func (e *env) warnRefused(ctx context.Context, runs []measuredRun, cards *sim.Cards) {
+	r := objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards}))
+	for _, mr := range runs {
+		if _, err := r.Run(ctx, objective.Trial{Config: mr.cfg, Target: mr.target, Profiles: []bench.Profile{mr.profile}}); err != nil && ctx.Err() == nil {
+			e.log.Warn().Str("run", mr.m.Source).Str("config", mr.cfg.Summary()).Err(err).Msg("calibrate: the simulator refuses this run's config; it counts as refused")
+		}
+	}
 }
 
 // simulateRuns replays every run once, noiselessly; a run the simulator

@@ -12,8 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/engines/sim/calib/measure"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 )
@@ -131,5 +134,28 @@ func TestCalibrateMeasurementsRefuses(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("cards were written for a refused fit")
+	}
+}
+
+// Without "gpus" a run occupies what its config does: a tp=2 run is
+// simulated on two GPUs, not refused for want of them.
+func TestMeasuredRunTakesTheConfigsGPUs(t *testing.T) {
+	src := []byte(`{"engine": "vllm", "model": "Qwen/Qwen3-8B", "gpu": "H100", "config": {"tp": 2},
+ "result": {"completed": 4, "total_input_tokens": 40, "total_output_tokens": 4, "mean_ttft_ms": 9}}`)
+	ms, err := measure.Parse("r.json", src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{log: zerolog.Nop()}
+	r, err := e.newRun(ms[0], sim.DefaultCards())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.target.GPUs != 2 {
+		t.Errorf("target GPUs %d, want the config's 2", r.target.GPUs)
+	}
+	runner := objective.NewSimRunner()
+	if _, err := runner.Run(context.Background(), objective.Trial{Config: r.cfg, Target: r.target, Profiles: []bench.Profile{r.profile}}); err != nil {
+		t.Errorf("the simulator refuses the run: %v", err)
 	}
 }

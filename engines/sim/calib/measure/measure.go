@@ -208,7 +208,7 @@ func (w wrapper) readResult(m *Measurement, open func(string) ([]byte, error), a
 	if len(m.Values) == 0 {
 		return at(key, "no usable metric (want mean_ttft_ms, mean_tpot_ms, mean_itl_ms, mean_e2el_ms or throughput, finite and positive)")
 	}
-	if m.Profile.NumPrompts <= 0 || (m.Profile.InputLen <= 0 && m.Profile.Dataset == bench.DatasetRandom) {
+	if m.Profile.Count() <= 0 || (m.Profile.InputLen <= 0 && m.Profile.DatasetName() == bench.DatasetRandom) {
 		return at("profile", "the load is unknown: give \"profile\" (num_prompts, input_len, output_len, request_rate, max_concurrency), or a result with completed and token totals")
 	}
 	return nil
