@@ -55,8 +55,8 @@ func (e *env) calibrateMeasurements(c *cli.Context) error {
 	e.warnRefused(c.Context, runs, cards)
 	res, err := calib.Fit(c.Context, p)
 	if tf := (*calib.TooFewTrialsError)(nil); errors.As(err, &tf) {
-		return usagef("calibrate: %d runs, but %d factors are identifiable from them (%s): give at least %d runs; nothing was written",
-			tf.Trials, len(tf.Factors), strings.Join(tf.Factors, "; "), len(tf.Factors))
+		return usagef("calibrate: %d run%s, but %d factors are identifiable from them (%s): give at least %d runs; nothing was written",
+			tf.Trials, plural(tf.Trials), len(tf.Factors), strings.Join(tf.Factors, "; "), len(tf.Factors))
 	}
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
@@ -296,4 +296,11 @@ func refusedSuffix(n int) string {
 		return ""
 	}
 	return fmt.Sprintf("   (refused by the simulator: %d)", n)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -106,7 +106,7 @@ func TestCalibrateMeasurementsRefuses(t *testing.T) {
 	runs := measuredOn(t, dir, 1)
 	out := filepath.Join(dir, "fitted.toml")
 	code, _, stderr := runCLI(t, dir, "calibrate", "--measurements", runs, "--out", out)
-	if code != 2 || !strings.Contains(stderr, "calibrate: 1 runs, but 2 factors are identifiable from them") || !strings.Contains(stderr, "give at least 2 runs") {
+	if code != 2 || !strings.Contains(stderr, "calibrate: 1 run, but 2 factors are identifiable from them") || !strings.Contains(stderr, "give at least 2 runs") {
 		t.Errorf("one run: exit %d, want 2 and the runs it needs\n%s", code, stderr)
 	}
 	bad := filepath.Join(dir, "bad.json")
