@@ -48,6 +48,12 @@ func applyWorkload(c *cli.Context, p *bench.Profile) error {
 			}
 		}
 	}
+	return applyStages(c, p)
+}
+
+// applyStages sets --stages, which replaces --num-prompts and
+// --request-rate.
+func applyStages(c *cli.Context, p *bench.Profile) error {
 	if !c.IsSet("stages") {
 		return nil
 	}
