@@ -10,6 +10,8 @@
 // A Profile says what to send; Profile.Plan materialises it into a Plan
 // (one PlannedRequest per prompt, with its arrival offset); Run sends a plan
 // to a server and returns a Result whose Metrics are Summarize(Records).
+// A multi-turn round (PlannedRequest.After) is held until the round it
+// continues has finished (session.go), as the simulator holds it.
 // Because metrics are derived only from records, a saved records JSONL
 // (WriteRecords / ReadRecords) recomputes a result without re-running, and
 // the simulator, which fabricates records, shares every definition.

@@ -14,7 +14,7 @@ import (
 func TestRunRequestsPacing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := time.Second
-		reqs := []PlannedRequest{{Index: 0, Arrival: 0}, {Index: 1, Arrival: s}, {Index: 2, Arrival: s}, {Index: 3, Arrival: 5 * s}}
+		reqs := []PlannedRequest{{Index: 0, Arrival: 0, After: -1}, {Index: 1, Arrival: s, After: -1}, {Index: 2, Arrival: s, After: -1}, {Index: 3, Arrival: 5 * s, After: -1}}
 		start := time.Now()
 		var mu sync.Mutex
 		inFlight, peak := 0, 0
@@ -53,7 +53,7 @@ func TestRunRequestsCancel(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		reqs := Plan{}.Requests
 		for i, a := range Arrivals(100, 10, 1, 1) {
-			reqs = append(reqs, PlannedRequest{Index: i, Arrival: a})
+			reqs = append(reqs, PlannedRequest{Index: i, Arrival: a, After: -1})
 		}
 		time.AfterFunc(2*time.Second, cancel)
 		sent := 0

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/servetune/servetune/space/suggest"
 )
 
 // Profile is one benchmark workload: which prompts, how many, and how fast
@@ -189,10 +191,10 @@ func (p Profile) Problems() []Problem {
 		bad("max_duration", "must be >= 0, not %v", p.MaxDuration)
 	}
 	if e := p.EndpointName(); e != EndpointCompletions && e != EndpointChat {
-		bad("endpoint", "must be completions or chat, not %q", p.Endpoint)
+		bad("endpoint", "must be completions or chat, not %q%s", p.Endpoint, suggest.Hint(p.Endpoint, []string{EndpointCompletions, EndpointChat}))
 	}
 	if k := p.Kind; k != "" && k != KindLoad && k != KindQuality {
-		bad("kind", "must be load or quality, not %q", k)
+		bad("kind", "must be load or quality, not %q%s", k, suggest.Hint(k, []string{KindLoad, KindQuality}))
 	}
 	if p.Kind == KindQuality && p.SearchRate != nil {
 		bad("search_rate", "does not apply to a quality profile")
@@ -232,6 +234,7 @@ func (p Profile) datasetProblems(bad func(key, format string, a ...any)) {
 			bad("input_len", "output_len and prefix_len are not used by shared_prefix (set its table's lengths)")
 		}
 	default:
-		bad("dataset", "must be random, sharegpt, jsonl or shared_prefix, not %q", p.Dataset)
+		bad("dataset", "must be random, sharegpt, jsonl or shared_prefix, not %q%s", p.Dataset,
+			suggest.Hint(p.Dataset, []string{DatasetRandom, DatasetShareGPT, DatasetJSONL, DatasetSharedPrefix}))
 	}
 }

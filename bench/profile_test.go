@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -90,5 +91,23 @@ func TestProfileSLOAndRateSearchProblems(t *testing.T) {
 				t.Errorf("problems at %v, want %v", keys, tc.keys)
 			}
 		})
+	}
+}
+
+// A misspelt choice is named with the choice it is closest to.
+func TestProfileChoicesSuggest(t *testing.T) {
+	sp := &SharedPrefix{Groups: 1, UsersPerGroup: 1, QuestionLen: 1, OutputLen: 1, Overflow: "truncat"}
+	for _, c := range []struct {
+		p    Profile
+		want string
+	}{
+		{Profile{Dataset: "shared-prefix", NumPrompts: 1}, `dataset must be random, sharegpt, jsonl or shared_prefix, not "shared-prefix"; did you mean "shared_prefix"?`},
+		{Profile{Dataset: DatasetSharedPrefix, SharedPrefix: sp, NumPrompts: 1}, `not "truncat"; did you mean "truncate"?`},
+		{Profile{InputLen: 1, OutputLen: 1, NumPrompts: 1, Endpoint: "caht"}, `not "caht"; did you mean "chat"?`},
+		{Profile{InputLen: 1, OutputLen: 1, NumPrompts: 1, Kind: "quallity"}, `not "quallity"; did you mean "quality"?`},
+	} {
+		if err := c.p.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Validate = %v, want %q", err, c.want)
+		}
 	}
 }

@@ -78,31 +78,71 @@ func WriteText(w io.Writer, m Metrics, opt TextOptions) error {
 		// Seed 002 pads this section one column further and centres its
 		// title off by one; kept as is so the block matches byte for byte.
 		b.WriteString("----------------------Latency---------------------\n")
-		lat := func(label string, ms float64) { fmt.Fprintf(&b, "%-41s %s\n", label, f2(ms/1000)) }
+		lat := func(label string, ms float64) {
+			v := f2(ms / 1000)
+			if m.E2EL.N == 0 {
+				v = "n/a"
+			}
+			fmt.Fprintf(&b, "%-41s %s\n", label, v)
+		}
 		lat("Mean Latency(s):", m.E2EL.Mean)
 		lat("Median Latency(s):", m.E2EL.Median)
 		for _, p := range pcts {
-			if v, ok := m.E2EL.Percentiles[PercentileKey(p)]; ok {
+			if v, ok := m.E2EL.Percentiles[PercentileKey(p)]; ok || m.E2EL.N == 0 {
 				lat("P"+percentWord(p)+" Latency(s):", v)
 			}
 		}
 	}
 	section := func(title, name string, d Dist) {
 		b.WriteString(center(title, '-'))
-		row("Mean "+name+" (ms):", f2(d.Mean))
-		row("Median "+name+" (ms):", f2(d.Median))
-		for _, p := range pcts {
-			if v, ok := d.Percentiles[PercentileKey(p)]; ok {
-				row("P"+percentWord(p)+" "+name+" (ms):", f2(v))
-			}
-		}
+		writeDist(&b, name, d, pcts)
 	}
 	section("Time to First Token", "TTFT", m.TTFT)
 	section("Time per Output Token (excl. 1st token)", "TPOT", m.TPOT)
 	section("Inter-token Latency", "ITL", m.ITL)
 	b.WriteString(strings.Repeat("=", textWidth) + "\n")
+	writeStages(&b, m.Stages, pcts)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeDist is a distribution's mean, median and percentiles in ms; one
+// without samples is undefined, printed n/a rather than a made-up 0.
+func writeDist(b *strings.Builder, name string, d Dist, pcts []float64) {
+	v := func(x float64) string {
+		if d.N == 0 {
+			return "n/a"
+		}
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	fmt.Fprintf(b, "%-40s %s\n", "Mean "+name+" (ms):", v(d.Mean))
+	fmt.Fprintf(b, "%-40s %s\n", "Median "+name+" (ms):", v(d.Median))
+	for _, p := range pcts {
+		if x, ok := d.Percentiles[PercentileKey(p)]; ok || d.N == 0 {
+			fmt.Fprintf(b, "%-40s %s\n", "P"+percentWord(p)+" "+name+" (ms):", v(x))
+		}
+	}
+}
+
+// writeStages adds each stage of a multi-stage run after the overall
+// block: its requests, throughput and latencies over its own span.
+func writeStages(b *strings.Builder, stages []Metrics, pcts []float64) {
+	for i, st := range stages {
+		b.WriteString(center(fmt.Sprintf(" Stage %d ", i), '-'))
+		fmt.Fprintf(b, "%-40s %d\n", "Successful requests:", st.Completed)
+		if st.Failed > 0 {
+			fmt.Fprintf(b, "%-40s %d\n", "Failed requests:", st.Failed)
+		}
+		fmt.Fprintf(b, "%-40s %.2f\n", "Stage duration (s):", st.DurationS)
+		fmt.Fprintf(b, "%-40s %.2f\n", "Request throughput (req/s):", st.RequestThroughput)
+		fmt.Fprintf(b, "%-40s %.2f\n", "Output token throughput (tok/s):", st.OutputThroughput)
+		writeDist(b, "TTFT", st.TTFT, pcts)
+		writeDist(b, "ITL", st.ITL, pcts)
+		writeDist(b, "E2EL", st.E2EL, pcts)
+	}
+	if len(stages) > 0 {
+		b.WriteString(strings.Repeat("=", textWidth) + "\n")
+	}
 }
 
 // center is Python's "{:c^50}" (extra padding goes right).

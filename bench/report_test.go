@@ -73,7 +73,9 @@ func seedMetrics(t *testing.T, text string) (Metrics, []float64) {
 	return m, pcts
 }
 
-func newDist() Dist { return Dist{Percentiles: map[string]float64{}} }
+// newDist is a parsed seed distribution: it has samples (N > 0), so
+// its values are printed, not n/a.
+func newDist() Dist { return Dist{N: 1, Percentiles: map[string]float64{}} }
 
 func TestWriteTextReproducesSeeds(t *testing.T) {
 	cases := []struct {

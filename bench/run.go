@@ -229,11 +229,14 @@ func deadline(a, b time.Duration) time.Duration {
 // the calling goroutine. As in vllm bench, a request becomes due on the
 // schedule and then waits for a free slot; slots go to requests in plan
 // order (vllm's asyncio semaphore is FIFO too), and Record.Start is when the
-// request is actually sent. Requests not yet sent when ctx ends are
+// request is actually sent. A multi-turn round takes its slot when due
+// and is sent once the round it continues has finished (sessions), as
+// the simulator holds it. Requests not yet sent when ctx ends are
 // dropped; runRequests returns when every sent request has finished.
 func runRequests(ctx context.Context, reqs []PlannedRequest, limit int, start time.Time,
 	send func(context.Context, *PlannedRequest) Record, done func(Record)) {
 	results := make(chan Record, 256)
+	held := newSessions(reqs)
 	var sem chan struct{}
 	if limit > 0 {
 		sem = make(chan struct{}, limit)
@@ -266,11 +269,20 @@ func runRequests(ctx context.Context, reqs []PlannedRequest, limit int, start ti
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rec := send(ctx, r)
+				var rec Record
+				sent := held.wait(ctx, reqs, i) // stopped while held: never sent, no record
+				if sent {
+					rec = send(ctx, r)
+				}
+				// The slot and the next round go free when the client has
+				// the reply, not when done has read the record.
 				if sem != nil {
 					<-sem
 				}
-				results <- rec
+				held.done(i)
+				if sent {
+					results <- rec
+				}
 			}()
 		}
 	}()

@@ -1,6 +1,10 @@
 package bench
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/servetune/servetune/space/suggest"
+)
 
 // SharedPrefix is inference-perf's `shared_prefix` dataset: Groups system
 // prompts, each shared by UsersPerGroup users who each ask their own
@@ -54,7 +58,7 @@ func (sp *SharedPrefix) problems(bad func(key, format string, a ...any)) {
 		bad("shared_prefix.system_prompt_len", "must be >= 0, not %d", sp.SystemPromptLen)
 	}
 	if o := sp.Overflow; o != "" && o != OverflowRestart && o != OverflowTruncate {
-		bad("shared_prefix.overflow", "must be restart or truncate, not %q", o)
+		bad("shared_prefix.overflow", "must be restart or truncate, not %q%s", o, suggest.Hint(o, []string{OverflowRestart, OverflowTruncate}))
 	}
 	if sp.MaxModelLen < 0 {
 		bad("shared_prefix.max_model_len", "must be >= 0 (0 = no bound), not %d", sp.MaxModelLen)

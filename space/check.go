@@ -42,6 +42,9 @@ func (s *Space) Outside(c Config) []Problem {
 		}
 		p, declared := s.Param(k)
 		switch {
+		case declared && !p.Contains(v) && p.Kind == Categorical:
+			// "outside [4096, 16384]" would read as a range holding 8192.
+			out = append(out, Problem{Key: k, Msg: fmt.Sprintf("%s is not one of the knob's values %s", describe(v), p.Domain())})
 		case declared && !p.Contains(v):
 			out = append(out, Problem{Key: k, Msg: fmt.Sprintf("%s is outside the knob's domain %s", describe(v), p.Domain())})
 		case !declared && k == "engine" && s.Target.Engine != "" && FormatValue(v) != s.Target.Engine:

@@ -64,7 +64,7 @@ func TestCheckConfig(t *testing.T) {
 		{"empty: every knob takes the engine default", Config{}, nil},
 		{"default is never outside", Config{"mem_fraction": Default}, nil},
 		{"off the step", Config{"mem_fraction": 0.87}, []string{"mem_fraction: 0.87 is outside the knob's domain 0.7..0.95 step 0.05"}},
-		{"not a listed value", Config{"tp": int64(4)}, []string{"tp: 4 is outside the knob's domain [8]"}},
+		{"not a listed value", Config{"tp": int64(4)}, []string{"tp: 4 is not one of the knob's values [8]"}},
 		{"illegal, reported once", Config{"tp": int64(-8)}, []string{"tp: tp must be an integer >= 1"}},
 		{"NaN", Config{"mem_fraction": math.NaN()}, []string{"mem_fraction: NaN is not a finite number"}},
 		{"undeclared knob: legality only", Config{"num_thread": int64(0), "attention_backend": "fa3"}, []string{"num_thread: num_thread must be"}},

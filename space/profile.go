@@ -9,6 +9,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/space/suggest"
 )
 
 func (d *decoder) profiles(m map[string]any) []bench.Profile {
@@ -71,7 +72,7 @@ func (d *decoder) customProfile(custom map[string]any, name string) (bench.Profi
 		return bench.Profile{}, false
 	}
 	for _, k := range md.Undecoded() {
-		d.fail(join(path, k.String()), "unknown profile field")
+		d.fail(join(path, k.String()), "unknown profile field%s", suggest.Hint(k[len(k)-1], profileFields()))
 	}
 	p.Name = name
 	if p.Dataset == "" {
@@ -117,4 +118,19 @@ func isProfileField(sub map[string]any, word string) bool {
 		}
 	}
 	return false
+}
+
+// profileFields are the keys a custom profile and its tables take, for
+// did-you-mean: the toml tags of bench's profile types.
+func profileFields() []string {
+	var out []string
+	for _, t := range []reflect.Type{reflect.TypeFor[bench.Profile](), reflect.TypeFor[bench.SharedPrefix](),
+		reflect.TypeFor[bench.Stage](), reflect.TypeFor[bench.SLO](), reflect.TypeFor[bench.RateSearch]()} {
+		for f := range t.Fields() {
+			if name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); name != "" && name != "-" {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
 }

@@ -79,7 +79,7 @@ func TestSamplerHookGetsNameAndObjectives(t *testing.T) {
 func TestCheckTargetProblemsDoNotHideTheRest(t *testing.T) {
 	src := strings.Replace(minimalHead, `gpu = "H100"`, `gpu = "H900"`, 1) + minimalTail + "[baseline]\nmax_running = 4\n"
 	_, err := Parse(context.Background(), "x.toml", src, testOptions())
-	for _, want := range []string{`x.toml:5: target.gpu: the simulator has no GPU card "H900"`, "baseline.max_running: 4 is outside"} {
+	for _, want := range []string{`x.toml:5: target.gpu: the simulator has no GPU card "H900"`, "baseline.max_running: 4 is not one of the knob's values [8, 16]"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse = %v, want %q", err, want)
 		}

@@ -30,18 +30,18 @@ func benchCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "bench",
 		Usage:     "benchmark a running OpenAI-compatible server (vllm bench serve metrics)",
-		UsageText: "servetune bench --base-url URL --model NAME [--profile NAME | --dataset random|sharegpt|jsonl ...] [--json FILE]",
+		UsageText: "servetune bench --base-url URL --model NAME [--profile NAME | --dataset random|sharegpt|jsonl|shared_prefix ...] [--stages RATE:DURATION,...] [--json FILE]",
 		Description: "Sends a profile's requests (streaming /v1/completions or /v1/chat/completions) and prints the\n" +
 			"\"Serving Benchmark Result\" block. Built-in profiles: " + strings.Join(bench.BuiltinNames(), ", ") + ".\n" +
 			"Flags given with --profile override that profile's fields. --json FILE writes every metric to FILE and\n" +
 			"the per-request records to FILE's name with .records.jsonl; --from-records recomputes from such a file.\n" +
 			"Exit codes: 0 ok, 1 no request succeeded, 2 bad flags or dataset, 130 interrupted.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "base-url", Usage: "server root, e.g. http://127.0.0.1:8000"},
 			&cli.StringFlag{Name: "model", Usage: "model name sent in each request"},
 			&cli.StringFlag{Name: "endpoint", Value: bench.EndpointCompletions, Usage: "completions | chat"},
 			&cli.StringFlag{Name: "profile", Usage: "built-in profile name"},
-			&cli.StringFlag{Name: "dataset", Value: bench.DatasetRandom, Usage: "random | sharegpt | jsonl"},
+			&cli.StringFlag{Name: "dataset", Value: bench.DatasetRandom, Usage: "random | sharegpt | jsonl | shared_prefix (inference-perf's: --num-unique-system-prompts ...)"},
 			&cli.StringFlag{Name: "dataset-path", Usage: "ShareGPT JSON or JSONL file (sharegpt without a file uses the built-in synthetic lengths)"},
 			&cli.IntFlag{Name: "input-len", Value: 1024, Usage: "random: prompt tokens"},
 			&cli.IntFlag{Name: "output-len", Value: 128, Usage: "random: max_tokens; sharegpt: overrides the reply length"},
@@ -66,7 +66,7 @@ func benchCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "format", Value: string(bench.LayoutFull), Usage: "result block layout: full | vllm"},
 			&cli.StringFlag{Name: "json", Usage: "write metrics JSON here and records JSONL beside it"},
 			&cli.StringFlag{Name: "from-records", Usage: "recompute metrics from a records JSONL instead of sending requests"},
-		},
+		}, sharedPrefixFlags()...),
 		Action: func(c *cli.Context) error {
 			opts, err := benchOptionsFrom(c)
 			if err != nil {
@@ -162,10 +162,10 @@ func profileFrom(c *cli.Context) (bench.Profile, error) {
 	if p.DatasetName() == bench.DatasetRandom && p.DatasetPath != "" {
 		return p, usagef("--dataset-path needs --dataset sharegpt or jsonl")
 	}
-	if err := p.Validate(); err != nil {
-		return p, usagef("%w", err)
+	if err := applyWorkload(c, &p); err != nil {
+		return p, err
 	}
-	return p, nil
+	return p, profileProblems(p)
 }
 
 func parsePercentiles(s string) ([]float64, error) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -18,6 +19,7 @@ import (
 	"github.com/servetune/servetune/engines/sim/calib/measure"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/space/suggest"
 )
 
 // maxLeaveOneOut bounds the folds: each refits every factor.
@@ -50,7 +52,12 @@ func (e *env) calibrateMeasurements(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	e.warnRefused(c.Context, runs, cards)
 	res, err := calib.Fit(c.Context, p)
+	if tf := (*calib.TooFewTrialsError)(nil); errors.As(err, &tf) {
+		return usagef("calibrate: %d run%s, but %d factors are identifiable from them (%s): give at least %d runs; nothing was written",
+			tf.Trials, plural(tf.Trials), len(tf.Factors), strings.Join(tf.Factors, "; "), len(tf.Factors))
+	}
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
@@ -90,7 +97,7 @@ func (e *env) loadRuns(files []string, cards *sim.Cards) ([]measuredRun, error) 
 		for _, m := range ms {
 			r, err := e.newRun(m, cards)
 			if err != nil {
-				return nil, usagef("%s: %v", m.Source, err)
+				return nil, usageError{err}
 			}
 			runs = append(runs, r)
 		}
@@ -104,13 +111,13 @@ func (e *env) newRun(m measure.Measurement, cards *sim.Cards) (measuredRun, erro
 		v, err = engines.Latest(), nil
 	}
 	if err != nil {
-		return measuredRun{}, fmt.Errorf("version: %w", err)
+		return measuredRun{}, m.Errorf("version", "%v", err)
 	}
 	cfg := space.Config{}
 	if len(m.Command) > 0 {
 		parsed, err := engines.ParseArgs(m.Engine, m.Command, v)
 		if err != nil {
-			return measuredRun{}, fmt.Errorf("command: %w", err)
+			return measuredRun{}, m.Errorf("command", "%v", err)
 		}
 		if len(parsed.Extra) > 0 {
 			e.log.Warn().Str("run", m.Source).Strs("args", parsed.Extra).Msg("calibrate: arguments outside the knob table are not simulated")
@@ -119,23 +126,36 @@ func (e *env) newRun(m measure.Measurement, cards *sim.Cards) (measuredRun, erro
 	}
 	for k, val := range m.Config {
 		if !engines.Supports(m.Engine, k) {
-			return measuredRun{}, fmt.Errorf("config.%s: engine %s has no such knob", k, m.Engine)
+			return measuredRun{}, m.Errorf("config."+k, "engine %s has no such knob%s", m.Engine, knobHint(m.Engine, k))
 		}
 		cfg[k] = val
 	}
 	cfg["engine"] = m.Engine
 	if _, err := cards.GPU(m.GPU); err != nil {
-		return measuredRun{}, fmt.Errorf("gpu: %v", err)
+		return measuredRun{}, m.Errorf("gpu", "%v", err)
 	}
 	if _, err := cards.Model(m.Model); err != nil {
-		return measuredRun{}, fmt.Errorf("model: %v; `servetune card` builds one from config.json for --cards", err)
+		return measuredRun{}, m.Errorf("model", "%v; `servetune card` builds one from config.json for --cards", err)
 	}
 	t := space.Target{Runner: "sim", Model: m.Model, GPU: m.GPU, GPUs: max(m.GPUs, 1), Engine: m.Engine,
 		Engines: map[string]space.EngineTarget{m.Engine: {Version: m.Version}}}
-	t.GPUs = max(t.GPUs, (&sim.Simulator{Cards: cards}).GPUs(cfg, t))
+	if m.GPUs <= 0 {
+		// What the config occupies (tp × dp, PD pools): the simulator's
+		// own count needs a target the config already fits.
+		t.GPUs = max(engines.GPUs(cfg, t), 1)
+	}
 	p := m.Profile
 	p.Name = cmpOr(p.Name, "measured")
 	return measuredRun{m: m, cfg: cfg, target: t, profile: p}, nil
+}
+
+// knobHint is "; did you mean ..." for a knob the engine lacks.
+func knobHint(engine, knob string) string {
+	e, ok := engines.Lookup(engine, space.Target{})
+	if !ok {
+		return ""
+	}
+	return suggest.Hint(knob, e.Knobs())
 }
 
 func cmpOr(a, b string) string {
@@ -208,6 +228,17 @@ func runFactors(runs []measuredRun, cards *sim.Cards) ([]calib.Factor, error) {
 	return out, nil
 }
 
+// warnRefused says why the simulator refuses a run on the starting
+// cards: the fit can only report it as refused.
+func (e *env) warnRefused(ctx context.Context, runs []measuredRun, cards *sim.Cards) {
+	r := objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards}))
+	for _, mr := range runs {
+		if _, err := r.Run(ctx, objective.Trial{Config: mr.cfg, Target: mr.target, Profiles: []bench.Profile{mr.profile}}); err != nil && ctx.Err() == nil {
+			e.log.Warn().Str("run", mr.m.Source).Str("config", mr.cfg.Summary()).Err(err).Msg("calibrate: the simulator refuses this run's config; it counts as refused")
+		}
+	}
+}
+
 // simulateRuns replays every run once, noiselessly; a run the simulator
 // refuses has no metrics.
 func simulateRuns(ctx context.Context, runs []measuredRun, cards *sim.Cards) ([]map[string]map[string]float64, error) {
@@ -265,4 +296,11 @@ func refusedSuffix(n int) string {
 		return ""
 	}
 	return fmt.Sprintf("   (refused by the simulator: %d)", n)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -12,8 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/engines/sim/calib/measure"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 )
@@ -103,14 +106,26 @@ func TestCalibrateMeasurementsRefuses(t *testing.T) {
 	runs := measuredOn(t, dir, 1)
 	out := filepath.Join(dir, "fitted.toml")
 	code, _, stderr := runCLI(t, dir, "calibrate", "--measurements", runs, "--out", out)
-	if code == 0 || !strings.Contains(stderr, "complete trials") {
-		t.Errorf("one run: exit %d\n%s", code, stderr)
+	if code != 2 || !strings.Contains(stderr, "calibrate: 1 run, but 2 factors are identifiable from them") || !strings.Contains(stderr, "give at least 2 runs") {
+		t.Errorf("one run: exit %d, want 2 and the runs it needs\n%s", code, stderr)
 	}
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"engine": "vllm", "model": "Qwen/Qwen3-8B", "gpu": "H100", "config": {"max_runing": 8}, "result": {"completed": 4, "total_input_tokens": 40, "total_output_tokens": 4, "mean_ttft_ms": 9}}`), 0o644)
 	code, _, stderr = runCLI(t, dir, "calibrate", "--measurements", bad, "--out", out)
-	if code != 2 || !strings.Contains(stderr, "bad.json: config.max_runing: engine vllm has no such knob") {
+	if code != 2 || !strings.Contains(stderr, `bad.json:1: config.max_runing: engine vllm has no such knob; did you mean "max_running"?`) {
 		t.Errorf("unknown knob: exit %d\n%s", code, stderr)
+	}
+	// In an array of runs, the line is the run's own.
+	os.WriteFile(bad, []byte("[{\"engine\": \"vllm\", \"model\": \"Qwen/Qwen3-8B\", \"gpu\": \"H100\", \"result\": {\"completed\": 4, \"total_input_tokens\": 40, \"total_output_tokens\": 4, \"mean_ttft_ms\": 9}},\n"+
+		"{\"engine\": \"vllm\", \"model\": \"Qwen/Qwen3-8B\",\n \"gpu\": \"H10\", \"result\": {\"completed\": 4, \"total_input_tokens\": 40, \"total_output_tokens\": 4, \"mean_ttft_ms\": 9}}]"), 0o644)
+	code, _, stderr = runCLI(t, dir, "calibrate", "--measurements", bad, "--out", out)
+	if code != 2 || !strings.Contains(stderr, `bad.json:3: [1].gpu: sim: no GPU card "H10"; did you mean "H100"?`) {
+		t.Errorf("unknown GPU in the second run: exit %d\n%s", code, stderr)
+	}
+	os.WriteFile(bad, []byte(`{"engine": "vllm", "modle": "Qwen/Qwen3-8B", "gpu": "H100"}`), 0o644)
+	code, _, stderr = runCLI(t, dir, "calibrate", "--measurements", bad, "--out", out)
+	if code != 2 || !strings.Contains(stderr, `bad.json:1: modle: unknown key; did you mean "model"?`) {
+		t.Errorf("misspelt key: exit %d\n%s", code, stderr)
 	}
 	os.WriteFile(bad, []byte(`{"engine": "vllm", "model": "acme/unknown", "gpu": "H100", "result": {"completed": 4, "total_input_tokens": 40, "total_output_tokens": 4, "mean_ttft_ms": 9}}`), 0o644)
 	code, _, stderr = runCLI(t, dir, "calibrate", "--measurements", bad, "--out", out)
@@ -119,5 +134,28 @@ func TestCalibrateMeasurementsRefuses(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("cards were written for a refused fit")
+	}
+}
+
+// Without "gpus" a run occupies what its config does: a tp=2 run is
+// simulated on two GPUs, not refused for want of them.
+func TestMeasuredRunTakesTheConfigsGPUs(t *testing.T) {
+	src := []byte(`{"engine": "vllm", "model": "Qwen/Qwen3-8B", "gpu": "H100", "config": {"tp": 2},
+ "result": {"completed": 4, "total_input_tokens": 40, "total_output_tokens": 4, "mean_ttft_ms": 9}}`)
+	ms, err := measure.Parse("r.json", src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{log: zerolog.Nop()}
+	r, err := e.newRun(ms[0], sim.DefaultCards())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.target.GPUs != 2 {
+		t.Errorf("target GPUs %d, want the config's 2", r.target.GPUs)
+	}
+	runner := objective.NewSimRunner()
+	if _, err := runner.Run(context.Background(), objective.Trial{Config: r.cfg, Target: r.target, Profiles: []bench.Profile{r.profile}}); err != nil {
+		t.Errorf("the simulator refuses the run: %v", err)
 	}
 }

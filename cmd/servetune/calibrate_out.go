@@ -69,7 +69,7 @@ func printCalibration(w io.Writer, res *calib.Result, n int, what string) {
 		fmt.Fprintf(w, "  %-44s ×%.3f\n", f.Name, f.Scale)
 	}
 	if len(res.Fixed) > 0 {
-		fmt.Fprintf(w, "not identifiable from these trials, kept: %s\n", strings.Join(res.Fixed, "; "))
+		fmt.Fprintf(w, "not identifiable from these %s, kept: %s\n", what, strings.Join(res.Fixed, "; "))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/urfave/cli/v2"
@@ -53,7 +54,7 @@ func (e *env) card(c *cli.Context) error {
 	if err != nil && name == "" {
 		// No _name_or_path: name the card after the model directory.
 		if _, serr := f.Seek(0, 0); serr == nil {
-			m, err = sim.CardFromHFConfig(filepath.Base(filepath.Dir(path)), f)
+			m, err = sim.CardFromHFConfig(defaultCardName(path), f)
 		}
 	}
 	if err != nil {
@@ -77,11 +78,27 @@ func (e *env) card(c *cli.Context) error {
 	return err
 }
 
+// defaultCardName names a card whose config has no _name_or_path: a
+// model directory's config.json after the directory, any other file
+// after itself (llama4.json → llama4, not the folder it was saved in).
+func defaultCardName(path string) string {
+	if base := filepath.Base(path); base != "config.json" {
+		return strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	dir := filepath.Dir(path)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs // ./config.json: the directory's own name, not "."
+	}
+	return filepath.Base(dir)
+}
+
 // longContext is where a config's context stops being what servers run
 // with: Llama-4 Scout declares 10M tokens, no KV cache holds that.
 const longContext = 1 << 20
 
-// cardContext applies --max-model-len; without it a context past
+// cardContext applies --max-model-len as the card's max_model_len (the
+// planned context; max_context stays the config's, the limit of a
+// max_model_len knob); without it a context past
 // longContext gets a note, since the simulated vLLM would refuse to
 // start (its KV cache cannot hold one such request).
 func (e *env) cardContext(m *sim.ModelCard, maxLen int) error {
@@ -91,7 +108,7 @@ func (e *env) cardContext(m *sim.ModelCard, maxLen int) error {
 	case maxLen > m.MaxContext && m.MaxContext > 0:
 		return usagef("--max-model-len %d is more than the config's max_position_embeddings (%d); servers refuse it", maxLen, m.MaxContext)
 	case maxLen > 0:
-		m.MaxContext = maxLen
+		m.MaxModelLen = maxLen
 	case m.MaxContext > longContext:
 		fmt.Fprintf(e.stderr, "card: %s declares a %d-token context; the KV plan is sized for it. Pass --max-model-len (or set the max_model_len knob) to what the server runs with.\n", m.Name, m.MaxContext)
 	}

@@ -75,7 +75,7 @@ func TestCardQuantisedMoEAndMaxModelLen(t *testing.T) {
 	if code != 0 || errText != "" {
 		t.Fatalf("exit %d: %s", code, errText)
 	}
-	for _, want := range []string{`weight_dtype = "fp8"`, "max_context = 131072", "kv_layers = 12", "window_layers = 36", "sliding_window = 8192"} {
+	for _, want := range []string{`weight_dtype = "fp8"`, "max_context = 10485760", "max_model_len = 131072", "kv_layers = 12", "window_layers = 36", "sliding_window = 8192"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("card lacks %q:\n%s", want, out)
 		}
@@ -94,8 +94,32 @@ func TestCardQuantisedMoEAndMaxModelLen(t *testing.T) {
 	if _, _, err := sm.Evaluate(context.Background(), space.Config{"engine": "vllm", "tp": int64(2)}, space.Target{Model: "scout", GPU: "H100", GPUs: 2}, p, 1); err != nil {
 		t.Errorf("Scout FP8 at 128k on 2×H100: %v", err)
 	}
+	// The card's max_model_len is what the server runs with, not the
+	// model's limit: a max_model_len knob may still ask for more.
+	long := space.Config{"engine": "vllm", "tp": int64(2), "max_model_len": int64(262144)}
+	if _, _, err := sm.Evaluate(context.Background(), long, space.Target{Model: "scout", GPU: "H100", GPUs: 2}, p, 1); err != nil {
+		t.Errorf("max_model_len 262144 over a card planned for 131072 (the model takes 10M): %v", err)
+	}
 	code, _, errText = runCLI(t, dir, "card", cfg, "--max-model-len", "20000000")
 	if code != 2 || !strings.Contains(errText, "max_position_embeddings") {
 		t.Errorf("too long: exit %d %s", code, errText)
+	}
+}
+
+// Without _name_or_path a card is named after the model directory, or
+// after the file when it is not a config.json.
+func TestDefaultCardName(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"/models/Qwen3-8B/config.json": "Qwen3-8B",
+		"/tmp/dl/llama4-scout.json":    "llama4-scout",
+		"config.json":                  filepath.Base(wd),
+	} {
+		if got := defaultCardName(path); got != want {
+			t.Errorf("defaultCardName(%q) = %q, want %q", path, got, want)
+		}
 	}
 }

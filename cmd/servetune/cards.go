@@ -128,3 +128,40 @@ func (e *env) cardsDrift(sp *space.Space, stored string, now *sim.Cards) error {
 	return usageError{fmt.Errorf("study %s: %w (%s): its trials would not be comparable. Restore the cards, start a new study (another name or --fresh), or set [study] on_drift = \"warn\"",
 		sp.Study.Name, errCardsChanged, sp.Target.Sim.Cards)}
 }
+
+// withStoredCards loads a space whose model or GPU only its study's
+// stored cards know — a resume after the cards file was dropped from
+// [target.sim] — on those cards, as studyCards would simulate on them
+// once the study is open. Any other failure, a new study, shared
+// storage or a space that still names a cards file keeps loadErr.
+func withStoredCards(c *cli.Context, opt space.Options, loadErr error) (*space.Space, error) {
+	bare := opt
+	bare.CheckTarget = nil
+	sp, err := space.Load(c.Context, c.Args().First(), bare)
+	if err != nil || sp.Target.Sim.Cards != "" || studies.IsPostgres(sp.Study.Storage) {
+		return nil, loadErr
+	}
+	d := studies.DirFor(c.String("dir"), sp)
+	if !d.Exists() {
+		return nil, loadErr
+	}
+	store, err := d.OpenReadOnly(c.Context)
+	if err != nil {
+		return nil, loadErr
+	}
+	stored, err := store.Cards(c.Context)
+	store.Close()
+	if err != nil || stored == "" {
+		return nil, loadErr
+	}
+	withCards := studies.SpaceOptions(func(t space.Target) (*sim.Cards, error) {
+		t.Sim.CardsSource = stored
+		return targetCards(t)
+	}, c.StringSlice("engines")...)
+	withCards.NodesGiven = opt.NodesGiven
+	if sp, err = loadSpaceWith(c.Context, c.Args().First(), withCards); err != nil {
+		return nil, loadErr
+	}
+	sp.Target.Sim.CardsSource = stored
+	return sp, nil
+}

@@ -134,9 +134,10 @@ func TestCardsFlag(t *testing.T) {
 // A bad cards file is bad input: exit 2, file:line:key, nothing written.
 func TestBadCardsFile(t *testing.T) {
 	cases := []struct{ card, want string }{
-		{strings.Replace(acmeCard, "layers = 32", "layerz = 32", 1), "acme.toml:8: model[0].layerz: unknown key (known: "},
+		{strings.Replace(acmeCard, "layers = 32", "layerz = 32", 1), "acme.toml:8: model[0].layerz: unknown key; did you mean \"layers\"? (known: "},
 		{strings.Replace(acmeCard, "hidden = 4096", "hidden = 0", 1), "acme.toml:9: model[0].hidden: is required and must be positive"},
 		{strings.Replace(acmeCard, "layers = 32", `layers = "32"`, 1), "acme.toml:8: model[0].layers: incompatible types"},
+		{acmeCard + "max_model_len = 65536\n", "acme.toml:16: model[0].max_model_len: must be between 0 and max_context (32768)"},
 		{strings.Replace(acmeCard, `name = "acme/Dense-8B"`, `name = "acme`, 1), "acme.toml:3: "},
 	}
 	for _, c := range cases {
@@ -209,5 +210,31 @@ values = [0, 32]
 	code, out, _ = runCLI(t, dir, "show", "cards")
 	if code != 0 || !strings.Contains(out, "greater than the derived max_model_len") || strings.Count(out, "complete") < 2 {
 		t.Errorf("show:\n%s", out)
+	}
+}
+
+// The cards are stored with the study: a resume whose space no longer
+// names them (and whose file is gone) runs on the stored ones, even for a
+// model only they know; a new study without them is still refused.
+func TestResumeOnStoredCards(t *testing.T) {
+	dir, spacePath := writeCardsStudy(t, acmeCard)
+	if code, _, errText := runCLI(t, dir, "run", spacePath); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, errText)
+	}
+	os.Remove(filepath.Join(dir, "cards", "acme.toml"))
+	src := strings.Replace(cardsSpace, "[target.sim]\ncards = \"cards/acme.toml\"\n", "", 1)
+	if err := os.WriteFile(spacePath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errText := runCLI(t, dir, "run", "--n-trials", "5", spacePath)
+	if code != 0 || !strings.Contains(errText, "simulating on the cards stored with the study") || !strings.Contains(out, "Study stored in") {
+		t.Fatalf("resume on the stored cards: exit %d\n%s\n%s", code, out, errText)
+	}
+	other := strings.Replace(src, `name = "cards"`, `name = "fresh"`, 1)
+	if err := os.WriteFile(spacePath, []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errText := runCLI(t, dir, "run", spacePath); code != 2 || !strings.Contains(errText, "target.model") {
+		t.Errorf("a new study without cards: exit %d, want 2 naming target.model\n%s", code, errText)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -49,7 +50,7 @@ func TestSimCheckRefusesABadFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := runCLI(t, dir, "sim", "check", path)
-	if code != 2 || !strings.Contains(errOut, "m.json") || !strings.Contains(errOut, `unknown field "tpp"`) {
+	if code != 2 || !regexp.MustCompile(`m\.json:\d+: tpp: unknown key; did you mean "tp"\?`).MatchString(errOut) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 	if code, _, _ := runCLI(t, dir, "sim", "fit", "--history", "always", path); code != 2 {

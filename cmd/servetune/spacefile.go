@@ -60,6 +60,9 @@ func loadRunSpace(c *cli.Context) (*space.Space, error) {
 	nodes := c.String("nodes")
 	opt.NodesGiven = nodes != ""
 	sp, err := loadSpaceWith(c.Context, c.Args().First(), opt)
+	if err != nil && cards == "" {
+		sp, err = withStoredCards(c, opt, err)
+	}
 	if err != nil {
 		return nil, err
 	}

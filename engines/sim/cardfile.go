@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/space/suggest"
 )
 
 // CardFileError is one problem in a cards file, at file:line:key; the
@@ -60,7 +61,8 @@ func (c *Cards) AddFile(file string, src []byte) error {
 	}
 	if un := md.Undecoded(); len(un) > 0 {
 		k := un[0]
-		return at(indexedKey(lines, k), "unknown key (known: "+strings.Join(knownKeys(k), ", ")+")")
+		known := knownKeys(k)
+		return at(indexedKey(lines, k), "unknown key"+suggest.Hint(k[len(k)-1], known)+" (known: "+strings.Join(known, ", ")+")")
 	}
 	for i, g := range more.GPUs {
 		if key, msg := g.problem(); key != "" {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/servetune/servetune/space/suggest"
 )
 
 //go:embed cards/*.toml
@@ -63,6 +65,11 @@ type ModelCard struct {
 	MoEIntermediate int     `toml:"moe_intermediate"`
 	MTP             bool    `toml:"mtp"`
 	MaxContext      int     `toml:"max_context"`
+	// MaxModelLen is the context servers run the model with (servetune
+	// card --max-model-len), what the KV cache is planned for unless a
+	// max_model_len knob says otherwise; MaxContext stays the limit such
+	// a knob may not pass. 0: MaxContext.
+	MaxModelLen int `toml:"max_model_len,omitzero"`
 	// KVLayers and WindowLayers split the layers when some keep only the
 	// last SlidingWindow tokens (sliding-window or chunked attention);
 	// layers counted in neither are linear attention with a constant
@@ -209,6 +216,8 @@ func (m ModelCard) problem() (key, msg string) {
 		return "kv_layers", fmt.Sprintf("kv_layers + window_layers must be within 0..layers (%d)", m.Layers)
 	case m.WindowLayers > 0 && m.SlidingWindow <= 0:
 		return "sliding_window", "is required with window_layers"
+	case m.MaxModelLen < 0 || (m.MaxContext > 0 && m.MaxModelLen > m.MaxContext):
+		return "max_model_len", fmt.Sprintf("must be between 0 and max_context (%d)", m.MaxContext)
 	case m.WeightBits < 0 || m.WeightBits > 32:
 		return "weight_bits", "must be between 0 and 32"
 	case m.TokensPerChunk != 0 && !(m.TokensPerChunk >= 1 && m.TokensPerChunk <= 8):
@@ -267,7 +276,8 @@ func (c *Cards) GPU(name string) (GPUCard, error) {
 			return g, nil
 		}
 	}
-	return GPUCard{}, fmt.Errorf("sim: no GPU card %q (known: %s)", name, strings.Join(names(c.GPUs, func(g GPUCard) string { return g.Name }), ", "))
+	known := names(c.GPUs, func(g GPUCard) string { return g.Name })
+	return GPUCard{}, fmt.Errorf("sim: no GPU card %q%s (known: %s)", name, suggest.Hint(name, known), strings.Join(known, ", "))
 }
 
 // Model finds a model card by name, alias or Hugging Face id. A name ending
@@ -281,7 +291,8 @@ func (c *Cards) Model(name string) (ModelCard, error) {
 			return m, nil
 		}
 	}
-	return ModelCard{}, fmt.Errorf("sim: no model card %q (known: %s; add one with a [[model]] table)", name, strings.Join(names(c.Models, func(m ModelCard) string { return m.Name }), ", "))
+	known := names(c.Models, func(m ModelCard) string { return m.Name })
+	return ModelCard{}, fmt.Errorf("sim: no model card %q%s (known: %s; add one with a [[model]] table)", name, suggest.Hint(name, known), strings.Join(known, ", "))
 }
 
 // Draft finds a draft card; ok is false for an unknown draft.

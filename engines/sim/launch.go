@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/servetune/servetune/engines"
@@ -23,9 +24,10 @@ type Launch struct {
 // apply adjusts a resolved setup; explicit is whether the config set
 // max_running and chunked_prefill.
 func (l Launch) apply(s *setup, runningSet, chunkSet bool) error {
+	limit := cmp.Or(s.ctxLimit, s.model.MaxContext)
 	switch {
-	case l.MaxModelLen > s.model.MaxContext && s.model.MaxContext > 0:
-		msg := fmt.Sprintf("User-specified max_model_len (%d) is greater than the derived max_model_len (max_position_embeddings=%d in model's config.json).", l.MaxModelLen, s.model.MaxContext)
+	case l.MaxModelLen > limit && limit > 0:
+		msg := fmt.Sprintf("User-specified max_model_len (%d) is greater than the derived max_model_len (max_position_embeddings=%d in model's config.json).", l.MaxModelLen, limit)
 		return invalid(msg, "ValueError: "+msg)
 	case l.MaxModelLen > 0:
 		s.model.MaxContext = l.MaxModelLen

@@ -18,6 +18,10 @@ type setup struct {
 	gpu    GPUCard
 	gpus   int
 
+	// ctxLimit is the model's own context (the card's max_context), which
+	// no max_model_len may exceed; 0: model.MaxContext.
+	ctxLimit int
+
 	weightBytes float64 // per parameter
 	fp8Compute  bool
 
@@ -81,6 +85,12 @@ func resolve(cards *Cards, cfg space.Config, t space.Target) (*setup, error) {
 	modelName := t.Model
 	if s.model, err = cards.Model(modelName); err != nil {
 		return nil, err
+	}
+	// The card's max_model_len is the planned context; max_context stays
+	// the limit a max_model_len knob is checked against (Launch.apply).
+	s.ctxLimit = s.model.MaxContext
+	if s.model.MaxModelLen > 0 {
+		s.model.MaxContext = s.model.MaxModelLen
 	}
 	s.gpus = max(t.GPUs, 1)
 	if v := cfg.String("model_variant"); cfg.Has("model_variant") {

@@ -25,7 +25,8 @@ const oneRun = `{"runs": [{"id": "a", "engine": "vllm", "model": "Qwen/Qwen2.5-7
 func TestParseNamesTheProblem(t *testing.T) {
 	cases := map[string]string{
 		strings.Replace(oneRun, `"tp": 1`, `"tp": "one"`, 1):                    "line 1",
-		strings.Replace(oneRun, `"gpu": "H100"`, `"gpu": "H100", "gpus": 2`, 1): `unknown field "gpus"`,
+		strings.Replace(oneRun, `"gpu": "H100"`, `"gpu": "H100", "gpus": 2`, 1): `line 1: gpus: unknown key; did you mean "gpu"?`,
+		strings.Replace(oneRun, `"max_num_seqs"`, `"max_num_seq"`, 1):           `line 2: max_num_seq: unknown key; did you mean "max_num_seqs"?`,
 		strings.Replace(oneRun, `"stage_1"`, `"stage_7"`, 1):                    "measured_ms.stage_7",
 		strings.Replace(oneRun, `"shared_prefix"`, `"random"`, 1):               "only shared_prefix",
 		strings.Replace(oneRun, `"engine": "vllm"`, `"engine": "sglang"`, 1):    `runs[0] (id "a"): engine "sglang"`,

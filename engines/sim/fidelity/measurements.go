@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/servetune/servetune/engines"
 	"os"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/space/suggest"
 )
 
 // File is a measurements file: real runs, each with its serving config,
@@ -79,6 +83,9 @@ func Load(path string) (*File, error) {
 		return nil, err
 	}
 	f, err := Parse(b)
+	if le := (*LineError)(nil); errors.As(err, &le) {
+		return nil, fmt.Errorf("%s:%d: %w", path, le.Line, le.Err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -106,7 +113,17 @@ func Parse(b []byte) (*File, error) {
 	return &f, errors.Join(errs...)
 }
 
-// describe adds the line of a JSON syntax or type error.
+// LineError is a problem at a line of the file.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// describe adds the line of a JSON syntax or type error, and names a
+// misspelt key with the one it is closest to.
 func describe(b []byte, err error) error {
 	var off int64 = -1
 	var se *json.SyntaxError
@@ -117,11 +134,30 @@ func describe(b []byte, err error) error {
 	case errors.As(err, &te):
 		off = te.Offset
 	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok && off < 0 {
+		name, _ = strconv.Unquote(name)
+		if i := bytes.Index(b, []byte(strconv.Quote(name))); i >= 0 {
+			off = int64(i)
+		}
+		err = fmt.Errorf("%s: unknown key%s", name, suggest.Hint(name, fieldNames()))
+	}
 	if off < 0 {
 		return err
 	}
-	line := 1 + strings.Count(string(b[:min(int(off), len(b))]), "\n")
-	return fmt.Errorf("line %d: %w", line, err)
+	return &LineError{Line: 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n")), Err: err}
+}
+
+// fieldNames are the keys a measurements file may use, for did-you-mean.
+func fieldNames() []string {
+	var out []string
+	for _, t := range []reflect.Type{reflect.TypeFor[File](), reflect.TypeFor[Run](), reflect.TypeFor[Workload](), reflect.TypeFor[Stage](), reflect.TypeFor[Stat]()} {
+		for f := range t.Fields() {
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
 }
 
 // Problems lists what makes the run unreplayable.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/space/suggest"
 )
 
 // Measurement is one benchmark run and the serving config it ran with.
@@ -34,6 +35,17 @@ type Measurement struct {
 	// Values are the measured metrics by servetune name (mean_ttft_ms,
 	// total_tps, ...): finite and positive only.
 	Values map[string]float64
+
+	at func(key, format string, a ...any) error // positions Errorf
+}
+
+// Errorf is a problem the caller found with key of this run (e.g.
+// "config.max_running"), as an *Error at its file and line.
+func (m Measurement) Errorf(key, format string, a ...any) error {
+	if m.at == nil {
+		return &Error{File: m.Source, Key: key, Msg: fmt.Sprintf(format, a...)}
+	}
+	return m.at(key, format, a...)
 }
 
 // wrapper is the documented file format.
@@ -143,11 +155,12 @@ func Parse(file string, src []byte, open func(string) ([]byte, error)) ([]Measur
 }
 
 func parseOne(file string, src []byte, prefix string, raw json.RawMessage, open func(string) ([]byte, error)) (Measurement, error) {
+	base := max(bytes.Index(src, raw), 0) // this run's place in the file
 	at := func(key, format string, a ...any) error {
-		return &Error{File: file, Line: lineOfKey(src, key), Key: prefix + key, Msg: fmt.Sprintf(format, a...)}
+		return &Error{File: file, Line: lineOfKeyAfter(src, base, key), Key: prefix + key, Msg: fmt.Sprintf(format, a...)}
 	}
 	if err := unknownKeys(raw); err != "" {
-		return Measurement{}, at(err, "unknown key (known: %s)", strings.Join(wrapperKeys, ", "))
+		return Measurement{}, at(err, "unknown key%s (known: %s)", suggest.Hint(err, wrapperKeys), strings.Join(wrapperKeys, ", "))
 	}
 	var w wrapper
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -155,7 +168,7 @@ func parseOne(file string, src []byte, prefix string, raw json.RawMessage, open 
 	if err := dec.Decode(&w); err != nil {
 		return Measurement{}, jsonError(file, src, prefix, err)
 	}
-	m := Measurement{Engine: w.Engine, Version: w.Version, Model: w.Model, GPU: w.GPU, GPUs: w.GPUs}
+	m := Measurement{Engine: w.Engine, Version: w.Version, Model: w.Model, GPU: w.GPU, GPUs: w.GPUs, at: at}
 	if err := w.check(at); err != nil {
 		return Measurement{}, err
 	}
@@ -195,7 +208,7 @@ func (w wrapper) readResult(m *Measurement, open func(string) ([]byte, error), a
 	if len(m.Values) == 0 {
 		return at(key, "no usable metric (want mean_ttft_ms, mean_tpot_ms, mean_itl_ms, mean_e2el_ms or throughput, finite and positive)")
 	}
-	if m.Profile.NumPrompts <= 0 || (m.Profile.InputLen <= 0 && m.Profile.Dataset == bench.DatasetRandom) {
+	if m.Profile.Count() <= 0 || (m.Profile.InputLen <= 0 && m.Profile.DatasetName() == bench.DatasetRandom) {
 		return at("profile", "the load is unknown: give \"profile\" (num_prompts, input_len, output_len, request_rate, max_concurrency), or a result with completed and token totals")
 	}
 	return nil

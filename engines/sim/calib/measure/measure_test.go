@@ -63,7 +63,7 @@ func TestServetuneResult(t *testing.T) {
 func TestErrors(t *testing.T) {
 	ok := `{"engine": "vllm", "model": "m", "gpu": "H100", "result": {"completed": 10, "total_input_tokens": 100, "total_output_tokens": 10, "mean_ttft_ms": 5}}`
 	for _, c := range []struct{ src, want string }{
-		{strings.Replace(ok, `"gpu"`, `"gpuu"`, 1), "f.json:1: gpuu: unknown key (known: engine,"},
+		{strings.Replace(ok, `"gpu"`, `"gpuu"`, 1), "f.json:1: gpuu: unknown key; did you mean \"gpu\"? (known: engine,"},
 		{strings.Replace(ok, `"gpu": "H100", `, ``, 1), "f.json: gpu: is required"},
 		{"{\n\"engine\": \"vllm\",\n\"gpus\": \"two\"}", "f.json:3: gpus: want int"},
 		{"{\n\"engine\": ", "f.json:2: unexpected end"},
@@ -112,4 +112,20 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A staged load (servetune bench --stages, inference-perf's stages) has
+// no num_prompts, yet its load is known: the stages' requests.
+func TestStagedProfileIsAKnownLoad(t *testing.T) {
+	src := []byte(`{"engine": "vllm", "model": "m", "gpu": "H100",
+ "profile": {"dataset": "shared_prefix", "stages": [{"rate": 2, "duration": 10000000000}],
+  "shared_prefix": {"num_unique_system_prompts": 1, "num_users_per_system_prompt": 2, "system_prompt_len": 10, "question_len": 5, "output_len": 4}},
+ "result": {"completed": 20, "total_input_tokens": 300, "total_output_tokens": 80, "mean_ttft_ms": 9}}`)
+	ms, err := Parse("s.json", src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := ms[0].Profile.Count(); n != 20 {
+		t.Errorf("load of %d requests, want the stage's 20", n)
+	}
 }

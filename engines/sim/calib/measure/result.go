@@ -185,6 +185,16 @@ func lineAt(src []byte, off int64) int {
 	return bytes.Count(src[:off], []byte("\n")) + 1
 }
 
+// lineOfKeyAfter is lineOfKey from offset base on: the key's line within
+// one run of an array of runs.
+func lineOfKeyAfter(src []byte, base int, key string) int {
+	n := lineOfKey(src[base:], key)
+	if n == 0 {
+		return 0
+	}
+	return n + bytes.Count(src[:base], []byte("\n"))
+}
+
 // lineOfKey is the line of the first "key": in src (the last dotted
 // part of key), 0 when absent: the error then names file and key only.
 func lineOfKey(src []byte, key string) int {
