@@ -8,8 +8,8 @@ import (
 )
 
 // busy is what counts toward n_trials inside a claim's transaction: the
-// trials countDone counts plus the running ones. It reads each trial's
-// state and whether it has a failure, and leaves the rule to countDone, so
+// trials CountDone counts plus the running ones. It reads each trial's
+// state and whether it has a failure, and leaves the rule to CountDone, so
 // the rule is written once.
 func (s *Store) busy(ctx context.Context, tx *sql.Tx) (int, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT state, failure IS NULL FROM trials`)
@@ -34,5 +34,18 @@ func (s *Store) busy(ctx context.Context, tx *sql.Tx) (int, error) {
 		}
 		ended = append(ended, t)
 	}
-	return countDone(ended) + running, rows.Err()
+	return CountDone(ended) + running, rows.Err()
+}
+
+// CountDone counts the trials that count toward n_trials: everything that
+// finished except interrupted trials (retried) and rule violations (never
+// launched, so they cost nothing).
+func CountDone(ts []Trial) int {
+	n := 0
+	for _, t := range ts {
+		if t.State != Running && t.State != Interrupted && !t.BrokeRule() {
+			n++
+		}
+	}
+	return n
 }

@@ -11,24 +11,24 @@ import (
 	"github.com/servetune/servetune/search"
 )
 
-// errFull says the study has n_trials finished or running: claiming
+// ErrFull says the study has n_trials finished or running: claiming
 // another trial would over-run it.
-var errFull = errors.New("the study has all its trials finished or running")
+var ErrFull = errors.New("the study has all its trials finished or running")
 
-// errTaken says another worker claimed the same trial (the same retry,
+// ErrTaken says another worker claimed the same trial (the same retry,
 // the baseline, or the same config) since this one last read the study.
-var errTaken = errors.New("another worker claimed this trial")
+var ErrTaken = errors.New("another worker claimed this trial")
 
 // ClaimNext claims t for t.Worker until until (a zero until: no lease
 // and no worker, the claim of a run holding the study's lock that runs
 // one trial at a time and that nobody may reclaim), unless the study already
-// has nTrials trials finished or running (errFull) or another worker
-// holds or measured the same thing (errTaken). The check and the insert
+// has nTrials trials finished or running (ErrFull) or another worker
+// holds or measured the same thing (ErrTaken). The check and the insert
 // are one transaction, serialised across workers, so n_trials is exact
 // and no config is measured twice (more than repeat times, for a
 // --repeat study) however many workers race.
 func (s *Store) ClaimNext(ctx context.Context, t *Trial, until time.Time, nTrials, repeat int) error {
-	ctx, cancel := graceful(ctx) // a claim is never half-made, nor hangs
+	ctx, cancel := Graceful(ctx) // a claim is never half-made, nor hangs
 	defer cancel()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -56,7 +56,7 @@ func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, nTrials, rep
 		return fmt.Errorf("study %s: claim trial: %w", s.path, err)
 	}
 	if busy >= nTrials {
-		return errFull
+		return ErrFull
 	}
 	q, args, limit := takenQuery(t, repeat)
 	if q == "" {
@@ -67,7 +67,7 @@ func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, nTrials, rep
 		return fmt.Errorf("study %s: claim trial: %w", s.path, err)
 	}
 	if n >= limit {
-		return errTaken
+		return ErrTaken
 	}
 	return nil
 }

@@ -24,15 +24,15 @@ func TestClaimHonoursRepeat(t *testing.T) {
 	if err := claim("sampler", 3); err != nil {
 		t.Fatalf("first measurement: %v", err)
 	}
-	if err := claim("sampler", 3); !errors.Is(err, errTaken) {
-		t.Errorf("the same config proposed again: %v, want errTaken", err)
+	if err := claim("sampler", 3); !errors.Is(err, ErrTaken) {
+		t.Errorf("the same config proposed again: %v, want ErrTaken", err)
 	}
 	for i := 2; i <= 3; i++ {
 		if err := claim("repeat", 3); err != nil {
 			t.Fatalf("measurement %d of 3: %v", i, err)
 		}
 	}
-	if err := claim("repeat", 3); !errors.Is(err, errTaken) {
-		t.Errorf("a fourth measurement with --repeat 3: %v, want errTaken", err)
+	if err := claim("repeat", 3); !errors.Is(err, ErrTaken) {
+		t.Errorf("a fourth measurement with --repeat 3: %v, want ErrTaken", err)
 	}
 }

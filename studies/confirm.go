@@ -54,7 +54,7 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 			s.Used++
 		}
 	}
-	s.Done += countDone(l.trials)
+	s.Done += CountDone(l.trials)
 	s.Remaining = min(s.NTrials-s.Done, l.budgetLeft())
 	s.CV, _ = noiseCV(l.Space, l.trials)
 	groups := configGroups(l.Space, l.trials)

@@ -100,7 +100,7 @@ func runNoisy(t *testing.T, workers int) (*space.Space, []Trial) {
 func TestConfirmedBestUnderSimulatedNoise(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		sp, trials := runNoisy(t, workers)
-		if n := countDone(trials); n != 20 {
+		if n := CountDone(trials); n != 20 {
 			t.Fatalf("workers %d: %d trials counted, want n_trials = 20 (confirmations included)", workers, n)
 		}
 		origins := map[string]int{}

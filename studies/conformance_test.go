@@ -50,7 +50,7 @@ func TestStoreConformance(t *testing.T) {
 		{"a claim without a lease", conformUnleased},
 		{"repeat claims", conformRepeat},
 		{"noise, confirm and revisit claims", conformRemeasure},
-		{"budget counts as countDone does", conformBudget},
+		{"budget counts as CountDone does", conformBudget},
 		{"migrations from format 1", conformMigrations},
 		{"read-only readers", conformReadOnly},
 	}
@@ -141,12 +141,12 @@ func conformClaims(t *testing.T, b backend) {
 	st := b.open(t, Create)
 	base := trialOf("baseline", "w/0", 0)
 	mustClaim(t, st, &base, 3, 0)
-	if again := trialOf("baseline", "w/1", 9); !errors.Is(claim(st, &again, 3, 0), errTaken) {
+	if again := trialOf("baseline", "w/1", 9); !errors.Is(claim(st, &again, 3, 0), ErrTaken) {
 		t.Error("a second baseline was claimed")
 	}
 	s1 := trialOf("sampler", "w/0", 1)
 	mustClaim(t, st, &s1, 3, 0)
-	if dup := trialOf("enqueued", "w/1", 1); !errors.Is(claim(st, &dup, 3, 0), errTaken) {
+	if dup := trialOf("enqueued", "w/1", 1); !errors.Is(claim(st, &dup, 3, 0), ErrTaken) {
 		t.Error("a config already running was claimed again")
 	}
 	finishAs(t, st, &s1, Interrupted, nil)
@@ -155,12 +155,12 @@ func conformClaims(t *testing.T, b backend) {
 	mustClaim(t, st, &retry, 3, 0)
 	twice := trialOf("sampler", "w/2", 1)
 	twice.RetryOf = s1.Number
-	if !errors.Is(claim(st, &twice, 3, 0), errTaken) {
+	if !errors.Is(claim(st, &twice, 3, 0), ErrTaken) {
 		t.Error("an interrupted trial was retried twice")
 	}
 	s2 := trialOf("sampler", "w/2", 2)
 	mustClaim(t, st, &s2, 3, 0)
-	if full := trialOf("sampler", "w/3", 3); !errors.Is(claim(st, &full, 3, 0), errFull) {
+	if full := trialOf("sampler", "w/3", 3); !errors.Is(claim(st, &full, 3, 0), ErrFull) {
 		t.Error("a fourth trial was claimed in a study of 3 (the interrupted one does not count, the running ones do)")
 	}
 	trials, err := st.Trials(context.Background())
@@ -186,7 +186,7 @@ func mustClaim(t *testing.T, st *Store, tr *Trial, nTrials, repeat int) {
 
 // conformClaimRace: workers claim one config at once (each with its own
 // handle where workers are processes); exactly one wins, the rest see
-// errTaken.
+// ErrTaken.
 func conformClaimRace(t *testing.T, b backend) {
 	first := b.open(t, Create)
 	const n = 4
@@ -211,7 +211,7 @@ func conformClaimRace(t *testing.T, b backend) {
 		switch {
 		case err == nil:
 			won++
-		case !errors.Is(err, errTaken):
+		case !errors.Is(err, ErrTaken):
 			t.Errorf("racing claim: %v", err)
 		}
 	}
@@ -277,7 +277,7 @@ func conformUnleased(t *testing.T, b backend) {
 	if err := st.ClaimNext(ctx, &tr, time.Time{}, 2, 0); err != nil || tr.State != Running {
 		t.Fatalf("unleased claim: %v, state %s", err, tr.State)
 	}
-	if dup := trialOf("sampler", "", 1); !errors.Is(st.ClaimNext(ctx, &dup, time.Time{}, 2, 0), errTaken) {
+	if dup := trialOf("sampler", "", 1); !errors.Is(st.ClaimNext(ctx, &dup, time.Time{}, 2, 0), ErrTaken) {
 		t.Error("an unleased claim skipped the duplicate check")
 	}
 	if lost, err := st.ReclaimExpired(ctx, t0.Add(24*time.Hour)); err != nil || len(lost) != 0 {
@@ -304,7 +304,7 @@ func conformRepeat(t *testing.T, b backend) {
 		}
 		mustClaim(t, st, &tr, 10, 3)
 	}
-	if fourth := trialOf("repeat", "w/1", 5); !errors.Is(claim(st, &fourth, 10, 3), errTaken) {
+	if fourth := trialOf("repeat", "w/1", 5); !errors.Is(claim(st, &fourth, 10, 3), ErrTaken) {
 		t.Error("a config was measured a fourth time in a --repeat 3 study")
 	}
 	reuse := trialOf("repeat", "w/1", 6)
@@ -315,7 +315,7 @@ func conformRepeat(t *testing.T, b backend) {
 	}
 }
 
-// conformBudget: the store's n_trials check counts exactly what countDone
+// conformBudget: the store's n_trials check counts exactly what CountDone
 // counts, plus what is running.
 func conformBudget(t *testing.T, b backend) {
 	st := b.open(t, Create)
@@ -335,11 +335,11 @@ func conformBudget(t *testing.T, b backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	busy := countDone(trials) + 1 // the running one
+	busy := CountDone(trials) + 1 // the running one
 	if busy != 5 {
-		t.Fatalf("countDone+running = %d, want 5 (complete, failed, infeasible by the engine, pruned, running)", busy)
+		t.Fatalf("CountDone+running = %d, want 5 (complete, failed, infeasible by the engine, pruned, running)", busy)
 	}
-	if tr := trialOf("sampler", "w/1", 50); !errors.Is(claim(st, &tr, busy, 0), errFull) {
+	if tr := trialOf("sampler", "w/1", 50); !errors.Is(claim(st, &tr, busy, 0), ErrFull) {
 		t.Errorf("claimed with %d trials counted in a study of %d", busy, busy)
 	}
 	if tr := trialOf("sampler", "w/1", 51); claim(st, &tr, busy+1, 0) != nil {

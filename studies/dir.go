@@ -90,6 +90,21 @@ func (d Dir) OpenReadOnly(ctx context.Context) (*Store, error) {
 	return Open(ctx, d.db, ReadOnly)
 }
 
+// LivenessOf reads d's lock file (read-only: show never writes) for the
+// liveness of its running trials' holders.
+func (d Dir) LivenessOf() Liveness {
+	l := SharedLiveness()
+	f, err := os.Open(filepath.Join(d.path, "lock"))
+	if err != nil {
+		return l
+	}
+	defer f.Close()
+	if h, err := readHolder(f); err == nil && h.PID != 0 {
+		l.Lock = &h
+	}
+	return l
+}
+
 // Lock takes the study's write lock, creating the directory if needed.
 func (d Dir) Lock(me Holder, log zerolog.Logger) (*Lock, error) {
 	if err := os.MkdirAll(d.path, 0o755); err != nil {

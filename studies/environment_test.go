@@ -23,7 +23,7 @@ func TestRanAndFingerprintAreStored(t *testing.T) {
 		{Origin: "sampler", Config: space.Config{"tp": int64(2)}, Start: time.Unix(0, 0), State: Infeasible, Reason: "breaks rule"},
 	} {
 		state := tr.State
-		if err := st.Begin(ctx, &tr); err != nil {
+		if err := begin(ctx, st, &tr); err != nil {
 			t.Fatal(err)
 		}
 		tr.State = state

@@ -3,9 +3,9 @@ package studies
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -17,22 +17,6 @@ type Liveness struct {
 	Lock  *Holder
 	Host  string
 	Alive func(pid int) bool
-}
-
-// LivenessOf reads d's lock file (read-only: show never writes) for the
-// liveness of its running trials' holders.
-func (d Dir) LivenessOf() Liveness {
-	l := Liveness{Alive: pidAlive}
-	l.Host, _ = os.Hostname()
-	f, err := os.Open(filepath.Join(d.path, "lock"))
-	if err != nil {
-		return l
-	}
-	defer f.Close()
-	if h, err := readHolder(f); err == nil && h.PID != 0 {
-		l.Lock = &h
-	}
-	return l
 }
 
 // SharedLiveness is the liveness of a shared study's holders: leases
@@ -85,4 +69,22 @@ func holderGone(t Trial, now time.Time, l Liveness) string {
 		return fmt.Sprintf("servetune pid %d, which ran it, is dead", l.Lock.PID)
 	}
 	return ""
+}
+
+// Holder is who holds a study's lock, as written in its lock file.
+type Holder struct {
+	PID     int       `json:"pid"`
+	Host    string    `json:"host"`
+	Started time.Time `json:"started"`
+	Command string    `json:"command,omitempty"`
+}
+
+func (h Holder) String() string {
+	return fmt.Sprintf("pid %d on %s since %s (%s)", h.PID, h.Host, h.Started.Local().Format(time.RFC3339), h.Command)
+}
+
+// Me describes this process as a lock holder.
+func Me(now time.Time) Holder {
+	host, _ := os.Hostname()
+	return Holder{PID: os.Getpid(), Host: host, Started: now, Command: strings.Join(os.Args, " ")}
 }

@@ -3,8 +3,6 @@ package studies
 import (
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 )
 
 func TestHolderGoneDecision(t *testing.T) {
@@ -49,26 +47,5 @@ func TestMarkHolderGoneLeavesOtherTrials(t *testing.T) {
 	}
 	if ts[2].State != Running || ts[2].HolderGone {
 		t.Errorf("a live leased trial: %+v, want running", ts[2])
-	}
-}
-
-// LivenessOf reads the lock file a live run holds (its trial is running)
-// and the empty one it leaves when it ends cleanly.
-func TestLivenessOfReadsTheStudyLock(t *testing.T) {
-	d := dirNamed(t.TempDir(), "s")
-	now := time.Now()
-	lock, err := d.Lock(Me(now), zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	running := Trial{State: Running}
-	if why := holderGone(running, now, d.LivenessOf()); why != "" {
-		t.Errorf("with this live process holding the lock: %q, want running", why)
-	}
-	if err := lock.Release(); err != nil {
-		t.Fatal(err)
-	}
-	if why := holderGone(running, now, d.LivenessOf()); why == "" {
-		t.Error("with the lock released, the trial's holder is still taken to be alive")
 	}
 }

@@ -7,22 +7,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/rs/zerolog"
 )
-
-// Holder is who holds a study's lock, as written in its lock file.
-type Holder struct {
-	PID     int       `json:"pid"`
-	Host    string    `json:"host"`
-	Started time.Time `json:"started"`
-	Command string    `json:"command,omitempty"`
-}
-
-func (h Holder) String() string {
-	return fmt.Sprintf("pid %d on %s since %s (%s)", h.PID, h.Host, h.Started.Local().Format(time.RFC3339), h.Command)
-}
 
 // LockedError says another servetune holds the study.
 type LockedError struct {
@@ -113,10 +100,4 @@ func writeHolder(f *os.File, h Holder) error {
 		return err
 	}
 	return f.Sync()
-}
-
-// Me describes this process as a lock holder.
-func Me(now time.Time) Holder {
-	host, _ := os.Hostname()
-	return Holder{PID: os.Getpid(), Host: host, Started: now, Command: strings.Join(os.Args, " ")}
 }

@@ -31,7 +31,7 @@ func (l *loop) measure(ctx context.Context, t *Trial) error {
 		return nil
 	}
 	res, err := objective.Measure(ctx, l.Runner, l.objectiveTrial(t))
-	t.Metrics, t.GPUSeconds, t.LogPath, t.Replies = definedMetrics(res.Metrics), res.GPUSeconds, res.LogPath, res.Replies
+	t.Metrics, t.GPUSeconds, t.LogPath, t.Replies = DefinedMetrics(res.Metrics), res.GPUSeconds, res.LogPath, res.Replies
 	t.Ran, t.Fingerprint = res.Ran, res.Fingerprint
 	recordCheckpoints(l.Space, t, res)
 	if errors.Is(err, engines.ErrProgram) {
@@ -53,7 +53,7 @@ func (l *loop) objectiveTrial(t *Trial) objective.Trial {
 		Dir:      l.Dir.Trial(t.Number),
 		Seed:     l.Space.Study.Seed + int64(t.Number),
 		OnPhase: func(p objective.Phase) {
-			l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: p, Done: countDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
+			l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: p, Done: CountDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
 		},
 		Judge:             l.reporting(t, l.judge(t.Origin)),
 		Timeout:           trialTimeout(l.Space.Target.TrialTimeout, l.Space.Profiles),

@@ -6,10 +6,10 @@ import (
 	"github.com/servetune/servetune/search"
 )
 
-// definedMetrics drops undefined values (NaN, ±Inf): a metric that could
+// DefinedMetrics drops undefined values (NaN, ±Inf): a metric that could
 // not be computed is absent from the record, never stored as NaN, so
 // every renderer and the JSON contract see only numbers.
-func definedMetrics(m map[string]map[string]float64) map[string]map[string]float64 {
+func DefinedMetrics(m map[string]map[string]float64) map[string]map[string]float64 {
 	for profile, vals := range m {
 		for k, v := range vals {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -23,10 +23,10 @@ func definedMetrics(m map[string]map[string]float64) map[string]map[string]float
 	return m
 }
 
-// storedCheckpoint is search.Checkpoint as stored: a value that is
+// StoredCheckpoint is search.Checkpoint as stored: a value that is
 // undefined at a checkpoint (an objective of another profile, a TPOT
 // before any request produced two tokens) is null, since JSON has no NaN.
-type storedCheckpoint struct {
+type StoredCheckpoint struct {
 	Profile   string     `json:"profile"`
 	Step      int        `json:"step"`
 	Values    []*float64 `json:"values"`
@@ -34,15 +34,15 @@ type storedCheckpoint struct {
 	Projected []*float64 `json:"projected,omitempty"`
 }
 
-func toStored(cs []search.Checkpoint) []storedCheckpoint {
-	out := make([]storedCheckpoint, len(cs))
+func ToStored(cs []search.Checkpoint) []StoredCheckpoint {
+	out := make([]StoredCheckpoint, len(cs))
 	for i, c := range cs {
-		out[i] = storedCheckpoint{Profile: c.Profile, Step: c.Step, Values: nullable(c.Values), Violation: finite(c.Violation), Projected: nullable(c.Projected)}
+		out[i] = StoredCheckpoint{Profile: c.Profile, Step: c.Step, Values: nullable(c.Values), Violation: finite(c.Violation), Projected: nullable(c.Projected)}
 	}
 	return out
 }
 
-func fromStored(cs []storedCheckpoint) []search.Checkpoint {
+func fromStored(cs []StoredCheckpoint) []search.Checkpoint {
 	out := make([]search.Checkpoint, len(cs))
 	for i, c := range cs {
 		out[i] = search.Checkpoint{Profile: c.Profile, Step: c.Step, Values: nanable(c.Values), Violation: c.Violation, Projected: nanable(c.Projected)}

@@ -45,10 +45,11 @@ func unreachable(err error) bool {
 		errors.Is(err, pgconn.ErrConnClosed) || pgconn.SafeToRetry(err) || pgconn.Timeout(err)
 }
 
-// outage follows one pool's view of its store: when it stopped
+// Outage follows one pool's view of its store: when it stopped
 // answering, when it came back, and the backoff between attempts.
-type outage struct {
-	bound time.Duration
+type Outage struct {
+	// Bound is how long an outage is ridden out before giving up.
+	Bound time.Duration
 	// since is when the current outage began (zero: the store answers);
 	// back is when the store last came back after one.
 	since, back time.Time
@@ -59,10 +60,10 @@ type outage struct {
 // off by the network (no refusal, no reset) is an outage too.
 const storeCallTimeout = 30 * time.Second
 
-// graceful is ctx's values without its cancellation, for a write that
+// Graceful is ctx's values without its cancellation, for a write that
 // must not be half-made: it ends a second after ctx does (a signal acts
 // at once even when the store hangs) or after storeCallTimeout.
-func graceful(ctx context.Context) (context.Context, context.CancelFunc) {
+func Graceful(ctx context.Context) (context.Context, context.CancelFunc) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeCallTimeout)
 	stop := context.AfterFunc(ctx, func() { time.AfterFunc(time.Second, cancel) })
 	return wctx, func() { stop(); cancel() }
@@ -74,26 +75,26 @@ const (
 	maxRetry   = 15 * time.Second
 )
 
-// failed records a store call that failed at now. It returns nil when
+// Failed records a store call that failed at now. It returns nil when
 // the caller should ride the outage out (retry later), else the error to
 // stop with: err itself when the store did answer, ErrStoreOutage once
 // the outage has lasted past the bound.
-func (o *outage) failed(err error, now time.Time, log zerolog.Logger) error {
+func (o *Outage) Failed(err error, now time.Time, log zerolog.Logger) error {
 	if !unreachable(err) {
 		return err
 	}
 	if o.since.IsZero() {
 		o.since, o.delay = now, 0
-		log.Warn().Err(err).Dur("for_up_to", o.bound).Msg("the study store is unreachable; the trials in flight keep running, and their results are written when it is back")
+		log.Warn().Err(err).Dur("for_up_to", o.Bound).Msg("the study store is unreachable; the trials in flight keep running, and their results are written when it is back")
 	}
-	if down := now.Sub(o.since); down > o.bound {
-		return fmt.Errorf("%w for %s (--store-outage %s): %w", ErrStoreOutage, down.Round(time.Second), o.bound, err)
+	if down := now.Sub(o.since); down > o.Bound {
+		return fmt.Errorf("%w for %s (--store-outage %s): %w", ErrStoreOutage, down.Round(time.Second), o.Bound, err)
 	}
 	return nil
 }
 
-// answered records a store call that succeeded at now.
-func (o *outage) answered(now time.Time, log zerolog.Logger) {
+// Answered records a store call that succeeded at now.
+func (o *Outage) Answered(now time.Time, log zerolog.Logger) {
 	if o.since.IsZero() {
 		return
 	}
@@ -101,12 +102,12 @@ func (o *outage) answered(now time.Time, log zerolog.Logger) {
 	o.since, o.back, o.delay = time.Time{}, now, 0
 }
 
-// down says whether the store is unreachable.
-func (o *outage) down() bool { return !o.since.IsZero() }
+// Down says whether the store is unreachable.
+func (o *Outage) Down() bool { return !o.since.IsZero() }
 
-// retryIn is the wait before the next attempt: a second, doubling up to
+// RetryIn is the wait before the next attempt: a second, doubling up to
 // maxRetry.
-func (o *outage) retryIn() time.Duration {
+func (o *Outage) RetryIn() time.Duration {
 	o.delay = nextDelay(o.delay, maxRetry)
 	return o.delay
 }
@@ -119,35 +120,35 @@ func nextDelay(prev, ceiling time.Duration) time.Duration {
 	return min(2*prev, ceiling)
 }
 
-// mayReclaim says whether expired leases may be reclaimed at now: not
+// MayReclaim says whether expired leases may be reclaimed at now: not
 // during an outage, nor for one lease after it, so that peers who lost
 // the store too renew their leases (which ran out meanwhile) before
 // anyone takes their trials.
-func (o *outage) mayReclaim(now time.Time, lease time.Duration) bool {
-	return !o.down() && (o.back.IsZero() || now.Sub(o.back) >= lease)
+func (o *Outage) MayReclaim(now time.Time, lease time.Duration) bool {
+	return !o.Down() && (o.back.IsZero() || now.Sub(o.back) >= lease)
 }
 
-// rideOut calls try until it succeeds, fails with an error the store
-// answered with, or the store has stayed unreachable past o.bound; the
+// RideOut calls try until it succeeds, fails with an error the store
+// answered with, or the store has stayed unreachable past o.Bound; the
 // waits between attempts back off (retryIn) and end at once with ctx.
 // It is how a worker started while its store is down waits for it, as a
 // running worker does.
-func rideOut(ctx context.Context, o *outage, log zerolog.Logger, try func(context.Context) error) error {
+func RideOut(ctx context.Context, o *Outage, log zerolog.Logger, try func(context.Context) error) error {
 	for {
 		actx, cancel := context.WithTimeout(ctx, storeCallTimeout)
 		err := try(actx)
 		cancel()
 		if err == nil {
-			o.answered(time.Now(), log)
+			o.Answered(time.Now(), log)
 			return nil
 		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w (the study store: %w)", ctx.Err(), err)
 		}
-		if stop := o.failed(err, time.Now(), log); stop != nil {
+		if stop := o.Failed(err, time.Now(), log); stop != nil {
 			return stop
 		}
-		wait := time.NewTimer(o.retryIn())
+		wait := time.NewTimer(o.RetryIn())
 		select {
 		case <-ctx.Done():
 			wait.Stop()

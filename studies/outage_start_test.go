@@ -12,7 +12,7 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// rideOut (a worker starting while its store is down) retries an
+// RideOut (a worker starting while its store is down) retries an
 // unreachable store with backoff until it answers or the bound passes,
 // stops at once on an error the store answered with, and on a signal.
 func TestRideOutWaitsForTheStoreUntilItsBound(t *testing.T) {
@@ -37,7 +37,7 @@ func TestRideOutWaitsForTheStoreUntilItsBound(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				n := 0
 				start := time.Now()
-				err := rideOut(context.Background(), &outage{bound: c.bound}, zerolog.Nop(), func(context.Context) error {
+				err := RideOut(context.Background(), &Outage{Bound: c.bound}, zerolog.Nop(), func(context.Context) error {
 					n++
 					if n <= c.failures {
 						return down
@@ -45,7 +45,7 @@ func TestRideOutWaitsForTheStoreUntilItsBound(t *testing.T) {
 					return c.answer
 				})
 				if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
-					t.Errorf("rideOut: %v, want %v", err, c.want)
+					t.Errorf("RideOut: %v, want %v", err, c.want)
 				}
 				if n != c.attempts || time.Since(start) != c.took {
 					t.Errorf("%d attempts over %v, want %d over %v", n, time.Since(start), c.attempts, c.took)
@@ -58,7 +58,7 @@ func TestRideOutWaitsForTheStoreUntilItsBound(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(1500*time.Millisecond, cancel)
 			start := time.Now()
-			err := rideOut(ctx, &outage{bound: time.Hour}, zerolog.Nop(), func(context.Context) error { return down })
+			err := RideOut(ctx, &Outage{Bound: time.Hour}, zerolog.Nop(), func(context.Context) error { return down })
 			if !errors.Is(err, context.Canceled) || time.Since(start) != 1500*time.Millisecond {
 				t.Errorf("after %v: %v, want context.Canceled at the signal (1.5s)", time.Since(start), err)
 			}

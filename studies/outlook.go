@@ -12,22 +12,6 @@ import (
 // outlookKey is the meta key of the prior's view of the space.
 const outlookKey = "prior_outlook"
 
-// saveOutlook stores the prior's view of the space's regions, when the
-// sampler has a prior, for the report to set beside what was measured.
-func (l *loop) saveOutlook(ctx context.Context) {
-	o, ok := l.sampler.(search.Outlooker)
-	if !ok {
-		return
-	}
-	b, err := json.Marshal(outlookOut(o.Outlook()))
-	if err == nil {
-		err = l.Store.SetMeta(context.WithoutCancel(ctx), outlookKey, string(b))
-	}
-	if err != nil {
-		l.Log.Warn().Err(err).Msg("could not store the prior's outlook")
-	}
-}
-
 // Region is the prior's view of one knob value (search.Region as stored:
 // Best holds null where the prior predicted nothing).
 type Region struct {
@@ -37,6 +21,16 @@ type Region struct {
 	Full          int        `json:"full"`
 	Screened      int        `json:"screened"`
 	FromScreening bool       `json:"from_screening,omitempty"`
+}
+
+// SetOutlook stores the prior's view of the space's regions, for the
+// report to set beside what was measured.
+func (s *Store) SetOutlook(ctx context.Context, rs []search.Region) error {
+	b, err := json.Marshal(outlookOut(rs))
+	if err != nil {
+		return err
+	}
+	return s.SetMeta(ctx, outlookKey, string(b))
 }
 
 func outlookOut(rs []search.Region) []Region {

@@ -77,7 +77,7 @@ func TestPackingNeverOverCommitsAnEightGPUNode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := countDone(trials); got != 14 {
+		if got := CountDone(trials); got != 14 {
 			t.Errorf("%d trials done, want 14", got)
 		}
 		packed := 0

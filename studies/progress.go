@@ -13,7 +13,7 @@ func (l *loop) reporting(t *Trial, judge objective.Judge) objective.Judge {
 	return func(c objective.Checkpoint) objective.Verdict {
 		l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: objective.Benchmarking,
 			Progress: benchProgress(l.Space, c.Profile, c.Step),
-			Done:     countDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
+			Done:     CountDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
 		return judge(c)
 	}
 }

@@ -84,7 +84,7 @@ func scanTrial(rows *sql.Rows) (Trial, error) {
 		t.Failure = f
 	}
 	if inter.Valid {
-		var cs []storedCheckpoint
+		var cs []StoredCheckpoint
 		if err := json.Unmarshal([]byte(inter.String), &cs); err != nil {
 			return t, fmt.Errorf("trial %d checkpoints: %w", t.Number, err)
 		}

@@ -367,13 +367,13 @@ func TrialsJSON(w io.Writer, ts []Trial) error {
 	// are NaN in memory and null in JSON, as in the store.
 	type exported struct {
 		Trial
-		Intermediate []storedCheckpoint `json:"intermediate,omitempty"`
+		Intermediate []StoredCheckpoint `json:"intermediate,omitempty"`
 	}
 	out := make([]exported, len(ts))
 	for i, t := range ts {
 		out[i] = exported{Trial: t}
 		if len(t.Intermediate) > 0 {
-			out[i].Intermediate = toStored(t.Intermediate)
+			out[i].Intermediate = ToStored(t.Intermediate)
 		}
 	}
 	return enc.Encode(out)

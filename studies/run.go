@@ -246,16 +246,3 @@ func (l *loop) ask(ctx context.Context) (space.Config, error) {
 func (l *loop) tell(ctx context.Context, t Trial) error {
 	return l.sampler.Tell(ctx, observation(l.Space, t, Baseline(l.trials)))
 }
-
-// countDone counts the trials that count toward n_trials: everything that
-// finished except interrupted trials (retried) and rule violations (never
-// launched, so they cost nothing).
-func countDone(ts []Trial) int {
-	n := 0
-	for _, t := range ts {
-		if t.State != Running && t.State != Interrupted && !t.BrokeRule() {
-			n++
-		}
-	}
-	return n
-}

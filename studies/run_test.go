@@ -122,8 +122,8 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if countDone(trials) != 20 {
-		t.Fatalf("%d finished trials, want 20", countDone(trials))
+	if CountDone(trials) != 20 {
+		t.Fatalf("%d finished trials, want 20", CountDone(trials))
 	}
 	if trials[0].Origin != "baseline" || trials[0].Config["max_running"] != int64(32) || trials[0].State != Complete {
 		t.Errorf("first trial = %+v, want the completed baseline", trials[0])
@@ -188,7 +188,7 @@ func TestResumeRecoversInterruptedTrialAndRetriesItOnce(t *testing.T) {
 	}
 	// A RUNNING row, as kill -9 leaves it.
 	orphan := Trial{Config: space.Config{"engine": "vllm", "max_running": int64(128), "mem_fraction": 0.8, "dp": int64(1)}, Origin: "sampler", Start: time.Now()}
-	if err := st.Begin(context.Background(), &orphan); err != nil {
+	if err := begin(context.Background(), st, &orphan); err != nil {
 		t.Fatal(err)
 	}
 	fr2 := &fakeRunner{}
@@ -196,8 +196,8 @@ func TestResumeRecoversInterruptedTrialAndRetriesItOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	trials, _ = st.Trials(context.Background())
-	if countDone(trials) != 6 {
-		t.Fatalf("%d finished trials after resume, want 6", countDone(trials))
+	if CountDone(trials) != 6 {
+		t.Fatalf("%d finished trials after resume, want 6", CountDone(trials))
 	}
 	retried := map[int]int{}
 	for _, tr := range trials {
@@ -410,7 +410,7 @@ func TestMissingEngineProgramStopsTheStudy(t *testing.T) {
 		t.Fatalf("Run = %v, want ErrProgram", err)
 	}
 	trials, _ := st.Trials(context.Background())
-	if len(trials) != 1 || trials[0].State != Interrupted || countDone(trials) != 0 {
+	if len(trials) != 1 || trials[0].State != Interrupted || CountDone(trials) != 0 {
 		t.Fatalf("trials %+v: want one, interrupted, not counted", trials)
 	}
 	fr := &fakeRunner{}
@@ -418,7 +418,7 @@ func TestMissingEngineProgramStopsTheStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	trials, _ = st.Trials(context.Background())
-	if countDone(trials) != 5 || trials[1].RetryOf != 1 {
-		t.Errorf("after installing: %d done, trial 2 retries %d; want 5 and 1", countDone(trials), trials[1].RetryOf)
+	if CountDone(trials) != 5 || trials[1].RetryOf != 1 {
+		t.Errorf("after installing: %d done, trial 2 retries %d; want 5 and 1", CountDone(trials), trials[1].RetryOf)
 	}
 }

@@ -99,7 +99,7 @@ func OpenShared(ctx context.Context, storage string, d Dir, sp *space.Space, o O
 	}
 	s := &Session{Dir: d}
 	o.StoreOutage = cmp.Or(max(o.StoreOutage, 0), DefaultStoreOutage)
-	err := rideOut(ctx, &outage{bound: o.StoreOutage}, o.Log, func(ctx context.Context) error {
+	err := RideOut(ctx, &Outage{Bound: o.StoreOutage}, o.Log, func(ctx context.Context) error {
 		store, err := OpenPostgres(ctx, storage, sp.Study.Name, Create)
 		if err != nil {
 			return err

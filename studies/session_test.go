@@ -31,7 +31,7 @@ func TestFreshDuringARunIsRefusedAndDeletesNothing(t *testing.T) {
 	}
 	defer run.Close()
 	tr := Trial{Config: space.Config{"max_running": int64(8)}, Origin: "sampler"}
-	if err := run.Store.Begin(ctx, &tr); err != nil {
+	if err := begin(ctx, run.Store, &tr); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(d.Trial(tr.Number), 0o755); err != nil {
@@ -62,7 +62,7 @@ func TestFreshRemovesTrialsButKeepsTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := Trial{Config: space.Config{"max_running": int64(8)}}
-	s.Store.Begin(ctx, &tr)
+	begin(ctx, s.Store, &tr)
 	os.MkdirAll(d.Trial(tr.Number), 0o755)
 	s.Close()
 	s, err = OpenSession(ctx, d, sp, sessionOptions(t, "x", true, 1))

@@ -147,7 +147,7 @@ func (s *Store) Finish(ctx context.Context, t *Trial) error {
 // finish writes a trial's outcome where its row matches cond too, and
 // says whether it did.
 func (s *Store) finish(ctx context.Context, t *Trial, cond string, condArgs ...any) (bool, error) {
-	t.Metrics = definedMetrics(t.Metrics)
+	t.Metrics = DefinedMetrics(t.Metrics)
 	metrics, err := json.Marshal(t.Metrics)
 	if err != nil {
 		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
@@ -156,7 +156,7 @@ func (s *Store) finish(ctx context.Context, t *Trial, cond string, condArgs ...a
 	if err != nil {
 		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
-	inter, err := marshalOrNull(len(t.Intermediate) > 0, toStored(t.Intermediate))
+	inter, err := marshalOrNull(len(t.Intermediate) > 0, ToStored(t.Intermediate))
 	if err != nil {
 		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}

@@ -35,7 +35,7 @@ func virtualStudy(t *testing.T, workers int) ([]Trial, time.Duration) {
 // reproducibly, with n_trials exact.
 func TestVirtualClockMeasuresParallelWallClock(t *testing.T) {
 	trials, wall4 := virtualStudy(t, 4)
-	if got := countDone(trials); got != 16 {
+	if got := CountDone(trials); got != 16 {
 		t.Errorf("%d trials done, want 16", got)
 	}
 	var sequential time.Duration

@@ -51,7 +51,7 @@ type pool struct {
 	clock *virtualClock
 	// store follows the store's outages; unwritten are finished trials
 	// whose result waits for it to come back (still in flight).
-	store     outage
+	store     Outage
 	unwritten []finished
 }
 
@@ -105,7 +105,7 @@ func (l *loop) run(ctx context.Context) error {
 
 // newPool is the loop's workers, none busy yet.
 func newPool(l *loop) *pool {
-	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: newGPUs(l.Devices), store: outage{bound: l.StoreOutage}}
+	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: newGPUs(l.Devices), store: Outage{Bound: l.StoreOutage}}
 	if l.Virtual {
 		p.useVirtualClock()
 	}
@@ -164,10 +164,10 @@ func (p *pool) fill(ctx context.Context) {
 	defer func() { p.proposed = nil }()
 	for p.stopErr == nil && p.inFlight < p.Workers && ctx.Err() == nil {
 		if err := p.refresh(ctx); err != nil {
-			p.stopErr = p.store.failed(err, p.Now(), p.Log) // nil: ride the outage out
+			p.stopErr = p.store.Failed(err, p.Now(), p.Log) // nil: ride the outage out
 			return
 		}
-		p.store.answered(p.Now(), p.Log)
+		p.store.Answered(p.Now(), p.Log)
 		if !p.wanted(ctx) {
 			return
 		}
@@ -179,11 +179,11 @@ func (p *pool) fill(ctx context.Context) {
 		if err != nil {
 			p.devices.release(p.taken)
 		}
-		if errors.Is(err, errFull) {
+		if errors.Is(err, ErrFull) {
 			return
 		}
-		if err != nil && !errors.Is(err, errTaken) {
-			if p.stopErr = p.store.failed(err, p.Now(), p.Log); p.stopErr == nil {
+		if err != nil && !errors.Is(err, ErrTaken) {
+			if p.stopErr = p.store.Failed(err, p.Now(), p.Log); p.stopErr == nil {
 				return // the store is down: claim again when it is back
 			}
 		}
@@ -211,7 +211,7 @@ func (p *pool) blocked(err error) bool {
 		}
 	case errors.Is(err, search.ErrExhausted):
 		if p.inFlight == 0 && !p.peersRunning() {
-			p.Log.Info().Int("trials", countDone(p.trials)).Msg("every config of the space has been measured; stopping early")
+			p.Log.Info().Int("trials", CountDone(p.trials)).Msg("every config of the space has been measured; stopping early")
 		}
 	default:
 		p.stopErr = err
@@ -229,7 +229,7 @@ func (p *pool) wanted(ctx context.Context) bool {
 			running++
 		}
 	}
-	busy := countDone(p.trials) + running
+	busy := CountDone(p.trials) + running
 	stop, err := p.stop(ctx, busy)
 	if stop && err != nil && p.stopErr == nil {
 		p.stopErr = err
@@ -266,7 +266,7 @@ func (p *pool) refresh(ctx context.Context) error {
 
 // reclaim takes back trials whose worker stopped renewing its lease.
 func (p *pool) reclaim(ctx context.Context) error {
-	if !p.store.mayReclaim(p.Now(), p.Lease) {
+	if !p.store.MayReclaim(p.Now(), p.Lease) {
 		return nil
 	}
 	lost, err := p.Store.ReclaimExpired(ctx, p.Now())
@@ -303,13 +303,13 @@ func (p *pool) start(ctx context.Context, n next) error {
 	if err := p.Store.ClaimNext(ctx, &t, until, p.Space.Study.NTrials, p.Repeat); err != nil {
 		return err
 	}
-	if err := p.Store.annotate(ctx, t); err != nil {
+	if err := p.Store.Annotate(ctx, t); err != nil {
 		return err
 	}
 	p.slots[slot] = true
 	p.inFlight++
 	p.trials = append(p.trials, t)
-	p.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: countDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
+	p.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: CountDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
 	w := *p.loop
 	w.trials = slices.Clone(p.trials)
 	if p.clock != nil {
@@ -331,7 +331,7 @@ func (l *loop) work(ctx context.Context, t Trial, slot int, done chan<- finished
 		// the store takes to come back, and even after a signal.
 		var beat context.Context
 		beat, stopBeat = context.WithCancel(context.WithoutCancel(ctx))
-		go heartbeat(beat, l.Store, t, l.Lease, l.Now, cancel)
+		go Heartbeat(beat, l.Store, t, l.Lease, l.Now, cancel)
 	}
 	fatal := l.measure(trialCtx, &t)
 	done <- finished{t: t, slot: slot, fatal: fatal, stopBeat: stopBeat}
@@ -350,11 +350,11 @@ func (p *pool) collect(ctx context.Context, f finished) error {
 // is retried as an interrupted one.
 func (p *pool) write(ctx context.Context, f finished) error {
 	t := f.t
-	wctx, cancel := graceful(ctx)
+	wctx, cancel := Graceful(ctx)
 	err := p.Store.FinishLeased(wctx, &t)
 	cancel()
 	if err != nil && !errors.Is(err, ErrLeaseLost) {
-		stop := p.store.failed(err, p.Now(), p.Log)
+		stop := p.store.Failed(err, p.Now(), p.Log)
 		if stop == nil && ctx.Err() == nil {
 			p.unwritten = append(p.unwritten, f)
 			return nil
@@ -368,7 +368,7 @@ func (p *pool) write(ctx context.Context, f finished) error {
 		p.Log.Warn().Int("trial", t.Number).Msg("trial finished after its lease was reclaimed; its result is dropped")
 		return f.fatal
 	}
-	p.store.answered(p.Now(), p.Log)
+	p.store.Answered(p.Now(), p.Log)
 	return p.learn(ctx, t, f.fatal)
 }
 
@@ -390,7 +390,7 @@ func (p *pool) learn(ctx context.Context, t Trial, fatal error) error {
 			return err
 		}
 	}
-	p.OnEvent(Event{Kind: TrialFinished, Trial: t, Done: countDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
+	p.OnEvent(Event{Kind: TrialFinished, Trial: t, Done: CountDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
 	if fatal != nil {
 		return fatal
 	}
@@ -413,10 +413,10 @@ func (p *pool) flush(ctx context.Context) error {
 // retry fires when the store should be tried again: while it is down or
 // results wait for it (nil otherwise: never).
 func (p *pool) retry() <-chan time.Time {
-	if !p.store.down() && len(p.unwritten) == 0 {
+	if !p.store.Down() && len(p.unwritten) == 0 {
 		return nil
 	}
-	return time.After(p.store.retryIn())
+	return time.After(p.store.RetryIn())
 }
 
 // ruleStreak stops a study whose sampler keeps proposing configs that

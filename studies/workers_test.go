@@ -69,7 +69,7 @@ func TestParallelRunIsExactAndNeverRepeatsAConfig(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := &slowRunner{}
 		trials := runParallelStudy(t, r, 12, 4)
-		if got := countDone(trials); got != 12 {
+		if got := CountDone(trials); got != 12 {
 			t.Errorf("%d trials count toward n_trials, want exactly 12", got)
 		}
 		if r.max != 4 {
@@ -102,7 +102,7 @@ func TestParallelRunIsExactAndNeverRepeatsAConfig(t *testing.T) {
 func TestOneWorkerAtATimeKeepsTheSequentialOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		seq := runParallelStudy(t, &slowRunner{}, 8, 1)
-		if got := countDone(seq); got != 8 {
+		if got := CountDone(seq); got != 8 {
 			t.Fatalf("%d trials done, want 8", got)
 		}
 		for _, tr := range seq {
@@ -138,7 +138,7 @@ func TestExpiredLeaseIsReclaimedAndRetriedOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := countDone(trials); got != 10 {
+		if got := CountDone(trials); got != 10 {
 			t.Errorf("%d trials count toward n_trials, want exactly 10", got)
 		}
 		g := trials[ghost.Number-1]
@@ -191,24 +191,6 @@ func TestLeaseIsRenewedUntilItIsReclaimed(t *testing.T) {
 	all, _ := st.Trials(ctx)
 	if all[0].State != Interrupted {
 		t.Errorf("a reclaimed trial's record became %s, want it kept interrupted", all[0].State)
-	}
-}
-
-func TestExpired(t *testing.T) {
-	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	for _, c := range []struct {
-		until string
-		want  bool
-	}{
-		{stamp(now.Add(time.Second)), false},
-		{stamp(now), true},
-		{stamp(now.Add(-time.Nanosecond)), true},
-		{"garbage", true},
-		{"", true},
-	} {
-		if got := expired(c.until, now); got != c.want {
-			t.Errorf("expired(%q) = %v, want %v", c.until, got, c.want)
-		}
 	}
 }
 
