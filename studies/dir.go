@@ -12,6 +12,7 @@ import (
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Dir is one study's directory, and the only code that knows its layout:
@@ -35,7 +36,7 @@ const DefaultRoot = "studies"
 // shared storage keeps its trial directories (engine logs) under root,
 // by name, on each worker's host.
 func DirFor(root string, sp *space.Space) Dir {
-	if sp.Study.Storage != "" && !IsPostgres(sp.Study.Storage) {
+	if sp.Study.Storage != "" && !store.IsPostgres(sp.Study.Storage) {
 		return Dir{path: filepath.Dir(sp.Study.Storage), db: sp.Study.Storage}
 	}
 	return dirNamed(root, sp.Study.Name)
@@ -86,14 +87,14 @@ func (d Dir) Exists() bool {
 }
 
 // OpenReadOnly opens the study for reading; it never writes.
-func (d Dir) OpenReadOnly(ctx context.Context) (*Store, error) {
-	return Open(ctx, d.db, ReadOnly)
+func (d Dir) OpenReadOnly(ctx context.Context) (*store.Store, error) {
+	return store.Open(ctx, d.db, store.ReadOnly)
 }
 
 // LivenessOf reads d's lock file (read-only: show never writes) for the
 // liveness of its running trials' holders.
-func (d Dir) LivenessOf() Liveness {
-	l := SharedLiveness()
+func (d Dir) LivenessOf() store.Liveness {
+	l := store.SharedLiveness()
 	f, err := os.Open(filepath.Join(d.path, "lock"))
 	if err != nil {
 		return l
@@ -106,7 +107,7 @@ func (d Dir) LivenessOf() Liveness {
 }
 
 // Lock takes the study's write lock, creating the directory if needed.
-func (d Dir) Lock(me Holder, log zerolog.Logger) (*Lock, error) {
+func (d Dir) Lock(me store.Holder, log zerolog.Logger) (*Lock, error) {
 	if err := os.MkdirAll(d.path, 0o755); err != nil {
 		return nil, fmt.Errorf("create study directory: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // DriftError says the environment changed since the study's trials were
@@ -26,7 +27,7 @@ func (e DriftError) Error() string {
 // the last one a trial of the study recorded. It returns the changes to
 // warn about under on_drift = "warn", else a DriftError. Simulated
 // studies have no environment to drift.
-func CheckDrift(sp *space.Space, trials []Trial, envNow func(engine string) engines.Fingerprint) (warn []string, err error) {
+func CheckDrift(sp *space.Space, trials []store.Trial, envNow func(engine string) engines.Fingerprint) (warn []string, err error) {
 	if sp.Target.Runner != "process" {
 		return nil, nil
 	}
@@ -51,7 +52,7 @@ func CheckDrift(sp *space.Space, trials []Trial, envNow func(engine string) engi
 
 // lastFingerprint is the environment of the study's latest trial on
 // engine, nil when none recorded one.
-func lastFingerprint(trials []Trial, engine string) *engines.Fingerprint {
+func lastFingerprint(trials []store.Trial, engine string) *engines.Fingerprint {
 	for i := len(trials) - 1; i >= 0; i-- {
 		if f := trials[i].Fingerprint; f != nil && f.Engine == engine {
 			return f

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // LivenessOf reads the lock file a live run holds (its trial is running)
@@ -12,18 +13,18 @@ import (
 func TestLivenessOfReadsTheStudyLock(t *testing.T) {
 	d := dirNamed(t.TempDir(), "s")
 	now := time.Now()
-	lock, err := d.Lock(Me(now), zerolog.Nop())
+	lock, err := d.Lock(store.Me(now), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	running := []Trial{{State: Running}}
-	if MarkHolderGone(running, now, d.LivenessOf()); running[0].State != Running {
+	running := []store.Trial{{State: store.Running}}
+	if store.MarkHolderGone(running, now, d.LivenessOf()); running[0].State != store.Running {
 		t.Errorf("with this live process holding the lock: %q, want running", running[0].Reason)
 	}
 	if err := lock.Release(); err != nil {
 		t.Fatal(err)
 	}
-	if MarkHolderGone(running, now, d.LivenessOf()); running[0].State != Interrupted {
+	if store.MarkHolderGone(running, now, d.LivenessOf()); running[0].State != store.Interrupted {
 		t.Error("with the lock released, the trial's holder is still taken to be alive")
 	}
 }

@@ -9,12 +9,13 @@ import (
 	"strings"
 
 	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // LockedError says another servetune holds the study.
 type LockedError struct {
 	Path   string
-	Holder Holder
+	Holder store.Holder
 }
 
 func (e *LockedError) Error() string {
@@ -40,7 +41,7 @@ type Lock struct {
 // acquire takes the lock at path or fails at once with a *LockedError.
 // A lock file still naming a holder that is gone (it was killed before
 // it could clear the file) is taken over with a warning.
-func acquire(path string, me Holder, log zerolog.Logger) (*Lock, error) {
+func acquire(path string, me store.Holder, log zerolog.Logger) (*Lock, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock study: %w", err)
@@ -76,8 +77,8 @@ func (l *Lock) Release() error {
 	return err
 }
 
-func readHolder(f *os.File) (Holder, error) {
-	var h Holder
+func readHolder(f *os.File) (store.Holder, error) {
+	var h store.Holder
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return h, err
 	}
@@ -88,7 +89,7 @@ func readHolder(f *os.File) (Holder, error) {
 	return h, json.Unmarshal(b, &h)
 }
 
-func writeHolder(f *os.File, h Holder) error {
+func writeHolder(f *os.File, h store.Holder) error {
 	b, err := json.Marshal(h)
 	if err != nil {
 		return err

@@ -10,16 +10,17 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func TestSecondLockRefusedNamingTheHolder(t *testing.T) {
 	d := DirOf(t.TempDir(), "s")
-	me := Holder{PID: 4242, Host: "node-7", Started: time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC), Command: "servetune run a.toml"}
+	me := store.Holder{PID: 4242, Host: "node-7", Started: time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC), Command: "servetune run a.toml"}
 	first, err := d.Lock(me, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = d.Lock(Holder{PID: 1}, zerolog.Nop())
+	_, err = d.Lock(store.Holder{PID: 1}, zerolog.Nop())
 	var le *LockedError
 	if !errors.As(err, &le) || !errors.Is(err, ErrLocked) {
 		t.Fatalf("second lock: %v, want a LockedError", err)
@@ -30,7 +31,7 @@ func TestSecondLockRefusedNamingTheHolder(t *testing.T) {
 	if err := first.Release(); err != nil {
 		t.Fatal(err)
 	}
-	again, err := d.Lock(Holder{PID: 7}, zerolog.Nop())
+	again, err := d.Lock(store.Holder{PID: 7}, zerolog.Nop())
 	if err != nil {
 		t.Fatalf("lock after release: %v", err)
 	}
@@ -48,7 +49,7 @@ func TestLockOfDeadHolderIsTakenOverWithWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	l, err := d.Lock(Holder{PID: 5, Host: "here"}, zerolog.New(&logs))
+	l, err := d.Lock(store.Holder{PID: 5, Host: "here"}, zerolog.New(&logs))
 	if err != nil {
 		t.Fatalf("stale lock not taken over: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Recommendation is the one config to deploy for a goal: the best on an
@@ -138,7 +139,7 @@ func short(d space.Direction) string {
 }
 
 // recommendations turns Recommend's picks into what a reader deploys.
-func recommendations(sp *space.Space, trials []Trial, r Report) []Recommendation {
+func recommendations(sp *space.Space, trials []store.Trial, r Report) []Recommendation {
 	picks := Recommend(r.Objectives, r.Winners, r.NoiseCV, len(sp.Constraints) > 0)
 	gs := configGroups(sp, trials)
 	base := Baseline(trials)
@@ -188,7 +189,7 @@ func reportedMetrics(sp *space.Space) []reported {
 
 // profileChanges are t's objective and constraint metrics on every
 // profile it measured, against the baseline's.
-func profileChanges(sp *space.Space, t Trial, base *Trial) []ProfileChange {
+func profileChanges(sp *space.Space, t store.Trial, base *store.Trial) []ProfileChange {
 	var out []ProfileChange
 	for _, p := range sortedProfiles(t.Metrics) {
 		pc := ProfileChange{Profile: p}
@@ -205,7 +206,7 @@ func profileChanges(sp *space.Space, t Trial, base *Trial) []ProfileChange {
 }
 
 // metricChange is value v of metric n on profile p beside the baseline's.
-func metricChange(n reported, v float64, base *Trial, p string) MetricChange {
+func metricChange(n reported, v float64, base *store.Trial, p string) MetricChange {
 	mc := MetricChange{Metric: n.name, Higher: n.higher, Value: v}
 	if base == nil {
 		return mc

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // A quality profile's replies are stored with the trial and read back in
@@ -14,16 +15,16 @@ import (
 func TestRepliesAreStoredWithTheTrial(t *testing.T) {
 	ctx := context.Background()
 	st, _ := openStore(t)
-	base := Trial{Origin: "baseline", Config: space.Config{"x": int64(1)}, Start: time.Now()}
-	other := Trial{Origin: "sampler", Config: space.Config{"x": int64(2)}, Start: time.Now()}
-	for _, tr := range []*Trial{&base, &other} {
+	base := store.Trial{Origin: "baseline", Config: space.Config{"x": int64(1)}, Start: time.Now()}
+	other := store.Trial{Origin: "sampler", Config: space.Config{"x": int64(2)}, Start: time.Now()}
+	for _, tr := range []*store.Trial{&base, &other} {
 		if err := begin(ctx, st, tr); err != nil {
 			t.Fatal(err)
 		}
-		tr.State = Complete
+		tr.State = store.Complete
 	}
 	base.Replies = map[string][]string{"qa": {" 4", "", "Paris\n"}}
-	for _, tr := range []*Trial{&base, &other} {
+	for _, tr := range []*store.Trial{&base, &other} {
 		if err := st.Finish(ctx, tr); err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +39,7 @@ func TestRepliesAreStoredWithTheTrial(t *testing.T) {
 	if got[1].Replies != nil {
 		t.Errorf("a trial without quality profiles has replies %v", got[1].Replies)
 	}
-	got[0].State = Running
+	got[0].State = store.Running
 	if baselineReplies(got) != nil {
 		t.Error("an unfinished baseline's replies are no reference")
 	}

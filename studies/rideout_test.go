@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/studies/pgtest"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // wallRunner is fakeRunner taking d of real time per trial (a trial in
@@ -57,7 +58,7 @@ func rideOutAnOutage(t *testing.T, outageFor time.Duration) {
 	errs := make([]error, workers)
 	var done atomic.Int64
 	for i := range errs {
-		st, err := OpenPostgres(t.Context(), pg.URL, "unit", Create)
+		st, err := store.OpenPostgres(t.Context(), pg.URL, "unit", store.Create)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func rideOutAnOutage(t *testing.T, outageFor time.Duration) {
 			t.Errorf("worker %d stopped: %v", i, err)
 		}
 	}
-	st, err := OpenPostgres(context.Background(), pg.URL, "unit", ReadOnly)
+	st, err := store.OpenPostgres(context.Background(), pg.URL, "unit", store.ReadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,9 +95,9 @@ func rideOutAnOutage(t *testing.T, outageFor time.Duration) {
 // checkNothingLost: exactly nTrials finished, numbers unique (a crashed
 // PostgreSQL skips sequence values, so gaps are allowed), none
 // running or interrupted, no config twice, every measurement recorded.
-func checkNothingLost(t *testing.T, trials []Trial, nTrials int, measured int64) {
+func checkNothingLost(t *testing.T, trials []store.Trial, nTrials int, measured int64) {
 	t.Helper()
-	if got := CountDone(trials); got != nTrials {
+	if got := store.CountDone(trials); got != nTrials {
 		t.Errorf("%d trials finished, want exactly %d", got, nTrials)
 	}
 	seen, launched := map[string]int{}, int64(0)
@@ -104,7 +105,7 @@ func checkNothingLost(t *testing.T, trials []Trial, nTrials int, measured int64)
 		if i > 0 && tr.Number <= trials[i-1].Number {
 			t.Errorf("trial numbers %d then %d", trials[i-1].Number, tr.Number)
 		}
-		if tr.State == Running || tr.State == Interrupted {
+		if tr.State == store.Running || tr.State == store.Interrupted {
 			t.Errorf("trial %d left %s (%s): lost to the outage", tr.Number, tr.State, tr.Reason)
 		}
 		if !tr.BrokeRule() {

@@ -10,6 +10,7 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // EventKind names what happened in the study loop.
@@ -24,7 +25,7 @@ const (
 // Event is sent to RunOptions.OnEvent so the CLI can draw live lines or log.
 type Event struct {
 	Kind  EventKind
-	Trial Trial
+	Trial store.Trial
 	Phase objective.Phase
 	// Progress is the fraction of the trial's benchmarks done (0 to 1),
 	// set on the phase events sent at each benchmark checkpoint.
@@ -32,13 +33,13 @@ type Event struct {
 	// Done counts finished trials (interrupted ones excluded) of Total.
 	Done, Total int
 	// Best is the best feasible trial so far on the first objective.
-	Best *Trial
+	Best *store.Trial
 }
 
 // RunOptions configures Run.
 type RunOptions struct {
 	Space  *space.Space
-	Store  *Store
+	Store  *store.Store
 	Runner objective.Runner
 	// Dir is the study's directory; trial-N/ directories go under it.
 	Dir Dir
@@ -108,11 +109,11 @@ type RunOptions struct {
 
 // TrialObserver hears of each finished trial after the store has it.
 type TrialObserver interface {
-	TrialFinished(ctx context.Context, t Trial) error
+	TrialFinished(ctx context.Context, t store.Trial) error
 }
 
 // observe tells the observer of a stored finished trial.
-func (o RunOptions) observe(ctx context.Context, t Trial) {
+func (o RunOptions) observe(ctx context.Context, t store.Trial) {
 	if o.Observer == nil {
 		return
 	}
@@ -188,7 +189,7 @@ func workerSeed(id string) int64 {
 type loop struct {
 	RunOptions
 	sampler search.Sampler
-	trials  []Trial
+	trials  []store.Trial
 	started time.Time
 	// leased says trials are claimed under a lease renewed by heartbeat:
 	// with several workers, peers, or the virtual clock. One trial at a
@@ -227,7 +228,7 @@ func (l *loop) ask(ctx context.Context) (space.Config, error) {
 	if len(l.proposed) == 0 {
 		var pending []space.Config
 		for _, t := range l.trials {
-			if t.State == Running {
+			if t.State == store.Running {
 				pending = append(pending, t.Config)
 			}
 		}
@@ -243,6 +244,6 @@ func (l *loop) ask(ctx context.Context) (space.Config, error) {
 }
 
 // tell teaches the sampler a finished trial.
-func (l *loop) tell(ctx context.Context, t Trial) error {
+func (l *loop) tell(ctx context.Context, t store.Trial) error {
 	return l.sampler.Tell(ctx, observation(l.Space, t, Baseline(l.trials)))
 }

@@ -11,10 +11,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func sessionOptions(t *testing.T, src string, fresh bool, pid int) OpenOptions {
-	return OpenOptions{Fresh: fresh, Source: src, Holder: Holder{PID: pid}, Log: zerolog.Nop(),
+	return OpenOptions{Fresh: fresh, Source: src, Holder: store.Holder{PID: pid}, Log: zerolog.Nop(),
 		Parse: func(ctx context.Context, file, src string) (*space.Space, error) {
 			return space.Parse(ctx, file, src, testSpaceOptions())
 		}}
@@ -30,7 +31,7 @@ func TestFreshDuringARunIsRefusedAndDeletesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer run.Close()
-	tr := Trial{Config: space.Config{"max_running": int64(8)}, Origin: "sampler"}
+	tr := store.Trial{Config: space.Config{"max_running": int64(8)}, Origin: "sampler"}
 	if err := begin(ctx, run.Store, &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestFreshRemovesTrialsButKeepsTheLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := Trial{Config: space.Config{"max_running": int64(8)}}
+	tr := store.Trial{Config: space.Config{"max_running": int64(8)}}
 	begin(ctx, s.Store, &tr)
 	os.MkdirAll(d.Trial(tr.Number), 0o755)
 	s.Close()

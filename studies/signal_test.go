@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/servetune/servetune/studies/store"
 )
 
 // A signal between two trials begins no new trial, so no row is left
@@ -24,11 +26,11 @@ func TestSignalBetweenTrialsLeavesNoRunningRow(t *testing.T) {
 	}
 	trials, _ := st.Trials(context.Background())
 	for _, tr := range trials {
-		if tr.State == Running || tr.State == Interrupted {
+		if tr.State == store.Running || tr.State == store.Interrupted {
 			t.Errorf("trial %d is %s after a signal between trials", tr.Number, tr.State)
 		}
 	}
-	if CountDone(trials) != 2 {
-		t.Errorf("%d trials done, want 2", CountDone(trials))
+	if store.CountDone(trials) != 2 {
+		t.Errorf("%d trials done, want 2", store.CountDone(trials))
 	}
 }

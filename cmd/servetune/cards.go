@@ -12,6 +12,7 @@ import (
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func cardsFlag() cli.Flag {
@@ -76,7 +77,7 @@ var errCardsChanged = errors.New("the simulator cards differ from those the stud
 // them with the study: the first run stores the file's text; a resume
 // with no cards uses the stored ones; a resume whose cards changed is
 // drift (refused, or a warning with [study] on_drift = "warn").
-func (e *env) studyCards(ctx context.Context, sp *space.Space, store *studies.Store) (*sim.Cards, error) {
+func (e *env) studyCards(ctx context.Context, sp *space.Space, store *store.Store) (*sim.Cards, error) {
 	stored, err := store.Cards(ctx)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 //go:embed landscapes/*.toml
@@ -172,7 +173,7 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	// finished study instead of running a new one.
 	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-%g-feas%v-prior%v", opt.Landscape, sampler, seed, len(objs), opt.Prune, opt.PruneMargin, !opt.NoFeasibility, opt.Prior != nil)
 	dir := studies.DirOf(opt.Dir, sp.Study.Name)
-	st, err := studies.Open(ctx, dir.DB(), studies.Create)
+	st, err := store.Open(ctx, dir.DB(), store.Create)
 	if err != nil {
 		return Run{}, err
 	}
@@ -209,10 +210,10 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 }
 
 // score replays a study's trials in order.
-func score(ctx context.Context, o *Oracle, sp *space.Space, truth *Truth, sampler string, seed int, trials []studies.Trial) Run {
+func score(ctx context.Context, o *Oracle, sp *space.Space, truth *Truth, sampler string, seed int, trials []store.Trial) Run {
 	r := Run{Sampler: sampler, Seed: seed}
 	obj := sp.Objectives[0]
-	var incumbent *studies.Trial
+	var incumbent *store.Trial
 	gpu := 0.0
 	var measured [][]float64
 	for i := range trials {
@@ -222,14 +223,14 @@ func score(ctx context.Context, o *Oracle, sp *space.Space, truth *Truth, sample
 			continue // never launched: not a trial that counts
 		}
 		switch t.State {
-		case studies.Infeasible:
+		case store.Infeasible:
 			r.Infeasible++
-		case studies.Pruned:
+		case store.Pruned:
 			r.Pruned++
 			if incumbent != nil && obj.Better(trueValue(ctx, o, t.Config, obj), trueValue(ctx, o, incumbent.Config, obj)) {
 				r.FalsePrunes++
 			}
-		case studies.Complete:
+		case store.Complete:
 			if v := studies.Values(sp, *t)[0]; incumbent == nil || obj.Better(v, studies.Values(sp, *incumbent)[0]) {
 				incumbent = t
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // virtualRun runs one single-objective motpe study with workers trials
@@ -32,7 +33,7 @@ func virtualRun(t testing.TB, landscape string, seed, workers, trials int) ([]fl
 	sp.Study.Name = fmt.Sprintf("%s-%d-w%d", landscape, seed, workers)
 	o := NewOracle(&sp)
 	dir := studies.DirOf(t.TempDir(), sp.Study.Name)
-	st, err := studies.Open(ctx, dir.DB(), studies.Create)
+	st, err := store.Open(ctx, dir.DB(), store.Create)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Storage checks the study's storage and says where it is.
@@ -20,7 +21,7 @@ func Local(d studies.Dir, w World) Storage {
 	return func(ctx context.Context) (string, error) {
 		db := d.DB()
 		if _, err := w.Stat(db); err == nil {
-			st, err := studies.Open(ctx, db, studies.ReadOnly)
+			st, err := store.Open(ctx, db, store.ReadOnly)
 			if err != nil {
 				return db, err
 			}
@@ -44,7 +45,7 @@ func Local(d studies.Dir, w World) Storage {
 // Postgres is the storage check of a study in shared storage.
 func Postgres(url, study string) Storage {
 	return func(ctx context.Context) (string, error) {
-		return studies.Redact(url), studies.ProbePostgres(ctx, url, study)
+		return store.Redact(url), store.ProbePostgres(ctx, url, study)
 	}
 }
 

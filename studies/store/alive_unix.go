@@ -1,6 +1,6 @@
 //go:build unix
 
-package studies
+package store
 
 import (
 	"errors"

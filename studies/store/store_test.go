@@ -1,4 +1,4 @@
-package studies
+package store
 
 import (
 	"context"
@@ -16,6 +16,18 @@ import (
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 )
+
+// openStore creates a study.db in a test's own directory.
+func openStore(t *testing.T) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "study.db")
+	st, err := Open(context.Background(), path, Create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, path
+}
 
 func TestForeignSQLiteFileIsNotAStudy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "other.db")
@@ -39,16 +51,17 @@ func TestForeignSQLiteFileIsNotAStudy(t *testing.T) {
 // directory they cannot write: the read-only store writes nothing.
 func TestReadOnlyOpenWritesNothing(t *testing.T) {
 	ctx := context.Background()
-	d := DirOf(t.TempDir(), "s")
-	st, err := Open(ctx, d.DB(), Create)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "study.db")
+	st, err := Open(ctx, path, Create)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := Trial{Config: space.Config{"x": int64(1)}, Start: time.Now()}
 	st.Begin(ctx, &tr)
 	st.Close()
-	before := snapshot(t, d.Path())
-	ro, err := d.OpenReadOnly(ctx)
+	before := snapshot(t, dir)
+	ro, err := Open(ctx, path, ReadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +73,7 @@ func TestReadOnlyOpenWritesNothing(t *testing.T) {
 		t.Error("a read-only store accepted a write")
 	}
 	ro.Close()
-	if after := snapshot(t, d.Path()); after != before {
+	if after := snapshot(t, dir); after != before {
 		t.Errorf("read-only open changed the directory:\nbefore %s\nafter  %s", before, after)
 	}
 }

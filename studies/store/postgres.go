@@ -1,4 +1,4 @@
-package studies
+package store
 
 import (
 	"context"
@@ -26,6 +26,11 @@ func IsPostgres(storage string) bool {
 func Redact(storage string) string {
 	return space.RedactStorage(storage)
 }
+
+// ErrNotShared says a worker was pointed at storage other workers cannot
+// share (a study.db): it would need the study's lock, which is one
+// process's.
+var ErrNotShared = errors.New("workers need shared storage (postgres://…); a study.db is run by one `servetune run --workers N`")
 
 // OpenPostgres opens study name in the PostgreSQL database at storage.
 // Each study is a PostgreSQL schema of its own (servetune_<name>) holding

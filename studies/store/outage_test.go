@@ -1,4 +1,4 @@
-package studies
+package store
 
 import (
 	"errors"
@@ -26,8 +26,8 @@ func TestUnreachableTellsOutagesFromRefusals(t *testing.T) {
 		{errors.New("some other error"), false},
 		{nil, false},
 	} {
-		if got := unreachable(c.err); got != c.want {
-			t.Errorf("unreachable(%v) = %v, want %v", c.err, got, c.want)
+		if got := Unreachable(c.err); got != c.want {
+			t.Errorf("Unreachable(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package studies
+package store
 
 import (
 	"testing"

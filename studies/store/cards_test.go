@@ -1,4 +1,4 @@
-package studies
+package store
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 func TestCardsAreRecordedWithTheStudy(t *testing.T) {
 	ctx := context.Background()
-	st, dir := openStore(t)
+	st, path := openStore(t)
 	if got, err := st.Cards(ctx); err != nil || got != "" {
 		t.Fatalf("cards of a new study = %q (%v), want none", got, err)
 	}
@@ -15,7 +15,7 @@ func TestCardsAreRecordedWithTheStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	ro, err := Open(ctx, dir.DB(), ReadOnly)
+	ro, err := Open(ctx, path, ReadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}

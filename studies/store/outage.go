@@ -1,4 +1,4 @@
-package studies
+package store
 
 import (
 	"context"
@@ -22,11 +22,11 @@ const DefaultStoreOutage = 15 * time.Minute
 // ErrStoreOutage says the study store stayed unreachable past the bound.
 var ErrStoreOutage = errors.New("the study store stayed unreachable")
 
-// unreachable decides whether a store error means the store cannot be
+// Unreachable decides whether a store error means the store cannot be
 // reached — a connection refused, reset or closed, the server shutting
 // down or not yet accepting connections — and is worth riding out,
 // unlike a query the server refused.
-func unreachable(err error) bool {
+func Unreachable(err error) bool {
 	if err == nil {
 		return false
 	}
@@ -80,7 +80,7 @@ const (
 // stop with: err itself when the store did answer, ErrStoreOutage once
 // the outage has lasted past the bound.
 func (o *Outage) Failed(err error, now time.Time, log zerolog.Logger) error {
-	if !unreachable(err) {
+	if !Unreachable(err) {
 		return err
 	}
 	if o.since.IsZero() {
