@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/studies/pack"
 	"github.com/servetune/servetune/studies/store"
 )
 
@@ -45,7 +46,7 @@ type pool struct {
 	// devices are the GPUs trials are packed onto; waiting is a pick
 	// that did not fit them yet, taken the devices reserved for the next
 	// start.
-	devices *gpus
+	devices *pack.GPUs
 	waiting *next
 	taken   []string
 	// clock is the virtual clock (RunOptions.Virtual), nil on real time.
@@ -106,7 +107,7 @@ func (l *loop) run(ctx context.Context) error {
 
 // newPool is the loop's workers, none busy yet.
 func newPool(l *loop) *pool {
-	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: newGPUs(l.Devices), store: store.Outage{Bound: l.StoreOutage}}
+	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: pack.New(l.Devices), store: store.Outage{Bound: l.StoreOutage}}
 	if l.Virtual {
 		p.useVirtualClock()
 	}
@@ -178,7 +179,7 @@ func (p *pool) fill(ctx context.Context) {
 		}
 		err = p.start(ctx, n)
 		if err != nil {
-			p.devices.release(p.taken)
+			p.devices.Release(p.taken)
 		}
 		if errors.Is(err, store.ErrFull) {
 			return
@@ -340,7 +341,7 @@ func (l *loop) work(ctx context.Context, t store.Trial, slot int, done chan<- fi
 
 // collect records a trial a worker finished and teaches the sampler.
 func (p *pool) collect(ctx context.Context, f finished) error {
-	p.devices.release(f.t.Devices)
+	p.devices.Release(f.t.Devices)
 	return p.write(ctx, f)
 }
 
