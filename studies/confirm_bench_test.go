@@ -12,6 +12,7 @@ import (
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // BenchmarkConfirmedBest measures what confirmation buys under noise: 40
@@ -54,7 +55,7 @@ func confirmedGaps(b *testing.B, cv, share float64, n int) []float64 {
 	for seed := int64(1); seed <= int64(n); seed++ {
 		sp := *base
 		sp.Study.Seed = seed
-		dir := DirOf(b.TempDir(), "bench")
+		dir := studydir.Of(b.TempDir(), "bench")
 		st, err := store.Open(context.Background(), dir.DB(), store.Create)
 		if err != nil {
 			b.Fatal(err)

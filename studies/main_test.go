@@ -13,6 +13,7 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // hangingWorkerEnv, set to a storage URL, makes the test binary a worker
@@ -43,7 +44,7 @@ func hangingWorker(url string) {
 	if err == nil {
 		var st *store.Store
 		if st, err = store.OpenPostgres(ctx, url, "unit", store.Create); err == nil {
-			dir := DirOf(os.Getenv("STUDIES_TEST_DIR"), "unit")
+			dir := studydir.Of(os.Getenv("STUDIES_TEST_DIR"), "unit")
 			err = Run(ctx, RunOptions{Space: sp, Store: st, Runner: hangRunner{}, Dir: dir, Log: zerolog.Nop(), Shared: true, WorkerID: "doomed", Lease: 2 * time.Second})
 		}
 	}

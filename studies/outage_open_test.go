@@ -8,6 +8,7 @@ import (
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/pgtest"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // A store that goes down in the seconds after a worker connected (its
@@ -39,7 +40,7 @@ func TestOpenSharedRidesOutAnOutageDuringItsFirstReads(t *testing.T) {
 		_, err := st.Trials(ctx)
 		return err
 	}
-	s, err := OpenShared(ctx, pg.URL, DirOf(t.TempDir(), "unit"), sp, o)
+	s, err := OpenShared(ctx, pg.URL, studydir.Of(t.TempDir(), "unit"), sp, o)
 	if err != nil {
 		t.Fatalf("the worker gave up on a store that came back: %v (its first read failed with %v)", err, first)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/pgtest"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 func TestPostgresStoreKeepsTheRecordModel(t *testing.T) {
@@ -31,7 +32,7 @@ func TestPostgresStoreKeepsTheRecordModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	dir := DirOf(t.TempDir(), "unit")
+	dir := studydir.Of(t.TempDir(), "unit")
 	if err := Run(ctx, RunOptions{Space: sp, Store: st, Runner: &fakeRunner{}, Dir: dir, Log: zerolog.Nop(), Workers: 3, WorkerID: "w", Lease: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestWorkerKilledMidTrialLosesOnlyItsTrial(t *testing.T) {
 		}
 		defer st.Close()
 		wg.Go(func() {
-			errs[i] = Run(t.Context(), RunOptions{Space: sp, Store: st, Runner: &fakeRunner{}, Dir: DirOf(t.TempDir(), "unit"), Log: zerolog.Nop(),
+			errs[i] = Run(t.Context(), RunOptions{Space: sp, Store: st, Runner: &fakeRunner{}, Dir: studydir.Of(t.TempDir(), "unit"), Log: zerolog.Nop(),
 				Shared: true, WorkerID: fmt.Sprintf("host%d", i), Lease: 2 * time.Second})
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/studies/pgtest"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // wallRunner is fakeRunner taking d of real time per trial (a trial in
@@ -69,7 +70,7 @@ func rideOutAnOutage(t *testing.T, outageFor time.Duration) {
 			}
 		}
 		wg.Go(func() {
-			errs[i] = Run(t.Context(), RunOptions{Space: sp, Store: st, Runner: runner, Dir: DirOf(t.TempDir(), "unit"), Log: zerolog.Nop(),
+			errs[i] = Run(t.Context(), RunOptions{Space: sp, Store: st, Runner: runner, Dir: studydir.Of(t.TempDir(), "unit"), Log: zerolog.Nop(),
 				Shared: true, WorkerID: fmt.Sprintf("host%d", i), Lease: 6 * time.Second, OnEvent: onEvent})
 		})
 	}

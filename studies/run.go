@@ -11,6 +11,7 @@ import (
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // EventKind names what happened in the study loop.
@@ -42,7 +43,7 @@ type RunOptions struct {
 	Store  *store.Store
 	Runner objective.Runner
 	// Dir is the study's directory; trial-N/ directories go under it.
-	Dir Dir
+	Dir studydir.Dir
 	// Repeat measures each config this many times (default 1); more gives
 	// noise estimates, at the cost of launches.
 	Repeat int

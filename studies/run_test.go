@@ -18,6 +18,7 @@ import (
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // fakeRunner measures configs with a closed-form landscape: throughput
@@ -101,9 +102,9 @@ max_running = 32
 ` + extra
 }
 
-func openStore(t *testing.T) (*store.Store, Dir) {
+func openStore(t *testing.T) (*store.Store, studydir.Dir) {
 	t.Helper()
-	dir := DirOf(t.TempDir(), "unit")
+	dir := studydir.Of(t.TempDir(), "unit")
 	st, err := store.Open(context.Background(), dir.DB(), store.Create)
 	if err != nil {
 		t.Fatal(err)

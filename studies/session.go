@@ -10,14 +10,15 @@ import (
 
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // Session is a study opened for running: its lock is held, engines left
 // by a killed predecessor are stopped, and its store matches the space.
 type Session struct {
-	Dir   Dir
+	Dir   studydir.Dir
 	Store *store.Store
-	lock  *Lock
+	lock  *studydir.Lock
 }
 
 // OpenOptions say how to open a study for running.
@@ -46,7 +47,7 @@ var ErrSpaceChanged = errors.New("study was created from a different search spac
 // OpenSession locks the study, then (in this order, so nothing is reaped
 // or deleted under a live run) stops stale engines, deletes the old
 // trials with Fresh, opens or creates the store and checks the space.
-func OpenSession(ctx context.Context, d Dir, sp *space.Space, o OpenOptions) (*Session, error) {
+func OpenSession(ctx context.Context, d studydir.Dir, sp *space.Space, o OpenOptions) (*Session, error) {
 	lock, err := d.Lock(o.Holder, o.Log)
 	if err != nil {
 		return nil, err
@@ -59,11 +60,11 @@ func OpenSession(ctx context.Context, d Dir, sp *space.Space, o OpenOptions) (*S
 }
 
 func (s *Session) open(ctx context.Context, sp *space.Space, o OpenOptions) error {
-	if err := s.Dir.reapStale(ctx, o.Log); err != nil {
+	if err := s.Dir.ReapStale(ctx, o.Log); err != nil {
 		return err
 	}
 	if o.Fresh {
-		if err := s.Dir.remove(); err != nil {
+		if err := s.Dir.Remove(); err != nil {
 			return err
 		}
 	}
@@ -89,7 +90,7 @@ func (s *Session) Close() error {
 // leased), no reaping or deletion (those need the lock), the store
 // created on first use and checked against the space. d holds this
 // worker's trial-N/ directories.
-func OpenShared(ctx context.Context, storage string, d Dir, sp *space.Space, o OpenOptions) (*Session, error) {
+func OpenShared(ctx context.Context, storage string, d studydir.Dir, sp *space.Space, o OpenOptions) (*Session, error) {
 	if !store.IsPostgres(storage) {
 		return nil, store.ErrNotShared
 	}

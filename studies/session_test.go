@@ -12,6 +12,7 @@ import (
 
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 func sessionOptions(t *testing.T, src string, fresh bool, pid int) OpenOptions {
@@ -24,7 +25,7 @@ func sessionOptions(t *testing.T, src string, fresh bool, pid int) OpenOptions {
 // --fresh while another run holds the study must not delete anything.
 func TestFreshDuringARunIsRefusedAndDeletesNothing(t *testing.T) {
 	sp := studySpace(t, 3, "")
-	d := DirOf(t.TempDir(), "unit")
+	d := studydir.Of(t.TempDir(), "unit")
 	ctx := context.Background()
 	run, err := OpenSession(ctx, d, sp, sessionOptions(t, "x", false, 1))
 	if err != nil {
@@ -39,7 +40,7 @@ func TestFreshDuringARunIsRefusedAndDeletesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = OpenSession(ctx, d, sp, sessionOptions(t, "x", true, 2))
-	if !errors.Is(err, ErrLocked) {
+	if !errors.Is(err, studydir.ErrLocked) {
 		t.Fatalf("--fresh during a run: %v, want ErrLocked", err)
 	}
 	if !d.Exists() {
@@ -56,7 +57,7 @@ func TestFreshDuringARunIsRefusedAndDeletesNothing(t *testing.T) {
 
 func TestFreshRemovesTrialsButKeepsTheLock(t *testing.T) {
 	sp := studySpace(t, 3, "")
-	d := DirOf(t.TempDir(), "unit")
+	d := studydir.Of(t.TempDir(), "unit")
 	ctx := context.Background()
 	s, err := OpenSession(ctx, d, sp, sessionOptions(t, "x", false, 1))
 	if err != nil {
@@ -85,7 +86,7 @@ func TestFreshRemovesTrialsButKeepsTheLock(t *testing.T) {
 // A comment or n_trials edit resumes; a changed domain does not.
 func TestSpaceCheckComparesParsedSpaces(t *testing.T) {
 	ctx := context.Background()
-	d := DirOf(t.TempDir(), "unit")
+	d := studydir.Of(t.TempDir(), "unit")
 	src := studySource(5, "")
 	parse := func(s string) *space.Space {
 		sp, err := space.Parse(ctx, "space.toml", s, testSpaceOptions())

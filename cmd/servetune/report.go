@@ -9,9 +9,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/report"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 func reportCommand(e *env) *cli.Command {
@@ -105,7 +105,7 @@ func studyOutlook(c *cli.Context) ([]store.Region, error) {
 		defer store.Close()
 		return store.Outlook(c.Context)
 	}
-	store, err := studies.DirOf(c.String("dir"), arg).OpenReadOnly(c.Context)
+	store, err := studydir.Of(c.String("dir"), arg).OpenReadOnly(c.Context)
 	if err != nil {
 		return nil, err
 	}

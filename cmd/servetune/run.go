@@ -18,6 +18,7 @@ import (
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 func runCommand(e *env) *cli.Command {
@@ -209,7 +210,7 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 		return err
 	}
 	oo.Fresh, oo.Holder = o.fresh, store.Me(time.Now())
-	d := studies.DirFor(o.root, sp)
+	d := studydir.For(o.root, sp)
 	sess, err := studies.OpenSession(ctx, d, sp, oo)
 	if err != nil {
 		return openError(err)
@@ -384,7 +385,7 @@ func commonFailure(trials []store.Trial) (engines.Class, string) {
 // warmStart returns the winners of an earlier study, cut down to the knobs
 // of this space.
 func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space.Config, error) {
-	d := studies.DirOf(root, name)
+	d := studydir.Of(root, name)
 	if !d.Exists() {
 		return nil, usagef("--warm-start: no study %q (looked for %s)", name, d.DB())
 	}
@@ -395,7 +396,7 @@ func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space
 	return studies.WarmStart(old, trials, sp), nil
 }
 
-func newRunner(e *env, sp *space.Space, d studies.Dir, cards *sim.Cards) (objective.Runner, error) {
+func newRunner(e *env, sp *space.Space, d studydir.Dir, cards *sim.Cards) (objective.Runner, error) {
 	switch sp.Target.Runner {
 	case "process":
 		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(e.guardEngines),

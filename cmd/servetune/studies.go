@@ -12,6 +12,7 @@ import (
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/export"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // dirFlag is a new flag per command: urfave/cli keeps parse state in it.
@@ -33,7 +34,7 @@ func listStudies(c *cli.Context) ([]listed, error) {
 	}
 	if !store.IsPostgres(url) {
 		var out []listed
-		for _, d := range studies.List(c.String("dir")) {
+		for _, d := range studydir.List(c.String("dir")) {
 			out = append(out, listed{name: d.Name(), open: func() (*space.Space, []store.Trial, string, error) {
 				sp, ts, err := openStudy(c.Context, d)
 				return sp, ts, d.DB(), err
@@ -198,7 +199,7 @@ func studyArg(c *cli.Context) (*space.Space, []store.Trial, error) {
 		store.MarkHolderGone(ts, time.Now(), store.SharedLiveness())
 		return sp, ts, err
 	}
-	d := studies.DirOf(c.String("dir"), arg)
+	d := studydir.Of(c.String("dir"), arg)
 	if !d.Exists() {
 		return nil, nil, usagef("no study %q (looked for %s); `servetune studies` lists them", arg, d.DB())
 	}
@@ -206,7 +207,7 @@ func studyArg(c *cli.Context) (*space.Space, []store.Trial, error) {
 }
 
 // openStudy reads a study without writing to it.
-func openStudy(ctx context.Context, d studies.Dir) (*space.Space, []store.Trial, error) {
+func openStudy(ctx context.Context, d studydir.Dir) (*space.Space, []store.Trial, error) {
 	path := d.DB()
 	st, err := d.OpenReadOnly(ctx)
 	if err != nil {

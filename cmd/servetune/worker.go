@@ -13,6 +13,7 @@ import (
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // storageEnv holds the storage URL when --storage is not given, so its
@@ -152,7 +153,7 @@ func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOp
 		cards, trials, err = e.readStudy(ctx, sp, st)
 		return err
 	}
-	sess, err := studies.OpenShared(ctx, o.storage, studies.DirFor(o.trials.root, sp), sp, oo)
+	sess, err := studies.OpenShared(ctx, o.storage, studydir.For(o.trials.root, sp), sp, oo)
 	if err != nil {
 		return openError(err)
 	}

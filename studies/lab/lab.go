@@ -15,6 +15,7 @@ import (
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 //go:embed landscapes/*.toml
@@ -172,7 +173,7 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	// Every variant gets its own study: the same name would resume a
 	// finished study instead of running a new one.
 	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-%g-feas%v-prior%v", opt.Landscape, sampler, seed, len(objs), opt.Prune, opt.PruneMargin, !opt.NoFeasibility, opt.Prior != nil)
-	dir := studies.DirOf(opt.Dir, sp.Study.Name)
+	dir := studydir.Of(opt.Dir, sp.Study.Name)
 	st, err := store.Open(ctx, dir.DB(), store.Create)
 	if err != nil {
 		return Run{}, err

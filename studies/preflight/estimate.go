@@ -13,6 +13,7 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // estimate runs the whole study on the simulator, on a virtual clock, in
@@ -44,7 +45,7 @@ func estimate(ctx context.Context, in Input) (e *Estimate, first []Proposal, why
 func simulate(ctx context.Context, in Input, dir string) ([]store.Trial, time.Time, error) {
 	sp := *in.Space
 	sp.Target.Runner = "sim"
-	d := studies.DirOf(dir, sp.Study.Name)
+	d := studydir.Of(dir, sp.Study.Name)
 	st, err := store.Open(ctx, d.DB(), store.Create)
 	if err != nil {
 		return nil, time.Time{}, err

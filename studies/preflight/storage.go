@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // Storage checks the study's storage and says where it is.
@@ -17,7 +17,7 @@ type Storage func(ctx context.Context) (where string, err error)
 // Local is the storage check of a study.db: an existing one opens as a
 // study (read-only), and its directory — or the nearest one that exists,
 // where the study would be created — is writable.
-func Local(d studies.Dir, w World) Storage {
+func Local(d studydir.Dir, w World) Storage {
 	return func(ctx context.Context) (string, error) {
 		db := d.DB()
 		if _, err := w.Stat(db); err == nil {

@@ -1,4 +1,4 @@
-package studies
+package studydir
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package studies
+package studydir
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 )
 
 func TestSecondLockRefusedNamingTheHolder(t *testing.T) {
-	d := DirOf(t.TempDir(), "s")
+	d := Of(t.TempDir(), "s")
 	me := store.Holder{PID: 4242, Host: "node-7", Started: time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC), Command: "servetune run a.toml"}
 	first, err := d.Lock(me, zerolog.Nop())
 	if err != nil {
@@ -41,7 +41,7 @@ func TestSecondLockRefusedNamingTheHolder(t *testing.T) {
 // A holder killed with -9 leaves its lock file filled in but no flock:
 // the next run takes over and says so.
 func TestLockOfDeadHolderIsTakenOverWithWarning(t *testing.T) {
-	d := DirOf(t.TempDir(), "s")
+	d := Of(t.TempDir(), "s")
 	if err := os.MkdirAll(d.Path(), 0o755); err != nil {
 		t.Fatal(err)
 	}

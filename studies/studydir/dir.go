@@ -1,4 +1,4 @@
-package studies
+package studydir
 
 import (
 	"context"
@@ -32,18 +32,18 @@ type Dir struct {
 // DefaultRoot is where studies live unless --dir says otherwise.
 const DefaultRoot = "studies"
 
-// DirFor is the directory of the study a space declares. A study in
+// For is the directory of the study a space declares. A study in
 // shared storage keeps its trial directories (engine logs) under root,
 // by name, on each worker's host.
-func DirFor(root string, sp *space.Space) Dir {
+func For(root string, sp *space.Space) Dir {
 	if sp.Study.Storage != "" && !store.IsPostgres(sp.Study.Storage) {
 		return Dir{path: filepath.Dir(sp.Study.Storage), db: sp.Study.Storage}
 	}
 	return dirNamed(root, sp.Study.Name)
 }
 
-// DirOf resolves a study argument: a study.db path, or a name under root.
-func DirOf(root, arg string) Dir {
+// Of resolves a study argument: a study.db path, or a name under root.
+func Of(root, arg string) Dir {
 	if strings.HasSuffix(arg, ".db") {
 		return Dir{path: filepath.Dir(arg), db: arg}
 	}
@@ -114,20 +114,20 @@ func (d Dir) Lock(me store.Holder, log zerolog.Logger) (*Lock, error) {
 	return acquire(filepath.Join(d.path, "lock"), me, log)
 }
 
-// reapStale stops engines an earlier, killed servetune left running in
+// ReapStale stops engines an earlier, killed servetune left running in
 // this study; they would hold the GPUs and make every new trial look
 // out of memory. Only the lock holder may call it: a live run's engines
 // are not stale.
-func (d Dir) reapStale(ctx context.Context, log zerolog.Logger) error {
+func (d Dir) ReapStale(ctx context.Context, log zerolog.Logger) error {
 	if err := engines.ReapStale(ctx, d.Engines(), log); err != nil {
 		return fmt.Errorf("stopping engines left by an earlier run: %w", err)
 	}
 	return nil
 }
 
-// remove deletes the study's trials (--fresh): the database with its WAL
+// Remove deletes the study's trials (--fresh): the database with its WAL
 // files and every trial directory. The lock file stays: it is held.
-func (d Dir) remove() error {
+func (d Dir) Remove() error {
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if err := os.Remove(d.db + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("--fresh: %w", err)
