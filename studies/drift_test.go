@@ -33,7 +33,7 @@ func TestCheckDrift(t *testing.T) {
 			sp := studySpace(t, 2, "")
 			sp.Target.Runner, sp.Study.OnDrift = c.runner, c.onDrift
 			warn, err := CheckDrift(sp, c.trials, func(string) engines.Fingerprint { return c.now })
-			var de DriftError
+			var de driftError
 			if got := errors.As(err, &de); got != c.refused {
 				t.Fatalf("refused = %v (%v), want %v", got, err, c.refused)
 			}

@@ -48,14 +48,14 @@ type MetricChange struct {
 	VsBaseline *float64 `json:"vs_baseline_pct,omitempty"`
 }
 
-// Pick is a decision of Recommend: front[Index] is the config for Goal.
-type Pick struct {
+// goalPick is a decision of recommend: front[Index] is the config for Goal.
+type goalPick struct {
 	Goal  string
 	Index int
 	Why   string
 }
 
-// Recommend decides which front members to deploy, a pure function of
+// recommend decides which front members to deploy, a pure function of
 // the objectives, the front (Values in objective order, Feasible), the
 // noise (relative) and whether the study has an SLO:
 //
@@ -66,7 +66,7 @@ type Pick struct {
 //     is better on the other objectives, in order, wins instead: the
 //     difference on the goal cannot be told from noise, the other can;
 //   - a config best for several goals is one pick naming them all.
-func Recommend(objs []ObjectiveInfo, front []Row, noise float64, slo bool) []Pick {
+func recommend(objs []ObjectiveInfo, front []Row, noise float64, slo bool) []goalPick {
 	var ok []int
 	for i, r := range front {
 		if r.Feasible && len(r.Values) == len(objs) && !math.IsNaN(r.Values[0]) {
@@ -80,7 +80,7 @@ func Recommend(objs []ObjectiveInfo, front []Row, noise float64, slo bool) []Pic
 	if slo || goals == 1 {
 		goals = 1
 	}
-	var out []Pick
+	var out []goalPick
 	for g := range goals {
 		best, why := bestFor(objs, front, ok, g, noise)
 		goal := fmt.Sprintf("%s %s", short(objs[g].Direction), objs[g].Metric)
@@ -91,7 +91,7 @@ func Recommend(objs []ObjectiveInfo, front []Row, noise float64, slo bool) []Pic
 			out[n-1].Goal += ", " + goal
 			continue
 		}
-		out = append(out, Pick{Goal: goal, Index: best, Why: why})
+		out = append(out, goalPick{Goal: goal, Index: best, Why: why})
 	}
 	return out
 }
@@ -140,7 +140,7 @@ func short(d space.Direction) string {
 
 // recommendations turns Recommend's picks into what a reader deploys.
 func recommendations(sp *space.Space, trials []store.Trial, r Report) []Recommendation {
-	picks := Recommend(r.Objectives, r.Winners, r.NoiseCV, len(sp.Constraints) > 0)
+	picks := recommend(r.Objectives, r.Winners, r.NoiseCV, len(sp.Constraints) > 0)
 	gs := configGroups(sp, trials)
 	base := Baseline(trials)
 	if base != nil {
