@@ -15,7 +15,8 @@ import (
 	"github.com/servetune/servetune/engines"
 )
 
-// Store is a study's SQLite file.
+// Store is a study's record: its SQLite study.db, or its schema in a
+// PostgreSQL database (pg), behind the same methods.
 type Store struct {
 	db       *sql.DB
 	path     string

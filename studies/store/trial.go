@@ -88,7 +88,7 @@ type Trial struct {
 	// HolderGone: the trial is stored running but its holder (the run
 	// holding the study's lock, or the worker holding its lease) is
 	// dead, so it reads as interrupted; the next run or worker records
-	// it so. Set by HolderGone when a study is read for showing.
+	// it so. Set by MarkHolderGone when a study is read for showing.
 	HolderGone bool `json:"holder_gone,omitempty"`
 	// lease is when a worker's claim on a running trial runs out (zero
 	// for a trial of a run holding the study's lock).
