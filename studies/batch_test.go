@@ -9,6 +9,7 @@ import (
 
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // askLog records the batch sizes the loop asks the sampler for.
@@ -56,8 +57,8 @@ func TestWorkersAskTheSamplerForABatchOfTheirFreeSlots(t *testing.T) {
 		// Every proposal ran (nothing is packed, and no batch outgrew what
 		// n_trials still wanted, so none was dropped):
 		// one trial each after the baseline, rule breakers included.
-		if total != len(l.trials)-1 || countDone(l.trials) != 8 {
-			t.Errorf("%d workers: asked %v (%d configs) for the %d trials after the baseline, %d done", c.workers, log.asked, total, len(l.trials)-1, countDone(l.trials))
+		if total != len(l.trials)-1 || store.CountDone(l.trials) != 8 {
+			t.Errorf("%d workers: asked %v (%d configs) for the %d trials after the baseline, %d done", c.workers, log.asked, total, len(l.trials)-1, store.CountDone(l.trials))
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // BenchmarkQuickstartStudy runs the README's quickstart study (60 trials
@@ -23,8 +25,8 @@ func BenchmarkQuickstartStudy(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := 0; i < b.N; i++ {
-		dir := DirOf(b.TempDir(), "bench")
-		st, err := Open(context.Background(), dir.DB(), Create)
+		dir := studydir.Of(b.TempDir(), "bench")
+		st, err := store.Open(context.Background(), dir.DB(), store.Create)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // A study measures the noise instead of assuming it: a budgeted share of
@@ -46,15 +47,15 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 	s := search.ConfirmState{Budget: budget, NTrials: l.Space.Study.NTrials}
 	running := map[string]bool{}
 	for _, t := range l.trials {
-		if t.State == Running {
+		if t.State == store.Running {
 			s.Done++
 			running[t.Config.Key()] = true
 		}
-		if (t.Origin == "noise" || t.Origin == "confirm") && t.State != Interrupted {
+		if (t.Origin == "noise" || t.Origin == "confirm") && t.State != store.Interrupted {
 			s.Used++
 		}
 	}
-	s.Done += countDone(l.trials)
+	s.Done += store.CountDone(l.trials)
 	s.Remaining = min(s.NTrials-s.Done, l.budgetLeft())
 	s.CV, _ = noiseCV(l.Space, l.trials)
 	groups := configGroups(l.Space, l.trials)
@@ -99,12 +100,12 @@ type groups []*configGroup
 
 // configGroups groups the complete measurements by config, in the order
 // each config was first measured.
-func configGroups(sp *space.Space, trials []Trial) groups {
+func configGroups(sp *space.Space, trials []store.Trial) groups {
 	var out groups
 	at := map[string]*configGroup{}
 	base := Baseline(trials)
 	for i, t := range trials {
-		if t.State != Complete || t.ReusedFrom != 0 {
+		if t.State != store.Complete || t.ReusedFrom != 0 {
 			continue
 		}
 		g := at[t.Config.Key()]
@@ -188,7 +189,7 @@ func (gs groups) ranked(sp *space.Space) []*configGroup {
 // drift is what the study's repeated measurements say about drift: each
 // later measurement of a config against its first, on the first
 // objective.
-func drift(sp *space.Space, trials []Trial) search.Drift {
+func drift(sp *space.Space, trials []store.Trial) search.Drift {
 	var ratios []float64
 	for _, g := range configGroups(sp, trials) {
 		first := Values(sp, trials[g.runs[0]])[0]
@@ -218,7 +219,7 @@ func (gs groups) fill(rw *Row, cv float64) {
 
 // valuesOf is t's config's mean values, or t's own when it was measured
 // once.
-func (gs groups) valuesOf(sp *space.Space, t Trial) []float64 {
+func (gs groups) valuesOf(sp *space.Space, t store.Trial) []float64 {
 	if g := gs.of(t.Config.Key()); g != nil && len(g.runs) > 1 {
 		return g.mean
 	}
@@ -227,7 +228,7 @@ func (gs groups) valuesOf(sp *space.Space, t Trial) []float64 {
 
 // meanTrial is t with every metric the mean over its config's
 // measurements (t itself when measured once).
-func (gs groups) meanTrial(trials []Trial, t Trial) Trial {
+func (gs groups) meanTrial(trials []store.Trial, t store.Trial) store.Trial {
 	g := gs.of(t.Config.Key())
 	if g == nil || len(g.runs) < 2 {
 		return t

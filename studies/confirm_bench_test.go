@@ -11,6 +11,8 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // BenchmarkConfirmedBest measures what confirmation buys under noise: 40
@@ -53,8 +55,8 @@ func confirmedGaps(b *testing.B, cv, share float64, n int) []float64 {
 	for seed := int64(1); seed <= int64(n); seed++ {
 		sp := *base
 		sp.Study.Seed = seed
-		dir := DirOf(b.TempDir(), "bench")
-		st, err := Open(context.Background(), dir.DB(), Create)
+		dir := studydir.Of(b.TempDir(), "bench")
+		st, err := store.Open(context.Background(), dir.DB(), store.Create)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -67,7 +69,7 @@ func confirmedGaps(b *testing.B, cv, share float64, n int) []float64 {
 		}
 		best := 0.0
 		for _, tr := range trials {
-			if tr.State == Complete {
+			if tr.State == store.Complete {
 				best = max(best, truth(tr.Config))
 			}
 		}

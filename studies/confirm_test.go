@@ -13,6 +13,7 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // noisySimSpace is a small Qwen3-8B study on the simulator with 10%
@@ -74,7 +75,7 @@ max_running = 8
 
 // runNoisy runs the noisy study with confirmations on, sequentially or
 // with two workers on the virtual clock.
-func runNoisy(t *testing.T, workers int) (*space.Space, []Trial) {
+func runNoisy(t *testing.T, workers int) (*space.Space, []store.Trial) {
 	t.Helper()
 	sp := noisySimSpace(t, 20)
 	st, dir := openStore(t)
@@ -100,14 +101,14 @@ func runNoisy(t *testing.T, workers int) (*space.Space, []Trial) {
 func TestConfirmedBestUnderSimulatedNoise(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		sp, trials := runNoisy(t, workers)
-		if n := countDone(trials); n != 20 {
+		if n := store.CountDone(trials); n != 20 {
 			t.Fatalf("workers %d: %d trials counted, want n_trials = 20 (confirmations included)", workers, n)
 		}
 		origins := map[string]int{}
 		ordinary := map[string]bool{}
 		for _, tr := range trials {
 			origins[tr.Origin]++
-			if tr.State == Pruned && isRemeasure(tr.Origin) {
+			if tr.State == store.Pruned && isRemeasure(tr.Origin) {
 				t.Errorf("workers %d: %s trial %d was pruned", workers, tr.Origin, tr.Number)
 			}
 			if !isRemeasure(tr.Origin) && tr.Origin != "reused" && tr.Origin != "revisit" {
@@ -131,7 +132,7 @@ func TestConfirmedBestUnderSimulatedNoise(t *testing.T) {
 		}
 		mean, n := 0.0, 0
 		for _, tr := range trials {
-			if tr.Config.Key() == rec.Config.Key() && tr.State == Complete && tr.ReusedFrom == 0 {
+			if tr.Config.Key() == rec.Config.Key() && tr.State == store.Complete && tr.ReusedFrom == 0 {
 				mean += Values(sp, tr)[0]
 				n++
 			}

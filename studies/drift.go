@@ -6,16 +6,17 @@ import (
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
-// DriftError says the environment changed since the study's trials were
+// driftError says the environment changed since the study's trials were
 // measured, and [study] on_drift = "refuse".
-type DriftError struct {
+type driftError struct {
 	Study string
 	Drift []string
 }
 
-func (e DriftError) Error() string {
+func (e driftError) Error() string {
 	return fmt.Sprintf("study %s: the environment changed since its trials ran (%s); its results would not be comparable. "+
 		"Restore the environment, start a new study (another name or --fresh), or set [study] on_drift = \"warn\"",
 		e.Study, strings.Join(e.Drift, "; "))
@@ -24,9 +25,9 @@ func (e DriftError) Error() string {
 // CheckDrift compares, for each engine the space can launch, the
 // environment now (envNow, asked only for engines a trial recorded) with
 // the last one a trial of the study recorded. It returns the changes to
-// warn about under on_drift = "warn", else a DriftError. Simulated
+// warn about under on_drift = "warn", else a driftError. Simulated
 // studies have no environment to drift.
-func CheckDrift(sp *space.Space, trials []Trial, envNow func(engine string) engines.Fingerprint) (warn []string, err error) {
+func CheckDrift(sp *space.Space, trials []store.Trial, envNow func(engine string) engines.Fingerprint) (warn []string, err error) {
 	if sp.Target.Runner != "process" {
 		return nil, nil
 	}
@@ -46,12 +47,12 @@ func CheckDrift(sp *space.Space, trials []Trial, envNow func(engine string) engi
 	case sp.Study.OnDrift == "warn":
 		return drift, nil
 	}
-	return nil, DriftError{Study: sp.Study.Name, Drift: drift}
+	return nil, driftError{Study: sp.Study.Name, Drift: drift}
 }
 
 // lastFingerprint is the environment of the study's latest trial on
 // engine, nil when none recorded one.
-func lastFingerprint(trials []Trial, engine string) *engines.Fingerprint {
+func lastFingerprint(trials []store.Trial, engine string) *engines.Fingerprint {
 	for i := len(trials) - 1; i >= 0; i-- {
 		if f := trials[i].Fingerprint; f != nil && f.Engine == engine {
 			return f

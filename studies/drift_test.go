@@ -6,17 +6,18 @@ import (
 	"testing"
 
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func TestCheckDrift(t *testing.T) {
 	was := engines.Fingerprint{Engine: engines.VLLM, EngineVersion: "0.15.1", Device: "gpu", GPU: "H100"}
 	upgraded := was
 	upgraded.EngineVersion = "0.16.0"
-	ran := []Trial{{Number: 1, Fingerprint: &engines.Fingerprint{Engine: engines.VLLM, EngineVersion: "0.14.0"}}, {Number: 2, Fingerprint: &was}}
+	ran := []store.Trial{{Number: 1, Fingerprint: &engines.Fingerprint{Engine: engines.VLLM, EngineVersion: "0.14.0"}}, {Number: 2, Fingerprint: &was}}
 	cases := []struct {
 		name            string
 		runner, onDrift string
-		trials          []Trial
+		trials          []store.Trial
 		now             engines.Fingerprint
 		warn            string // the warning expected, "" for none
 		refused         bool
@@ -32,7 +33,7 @@ func TestCheckDrift(t *testing.T) {
 			sp := studySpace(t, 2, "")
 			sp.Target.Runner, sp.Study.OnDrift = c.runner, c.onDrift
 			warn, err := CheckDrift(sp, c.trials, func(string) engines.Fingerprint { return c.now })
-			var de DriftError
+			var de driftError
 			if got := errors.As(err, &de); got != c.refused {
 				t.Fatalf("refused = %v (%v), want %v", got, err, c.refused)
 			}

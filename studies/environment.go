@@ -7,13 +7,14 @@ import (
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // ranCommand is the command a trial's engine really ran, when it differs
 // from the canonical command a report recommends (its first line; the
 // rest lists generated files): both reproduce the trial, the first on
 // this machine.
-func ranCommand(t Trial, canonical string) string {
+func ranCommand(t store.Trial, canonical string) string {
 	if t.Ran == nil {
 		return ""
 	}
@@ -28,7 +29,7 @@ func ranCommand(t Trial, canonical string) string {
 // environments lists each distinct environment the study's trials ran in
 // with the trials that ran in it ("trials 1-3, 5: vllm 0.11.0; 8×H100 …"):
 // one line for a study that never drifted.
-func environments(trials []Trial) []string {
+func environments(trials []store.Trial) []string {
 	var order []string
 	runs := map[string][]int{}
 	for _, t := range trials {
@@ -71,7 +72,7 @@ func trialList(ns []int) string {
 
 // device is what the study ran on: "cpu" or "gpu". A trial's recorded
 // environment decides; without one, the target's declaration does.
-func device(sp *space.Space, trials []Trial) string {
+func device(sp *space.Space, trials []store.Trial) string {
 	if strings.EqualFold(sp.Target.GPU, "cpu") {
 		return "cpu"
 	}

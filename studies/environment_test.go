@@ -9,6 +9,7 @@ import (
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // The command a trial ran and its environment are stored with it and read
@@ -18,12 +19,12 @@ func TestRanAndFingerprintAreStored(t *testing.T) {
 	st, _ := openStore(t)
 	ran := &engines.Command{Argv: []string{"gosim", "--model", "m", "--port", "4000"}, Env: map[string]string{"HF_TOKEN": "[REDACTED]"}}
 	fp := &engines.Fingerprint{Engine: "gosim", EngineVersion: "0.3.1", Device: "cpu", CPU: "2×x", Host: "h", Checkpoint: "m"}
-	for _, tr := range []Trial{
-		{Origin: "sampler", Config: space.Config{"tp": int64(1)}, Start: time.Unix(0, 0), State: Complete, Ran: ran, Fingerprint: fp},
-		{Origin: "sampler", Config: space.Config{"tp": int64(2)}, Start: time.Unix(0, 0), State: Infeasible, Reason: "breaks rule"},
+	for _, tr := range []store.Trial{
+		{Origin: "sampler", Config: space.Config{"tp": int64(1)}, Start: time.Unix(0, 0), State: store.Complete, Ran: ran, Fingerprint: fp},
+		{Origin: "sampler", Config: space.Config{"tp": int64(2)}, Start: time.Unix(0, 0), State: store.Infeasible, Reason: "breaks rule"},
 	} {
 		state := tr.State
-		if err := st.Begin(ctx, &tr); err != nil {
+		if err := begin(ctx, st, &tr); err != nil {
 			t.Fatal(err)
 		}
 		tr.State = state
@@ -50,11 +51,11 @@ func TestReportNamesTheDeviceTheRanCommandAndTheEnvironment(t *testing.T) {
 	sp := studySpace(t, 4, "")
 	sp.Target.GPU = ""
 	fp := &engines.Fingerprint{Engine: "gosim", EngineVersion: "0.3.1", Device: "cpu", CPU: "2×AMD EPYC 9654", Host: "h", Checkpoint: "m"}
-	tr := Trial{Number: 1, Origin: "sampler", State: Complete, Config: space.Config{"tp": int64(1)}, GPUSeconds: 3600,
+	tr := store.Trial{Number: 1, Origin: "sampler", State: store.Complete, Config: space.Config{"tp": int64(1)}, GPUSeconds: 3600,
 		Metrics:     map[string]map[string]float64{sp.ObjectiveProfile(""): {sp.Objectives[0].Metric: 10}},
 		Ran:         &engines.Command{Argv: []string{"/opt/gosim", "--model", "m", "--port", "4000"}},
 		Fingerprint: fp}
-	r := BuildReport(sp, []Trial{tr}, func(space.Config) (string, error) { return "gosim --model m", nil })
+	r := BuildReport(sp, []store.Trial{tr}, func(space.Config) (string, error) { return "gosim --model m", nil })
 	var b strings.Builder
 	if err := r.Text(&b); err != nil {
 		t.Fatal(err)

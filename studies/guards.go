@@ -10,6 +10,7 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // GuardBreak is one complete trial breaking one constraint relative to
@@ -27,10 +28,10 @@ type GuardBreak struct {
 
 // guardBreaks lists, trial by trial and in the order of the constraints,
 // every guard a complete trial breaks; none until the baseline finished.
-func guardBreaks(sp *space.Space, trials []Trial, base *Trial) []GuardBreak {
+func guardBreaks(sp *space.Space, trials []store.Trial, base *store.Trial) []GuardBreak {
 	var out []GuardBreak
 	for _, t := range trials {
-		if t.State != Complete {
+		if t.State != store.Complete {
 			continue
 		}
 		for _, c := range sp.Constraints {

@@ -11,11 +11,12 @@ import (
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // guardFixture optimises balanced and guards sharegpt against the
 // baseline: trial 2 wins balanced but loses half of sharegpt.
-func guardFixture(t *testing.T) (*space.Space, []Trial) {
+func guardFixture(t *testing.T) (*space.Space, []store.Trial) {
 	t.Helper()
 	src := `
 [study]
@@ -44,10 +45,10 @@ max_running = 64
 		return map[string]map[string]float64{"balanced": {"total_tps": balanced}, "sharegpt": {"total_tps": sharegpt}}
 	}
 	cfg := func(mr int64) space.Config { return space.Config{"engine": "sglang", "max_running": mr} }
-	return sp, []Trial{
-		{Number: 1, State: Complete, Origin: "baseline", Config: cfg(64), Metrics: m(5000, 6040.94)},
-		{Number: 2, State: Complete, Origin: "enqueue", Config: cfg(256), Metrics: m(12600, 2845.48)},
-		{Number: 3, State: Complete, Origin: "sampler", Config: cfg(128), Metrics: m(9000, 5900)},
+	return sp, []store.Trial{
+		{Number: 1, State: store.Complete, Origin: "baseline", Config: cfg(64), Metrics: m(5000, 6040.94)},
+		{Number: 2, State: store.Complete, Origin: "enqueue", Config: cfg(256), Metrics: m(12600, 2845.48)},
+		{Number: 3, State: store.Complete, Origin: "sampler", Config: cfg(128), Metrics: m(9000, 5900)},
 	}
 }
 
@@ -62,8 +63,8 @@ func TestGuardIsUnknownUntilTheBaselineFinished(t *testing.T) {
 	if v := Violation(sp, trials[2], Baseline(trials)); v != 0 {
 		t.Errorf("trial 3 keeps 97.7%% of sharegpt: violation %v, want 0", v)
 	}
-	running := append([]Trial(nil), trials...)
-	running[0].State = Running
+	running := append([]store.Trial(nil), trials...)
+	running[0].State = store.Running
 	if Baseline(running) != nil {
 		t.Error("a running baseline is not finished")
 	}
@@ -141,7 +142,7 @@ values = [64, 128]
 	if err != nil {
 		t.Fatal(err)
 	}
-	trials := []Trial{{Number: 1, State: Complete, Origin: "sampler", Config: space.Config{"engine": "sglang", "max_running": int64(64)},
+	trials := []store.Trial{{Number: 1, State: store.Complete, Origin: "sampler", Config: space.Config{"engine": "sglang", "max_running": int64(64)},
 		Metrics: map[string]map[string]float64{"balanced": {"goodput_rps": 3}}}}
 	var text bytes.Buffer
 	if err := BuildReport(sp, trials, nil).Text(&text); err != nil {

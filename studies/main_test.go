@@ -12,6 +12,8 @@ import (
 
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // hangingWorkerEnv, set to a storage URL, makes the test binary a worker
@@ -40,9 +42,9 @@ func hangingWorker(url string) {
 	n, _ := strconv.Atoi(os.Getenv("STUDIES_TEST_N_TRIALS"))
 	sp, err := space.Parse(ctx, "unit.toml", studySource(n, ""), testSpaceOptions())
 	if err == nil {
-		var st *Store
-		if st, err = OpenPostgres(ctx, url, "unit", Create); err == nil {
-			dir := DirOf(os.Getenv("STUDIES_TEST_DIR"), "unit")
+		var st *store.Store
+		if st, err = store.OpenPostgres(ctx, url, "unit", store.Create); err == nil {
+			dir := studydir.Of(os.Getenv("STUDIES_TEST_DIR"), "unit")
 			err = Run(ctx, RunOptions{Space: sp, Store: st, Runner: hangRunner{}, Dir: dir, Log: zerolog.Nop(), Shared: true, WorkerID: "doomed", Lease: 2 * time.Second})
 		}
 	}

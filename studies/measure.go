@@ -11,15 +11,16 @@ import (
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // measure fills t's outcome: infeasible by rule, reused, or run. It returns
 // an error only when the study cannot go on (the engine cannot be run on
 // this machine at all); the trial is then recorded as interrupted.
-func (l *loop) measure(ctx context.Context, t *Trial) error {
+func (l *loop) measure(ctx context.Context, t *store.Trial) error {
 	defer func() { t.End = l.Now() }()
 	if r := l.Space.Check(t.Config); r != nil {
-		t.State, t.Reason = Infeasible, "breaks rule "+r.Expr.String()
+		t.State, t.Reason = store.Infeasible, "breaks rule "+r.Expr.String()
 		if r.Message != "" {
 			t.Reason += ": " + r.Message
 		}
@@ -32,20 +33,20 @@ func (l *loop) measure(ctx context.Context, t *Trial) error {
 		return nil
 	}
 	res, err := objective.Measure(ctx, l.Runner, l.objectiveTrial(t))
-	t.Metrics, t.GPUSeconds, t.LogPath, t.Replies = definedMetrics(res.Metrics), res.GPUSeconds, res.LogPath, res.Replies
+	t.Metrics, t.GPUSeconds, t.LogPath, t.Replies = store.DefinedMetrics(res.Metrics), res.GPUSeconds, res.LogPath, res.Replies
 	t.Ran, t.Fingerprint = res.Ran, res.Fingerprint
 	recordCheckpoints(l.Space, t, res)
 	if errors.Is(err, launch.ErrProgram) {
 		// Not the config's fault: it does not count toward n_trials and
 		// is retried once the machine is fixed and the study resumed.
-		t.State, t.Reason = Interrupted, err.Error()
+		t.State, t.Reason = store.Interrupted, err.Error()
 		return err
 	}
 	l.outcome(ctx, t, err)
 	return nil
 }
 
-func (l *loop) objectiveTrial(t *Trial) objective.Trial {
+func (l *loop) objectiveTrial(t *store.Trial) objective.Trial {
 	return objective.Trial{
 		Number:   t.Number,
 		Config:   t.Config,
@@ -54,7 +55,7 @@ func (l *loop) objectiveTrial(t *Trial) objective.Trial {
 		Dir:      l.Dir.Trial(t.Number),
 		Seed:     l.Space.Study.Seed + int64(t.Number),
 		OnPhase: func(p objective.Phase) {
-			l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: p, Done: countDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
+			l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: p, Done: store.CountDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
 		},
 		Judge:             l.reporting(t, l.judge(t.Origin)),
 		Timeout:           trialTimeout(l.Space.Target.TrialTimeout, l.Space.Profiles),
@@ -67,34 +68,34 @@ func (l *loop) objectiveTrial(t *Trial) objective.Trial {
 
 // outcome decides a measured trial's state from the runner's error. It is
 // the one place a trial's outcome is decided.
-func (l *loop) outcome(ctx context.Context, t *Trial, err error) {
+func (l *loop) outcome(ctx context.Context, t *store.Trial, err error) {
 	f, isFailure := engines.AsFailure(err)
 	switch {
 	case err == nil:
-		t.State = Complete
+		t.State = store.Complete
 		if why := l.undefinedObjective(*t); why != "" {
-			t.State, t.Reason = Failed, why
+			t.State, t.Reason = store.Failed, why
 		}
 	case errors.Is(err, objective.ErrPruned):
-		t.State = Pruned
+		t.State = store.Pruned
 		if t.Reason == "" {
 			t.Reason = "stopped early"
 		}
 	case ctx.Err() != nil:
-		t.State, t.Reason = Interrupted, "servetune was interrupted during this trial"
+		t.State, t.Reason = store.Interrupted, "servetune was interrupted during this trial"
 	case isFailure && f.Class.Infeasible():
-		t.State, t.Failure = Infeasible, f
+		t.State, t.Failure = store.Infeasible, f
 	case isFailure:
-		t.State, t.Failure = Failed, f
+		t.State, t.Failure = store.Failed, f
 	default:
-		t.State, t.Failure = Failed, &engines.Failure{Class: engines.Unknown, Message: err.Error()}
+		t.State, t.Failure = store.Failed, &engines.Failure{Class: engines.Unknown, Message: err.Error()}
 	}
 }
 
 // undefinedObjective says why a complete trial cannot be ranked: an
 // objective's metric was not measured (e.g. TPOT when every request
 // produced one token).
-func (l *loop) undefinedObjective(t Trial) string {
+func (l *loop) undefinedObjective(t store.Trial) string {
 	for i, v := range Values(l.Space, t) {
 		if math.IsNaN(v) {
 			o := l.Space.Objectives[i]

@@ -7,6 +7,8 @@ import (
 
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/pgtest"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // A store that goes down in the seconds after a worker connected (its
@@ -23,7 +25,7 @@ func TestOpenSharedRidesOutAnOutageDuringItsFirstReads(t *testing.T) {
 	o.StoreOutage = time.Minute
 	// The stored space is this one (the test's source is a stand-in).
 	o.Parse = func(context.Context, string, string) (*space.Space, error) { return sp, nil }
-	o.Check = func(ctx context.Context, st *Store) error {
+	o.Check = func(ctx context.Context, st *store.Store) error {
 		calls++
 		if calls == 1 {
 			if err := pg.Stop(); err != nil {
@@ -38,12 +40,12 @@ func TestOpenSharedRidesOutAnOutageDuringItsFirstReads(t *testing.T) {
 		_, err := st.Trials(ctx)
 		return err
 	}
-	s, err := OpenShared(ctx, pg.URL, DirOf(t.TempDir(), "unit"), sp, o)
+	s, err := OpenShared(ctx, pg.URL, studydir.Of(t.TempDir(), "unit"), sp, o)
 	if err != nil {
 		t.Fatalf("the worker gave up on a store that came back: %v (its first read failed with %v)", err, first)
 	}
 	defer s.Close()
-	if first == nil || !unreachable(first) {
+	if first == nil || !store.Unreachable(first) {
 		t.Fatalf("the first read did not meet the outage (error %v)", first)
 	}
 	if calls != 2 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // deviceRunner records which devices each running trial holds and any
@@ -77,7 +78,7 @@ func TestPackingNeverOverCommitsAnEightGPUNode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := countDone(trials); got != 14 {
+		if got := store.CountDone(trials); got != 14 {
 			t.Errorf("%d trials done, want 14", got)
 		}
 		packed := 0

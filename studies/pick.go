@@ -6,6 +6,7 @@ import (
 
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // next is a config to run and why.
@@ -14,20 +15,20 @@ type next struct {
 	origin  string
 	retryOf int
 	// prediction is the prior's forecast for a sampler's proposal.
-	prediction *Prediction
+	prediction *store.Prediction
 }
 
 // pick chooses the next config: retries of interrupted trials (an
 // interrupted baseline is retried as the baseline), the baseline, enqueued
 // configs, repeats, noise repeats and confirmations, then the sampler.
 func (l *loop) pick(ctx context.Context) (next, error) {
-	if l.has(func(t Trial) bool { return t.State == Running && t.Origin == "baseline" }) {
+	if l.has(func(t store.Trial) bool { return t.State == store.Running && t.Origin == "baseline" }) {
 		// Guards and baseline_agreement compare with the baseline's
 		// result: it runs before anything else starts.
 		return next{}, errWait
 	}
 	for _, t := range l.trials {
-		if t.State == Interrupted && t.RetryOf == 0 && !l.has(func(u Trial) bool { return u.RetryOf == t.Number }) {
+		if t.State == store.Interrupted && t.RetryOf == 0 && !l.has(func(u store.Trial) bool { return u.RetryOf == t.Number }) {
 			origin := "retry"
 			if t.Origin == "baseline" {
 				origin = "baseline"
@@ -35,14 +36,14 @@ func (l *loop) pick(ctx context.Context) (next, error) {
 			return next{cfg: t.Config, origin: origin, retryOf: t.Number}, nil
 		}
 	}
-	if l.Space.Baseline != nil && !l.has(func(t Trial) bool { return t.Origin == "baseline" && t.State != Interrupted }) {
+	if l.Space.Baseline != nil && !l.has(func(t store.Trial) bool { return t.Origin == "baseline" && t.State != store.Interrupted }) {
 		return next{cfg: l.Space.WithTargetEngine(l.Space.Baseline), origin: "baseline"}, nil
 	}
 	if n, ok := l.enqueued(); ok {
 		return n, nil
 	}
 	for _, t := range l.trials {
-		if t.State == Complete && t.ReusedFrom == 0 && l.count(t.Config)+l.runningOf(t.Config) < l.Repeat {
+		if t.State == store.Complete && t.ReusedFrom == 0 && l.count(t.Config)+l.runningOf(t.Config) < l.Repeat {
 			return next{cfg: t.Config, origin: "repeat"}, nil
 		}
 	}
@@ -61,7 +62,7 @@ func (l *loop) pick(ctx context.Context) (next, error) {
 func (l *loop) enqueued() (next, bool) {
 	for i, c := range append(append([]space.Config(nil), l.Enqueue...), l.WarmStart...) {
 		c = l.Space.WithTargetEngine(c)
-		if !l.has(func(t Trial) bool { return t.Config.Key() == c.Key() && t.State != Interrupted }) {
+		if !l.has(func(t store.Trial) bool { return t.Config.Key() == c.Key() && t.State != store.Interrupted }) {
 			origin := "enqueued"
 			if i >= len(l.Enqueue) {
 				origin = "warm-start"
@@ -76,14 +77,14 @@ func (l *loop) enqueued() (next, bool) {
 func (l *loop) runningOf(c space.Config) int {
 	key, n := c.Key(), 0
 	for _, t := range l.trials {
-		if t.State == Running && t.ReusedFrom == 0 && t.Config.Key() == key {
+		if t.State == store.Running && t.ReusedFrom == 0 && t.Config.Key() == key {
 			n++
 		}
 	}
 	return n
 }
 
-func (l *loop) has(f func(Trial) bool) bool {
+func (l *loop) has(f func(store.Trial) bool) bool {
 	for _, t := range l.trials {
 		if f(t) {
 			return true
@@ -92,7 +93,7 @@ func (l *loop) has(f func(Trial) bool) bool {
 	return false
 }
 
-func gpuTime(ts []Trial) time.Duration {
+func gpuTime(ts []store.Trial) time.Duration {
 	s := 0.0
 	for _, t := range ts {
 		s += t.GPUSeconds
@@ -104,7 +105,7 @@ func gpuTime(ts []Trial) time.Duration {
 func (l *loop) count(c space.Config) int {
 	key, n := l.reuseKey(c), 0
 	for _, t := range l.trials {
-		if l.reuseKey(t.Config) == key && t.ReusedFrom == 0 && (t.State == Complete || t.State == Infeasible) {
+		if l.reuseKey(t.Config) == key && t.ReusedFrom == 0 && (t.State == store.Complete || t.State == store.Infeasible) {
 			n++
 		}
 	}
@@ -113,14 +114,14 @@ func (l *loop) count(c space.Config) int {
 
 // measured returns a finished trial of the same config when the config
 // has been measured Repeat times already.
-func (l *loop) measured(c space.Config) *Trial {
+func (l *loop) measured(c space.Config) *store.Trial {
 	if l.count(c) < l.Repeat {
 		return nil
 	}
 	key := l.reuseKey(c)
 	for i := range l.trials {
 		t := &l.trials[i]
-		if l.reuseKey(t.Config) == key && t.ReusedFrom == 0 && (t.State == Complete || t.State == Infeasible) {
+		if l.reuseKey(t.Config) == key && t.ReusedFrom == 0 && (t.State == store.Complete || t.State == store.Infeasible) {
 			return t
 		}
 	}
@@ -134,16 +135,16 @@ func (l *loop) reuseKey(c space.Config) string {
 	return c.Key()
 }
 
-func (l *loop) byNumber(n int) Trial {
+func (l *loop) byNumber(n int) store.Trial {
 	for _, t := range l.trials {
 		if t.Number == n {
 			return t
 		}
 	}
-	return Trial{}
+	return store.Trial{}
 }
 
-func (l *loop) best() *Trial {
+func (l *loop) best() *store.Trial {
 	pts, idx := points(l.Space, l.trials)
 	if b := search.Best(pts, l.Space.Objectives); b >= 0 {
 		t := l.trials[idx[b]]

@@ -4,16 +4,17 @@ import (
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // reporting passes each benchmark checkpoint to the judge unchanged and
 // tells OnEvent how far the trial's benchmarks have come, so a live view
 // can say "benchmarking 40%".
-func (l *loop) reporting(t *Trial, judge objective.Judge) objective.Judge {
+func (l *loop) reporting(t *store.Trial, judge objective.Judge) objective.Judge {
 	return func(c objective.Checkpoint) objective.Verdict {
 		l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: objective.Benchmarking,
 			Progress: benchProgress(l.Space, c.Profile, c.Step),
-			Done:     countDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
+			Done:     store.CountDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
 		return judge(c)
 	}
 }

@@ -1,21 +1,18 @@
 package studies
 
 import (
-	"context"
-	"database/sql"
-	"encoding/json"
-	"fmt"
 	"math"
 
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // newTrial is the record of a trial about to begin: why it runs, what
 // runs it, what the prior predicted for it, and the measurement it reuses
 // when its config has been measured enough already.
-func (l *loop) newTrial(n next) Trial {
-	t := Trial{Config: n.cfg, Origin: n.origin, RetryOf: n.retryOf, Start: l.Now(), Runner: l.Space.Target.Runner, Prediction: n.prediction}
+func (l *loop) newTrial(n next) store.Trial {
+	t := store.Trial{Config: n.cfg, Origin: n.origin, RetryOf: n.retryOf, Start: l.Now(), Runner: l.Space.Target.Runner, Prediction: n.prediction}
 	if prev := l.measured(n.cfg); prev != nil && !isRemeasure(n.origin) {
 		t.Origin, t.ReusedFrom = "reused", prev.Number
 	}
@@ -36,7 +33,7 @@ func explain(s search.Sampler, n next) next {
 	if p.Origin != "" {
 		n.origin = p.Origin
 	}
-	n.prediction = &Prediction{Feasible: p.Feasible}
+	n.prediction = &store.Prediction{Feasible: p.Feasible}
 	if allFinite(p.Predicted) {
 		n.prediction.Values = p.Predicted
 	}
@@ -52,39 +49,10 @@ func allFinite(xs []float64) bool {
 	return len(xs) > 0
 }
 
-// annotate stores what measures t and what the prior predicted for it,
-// right after its row is begun or claimed.
-func (s *Store) annotate(ctx context.Context, t Trial) error {
-	pred, err := marshalOrNull(t.Prediction != nil, t.Prediction)
-	if err != nil {
-		return fmt.Errorf("record trial %d: %w", t.Number, err)
-	}
-	if t.Runner == "" && pred == nil {
-		return nil
-	}
-	_, err = s.db.ExecContext(context.WithoutCancel(ctx), s.bind(`UPDATE trials SET runner=?, prediction=? WHERE number=?`), nullStr(t.Runner), pred, t.Number)
-	if err != nil {
-		return fmt.Errorf("study %s: record trial %d: %w", s.path, t.Number, err)
-	}
-	return nil
-}
-
-// scanProvenance decodes the runner and prediction columns (schema 6).
-func scanProvenance(t *Trial, runner, pred sql.NullString) error {
-	t.Runner = runner.String
-	if pred.Valid {
-		t.Prediction = &Prediction{}
-		if err := json.Unmarshal([]byte(pred.String), t.Prediction); err != nil {
-			return fmt.Errorf("trial %d prediction: %w", t.Number, err)
-		}
-	}
-	return nil
-}
-
 // runnerOf is what measured the trials: the runner every trial that
 // records one names, "mixed" when they differ, the target's when none
 // records one (studies from before runners were recorded).
-func runnerOf(sp *space.Space, trials []Trial) string {
+func runnerOf(sp *space.Space, trials []store.Trial) string {
 	runner := ""
 	for _, t := range trials {
 		r := trialRunner(t)
@@ -104,7 +72,7 @@ func runnerOf(sp *space.Space, trials []Trial) string {
 
 // trialRunner is what ran t: recorded, or "process" when it recorded the
 // command its engine ran (studies from before runners were recorded).
-func trialRunner(t Trial) string {
+func trialRunner(t store.Trial) string {
 	if t.Runner == "" && (t.Ran != nil || t.Fingerprint != nil) {
 		return "process"
 	}
@@ -113,9 +81,9 @@ func trialRunner(t Trial) string {
 
 // FillRunner gives trials stored before runners were recorded the
 // runner of the target they ran under.
-func FillRunner(sp *space.Space, trials []Trial) {
+func FillRunner(sp *space.Space, trials []store.Trial) {
 	for i := range trials {
-		if trials[i].Runner = trialRunner(trials[i]); trials[i].Runner == "" && trials[i].State != Running {
+		if trials[i].Runner = trialRunner(trials[i]); trials[i].Runner == "" && trials[i].State != store.Running {
 			trials[i].Runner = sp.Target.Runner
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // judge returns the trial's pruning judge: a pure function of a
@@ -25,7 +26,7 @@ func (l *loop) judge(origin string) objective.Judge {
 		}
 		cp := toCheckpoint(sp, c)
 		var at []search.Checkpoint
-		var first *Trial
+		var first *store.Trial
 		for i, inc := range incumbents {
 			if a := atStep(inc, c.Profile, c.Step); a != nil {
 				at = append(at, *a)
@@ -55,7 +56,7 @@ const noiseMargins = 3
 // by repeating configs (--repeat), so a machine whose load drifts (a
 // shared CPU) does not prune trials on its own noise; with no repeats
 // yet, the rule stands as given.
-func noiseAware(rule *search.PruneRule, sp *space.Space, trials []Trial) *search.PruneRule {
+func noiseAware(rule *search.PruneRule, sp *space.Space, trials []store.Trial) *search.PruneRule {
 	if rule == nil {
 		return nil
 	}
@@ -88,7 +89,7 @@ func toCheckpoint(sp *space.Space, c objective.Checkpoint) search.Checkpoint {
 
 // recordCheckpoints keeps a trial's checkpoints, so later trials can be
 // pruned against it, and the verdict that stopped it.
-func recordCheckpoints(sp *space.Space, t *Trial, res objective.Result) {
+func recordCheckpoints(sp *space.Space, t *store.Trial, res objective.Result) {
 	t.Intermediate = nil
 	for _, c := range res.Checkpoints {
 		t.Intermediate = append(t.Intermediate, toCheckpoint(sp, c))
@@ -100,7 +101,7 @@ func recordCheckpoints(sp *space.Space, t *Trial, res objective.Result) {
 }
 
 // atStep is a trial's checkpoint at a profile and step, if it has one.
-func atStep(t Trial, profile string, step int) *search.Checkpoint {
+func atStep(t store.Trial, profile string, step int) *search.Checkpoint {
 	for i := range t.Intermediate {
 		if c := &t.Intermediate[i]; c.Profile == profile && c.Step == step {
 			return c
@@ -111,7 +112,7 @@ func atStep(t Trial, profile string, step int) *search.Checkpoint {
 
 // incumbents are the trials a new trial must beat: the best one, or the
 // Pareto front.
-func (l *loop) incumbents() []Trial {
+func (l *loop) incumbents() []store.Trial {
 	pts, idx := points(l.Space, l.trials)
 	var win []int
 	if len(l.Space.Objectives) > 1 {
@@ -119,7 +120,7 @@ func (l *loop) incumbents() []Trial {
 	} else if b := search.Best(pts, l.Space.Objectives); b >= 0 {
 		win = []int{b}
 	}
-	out := make([]Trial, 0, len(win))
+	out := make([]store.Trial, 0, len(win))
 	for _, w := range win {
 		out = append(out, l.trials[idx[w]])
 	}

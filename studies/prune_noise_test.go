@@ -9,6 +9,7 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Pruning respects the noise the study measured: with a config measured
@@ -26,7 +27,7 @@ func TestPruneMarginFollowsMeasuredNoise(t *testing.T) {
 	again := trials[2]
 	again.Number, again.Origin = 4, "repeat"
 	again.Metrics = map[string]map[string]float64{"balanced": {"total_tps": 9000 * 1.35}, "sharegpt": {"total_tps": 5900}}
-	noisy := append(append([]Trial(nil), trials...), again)
+	noisy := append(append([]store.Trial(nil), trials...), again)
 	cv, measured := noiseCV(sp, noisy)
 	r := noiseAware(&def, sp, noisy)
 	if !measured || r.Margin != noiseMargins*cv || r.Margin <= def.Margin {
@@ -89,12 +90,12 @@ func TestRepeatsAreNotPruned(t *testing.T) {
 	for _, tr := range trials {
 		if tr.Origin == "repeat" {
 			repeats++
-			if tr.State == Pruned {
+			if tr.State == store.Pruned {
 				t.Errorf("repeat trial %d pruned: %s", tr.Number, tr.Reason)
 			}
 		}
 	}
-	if repeats == 0 || trials[1].Origin != "repeat" || trials[1].State != Complete {
+	if repeats == 0 || trials[1].Origin != "repeat" || trials[1].State != store.Complete {
 		t.Fatalf("want the baseline repeated (complete) as trial 2; trials: %+v", trials[:2])
 	}
 }

@@ -5,10 +5,11 @@ import (
 
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Values returns a trial's objective values (NaN where missing).
-func Values(sp *space.Space, t Trial) []float64 {
+func Values(sp *space.Space, t store.Trial) []float64 {
 	out := make([]float64, len(sp.Objectives))
 	for i, o := range sp.Objectives {
 		out[i] = metric(t, sp.ObjectiveProfile(o.Profile), o.Metric)
@@ -19,7 +20,7 @@ func Values(sp *space.Space, t Trial) []float64 {
 // Violation sums the trial's relative SLO violations (0 = all met).
 // base is the study's finished baseline (Baseline): a guard relative to
 // it is unknown, so not violated, until it has finished.
-func Violation(sp *space.Space, t Trial, base *Trial) float64 {
+func Violation(sp *space.Space, t store.Trial, base *store.Trial) float64 {
 	v := 0.0
 	for _, c := range sp.Constraints {
 		c, known := resolve(sp, c, base)
@@ -38,7 +39,7 @@ func Violation(sp *space.Space, t Trial, base *Trial) float64 {
 
 // resolve makes a guard's bound absolute with the baseline's value of its
 // metric on its profile; false when that value is not known.
-func resolve(sp *space.Space, c space.Constraint, base *Trial) (space.Constraint, bool) {
+func resolve(sp *space.Space, c space.Constraint, base *store.Trial) (space.Constraint, bool) {
 	if !c.Relative {
 		return c, true
 	}
@@ -50,16 +51,16 @@ func resolve(sp *space.Space, c space.Constraint, base *Trial) (space.Constraint
 }
 
 // Baseline is the study's baseline trial once it has finished, or nil.
-func Baseline(ts []Trial) *Trial {
+func Baseline(ts []store.Trial) *store.Trial {
 	for i := range ts {
-		if ts[i].Origin == "baseline" && ts[i].State == Complete {
+		if ts[i].Origin == "baseline" && ts[i].State == store.Complete {
 			return &ts[i]
 		}
 	}
 	return nil
 }
 
-func metric(t Trial, profile, name string) float64 {
+func metric(t store.Trial, profile, name string) float64 {
 	if m, ok := t.Metrics[profile]; ok {
 		if v, ok := m[name]; ok {
 			return v
@@ -69,12 +70,12 @@ func metric(t Trial, profile, name string) float64 {
 }
 
 // points returns the ranking view of the complete trials and their indices.
-func points(sp *space.Space, ts []Trial) ([]search.Point, []int) {
+func points(sp *space.Space, ts []store.Trial) ([]search.Point, []int) {
 	var pts []search.Point
 	var idx []int
 	base := Baseline(ts)
 	for i, t := range ts {
-		if t.State != Complete {
+		if t.State != store.Complete {
 			continue
 		}
 		pts = append(pts, search.Point{Values: Values(sp, t), Violation: Violation(sp, t, base)})
@@ -85,7 +86,7 @@ func points(sp *space.Space, ts []Trial) ([]search.Point, []int) {
 
 // baselineReplies are the finished baseline's replies per quality
 // profile, nil until it finished.
-func baselineReplies(ts []Trial) map[string][]string {
+func baselineReplies(ts []store.Trial) map[string][]string {
 	if b := Baseline(ts); b != nil {
 		return b.Replies
 	}

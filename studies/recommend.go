@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Recommendation is the one config to deploy for a goal: the best on an
@@ -47,14 +48,14 @@ type MetricChange struct {
 	VsBaseline *float64 `json:"vs_baseline_pct,omitempty"`
 }
 
-// Pick is a decision of Recommend: front[Index] is the config for Goal.
-type Pick struct {
+// goalPick is a decision of recommend: front[Index] is the config for Goal.
+type goalPick struct {
 	Goal  string
 	Index int
 	Why   string
 }
 
-// Recommend decides which front members to deploy, a pure function of
+// recommend decides which front members to deploy, a pure function of
 // the objectives, the front (Values in objective order, Feasible), the
 // noise (relative) and whether the study has an SLO:
 //
@@ -65,7 +66,7 @@ type Pick struct {
 //     is better on the other objectives, in order, wins instead: the
 //     difference on the goal cannot be told from noise, the other can;
 //   - a config best for several goals is one pick naming them all.
-func Recommend(objs []ObjectiveInfo, front []Row, noise float64, slo bool) []Pick {
+func recommend(objs []ObjectiveInfo, front []Row, noise float64, slo bool) []goalPick {
 	var ok []int
 	for i, r := range front {
 		if r.Feasible && len(r.Values) == len(objs) && !math.IsNaN(r.Values[0]) {
@@ -79,7 +80,7 @@ func Recommend(objs []ObjectiveInfo, front []Row, noise float64, slo bool) []Pic
 	if slo || goals == 1 {
 		goals = 1
 	}
-	var out []Pick
+	var out []goalPick
 	for g := range goals {
 		best, why := bestFor(objs, front, ok, g, noise)
 		goal := fmt.Sprintf("%s %s", short(objs[g].Direction), objs[g].Metric)
@@ -90,7 +91,7 @@ func Recommend(objs []ObjectiveInfo, front []Row, noise float64, slo bool) []Pic
 			out[n-1].Goal += ", " + goal
 			continue
 		}
-		out = append(out, Pick{Goal: goal, Index: best, Why: why})
+		out = append(out, goalPick{Goal: goal, Index: best, Why: why})
 	}
 	return out
 }
@@ -138,8 +139,8 @@ func short(d space.Direction) string {
 }
 
 // recommendations turns Recommend's picks into what a reader deploys.
-func recommendations(sp *space.Space, trials []Trial, r Report) []Recommendation {
-	picks := Recommend(r.Objectives, r.Winners, r.NoiseCV, len(sp.Constraints) > 0)
+func recommendations(sp *space.Space, trials []store.Trial, r Report) []Recommendation {
+	picks := recommend(r.Objectives, r.Winners, r.NoiseCV, len(sp.Constraints) > 0)
 	gs := configGroups(sp, trials)
 	base := Baseline(trials)
 	if base != nil {
@@ -188,7 +189,7 @@ func reportedMetrics(sp *space.Space) []reported {
 
 // profileChanges are t's objective and constraint metrics on every
 // profile it measured, against the baseline's.
-func profileChanges(sp *space.Space, t Trial, base *Trial) []ProfileChange {
+func profileChanges(sp *space.Space, t store.Trial, base *store.Trial) []ProfileChange {
 	var out []ProfileChange
 	for _, p := range sortedProfiles(t.Metrics) {
 		pc := ProfileChange{Profile: p}
@@ -205,7 +206,7 @@ func profileChanges(sp *space.Space, t Trial, base *Trial) []ProfileChange {
 }
 
 // metricChange is value v of metric n on profile p beside the baseline's.
-func metricChange(n reported, v float64, base *Trial, p string) MetricChange {
+func metricChange(n reported, v float64, base *store.Trial, p string) MetricChange {
 	mc := MetricChange{Metric: n.name, Higher: n.higher, Value: v}
 	if base == nil {
 		return mc

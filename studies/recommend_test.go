@@ -55,7 +55,7 @@ func TestRecommend(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var got []pick
-			for _, p := range Recommend(c.objs, c.front, c.noise, c.slo) {
+			for _, p := range recommend(c.objs, c.front, c.noise, c.slo) {
 				got = append(got, pick{p.Goal, c.front[p.Index].Trial})
 				if p.Why == "" {
 					t.Errorf("pick %+v says not why", p)

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // JSON writes the report as indented JSON; NaN (a missing measurement) is null.
@@ -232,7 +233,7 @@ func (c Counts) String() string {
 
 // TrialsText writes a trials table with the objective and SLO metrics as
 // columns; a trial that ran but missed an SLO says so in its state.
-func TrialsText(w io.Writer, sp *space.Space, ts []Trial) error {
+func TrialsText(w io.Writer, sp *space.Space, ts []store.Trial) error {
 	type column struct{ profile, metric string }
 	var cols []column
 	for _, o := range sp.Objectives {
@@ -262,7 +263,7 @@ func TrialsText(w io.Writer, sp *space.Space, ts []Trial) error {
 	for _, t := range ts {
 		state := string(t.State)
 		switch {
-		case t.State == Complete && Violation(sp, t, Baseline(ts)) > 0:
+		case t.State == store.Complete && Violation(sp, t, Baseline(ts)) > 0:
 			state += " (SLO missed)"
 		case t.HolderGone:
 			state += " (holder gone)"
@@ -283,11 +284,11 @@ func TrialsText(w io.Writer, sp *space.Space, ts []Trial) error {
 	return tw.Flush()
 }
 
-func failureText(t Trial) string { return t.Why() }
+func failureText(t store.Trial) string { return t.Why() }
 
 // ranOnWorkers says whether trials name their worker or GPUs (a parallel
 // or distributed study): the trial listings then say where each ran.
-func ranOnWorkers(ts []Trial) bool {
+func ranOnWorkers(ts []store.Trial) bool {
 	for _, t := range ts {
 		if t.Worker != "" || len(t.Devices) > 0 {
 			return true
@@ -305,7 +306,7 @@ func orDash(s string) string {
 
 // TrialsCSV writes every trial with every knob and every metric of every
 // profile as columns, for spreadsheets and pandas.
-func TrialsCSV(w io.Writer, ts []Trial) error {
+func TrialsCSV(w io.Writer, ts []store.Trial) error {
 	knobs, metrics := map[string]bool{}, map[string]bool{}
 	for _, t := range ts {
 		for k := range t.Config {
@@ -359,21 +360,21 @@ func TrialsCSV(w io.Writer, ts []Trial) error {
 }
 
 // TrialsJSON writes the trials as a JSON array (the export contract).
-func TrialsJSON(w io.Writer, ts []Trial) error {
+func TrialsJSON(w io.Writer, ts []store.Trial) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	// A checkpoint's undefined values (an objective of another profile)
 	// are NaN in memory and null in JSON, as in the store.
 	type exported struct {
-		Trial
-		Intermediate []storedCheckpoint `json:"intermediate,omitempty"`
+		store.Trial
+		Intermediate []store.StoredCheckpoint `json:"intermediate,omitempty"`
 	}
 	out := make([]exported, len(ts))
 	for i, t := range ts {
 		out[i] = exported{Trial: t}
 		if len(t.Intermediate) > 0 {
-			out[i].Intermediate = toStored(t.Intermediate)
+			out[i].Intermediate = store.ToStored(t.Intermediate)
 		}
 	}
 	return enc.Encode(out)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/servetune/servetune/studies/store"
 )
 
 // SimulatedNote says, in one sentence, that the values are simulated.
@@ -141,7 +143,7 @@ func FlagLines(cmd string) string {
 }
 
 // simulated reports whether any trial ran on the simulator.
-func simulated(ts []Trial) bool {
+func simulated(ts []store.Trial) bool {
 	for _, t := range ts {
 		if t.Simulated() {
 			return true
@@ -150,7 +152,7 @@ func simulated(ts []Trial) bool {
 	return false
 }
 
-func hasPredictions(ts []Trial) bool {
+func hasPredictions(ts []store.Trial) bool {
 	for _, t := range ts {
 		if t.Prediction != nil {
 			return true
@@ -162,7 +164,7 @@ func hasPredictions(ts []Trial) bool {
 // predictedText is the prior's forecast of the first objective: its
 // value, "no start" when it predicted the config would not start, "-"
 // when it was not asked.
-func predictedText(p *Prediction) string {
+func predictedText(p *store.Prediction) string {
 	switch {
 	case p == nil:
 		return "-"

@@ -14,6 +14,7 @@ import (
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -37,7 +38,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 // reportFixture is a small two-objective study: a baseline, a front of
 // two, a dominated trial, an SLO miss, an OOM and a rule violation.
-func reportFixture(t *testing.T) (*space.Space, []Trial) {
+func reportFixture(t *testing.T) (*space.Space, []store.Trial) {
 	t.Helper()
 	src := `
 [study]
@@ -67,17 +68,17 @@ values = [64, 128, 256, 512]
 		return map[string]map[string]float64{"balanced": {"total_tps": tps, "mean_tpot_ms": tpot, "p99_ttft_ms": ttft}}
 	}
 	cfg := func(mr int64) space.Config { return space.Config{"engine": "sglang", "max_running": mr} }
-	trials := []Trial{
-		{Number: 1, State: Complete, Origin: "baseline", Config: space.Config{"engine": "sglang"}, Metrics: m(5000, 600, 1500), GPUSeconds: 3600, Start: at},
-		{Number: 2, State: Complete, Origin: "prior", Config: cfg(256), Metrics: m(17500, 218, 1900), GPUSeconds: 7200, Start: at,
-			Prediction: &Prediction{Values: []float64{16000, 230}, Feasible: true}},
-		{Number: 3, State: Complete, Origin: "sampler", Config: cfg(64), Metrics: m(9000, 120, 800), GPUSeconds: 7200, Start: at},
-		{Number: 4, State: Complete, Origin: "sampler", Config: cfg(128), Metrics: m(8000, 300, 900), GPUSeconds: 7200, Start: at},
-		{Number: 5, State: Complete, Origin: "sampler", Config: cfg(512), Metrics: m(20000, 100, 5000), GPUSeconds: 7200, Start: at},
-		{Number: 6, State: Infeasible, Origin: "sampler", Config: space.Config{"engine": "sglang", "max_running": int64(512), "mem_fraction": 0.95}, GPUSeconds: 900, Start: at,
-			Prediction: &Prediction{Feasible: false},
+	trials := []store.Trial{
+		{Number: 1, State: store.Complete, Origin: "baseline", Config: space.Config{"engine": "sglang"}, Metrics: m(5000, 600, 1500), GPUSeconds: 3600, Start: at},
+		{Number: 2, State: store.Complete, Origin: "prior", Config: cfg(256), Metrics: m(17500, 218, 1900), GPUSeconds: 7200, Start: at,
+			Prediction: &store.Prediction{Values: []float64{16000, 230}, Feasible: true}},
+		{Number: 3, State: store.Complete, Origin: "sampler", Config: cfg(64), Metrics: m(9000, 120, 800), GPUSeconds: 7200, Start: at},
+		{Number: 4, State: store.Complete, Origin: "sampler", Config: cfg(128), Metrics: m(8000, 300, 900), GPUSeconds: 7200, Start: at},
+		{Number: 5, State: store.Complete, Origin: "sampler", Config: cfg(512), Metrics: m(20000, 100, 5000), GPUSeconds: 7200, Start: at},
+		{Number: 6, State: store.Infeasible, Origin: "sampler", Config: space.Config{"engine": "sglang", "max_running": int64(512), "mem_fraction": 0.95}, GPUSeconds: 900, Start: at,
+			Prediction: &store.Prediction{Feasible: false},
 			Failure:    &engines.Failure{Class: engines.OOM, Message: "out of memory at startup", Lines: []string{"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."}}},
-		{Number: 7, State: Infeasible, Origin: "sampler", Config: cfg(64), Start: at, Reason: "breaks rule tp % dp == 0"},
+		{Number: 7, State: store.Infeasible, Origin: "sampler", Config: cfg(64), Start: at, Reason: "breaks rule tp % dp == 0"},
 	}
 	return sp, trials
 }
@@ -123,7 +124,7 @@ func TestTrialsRenderersGolden(t *testing.T) {
 func TestReportJSONCarriesMissingValuesAsNull(t *testing.T) {
 	sp, trials := reportFixture(t)
 	trials[0].Metrics = nil // a baseline with no measurement
-	trials[0].State = Complete
+	trials[0].State = store.Complete
 	var js bytes.Buffer
 	if err := BuildReport(sp, trials, nil).JSON(&js); err != nil {
 		t.Fatalf("JSON with NaN values: %v", err)
@@ -138,9 +139,9 @@ func TestFrontFlagsMembersWithinNoise(t *testing.T) {
 	// Trial 8 trades 1% throughput for 1% TPOT against trial 2: both stay
 	// on the front, but the difference is noise.
 	m := map[string]map[string]float64{"balanced": {"total_tps": 17325, "mean_tpot_ms": 216, "p99_ttft_ms": 1000}}
-	trials = append(trials, Trial{Number: 8, State: Complete, Origin: "sampler", Config: space.Config{"engine": "sglang", "max_running": int64(200)}, Metrics: m})
+	trials = append(trials, store.Trial{Number: 8, State: store.Complete, Origin: "sampler", Config: space.Config{"engine": "sglang", "max_running": int64(200)}, Metrics: m})
 	r := BuildReport(sp, trials, nil)
-	if r.NoiseMeasured || r.NoiseCV != DefaultNoiseCV {
+	if r.NoiseMeasured || r.NoiseCV != defaultNoiseCV {
 		t.Errorf("noise = %v (measured %v), want the default", r.NoiseCV, r.NoiseMeasured)
 	}
 	tied := map[int]bool{}

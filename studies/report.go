@@ -7,6 +7,7 @@ import (
 
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Report is the result model of a study; every renderer (text, JSON,
@@ -44,7 +45,7 @@ type Report struct {
 	Recommendations []Recommendation `json:"recommendations,omitempty"`
 	// NoiseCV is the run-to-run coefficient of variation used to flag front
 	// members within noise of a neighbour: measured from repeated configs
-	// when the study has any (NoiseMeasured), else DefaultNoiseCV.
+	// when the study has any (NoiseMeasured), else defaultNoiseCV.
 	NoiseCV       float64 `json:"noise_cv"`
 	NoiseMeasured bool    `json:"noise_measured"`
 	// Drift compares every repeated measurement with its config's first
@@ -58,10 +59,10 @@ type Report struct {
 	SLOs []ProfileSLO `json:"slos,omitempty"`
 }
 
-// DefaultNoiseCV is the noise assumed when a study repeated no config:
+// defaultNoiseCV is the noise assumed when a study repeated no config:
 // 5%, half the spread of the seeds' own repeated measurement (7011 vs 5882
 // total TPS for one GLM-5.2 configuration).
-const DefaultNoiseCV = 0.05
+const defaultNoiseCV = 0.05
 
 // ObjectiveInfo describes one objective column.
 type ObjectiveInfo struct {
@@ -117,7 +118,7 @@ type Row struct {
 type Renderer func(space.Config) (string, error)
 
 // BuildReport ranks the trials of a study.
-func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
+func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report {
 	r := Report{
 		Study: sp.Study.Name, Model: sp.Target.Model, GPU: sp.Target.GPU, GPUs: sp.Target.GPUs,
 		MultiObjective: len(sp.Objectives) > 1,
@@ -143,7 +144,7 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 	r.SLOs = profileSLOs(sp)
 	r.NoiseCV, r.NoiseMeasured = noiseCV(sp, trials)
 	gs := configGroups(sp, trials)
-	row := func(t Trial) Row {
+	row := func(t store.Trial) Row {
 		rw := Row{Trial: t.Number, Origin: t.Origin, Config: t.Config, Values: Values(sp, t), Feasible: Violation(sp, t, base) == 0}
 		gs.fill(&rw, r.NoiseCV)
 		if base != nil {
@@ -192,10 +193,10 @@ func BuildReport(sp *space.Space, trials []Trial, render Renderer) Report {
 
 // noiseCV estimates the run-to-run coefficient of variation of the first
 // objective from configs measured more than once (--repeat), pooled.
-func noiseCV(sp *space.Space, trials []Trial) (float64, bool) {
+func noiseCV(sp *space.Space, trials []store.Trial) (float64, bool) {
 	groups := map[string][]float64{}
 	for _, t := range trials {
-		if t.State == Complete && t.ReusedFrom == 0 {
+		if t.State == store.Complete && t.ReusedFrom == 0 {
 			if v := Values(sp, t)[0]; !math.IsNaN(v) {
 				groups[t.Config.Key()] = append(groups[t.Config.Key()], v)
 			}
@@ -217,23 +218,23 @@ func noiseCV(sp *space.Space, trials []Trial) (float64, bool) {
 		n += len(g) - 1
 	}
 	if n == 0 {
-		return DefaultNoiseCV, false
+		return defaultNoiseCV, false
 	}
 	return math.Sqrt(ss / float64(n)), true
 }
 
-func (c *Counts) add(t Trial) {
+func (c *Counts) add(t store.Trial) {
 	c.Total++
 	switch {
-	case t.State == Running:
+	case t.State == store.Running:
 		c.Running++
-	case t.State == Interrupted:
+	case t.State == store.Interrupted:
 		c.Interrupted++
-	case t.State == Complete:
+	case t.State == store.Complete:
 		c.Complete++
-	case t.State == Infeasible:
+	case t.State == store.Infeasible:
 		c.Infeasible++
-	case t.State == Pruned:
+	case t.State == store.Pruned:
 		c.Pruned++
 	default:
 		c.Failed++
@@ -249,7 +250,7 @@ func pctChange(v, base float64) float64 {
 
 // SortTrials orders trials by a metric of a profile (best first for the
 // given direction); trials without the metric go last.
-func SortTrials(ts []Trial, profile, name string, dir space.Direction) {
+func SortTrials(ts []store.Trial, profile, name string, dir space.Direction) {
 	sort.SliceStable(ts, func(i, j int) bool {
 		a, b := metric(ts[i], profile, name), metric(ts[j], profile, name)
 		switch {

@@ -10,6 +10,8 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // EventKind names what happened in the study loop.
@@ -24,7 +26,7 @@ const (
 // Event is sent to RunOptions.OnEvent so the CLI can draw live lines or log.
 type Event struct {
 	Kind  EventKind
-	Trial Trial
+	Trial store.Trial
 	Phase objective.Phase
 	// Progress is the fraction of the trial's benchmarks done (0 to 1),
 	// set on the phase events sent at each benchmark checkpoint.
@@ -32,16 +34,16 @@ type Event struct {
 	// Done counts finished trials (interrupted ones excluded) of Total.
 	Done, Total int
 	// Best is the best feasible trial so far on the first objective.
-	Best *Trial
+	Best *store.Trial
 }
 
 // RunOptions configures Run.
 type RunOptions struct {
 	Space  *space.Space
-	Store  *Store
+	Store  *store.Store
 	Runner objective.Runner
 	// Dir is the study's directory; trial-N/ directories go under it.
-	Dir Dir
+	Dir studydir.Dir
 	// Repeat measures each config this many times (default 1); more gives
 	// noise estimates, at the cost of launches.
 	Repeat int
@@ -108,11 +110,11 @@ type RunOptions struct {
 
 // TrialObserver hears of each finished trial after the store has it.
 type TrialObserver interface {
-	TrialFinished(ctx context.Context, t Trial) error
+	TrialFinished(ctx context.Context, t store.Trial) error
 }
 
 // observe tells the observer of a stored finished trial.
-func (o RunOptions) observe(ctx context.Context, t Trial) {
+func (o RunOptions) observe(ctx context.Context, t store.Trial) {
 	if o.Observer == nil {
 		return
 	}
@@ -188,7 +190,7 @@ func workerSeed(id string) int64 {
 type loop struct {
 	RunOptions
 	sampler search.Sampler
-	trials  []Trial
+	trials  []store.Trial
 	started time.Time
 	// leased says trials are claimed under a lease renewed by heartbeat:
 	// with several workers, peers, or the virtual clock. One trial at a
@@ -227,7 +229,7 @@ func (l *loop) ask(ctx context.Context) (space.Config, error) {
 	if len(l.proposed) == 0 {
 		var pending []space.Config
 		for _, t := range l.trials {
-			if t.State == Running {
+			if t.State == store.Running {
 				pending = append(pending, t.Config)
 			}
 		}
@@ -243,19 +245,6 @@ func (l *loop) ask(ctx context.Context) (space.Config, error) {
 }
 
 // tell teaches the sampler a finished trial.
-func (l *loop) tell(ctx context.Context, t Trial) error {
+func (l *loop) tell(ctx context.Context, t store.Trial) error {
 	return l.sampler.Tell(ctx, observation(l.Space, t, Baseline(l.trials)))
-}
-
-// countDone counts the trials that count toward n_trials: everything that
-// finished except interrupted trials (retried) and rule violations (never
-// launched, so they cost nothing).
-func countDone(ts []Trial) int {
-	n := 0
-	for _, t := range ts {
-		if t.State != Running && t.State != Interrupted && !t.BrokeRule() {
-			n++
-		}
-	}
-	return n
 }

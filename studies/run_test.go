@@ -18,6 +18,8 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // fakeRunner measures configs with a closed-form landscape: throughput
@@ -101,10 +103,10 @@ max_running = 32
 ` + extra
 }
 
-func openStore(t *testing.T) (*Store, Dir) {
+func openStore(t *testing.T) (*store.Store, studydir.Dir) {
 	t.Helper()
-	dir := DirOf(t.TempDir(), "unit")
-	st, err := Open(context.Background(), dir.DB(), Create)
+	dir := studydir.Of(t.TempDir(), "unit")
+	st, err := store.Open(context.Background(), dir.DB(), store.Create)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,13 +125,13 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if countDone(trials) != 20 {
-		t.Fatalf("%d finished trials, want 20", countDone(trials))
+	if store.CountDone(trials) != 20 {
+		t.Fatalf("%d finished trials, want 20", store.CountDone(trials))
 	}
-	if trials[0].Origin != "baseline" || trials[0].Config["max_running"] != int64(32) || trials[0].State != Complete {
+	if trials[0].Origin != "baseline" || trials[0].Config["max_running"] != int64(32) || trials[0].State != store.Complete {
 		t.Errorf("first trial = %+v, want the completed baseline", trials[0])
 	}
-	states := map[State]int{}
+	states := map[store.State]int{}
 	for i, tr := range trials {
 		if tr.Number != i+1 {
 			t.Fatalf("trial numbers not consecutive: %d at %d", tr.Number, i)
@@ -137,10 +139,10 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 		states[tr.State]++
 		dp, _ := tr.Config.Int("dp")
 		mr, _ := tr.Config.Int("max_running")
-		if dp*mr > 256 && tr.State != Infeasible {
+		if dp*mr > 256 && tr.State != store.Infeasible {
 			t.Errorf("trial %d breaks the rule but is %s", tr.Number, tr.State)
 		}
-		if tr.State == Infeasible && tr.Why() == "" {
+		if tr.State == store.Infeasible && tr.Why() == "" {
 			t.Errorf("infeasible trial %d has no reason", tr.Number)
 		}
 	}
@@ -151,7 +153,7 @@ func TestRunRecordsEveryOutcome(t *testing.T) {
 			t.Errorf("a config that breaks a rule was launched: %v", c)
 		}
 	}
-	if states[Complete] == 0 || states[Infeasible] == 0 {
+	if states[store.Complete] == 0 || states[store.Infeasible] == 0 {
 		t.Errorf("states %v: want complete and infeasible (OOM or rule) trials", states)
 	}
 	r := BuildReport(sp, trials, func(c space.Config) (string, error) { return "serve " + c.Summary(), nil })
@@ -184,12 +186,12 @@ func TestResumeRecoversInterruptedTrialAndRetriesItOnce(t *testing.T) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
 	}
 	trials, _ := st.Trials(context.Background())
-	if len(trials) != 2 || trials[1].State != Interrupted {
+	if len(trials) != 2 || trials[1].State != store.Interrupted {
 		t.Fatalf("after cancel: %+v, want baseline + interrupted trial 2", trials)
 	}
 	// A RUNNING row, as kill -9 leaves it.
-	orphan := Trial{Config: space.Config{"engine": "vllm", "max_running": int64(128), "mem_fraction": 0.8, "dp": int64(1)}, Origin: "sampler", Start: time.Now()}
-	if err := st.Begin(context.Background(), &orphan); err != nil {
+	orphan := store.Trial{Config: space.Config{"engine": "vllm", "max_running": int64(128), "mem_fraction": 0.8, "dp": int64(1)}, Origin: "sampler", Start: time.Now()}
+	if err := begin(context.Background(), st, &orphan); err != nil {
 		t.Fatal(err)
 	}
 	fr2 := &fakeRunner{}
@@ -197,12 +199,12 @@ func TestResumeRecoversInterruptedTrialAndRetriesItOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	trials, _ = st.Trials(context.Background())
-	if countDone(trials) != 6 {
-		t.Fatalf("%d finished trials after resume, want 6", countDone(trials))
+	if store.CountDone(trials) != 6 {
+		t.Fatalf("%d finished trials after resume, want 6", store.CountDone(trials))
 	}
 	retried := map[int]int{}
 	for _, tr := range trials {
-		if tr.State == Running {
+		if tr.State == store.Running {
 			t.Errorf("trial %d still running", tr.Number)
 		}
 		if tr.RetryOf != 0 {
@@ -212,7 +214,7 @@ func TestResumeRecoversInterruptedTrialAndRetriesItOnce(t *testing.T) {
 	if retried[2] != 1 || retried[orphan.Number] != 1 {
 		t.Errorf("retries %v: want trial 2 and trial %d retried once each", retried, orphan.Number)
 	}
-	if got := trials[orphan.Number-1]; got.State != Interrupted {
+	if got := trials[orphan.Number-1]; got.State != store.Interrupted {
 		t.Errorf("orphan trial = %+v, want failed/interrupted", got)
 	}
 	if len(fr2.calls) == 0 || fr2.calls[0].Key() != trials[1].Config.Key() {
@@ -275,7 +277,7 @@ expr = "p99_ttft_ms <= 3000"
 	// listed as equivalent.
 	values, configs := map[int64]bool{}, map[string]bool{}
 	for _, tr := range trials {
-		if tr.State == Complete && Violation(sp, tr, Baseline(trials)) == 0 {
+		if tr.State == store.Complete && Violation(sp, tr, Baseline(trials)) == 0 {
 			mr, _ := tr.Config.Int("max_running")
 			values[mr] = true
 			configs[tr.Config.Key()] = true
@@ -331,14 +333,14 @@ func TestPruningStopsClearlyWorseTrials(t *testing.T) {
 		t.Fatal(err)
 	}
 	trials, _ := st.Trials(context.Background())
-	if trials[0].State != Complete || len(trials[0].Intermediate) != bench.Checkpoints-1 {
+	if trials[0].State != store.Complete || len(trials[0].Intermediate) != bench.Checkpoints-1 {
 		t.Fatalf("baseline %+v: want complete with 9 checkpoints", trials[0])
 	}
 	pruned := 0
 	for _, tr := range trials[1:] {
 		mr, _ := tr.Config.Int("max_running")
 		switch {
-		case tr.State == Pruned:
+		case tr.State == store.Pruned:
 			pruned++
 			// The checkpoints keep the final ratio to the baseline (256):
 			// 128 is 50% behind at every step, beyond every margin; 256
@@ -354,7 +356,7 @@ func TestPruningStopsClearlyWorseTrials(t *testing.T) {
 			if o := observation(sp, tr, nil); o.State != search.Pruned || math.Abs(o.Value-10*float64(mr)) > 1e-6 {
 				t.Errorf("pruned trial %d told as %+v, want the projected %d", tr.Number, o, 10*mr)
 			}
-		case tr.State == Complete && mr < 256:
+		case tr.State == store.Complete && mr < 256:
 			t.Errorf("trial %d (max_running %d) ran to the end although it could not win", tr.Number, mr)
 		}
 	}
@@ -411,7 +413,7 @@ func TestMissingEngineProgramStopsTheStudy(t *testing.T) {
 		t.Fatalf("Run = %v, want ErrProgram", err)
 	}
 	trials, _ := st.Trials(context.Background())
-	if len(trials) != 1 || trials[0].State != Interrupted || countDone(trials) != 0 {
+	if len(trials) != 1 || trials[0].State != store.Interrupted || store.CountDone(trials) != 0 {
 		t.Fatalf("trials %+v: want one, interrupted, not counted", trials)
 	}
 	fr := &fakeRunner{}
@@ -419,7 +421,7 @@ func TestMissingEngineProgramStopsTheStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	trials, _ = st.Trials(context.Background())
-	if countDone(trials) != 5 || trials[1].RetryOf != 1 {
-		t.Errorf("after installing: %d done, trial 2 retries %d; want 5 and 1", countDone(trials), trials[1].RetryOf)
+	if store.CountDone(trials) != 5 || trials[1].RetryOf != 1 {
+		t.Errorf("after installing: %d done, trial 2 retries %d; want 5 and 1", store.CountDone(trials), trials[1].RetryOf)
 	}
 }

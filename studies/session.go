@@ -9,14 +9,16 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // Session is a study opened for running: its lock is held, engines left
 // by a killed predecessor are stopped, and its store matches the space.
 type Session struct {
-	Dir   Dir
-	Store *Store
-	lock  *Lock
+	Dir   studydir.Dir
+	Store *store.Store
+	lock  *studydir.Lock
 }
 
 // OpenOptions say how to open a study for running.
@@ -28,7 +30,7 @@ type OpenOptions struct {
 	Source string
 	// Parse re-reads a stored space file, to compare it with sp.
 	Parse  func(ctx context.Context, file, src string) (*space.Space, error)
-	Holder Holder
+	Holder store.Holder
 	Log    zerolog.Logger
 	// StoreOutage bounds how long OpenShared waits for a store it cannot
 	// reach (default DefaultStoreOutage), as a running worker does.
@@ -36,7 +38,7 @@ type OpenOptions struct {
 	// Check, when set, runs OpenShared's first reads and writes of the
 	// study after the space check, inside the same ride-out: a store that
 	// goes down in the seconds after connecting is waited for too.
-	Check func(ctx context.Context, store *Store) error
+	Check func(ctx context.Context, store *store.Store) error
 }
 
 // ErrSpaceChanged says a study exists with a different search space.
@@ -45,7 +47,7 @@ var ErrSpaceChanged = errors.New("study was created from a different search spac
 // OpenSession locks the study, then (in this order, so nothing is reaped
 // or deleted under a live run) stops stale engines, deletes the old
 // trials with Fresh, opens or creates the store and checks the space.
-func OpenSession(ctx context.Context, d Dir, sp *space.Space, o OpenOptions) (*Session, error) {
+func OpenSession(ctx context.Context, d studydir.Dir, sp *space.Space, o OpenOptions) (*Session, error) {
 	lock, err := d.Lock(o.Holder, o.Log)
 	if err != nil {
 		return nil, err
@@ -58,15 +60,15 @@ func OpenSession(ctx context.Context, d Dir, sp *space.Space, o OpenOptions) (*S
 }
 
 func (s *Session) open(ctx context.Context, sp *space.Space, o OpenOptions) error {
-	if err := s.Dir.reapStale(ctx, o.Log); err != nil {
+	if err := s.Dir.ReapStale(ctx, o.Log); err != nil {
 		return err
 	}
 	if o.Fresh {
-		if err := s.Dir.remove(); err != nil {
+		if err := s.Dir.Remove(); err != nil {
 			return err
 		}
 	}
-	store, err := Open(ctx, s.Dir.DB(), Create)
+	store, err := store.Open(ctx, s.Dir.DB(), store.Create)
 	if err != nil {
 		return err
 	}
@@ -83,24 +85,19 @@ func (s *Session) Close() error {
 	return errors.Join(err, s.lock.Release())
 }
 
-// ErrNotShared says a worker was pointed at storage other workers cannot
-// share (a study.db): it would need the study's lock, which is one
-// process's.
-var ErrNotShared = errors.New("workers need shared storage (postgres://…); a study.db is run by one `servetune run --workers N`")
-
 // OpenShared opens a study in shared storage for one worker among many:
 // no study lock (peers on other hosts hold none either — each trial is
 // leased), no reaping or deletion (those need the lock), the store
 // created on first use and checked against the space. d holds this
 // worker's trial-N/ directories.
-func OpenShared(ctx context.Context, storage string, d Dir, sp *space.Space, o OpenOptions) (*Session, error) {
-	if !IsPostgres(storage) {
-		return nil, ErrNotShared
+func OpenShared(ctx context.Context, storage string, d studydir.Dir, sp *space.Space, o OpenOptions) (*Session, error) {
+	if !store.IsPostgres(storage) {
+		return nil, store.ErrNotShared
 	}
 	s := &Session{Dir: d}
-	o.StoreOutage = cmp.Or(max(o.StoreOutage, 0), DefaultStoreOutage)
-	err := rideOut(ctx, &outage{bound: o.StoreOutage}, o.Log, func(ctx context.Context) error {
-		store, err := OpenPostgres(ctx, storage, sp.Study.Name, Create)
+	o.StoreOutage = cmp.Or(max(o.StoreOutage, 0), store.DefaultStoreOutage)
+	err := store.RideOut(ctx, &store.Outage{Bound: o.StoreOutage}, o.Log, func(ctx context.Context) error {
+		store, err := store.OpenPostgres(ctx, storage, sp.Study.Name, store.Create)
 		if err != nil {
 			return err
 		}

@@ -11,10 +11,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 func sessionOptions(t *testing.T, src string, fresh bool, pid int) OpenOptions {
-	return OpenOptions{Fresh: fresh, Source: src, Holder: Holder{PID: pid}, Log: zerolog.Nop(),
+	return OpenOptions{Fresh: fresh, Source: src, Holder: store.Holder{PID: pid}, Log: zerolog.Nop(),
 		Parse: func(ctx context.Context, file, src string) (*space.Space, error) {
 			return space.Parse(ctx, file, src, testSpaceOptions())
 		}}
@@ -23,22 +25,22 @@ func sessionOptions(t *testing.T, src string, fresh bool, pid int) OpenOptions {
 // --fresh while another run holds the study must not delete anything.
 func TestFreshDuringARunIsRefusedAndDeletesNothing(t *testing.T) {
 	sp := studySpace(t, 3, "")
-	d := DirOf(t.TempDir(), "unit")
+	d := studydir.Of(t.TempDir(), "unit")
 	ctx := context.Background()
 	run, err := OpenSession(ctx, d, sp, sessionOptions(t, "x", false, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer run.Close()
-	tr := Trial{Config: space.Config{"max_running": int64(8)}, Origin: "sampler"}
-	if err := run.Store.Begin(ctx, &tr); err != nil {
+	tr := store.Trial{Config: space.Config{"max_running": int64(8)}, Origin: "sampler"}
+	if err := begin(ctx, run.Store, &tr); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(d.Trial(tr.Number), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	_, err = OpenSession(ctx, d, sp, sessionOptions(t, "x", true, 2))
-	if !errors.Is(err, ErrLocked) {
+	if !errors.Is(err, studydir.ErrLocked) {
 		t.Fatalf("--fresh during a run: %v, want ErrLocked", err)
 	}
 	if !d.Exists() {
@@ -55,14 +57,14 @@ func TestFreshDuringARunIsRefusedAndDeletesNothing(t *testing.T) {
 
 func TestFreshRemovesTrialsButKeepsTheLock(t *testing.T) {
 	sp := studySpace(t, 3, "")
-	d := DirOf(t.TempDir(), "unit")
+	d := studydir.Of(t.TempDir(), "unit")
 	ctx := context.Background()
 	s, err := OpenSession(ctx, d, sp, sessionOptions(t, "x", false, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := Trial{Config: space.Config{"max_running": int64(8)}}
-	s.Store.Begin(ctx, &tr)
+	tr := store.Trial{Config: space.Config{"max_running": int64(8)}}
+	begin(ctx, s.Store, &tr)
 	os.MkdirAll(d.Trial(tr.Number), 0o755)
 	s.Close()
 	s, err = OpenSession(ctx, d, sp, sessionOptions(t, "x", true, 1))
@@ -84,7 +86,7 @@ func TestFreshRemovesTrialsButKeepsTheLock(t *testing.T) {
 // A comment or n_trials edit resumes; a changed domain does not.
 func TestSpaceCheckComparesParsedSpaces(t *testing.T) {
 	ctx := context.Background()
-	d := DirOf(t.TempDir(), "unit")
+	d := studydir.Of(t.TempDir(), "unit")
 	src := studySource(5, "")
 	parse := func(s string) *space.Space {
 		sp, err := space.Parse(ctx, "space.toml", s, testSpaceOptions())

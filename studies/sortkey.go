@@ -8,6 +8,7 @@ import (
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // SortKey resolves a sort key typed by a user (`show --sort`): "metric",
@@ -16,7 +17,7 @@ import (
 // one the benchmark produces; anything else is an error naming the
 // nearest key, so a typo is never silently an unsorted listing. dir is
 // the metric's objective direction, else Maximize.
-func SortKey(sp *space.Space, trials []Trial, key string) (profile, metric string, dir space.Direction, err error) {
+func SortKey(sp *space.Space, trials []store.Trial, key string) (profile, metric string, dir space.Direction, err error) {
 	profile, metric, ok := strings.Cut(key, "/")
 	if !ok {
 		profile, metric = sp.ObjectiveProfile(""), key
@@ -42,7 +43,7 @@ func SortKey(sp *space.Space, trials []Trial, key string) (profile, metric strin
 }
 
 // measuredMetrics lists, sorted, the metrics any trial has on profile.
-func measuredMetrics(trials []Trial, profile string) []string {
+func measuredMetrics(trials []store.Trial, profile string) []string {
 	seen := map[string]bool{}
 	for _, t := range trials {
 		for m := range t.Metrics[profile] {

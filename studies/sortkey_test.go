@@ -6,6 +6,7 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func TestSortKey(t *testing.T) {
@@ -13,7 +14,7 @@ func TestSortKey(t *testing.T) {
 		Profiles:   []bench.Profile{{Name: "chat"}, {Name: "long"}},
 		Objectives: []space.Objective{{Metric: "mean_tpot_ms", Direction: space.Minimize}},
 	}
-	trials := []Trial{{Metrics: map[string]map[string]float64{"chat": {"total_tps": 1, "mean_tpot_ms": 2, "my_custom": 3}}}}
+	trials := []store.Trial{{Metrics: map[string]map[string]float64{"chat": {"total_tps": 1, "mean_tpot_ms": 2, "my_custom": 3}}}}
 	for _, tc := range []struct {
 		key, profile, metric string
 		dir                  space.Direction

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // checkSpace stores the space with a new study and refuses to resume a
@@ -13,7 +14,7 @@ import (
 // The parsed spaces are compared, not the files' bytes: comments,
 // formatting, key order, n_trials, the study timeout and the target's
 // time limits may change freely.
-func checkSpace(ctx context.Context, store *Store, sp *space.Space, o OpenOptions) error {
+func checkSpace(ctx context.Context, store *store.Store, sp *space.Space, o OpenOptions) error {
 	old, err := store.Meta(ctx, "space")
 	if err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sort"
 	"time"
+
+	"github.com/servetune/servetune/studies/store"
 )
 
 // virtualLease outlasts any virtual study: nothing heartbeats on a
@@ -31,7 +33,7 @@ func (p *pool) useVirtualClock() {
 
 // runVirtual measures a trial at once and schedules its end at its
 // start plus the time it ran.
-func (p *pool) runVirtual(ctx context.Context, w *loop, t Trial, slot int) {
+func (p *pool) runVirtual(ctx context.Context, w *loop, t store.Trial, slot int) {
 	fatal := w.measure(ctx, &t)
 	t.End = t.Start.Add(trialDuration(t, p.gpuNeed(t.Config)))
 	p.clock.pending = append(p.clock.pending, virtualEnd{f: finished{t: t, slot: slot, fatal: fatal}, end: t.End})
@@ -49,6 +51,6 @@ func (p *pool) nextVirtual() finished {
 
 // trialDuration is how long a trial occupied its GPUs: its device time
 // over their number.
-func trialDuration(t Trial, gpus int) time.Duration {
+func trialDuration(t store.Trial, gpus int) time.Duration {
 	return time.Duration(t.GPUSeconds / float64(max(gpus, 1)) * float64(time.Second))
 }

@@ -6,9 +6,10 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/studies/store"
 )
 
-func virtualStudy(t *testing.T, workers int) ([]Trial, time.Duration) {
+func virtualStudy(t *testing.T, workers int) ([]store.Trial, time.Duration) {
 	t.Helper()
 	sp := studySpace(t, 16, "")
 	st, dir := openStore(t)
@@ -35,7 +36,7 @@ func virtualStudy(t *testing.T, workers int) ([]Trial, time.Duration) {
 // reproducibly, with n_trials exact.
 func TestVirtualClockMeasuresParallelWallClock(t *testing.T) {
 	trials, wall4 := virtualStudy(t, 4)
-	if got := countDone(trials); got != 16 {
+	if got := store.CountDone(trials); got != 16 {
 		t.Errorf("%d trials done, want 16", got)
 	}
 	var sequential time.Duration

@@ -5,6 +5,7 @@ import (
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func TestWarmStartOffersTheWinnersCutToTheNewSpace(t *testing.T) {
@@ -12,10 +13,10 @@ func TestWarmStartOffersTheWinnersCutToTheNewSpace(t *testing.T) {
 	cfg := func(mr int64) space.Config {
 		return space.Config{"engine": engines.VLLM, "max_running": mr, "mem_fraction": 0.9, "dp": int64(1), "gone": int64(3)}
 	}
-	trials := []Trial{
-		{Number: 1, State: Complete, Config: cfg(16), Metrics: map[string]map[string]float64{"p": {"total_tps": 100}}},
-		{Number: 2, State: Complete, Config: cfg(64), Metrics: map[string]map[string]float64{"p": {"total_tps": 300}}},
-		{Number: 3, State: Failed, Config: cfg(128)},
+	trials := []store.Trial{
+		{Number: 1, State: store.Complete, Config: cfg(16), Metrics: map[string]map[string]float64{"p": {"total_tps": 100}}},
+		{Number: 2, State: store.Complete, Config: cfg(64), Metrics: map[string]map[string]float64{"p": {"total_tps": 300}}},
+		{Number: 3, State: store.Failed, Config: cfg(128)},
 	}
 	cases := []struct {
 		name   string

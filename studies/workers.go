@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/studies/pack"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // errWait says nothing can start until a running trial finishes.
@@ -18,7 +20,7 @@ var errWait = errors.New("wait for a running trial")
 
 // finished is a worker's trial coming back to the loop.
 type finished struct {
-	t     Trial
+	t     store.Trial
 	slot  int
 	fatal error
 	// stopBeat ends the trial's heartbeat once its result is written
@@ -44,14 +46,14 @@ type pool struct {
 	// devices are the GPUs trials are packed onto; waiting is a pick
 	// that did not fit them yet, taken the devices reserved for the next
 	// start.
-	devices *gpus
+	devices *pack.GPUs
 	waiting *next
 	taken   []string
 	// clock is the virtual clock (RunOptions.Virtual), nil on real time.
 	clock *virtualClock
 	// store follows the store's outages; unwritten are finished trials
 	// whose result waits for it to come back (still in flight).
-	store     outage
+	store     store.Outage
 	unwritten []finished
 }
 
@@ -105,7 +107,7 @@ func (l *loop) run(ctx context.Context) error {
 
 // newPool is the loop's workers, none busy yet.
 func newPool(l *loop) *pool {
-	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: newGPUs(l.Devices), store: outage{bound: l.StoreOutage}}
+	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: pack.New(l.Devices), store: store.Outage{Bound: l.StoreOutage}}
 	if l.Virtual {
 		p.useVirtualClock()
 	}
@@ -113,10 +115,10 @@ func newPool(l *loop) *pool {
 }
 
 // told marks the trials the sampler was built from.
-func told(ts []Trial) map[int]bool {
+func told(ts []store.Trial) map[int]bool {
 	out := map[int]bool{}
 	for _, t := range ts {
-		if t.State != Running {
+		if t.State != store.Running {
 			out[t.Number] = true
 		}
 	}
@@ -126,20 +128,20 @@ func told(ts []Trial) map[int]bool {
 // peersRunning says whether other workers of a shared store still run
 // trials this process must wait for.
 func (p *pool) peersRunning() bool {
-	return p.Shared && slices.ContainsFunc(p.trials, func(t Trial) bool { return t.State == Running })
+	return p.Shared && slices.ContainsFunc(p.trials, func(t store.Trial) bool { return t.State == store.Running })
 }
 
 // defaults fills the parallel options left unset.
 func (l *loop) defaults() {
 	l.Workers = max(l.Workers, 1)
 	if l.Lease <= 0 {
-		l.Lease = DefaultLease
+		l.Lease = store.DefaultLease
 	}
 	if l.WorkerID == "" {
 		l.WorkerID = DefaultWorkerID()
 	}
 	if l.StoreOutage <= 0 {
-		l.StoreOutage = DefaultStoreOutage
+		l.StoreOutage = store.DefaultStoreOutage
 	}
 	var mu sync.Mutex
 	onEvent := l.OnEvent
@@ -164,10 +166,10 @@ func (p *pool) fill(ctx context.Context) {
 	defer func() { p.proposed = nil }()
 	for p.stopErr == nil && p.inFlight < p.Workers && ctx.Err() == nil {
 		if err := p.refresh(ctx); err != nil {
-			p.stopErr = p.store.failed(err, p.Now(), p.Log) // nil: ride the outage out
+			p.stopErr = p.store.Failed(err, p.Now(), p.Log) // nil: ride the outage out
 			return
 		}
-		p.store.answered(p.Now(), p.Log)
+		p.store.Answered(p.Now(), p.Log)
 		if !p.wanted(ctx) {
 			return
 		}
@@ -177,13 +179,13 @@ func (p *pool) fill(ctx context.Context) {
 		}
 		err = p.start(ctx, n)
 		if err != nil {
-			p.devices.release(p.taken)
+			p.devices.Release(p.taken)
 		}
-		if errors.Is(err, errFull) {
+		if errors.Is(err, store.ErrFull) {
 			return
 		}
-		if err != nil && !errors.Is(err, errTaken) {
-			if p.stopErr = p.store.failed(err, p.Now(), p.Log); p.stopErr == nil {
+		if err != nil && !errors.Is(err, store.ErrTaken) {
+			if p.stopErr = p.store.Failed(err, p.Now(), p.Log); p.stopErr == nil {
 				return // the store is down: claim again when it is back
 			}
 		}
@@ -211,7 +213,7 @@ func (p *pool) blocked(err error) bool {
 		}
 	case errors.Is(err, search.ErrExhausted):
 		if p.inFlight == 0 && !p.peersRunning() {
-			p.Log.Info().Int("trials", countDone(p.trials)).Msg("every config of the space has been measured; stopping early")
+			p.Log.Info().Int("trials", store.CountDone(p.trials)).Msg("every config of the space has been measured; stopping early")
 		}
 	default:
 		p.stopErr = err
@@ -225,11 +227,11 @@ func (p *pool) blocked(err error) bool {
 func (p *pool) wanted(ctx context.Context) bool {
 	running := 0
 	for _, t := range p.trials {
-		if t.State == Running {
+		if t.State == store.Running {
 			running++
 		}
 	}
-	busy := countDone(p.trials) + running
+	busy := store.CountDone(p.trials) + running
 	stop, err := p.stop(ctx, busy)
 	if stop && err != nil && p.stopErr == nil {
 		p.stopErr = err
@@ -251,11 +253,11 @@ func (p *pool) refresh(ctx context.Context) error {
 	}
 	p.trials = all
 	for _, t := range all {
-		if t.State == Running || p.told[t.Number] {
+		if t.State == store.Running || p.told[t.Number] {
 			continue
 		}
 		p.told[t.Number] = true
-		if t.State != Interrupted {
+		if t.State != store.Interrupted {
 			if err := p.tell(ctx, t); err != nil {
 				return err
 			}
@@ -266,7 +268,7 @@ func (p *pool) refresh(ctx context.Context) error {
 
 // reclaim takes back trials whose worker stopped renewing its lease.
 func (p *pool) reclaim(ctx context.Context) error {
-	if !p.store.mayReclaim(p.Now(), p.Lease) {
+	if !p.store.MayReclaim(p.Now(), p.Lease) {
 		return nil
 	}
 	lost, err := p.Store.ReclaimExpired(ctx, p.Now())
@@ -281,7 +283,7 @@ func (p *pool) reclaim(ctx context.Context) error {
 }
 
 // replace puts t's newest record in the trial list.
-func (p *pool) replace(t Trial) {
+func (p *pool) replace(t store.Trial) {
 	for i := range p.trials {
 		if p.trials[i].Number == t.Number {
 			p.trials[i] = t
@@ -303,13 +305,13 @@ func (p *pool) start(ctx context.Context, n next) error {
 	if err := p.Store.ClaimNext(ctx, &t, until, p.Space.Study.NTrials, p.Repeat); err != nil {
 		return err
 	}
-	if err := p.Store.annotate(ctx, t); err != nil {
+	if err := p.Store.Annotate(ctx, t); err != nil {
 		return err
 	}
 	p.slots[slot] = true
 	p.inFlight++
 	p.trials = append(p.trials, t)
-	p.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: countDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
+	p.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: store.CountDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
 	w := *p.loop
 	w.trials = slices.Clone(p.trials)
 	if p.clock != nil {
@@ -322,7 +324,7 @@ func (p *pool) start(ctx context.Context, n next) error {
 
 // work measures one trial on a worker while its lease, if it has one,
 // is renewed.
-func (l *loop) work(ctx context.Context, t Trial, slot int, done chan<- finished) {
+func (l *loop) work(ctx context.Context, t store.Trial, slot int, done chan<- finished) {
 	trialCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var stopBeat context.CancelFunc
@@ -331,7 +333,7 @@ func (l *loop) work(ctx context.Context, t Trial, slot int, done chan<- finished
 		// the store takes to come back, and even after a signal.
 		var beat context.Context
 		beat, stopBeat = context.WithCancel(context.WithoutCancel(ctx))
-		go heartbeat(beat, l.Store, t, l.Lease, l.Now, cancel)
+		go store.Heartbeat(beat, l.Store, t, l.Lease, l.Now, cancel)
 	}
 	fatal := l.measure(trialCtx, &t)
 	done <- finished{t: t, slot: slot, fatal: fatal, stopBeat: stopBeat}
@@ -339,7 +341,7 @@ func (l *loop) work(ctx context.Context, t Trial, slot int, done chan<- finished
 
 // collect records a trial a worker finished and teaches the sampler.
 func (p *pool) collect(ctx context.Context, f finished) error {
-	p.devices.release(f.t.Devices)
+	p.devices.Release(f.t.Devices)
 	return p.write(ctx, f)
 }
 
@@ -350,11 +352,11 @@ func (p *pool) collect(ctx context.Context, f finished) error {
 // is retried as an interrupted one.
 func (p *pool) write(ctx context.Context, f finished) error {
 	t := f.t
-	wctx, cancel := graceful(ctx)
+	wctx, cancel := store.Graceful(ctx)
 	err := p.Store.FinishLeased(wctx, &t)
 	cancel()
-	if err != nil && !errors.Is(err, ErrLeaseLost) {
-		stop := p.store.failed(err, p.Now(), p.Log)
+	if err != nil && !errors.Is(err, store.ErrLeaseLost) {
+		stop := p.store.Failed(err, p.Now(), p.Log)
 		if stop == nil && ctx.Err() == nil {
 			p.unwritten = append(p.unwritten, f)
 			return nil
@@ -364,11 +366,11 @@ func (p *pool) write(ctx context.Context, f finished) error {
 		return cmp.Or(stop, f.fatal)
 	}
 	p.landed(f)
-	if errors.Is(err, ErrLeaseLost) {
+	if errors.Is(err, store.ErrLeaseLost) {
 		p.Log.Warn().Int("trial", t.Number).Msg("trial finished after its lease was reclaimed; its result is dropped")
 		return f.fatal
 	}
-	p.store.answered(p.Now(), p.Log)
+	p.store.Answered(p.Now(), p.Log)
 	return p.learn(ctx, t, f.fatal)
 }
 
@@ -382,15 +384,15 @@ func (p *pool) landed(f finished) {
 }
 
 // learn records a written trial and teaches the sampler.
-func (p *pool) learn(ctx context.Context, t Trial, fatal error) error {
+func (p *pool) learn(ctx context.Context, t store.Trial, fatal error) error {
 	p.replace(t)
 	p.observe(ctx, t)
-	if p.told[t.Number] = true; t.State != Interrupted {
+	if p.told[t.Number] = true; t.State != store.Interrupted {
 		if err := p.tell(ctx, t); err != nil {
 			return err
 		}
 	}
-	p.OnEvent(Event{Kind: TrialFinished, Trial: t, Done: countDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
+	p.OnEvent(Event{Kind: TrialFinished, Trial: t, Done: store.CountDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
 	if fatal != nil {
 		return fatal
 	}
@@ -413,15 +415,15 @@ func (p *pool) flush(ctx context.Context) error {
 // retry fires when the store should be tried again: while it is down or
 // results wait for it (nil otherwise: never).
 func (p *pool) retry() <-chan time.Time {
-	if !p.store.down() && len(p.unwritten) == 0 {
+	if !p.store.Down() && len(p.unwritten) == 0 {
 		return nil
 	}
-	return time.After(p.store.retryIn())
+	return time.After(p.store.RetryIn())
 }
 
 // ruleStreak stops a study whose sampler keeps proposing configs that
 // break the space's rules.
-func (p *pool) ruleStreak(t Trial) error {
+func (p *pool) ruleStreak(t store.Trial) error {
 	if p.streak++; !t.BrokeRule() {
 		p.streak = 0
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // slowRunner is fakeRunner's landscape with a duration per config (in
@@ -50,7 +51,7 @@ func (r *slowRunner) Run(ctx context.Context, t objective.Trial) (objective.Resu
 	return (&fakeRunner{}).Run(ctx, t)
 }
 
-func runParallelStudy(t *testing.T, r *slowRunner, nTrials, workers int) []Trial {
+func runParallelStudy(t *testing.T, r *slowRunner, nTrials, workers int) []store.Trial {
 	t.Helper()
 	sp := studySpace(t, nTrials, "")
 	st, dir := openStore(t)
@@ -69,7 +70,7 @@ func TestParallelRunIsExactAndNeverRepeatsAConfig(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := &slowRunner{}
 		trials := runParallelStudy(t, r, 12, 4)
-		if got := countDone(trials); got != 12 {
+		if got := store.CountDone(trials); got != 12 {
 			t.Errorf("%d trials count toward n_trials, want exactly 12", got)
 		}
 		if r.max != 4 {
@@ -80,7 +81,7 @@ func TestParallelRunIsExactAndNeverRepeatsAConfig(t *testing.T) {
 			if tr.Number != i+1 {
 				t.Errorf("trial %d numbered %d: numbers must be unique and dense", i+1, tr.Number)
 			}
-			if tr.State == Running || tr.State == Interrupted {
+			if tr.State == store.Running || tr.State == store.Interrupted {
 				t.Errorf("trial %d left %s", tr.Number, tr.State)
 			}
 			if !strings.HasPrefix(tr.Worker, "w/") {
@@ -102,7 +103,7 @@ func TestParallelRunIsExactAndNeverRepeatsAConfig(t *testing.T) {
 func TestOneWorkerAtATimeKeepsTheSequentialOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		seq := runParallelStudy(t, &slowRunner{}, 8, 1)
-		if got := countDone(seq); got != 8 {
+		if got := store.CountDone(seq); got != 8 {
 			t.Fatalf("%d trials done, want 8", got)
 		}
 		for _, tr := range seq {
@@ -118,7 +119,7 @@ func TestExpiredLeaseIsReclaimedAndRetriedOnce(t *testing.T) {
 		sp := studySpace(t, 10, "")
 		st, dir := openStore(t)
 		ghostCfg := sp.WithTargetEngine(space.Config{"max_running": int64(16), "mem_fraction": 0.8, "dp": int64(1)})
-		ghost := Trial{Config: ghostCfg, Origin: "sampler", Worker: "dead-host/0"}
+		ghost := store.Trial{Config: ghostCfg, Origin: "sampler", Worker: "dead-host/0"}
 		r := &slowRunner{onCall: func(n int) {
 			if n != 2 {
 				return
@@ -138,18 +139,18 @@ func TestExpiredLeaseIsReclaimedAndRetriedOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := countDone(trials); got != 10 {
+		if got := store.CountDone(trials); got != 10 {
 			t.Errorf("%d trials count toward n_trials, want exactly 10", got)
 		}
 		g := trials[ghost.Number-1]
-		if g.State != Interrupted || !strings.Contains(g.Reason, "dead-host/0") {
+		if g.State != store.Interrupted || !strings.Contains(g.Reason, "dead-host/0") {
 			t.Errorf("dead worker's trial: %s %q, want interrupted naming the worker", g.State, g.Reason)
 		}
 		retries := 0
 		for _, tr := range trials {
 			if tr.RetryOf == ghost.Number {
 				retries++
-				if tr.Config.Key() != ghostCfg.Key() || tr.State != Complete {
+				if tr.Config.Key() != ghostCfg.Key() || tr.State != store.Complete {
 					t.Errorf("retry %d: %s %s, want the dead trial's config, complete", tr.Number, tr.Config.Key(), tr.State)
 				}
 			}
@@ -164,7 +165,7 @@ func TestLeaseIsRenewedUntilItIsReclaimed(t *testing.T) {
 	ctx := context.Background()
 	st, _ := openStore(t)
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	tr := Trial{Config: space.Config{"a": int64(1)}, Origin: "sampler", Start: t0, Worker: "w/0"}
+	tr := store.Trial{Config: space.Config{"a": int64(1)}, Origin: "sampler", Start: t0, Worker: "w/0"}
 	if err := st.ClaimNext(ctx, &tr, t0.Add(time.Minute), 1, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -174,41 +175,23 @@ func TestLeaseIsRenewedUntilItIsReclaimed(t *testing.T) {
 	if lost, err := st.ReclaimExpired(ctx, t0.Add(90*time.Second)); err != nil || len(lost) != 0 {
 		t.Fatalf("reclaimed %v (%v) before the renewed lease expired", lost, err)
 	}
-	if err := st.Renew(ctx, tr.Number, "w/1", t0.Add(3*time.Minute)); !errors.Is(err, ErrLeaseLost) {
+	if err := st.Renew(ctx, tr.Number, "w/1", t0.Add(3*time.Minute)); !errors.Is(err, store.ErrLeaseLost) {
 		t.Errorf("another worker renewed the lease: %v, want ErrLeaseLost", err)
 	}
 	lost, err := st.ReclaimExpired(ctx, t0.Add(2*time.Minute))
-	if err != nil || len(lost) != 1 || lost[0].State != Interrupted {
+	if err != nil || len(lost) != 1 || lost[0].State != store.Interrupted {
 		t.Fatalf("reclaimed %v (%v), want the trial as interrupted", lost, err)
 	}
-	if err := st.Renew(ctx, tr.Number, "w/0", t0.Add(3*time.Minute)); !errors.Is(err, ErrLeaseLost) {
+	if err := st.Renew(ctx, tr.Number, "w/0", t0.Add(3*time.Minute)); !errors.Is(err, store.ErrLeaseLost) {
 		t.Errorf("renewing a reclaimed trial: %v, want ErrLeaseLost", err)
 	}
-	tr.State, tr.End = Complete, t0.Add(3*time.Minute)
-	if err := st.FinishLeased(ctx, &tr); !errors.Is(err, ErrLeaseLost) {
+	tr.State, tr.End = store.Complete, t0.Add(3*time.Minute)
+	if err := st.FinishLeased(ctx, &tr); !errors.Is(err, store.ErrLeaseLost) {
 		t.Errorf("finishing a reclaimed trial: %v, want ErrLeaseLost", err)
 	}
 	all, _ := st.Trials(ctx)
-	if all[0].State != Interrupted {
+	if all[0].State != store.Interrupted {
 		t.Errorf("a reclaimed trial's record became %s, want it kept interrupted", all[0].State)
-	}
-}
-
-func TestExpired(t *testing.T) {
-	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	for _, c := range []struct {
-		until string
-		want  bool
-	}{
-		{stamp(now.Add(time.Second)), false},
-		{stamp(now), true},
-		{stamp(now.Add(-time.Nanosecond)), true},
-		{"garbage", true},
-		{"", true},
-	} {
-		if got := expired(c.until, now); got != c.want {
-			t.Errorf("expired(%q) = %v, want %v", c.until, got, c.want)
-		}
 	}
 }
 
@@ -218,7 +201,7 @@ func TestHeartbeatKeepsLongTrialsLeased(t *testing.T) {
 		// heartbeats every one would be reclaimed.
 		trials := runParallelStudy(t, &slowRunner{}, 10, 3)
 		for _, tr := range trials {
-			if tr.State == Interrupted {
+			if tr.State == store.Interrupted {
 				t.Errorf("trial %d was reclaimed while its worker was alive: %s", tr.Number, tr.Reason)
 			}
 		}

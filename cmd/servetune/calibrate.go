@@ -12,6 +12,7 @@ import (
 	"github.com/servetune/servetune/engines/sim/calib"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // maxCalibrationTrials bounds the simulations per fitting step: a dozen
@@ -91,7 +92,7 @@ func addCards(cards *sim.Cards, flag, path string) error {
 
 // calibrateStudy fits the cards to the study's trials; n is how many
 // trials it used.
-func calibrateStudy(ctx context.Context, sp *space.Space, trials []studies.Trial, cards *sim.Cards) (*calib.Result, int, error) {
+func calibrateStudy(ctx context.Context, sp *space.Space, trials []store.Trial, cards *sim.Cards) (*calib.Result, int, error) {
 	pts := calibrationPoints(sp, trials)
 	if len(pts) < 2 {
 		return nil, len(pts), fmt.Errorf("the study has %d complete trials with a positive %s; at least 2 are needed", len(pts), sp.Objectives[0].Metric)
@@ -115,10 +116,10 @@ func calibrateStudy(ctx context.Context, sp *space.Space, trials []studies.Trial
 // calibrationPoints are the study's complete, non-reused trials with a
 // positive first objective, at most maxCalibrationTrials, best first (the
 // region the next study will care about).
-func calibrationPoints(sp *space.Space, trials []studies.Trial) []studies.Trial {
-	var out []studies.Trial
+func calibrationPoints(sp *space.Space, trials []store.Trial) []store.Trial {
+	var out []store.Trial
 	for _, t := range trials {
-		if t.State == studies.Complete && t.ReusedFrom == 0 && studies.Values(sp, t)[0] > 0 {
+		if t.State == store.Complete && t.ReusedFrom == 0 && studies.Values(sp, t)[0] > 0 {
 			out = append(out, t)
 		}
 	}

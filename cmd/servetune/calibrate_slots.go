@@ -10,11 +10,11 @@ import (
 	"github.com/servetune/servetune/engines/sim/calib"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // calibrationSlots are the values the fit compares (calib.Slots).
-func calibrationSlots(sp *space.Space, pts []studies.Trial) []calib.Slot {
+func calibrationSlots(sp *space.Space, pts []store.Trial) []calib.Slot {
 	measured := make([]map[string]map[string]float64, len(pts))
 	for i, t := range pts {
 		measured[i] = t.Metrics
@@ -25,7 +25,7 @@ func calibrationSlots(sp *space.Space, pts []studies.Trial) []calib.Slot {
 // simulatedSlots simulates every trial once, noiselessly, on the cards
 // given, and reads each slot's value (NaN where the simulator refuses
 // the config or lacks the metric).
-func simulatedSlots(sp *space.Space, pts []studies.Trial, slots []calib.Slot) func(context.Context, *sim.Cards) ([]float64, error) {
+func simulatedSlots(sp *space.Space, pts []store.Trial, slots []calib.Slot) func(context.Context, *sim.Cards) ([]float64, error) {
 	t := sp.Target
 	t.Sim.NoiseCV = 0
 	return func(ctx context.Context, cards *sim.Cards) ([]float64, error) {
@@ -54,10 +54,10 @@ func simulatedSlots(sp *space.Space, pts []studies.Trial, slots []calib.Slot) fu
 // startObservations are the study's configs that started (complete or
 // pruned) or ran out of memory, each once: which side of the OOM line
 // they fell on identifies the memory overhead.
-func startObservations(trials []studies.Trial) (cfgs []space.Config, ran []bool) {
+func startObservations(trials []store.Trial) (cfgs []space.Config, ran []bool) {
 	for _, t := range trials {
 		oom := t.Failure != nil && t.Failure.Class == engines.OOM
-		started := t.State == studies.Complete || t.State == studies.Pruned
+		started := t.State == store.Complete || t.State == store.Pruned
 		if t.ReusedFrom == 0 && (oom || started) {
 			cfgs, ran = append(cfgs, t.Config), append(ran, started)
 		}

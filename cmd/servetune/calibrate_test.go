@@ -16,7 +16,7 @@ import (
 	"github.com/servetune/servetune/engines/sim/calib"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // A small GLM-5.2 study: one short random profile keeps each simulation
@@ -120,22 +120,22 @@ func perturbedReality(t *testing.T) (*sim.Cards, map[string]float64) {
 
 // measuredStudy runs the configs against reality with 3% measurement
 // noise, as a finished study would have recorded them.
-func measuredStudy(t *testing.T, sp *space.Space, reality *sim.Cards, cfgs []space.Config) []studies.Trial {
+func measuredStudy(t *testing.T, sp *space.Space, reality *sim.Cards, cfgs []space.Config) []store.Trial {
 	t.Helper()
 	r := objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: reality}))
 	tg := sp.Target
 	tg.Sim.NoiseCV = 0.03
-	var out []studies.Trial
+	var out []store.Trial
 	for i, c := range cfgs {
 		res, err := r.Run(context.Background(), objective.Trial{Number: i + 1, Seed: int64(i + 1), Config: c, Target: tg, Profiles: sp.Profiles})
 		var f *engines.Failure
 		switch {
 		case errors.As(err, &f) && f.Class == engines.OOM:
-			out = append(out, studies.Trial{Number: i + 1, State: studies.Infeasible, Config: c, Failure: f})
+			out = append(out, store.Trial{Number: i + 1, State: store.Infeasible, Config: c, Failure: f})
 		case err != nil:
 			t.Fatalf("reality refuses %v: %v", c.Summary(), err)
 		default:
-			out = append(out, studies.Trial{Number: i + 1, State: studies.Complete, Config: c, Metrics: res.Metrics})
+			out = append(out, store.Trial{Number: i + 1, State: store.Complete, Config: c, Metrics: res.Metrics})
 		}
 	}
 	return out

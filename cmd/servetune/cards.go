@@ -12,6 +12,8 @@ import (
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 func cardsFlag() cli.Flag {
@@ -76,7 +78,7 @@ var errCardsChanged = errors.New("the simulator cards differ from those the stud
 // them with the study: the first run stores the file's text; a resume
 // with no cards uses the stored ones; a resume whose cards changed is
 // drift (refused, or a warning with [study] on_drift = "warn").
-func (e *env) studyCards(ctx context.Context, sp *space.Space, store *studies.Store) (*sim.Cards, error) {
+func (e *env) studyCards(ctx context.Context, sp *space.Space, store *store.Store) (*sim.Cards, error) {
 	stored, err := store.Cards(ctx)
 	if err != nil {
 		return nil, err
@@ -138,19 +140,19 @@ func withStoredCards(c *cli.Context, opt space.Options, loadErr error) (*space.S
 	bare := opt
 	bare.CheckTarget = nil
 	sp, err := space.Load(c.Context, c.Args().First(), bare)
-	if err != nil || sp.Target.Sim.Cards != "" || studies.IsPostgres(sp.Study.Storage) {
+	if err != nil || sp.Target.Sim.Cards != "" || store.IsPostgres(sp.Study.Storage) {
 		return nil, loadErr
 	}
-	d := studies.DirFor(c.String("dir"), sp)
+	d := studydir.For(c.String("dir"), sp)
 	if !d.Exists() {
 		return nil, loadErr
 	}
-	store, err := d.OpenReadOnly(c.Context)
+	st, err := d.OpenReadOnly(c.Context)
 	if err != nil {
 		return nil, loadErr
 	}
-	stored, err := store.Cards(c.Context)
-	store.Close()
+	stored, err := st.Cards(c.Context)
+	st.Close()
 	if err != nil || stored == "" {
 		return nil, loadErr
 	}

@@ -8,8 +8,7 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
-
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // cardsSpace is a simulated study of a model no built-in card knows; its
@@ -171,12 +170,12 @@ func TestPriorUsesTheCards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, done := newSimPrior(sp, cards, studies.DirFor(t.TempDir(), sp), zerolog.Nop()); p == nil {
+	if p, done := newSimPrior(sp, cards, studydir.For(t.TempDir(), sp), zerolog.Nop()); p == nil {
 		t.Error("no prior on the study's cards")
 	} else {
 		done()
 	}
-	p, done := newSimPrior(sp, nil, studies.DirFor(t.TempDir(), sp), zerolog.Nop())
+	p, done := newSimPrior(sp, nil, studydir.For(t.TempDir(), sp), zerolog.Nop())
 	done()
 	if p != nil {
 		t.Error("a prior without the cards that know the model")

@@ -11,7 +11,7 @@ import (
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/enginetest"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // goSimFiles writes a space tuning the GoSim fake through a declaration
@@ -105,9 +105,9 @@ func TestDeclaredEngineIsTunedEndToEnd(t *testing.T) {
 	for _, tr := range ts {
 		caching, _ := tr.Config.Bool("prefix_caching")
 		switch {
-		case !caching && tr.State == studies.Complete:
+		case !caching && tr.State == store.Complete:
 			complete++
-		case caching && tr.State == studies.Infeasible && tr.Failure != nil && tr.Failure.Class == engines.InvalidConfig &&
+		case caching && tr.State == store.Infeasible && tr.Failure != nil && tr.Failure.Class == engines.InvalidConfig &&
 			strings.Contains(tr.Failure.Message, "unknown flag: --enable-prefix-caching"):
 			refused++
 		default:

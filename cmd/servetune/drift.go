@@ -7,11 +7,12 @@ import (
 	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // checkDrift applies the study's drift policy (studies.CheckDrift) to the
 // environment now, logging what on_drift = "warn" lets pass.
-func (e *env) checkDrift(ctx context.Context, sp *space.Space, trials []studies.Trial) error {
+func (e *env) checkDrift(ctx context.Context, sp *space.Space, trials []store.Trial) error {
 	warn, err := studies.CheckDrift(sp, trials, func(name string) engines.Fingerprint {
 		return launch.EnvironmentNow(ctx, sp.Target, name)
 	})

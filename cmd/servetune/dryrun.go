@@ -8,6 +8,7 @@ import (
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/preflight"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 func dryRunFlag() cli.Flag {
@@ -47,7 +48,7 @@ func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
 		return err
 	}
 	in := preflight.Input{Space: sp, Devices: devices, Cards: cards, Render: renderCommand(sp),
-		Storage: preflight.Local(studies.DirFor(o.root, sp), preflight.System())}
+		Storage: preflight.Local(studydir.For(o.root, sp), preflight.System())}
 	if url != "" {
 		in.Storage = preflight.Postgres(url, sp.Study.Name)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // fakeNode puts a fake nvidia-smi and a fake vllm on PATH: gpus is the
@@ -112,7 +112,7 @@ func TestDryRunShowsTheStudysFirstTrials(t *testing.T) {
 		t.Fatalf("run: exit %d %s", code, errText)
 	}
 	_, js, _ := runCLI(t, dir, "show", "--json", "exp")
-	var trials []studies.Trial
+	var trials []store.Trial
 	if err := json.Unmarshal([]byte(js), &trials); err != nil || len(trials) < 4 {
 		t.Fatalf("%v %d trials", err, len(trials))
 	}

@@ -9,12 +9,13 @@ import (
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/export"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // export prints the deployment of one trial: the best (the front's first
 // member) unless trial names another. What deploys it is decided in
 // studies/export; here only which trial, and how a refusal exits.
-func (e *env) export(sp *space.Space, trials []studies.Trial, r studies.Report, kind string, trial int, o export.Options) error {
+func (e *env) export(sp *space.Space, trials []store.Trial, r studies.Report, kind string, trial int, o export.Options) error {
 	if kind != "docker" && kind != "k8s" {
 		return usagef("--export must be docker or k8s, not %q", kind)
 	}
@@ -24,7 +25,7 @@ func (e *env) export(sp *space.Space, trials []studies.Trial, r studies.Report, 
 		}
 		trial = r.Winners[0].Trial
 	}
-	i := slices.IndexFunc(trials, func(t studies.Trial) bool { return t.Number == trial })
+	i := slices.IndexFunc(trials, func(t store.Trial) bool { return t.Number == trial })
 	if i < 0 {
 		return usagef("study %s has no trial %d", sp.Study.Name, trial)
 	}
@@ -52,7 +53,7 @@ func (e *env) export(sp *space.Space, trials []studies.Trial, r studies.Report, 
 
 // exportPD prints a disaggregated trial's manifests, one Deployment and
 // Service per process; one docker run cannot hold a deployment.
-func (e *env) exportPD(sp *space.Space, t studies.Trial, kind string, o export.Options) error {
+func (e *env) exportPD(sp *space.Space, t store.Trial, kind string, o export.Options) error {
 	if kind != "k8s" {
 		return usagef("trial %d is a disaggregated deployment of several processes: --export k8s renders one Deployment per process", t.Number)
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/export/k8stest"
+	"github.com/servetune/servetune/studies/store"
 )
 
 const exportSpace = `
@@ -47,16 +47,16 @@ values = [0.02, 0.9]
 func TestBestExportsTheTrialAskedForAndRefusesAFailedOne(t *testing.T) {
 	dir := exportStudy(t)
 	code, out, errText := runCLI(t, dir, "show", "--json", "exp")
-	var trials []studies.Trial
+	var trials []store.Trial
 	if err := json.Unmarshal([]byte(out), &trials); code != 0 || err != nil {
 		t.Fatalf("show: exit %d %v %s", code, err, errText)
 	}
-	var done, bad *studies.Trial
+	var done, bad *store.Trial
 	for i, tr := range trials {
 		switch {
-		case tr.State == studies.Complete && done == nil:
+		case tr.State == store.Complete && done == nil:
 			done = &trials[i]
-		case tr.State != studies.Complete && bad == nil:
+		case tr.State != store.Complete && bad == nil:
 			bad = &trials[i]
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/enginetest"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // fakeStudy is a process-runner study of a fake vLLM (this test binary)
@@ -112,7 +112,7 @@ func TestFaultyEnginesFailTheirTrialsAndTheStudyMovesOn(t *testing.T) {
 				t.Fatalf("%d trials, want 2", len(ts))
 			}
 			for _, tr := range ts {
-				if tr.State != studies.Failed || tr.Failure == nil || tr.Failure.Class != c.class || !strings.Contains(tr.Failure.Message, c.reason) {
+				if tr.State != store.Failed || tr.Failure == nil || tr.Failure.Class != c.class || !strings.Contains(tr.Failure.Message, c.reason) {
 					t.Errorf("trial %d: %s %+v, want failed %s mentioning %q", tr.Number, tr.State, tr.Failure, c.class, c.reason)
 				}
 			}

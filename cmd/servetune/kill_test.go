@@ -10,12 +10,12 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
-func readTrials(t *testing.T, db string) []studies.Trial {
+func readTrials(t *testing.T, db string) []store.Trial {
 	t.Helper()
-	st, err := studies.Open(context.Background(), db, studies.ReadOnly)
+	st, err := store.Open(context.Background(), db, store.ReadOnly)
 	if err != nil {
 		return nil
 	}
@@ -31,7 +31,7 @@ func readTrials(t *testing.T, db string) []studies.Trial {
 func killMidTrial(t *testing.T, bin, dir, space, db string, minDone int) bool {
 	t.Helper()
 	ts := killWhenTrialStarts(t, bin, dir, db, minDone, "run", space)
-	return len(ts) > 0 && ts[len(ts)-1].State == studies.Running
+	return len(ts) > 0 && ts[len(ts)-1].State == store.Running
 }
 
 // killUntilMidTrial kills a study (kill, after ever more finished trials)
@@ -48,7 +48,7 @@ func killUntilMidTrial(t *testing.T, kill func(minDone int) bool) {
 
 // killWhenTrialStarts runs servetune with args, SIGKILLs it when a trial
 // starts after minDone finished ones, and returns the study's trials.
-func killWhenTrialStarts(t *testing.T, bin, dir, db string, minDone int, args ...string) []studies.Trial {
+func killWhenTrialStarts(t *testing.T, bin, dir, db string, minDone int, args ...string) []store.Trial {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"--log-format", "json"}, args...)...)
 	cmd.Dir = dir
@@ -97,10 +97,10 @@ func TestSIGKILLMidTrialThenResume(t *testing.T) {
 			t.Fatalf("duplicate trial number %d", tr.Number)
 		}
 		numbers[tr.Number] = true
-		if tr.State == studies.Running {
+		if tr.State == store.Running {
 			t.Errorf("trial %d left running", tr.Number)
 		}
-		if tr.State == studies.Interrupted {
+		if tr.State == store.Interrupted {
 			interrupted++
 			continue
 		}
@@ -118,7 +118,7 @@ func TestSIGKILLMidTrialThenResume(t *testing.T) {
 		t.Fatal("the killed trial is not recorded as interrupted")
 	}
 	for _, tr := range ts {
-		if tr.State == studies.Interrupted && retried[tr.Number] != 1 {
+		if tr.State == store.Interrupted && retried[tr.Number] != 1 {
 			t.Errorf("interrupted trial %d retried %d times, want once", tr.Number, retried[tr.Number])
 		}
 	}

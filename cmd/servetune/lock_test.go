@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/engines/enginetest"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // A second `run` of a running study, with or without --fresh, refuses at
@@ -49,7 +49,7 @@ func TestSecondRunOfALiveStudyIsRefused(t *testing.T) {
 	ts := readTrials(t, filepath.Join(dir, "studies", "faults", "study.db"))
 	complete := 0
 	for _, tr := range ts {
-		if tr.State == studies.Complete {
+		if tr.State == store.Complete {
 			complete++
 		} else {
 			t.Errorf("trial %d: %s %s", tr.Number, tr.State, tr.Why())

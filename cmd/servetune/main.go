@@ -15,7 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space/suggest"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/studydir"
 	"github.com/urfave/cli/v2"
 )
 
@@ -225,7 +225,7 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.As(err, new(errNoComplete)):
 		return exitNoComplete
-	case errors.Is(err, studies.ErrLocked):
+	case errors.Is(err, studydir.ErrLocked):
 		return exitLocked
 	case errors.As(err, new(errCheckFailed)):
 		return exitCheck

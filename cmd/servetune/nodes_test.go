@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // nodesSpace is packedSpace's fake vLLM with a trial too large for one
@@ -57,7 +57,7 @@ func TestRunSpreadsATrialOverTheNodesGiven(t *testing.T) {
 	spread := false
 	for _, tr := range trials {
 		tp, _ := tr.Config.Int("tp")
-		if tr.State != studies.Complete {
+		if tr.State != store.Complete {
 			t.Errorf("trial %d (tp %d): %s %+v", tr.Number, tp, tr.State, tr.Failure)
 			continue
 		}

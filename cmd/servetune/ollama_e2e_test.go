@@ -21,7 +21,7 @@ import (
 	"github.com/servetune/servetune/engines/gguf"
 	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // findOllama returns the ollama binary on PATH or where `go install`
@@ -177,13 +177,13 @@ func TestOllamaEndToEnd(t *testing.T) {
 
 	const prompts, inputLen, outputLen = 24, 64, 32 // testdata/ollama-e2e.toml
 	trials := readTrials(t, filepath.Join(dir, "studies", "ollama-e2e", "study.db"))
-	var complete []studies.Trial
+	var complete []store.Trial
 	interrupted, retries := 0, 0
 	for _, tr := range trials {
 		switch {
-		case tr.State == studies.Running:
+		case tr.State == store.Running:
 			t.Errorf("trial %d left running", tr.Number)
-		case tr.State == studies.Interrupted:
+		case tr.State == store.Interrupted:
 			interrupted++
 		case tr.Failure != nil:
 			t.Errorf("trial %d failed: %v %v", tr.Number, tr.Failure, tr.Failure.Lines)
@@ -243,7 +243,7 @@ func TestOllamaEndToEnd(t *testing.T) {
 // (its version stamped with -ldflags -X, as Ollama's release build does),
 // so trials pinned to 0.5.7 run without a version warning. A plain `go
 // install` build says 0.0.0: tolerated outside CI, with a note.
-func checkOllamaVersion(t *testing.T, tr studies.Trial) {
+func checkOllamaVersion(t *testing.T, tr store.Trial) {
 	t.Helper()
 	fp := tr.Fingerprint
 	if fp == nil {

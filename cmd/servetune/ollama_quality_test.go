@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // TestOllamaQualityGuard runs the quality guard on real Ollama on CPU:
@@ -51,12 +51,12 @@ func TestOllamaQualityGuard(t *testing.T) {
 
 // checkQualityTrial checks one trial's quality metrics against what its
 // config does to Ollama's replies.
-func checkQualityTrial(t *testing.T, dir string, tr studies.Trial) {
+func checkQualityTrial(t *testing.T, dir string, tr store.Trial) {
 	t.Helper()
 	m := tr.Metrics["qa"]
 	agree, acc := m["baseline_agreement"], m["answer_accuracy"]
 	t.Logf("trial %d %-60s agreement %.2f accuracy %.2f replies %q", tr.Number, tr.Config.Summary(), agree, acc, tr.Replies["qa"])
-	if tr.State != studies.Complete || m["completed"] != 4 {
+	if tr.State != store.Complete || m["completed"] != 4 {
 		t.Fatalf("trial %d: %s, %v completed", tr.Number, tr.State, m["completed"])
 	}
 	// One reference is a regex any reply matches, one an exact answer

@@ -9,6 +9,7 @@ import (
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/optunadb"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func optunaFlag(usage string) cli.Flag {
@@ -62,7 +63,7 @@ func checkOptuna(url string) error {
 // optunaMirror opens the --optuna storage, writes the study's trials so
 // far and returns the observer that writes each finished trial (nil
 // without --optuna) and what closes it.
-func (e *env) optunaMirror(ctx context.Context, sp *space.Space, store *studies.Store, url string) (studies.TrialObserver, func(), error) {
+func (e *env) optunaMirror(ctx context.Context, sp *space.Space, store *store.Store, url string) (studies.TrialObserver, func(), error) {
 	if url == "" {
 		return nil, func() {}, nil
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/engines/enginetest"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // packedSpace is a study of a fake vLLM whose configs need 2, 4 or 8
@@ -118,14 +118,14 @@ func TestRunWithWorkersPacksRealEngines(t *testing.T) {
 
 // checkPackedTrials: exactly n_trials complete, each on as many GPUs as
 // its tp.
-func checkPackedTrials(t *testing.T, trials []studies.Trial) {
+func checkPackedTrials(t *testing.T, trials []store.Trial) {
 	t.Helper()
 	if len(trials) != 8 {
 		t.Errorf("%d trials, want exactly n_trials = 8", len(trials))
 	}
 	for _, tr := range trials {
 		tp, _ := tr.Config.Int("tp")
-		if tr.State != studies.Complete || len(tr.Devices) != int(tp) {
+		if tr.State != store.Complete || len(tr.Devices) != int(tp) {
 			t.Errorf("trial %d: %s on GPUs %v (%+v), want complete on tp = %d GPUs", tr.Number, tr.State, tr.Devices, tr.Failure, tp)
 		}
 	}

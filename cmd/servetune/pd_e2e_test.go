@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // pdSpace is a process-runner study of disaggregated SGLang deployments
@@ -84,7 +84,7 @@ func TestPDStudyMeasuresThroughTheRouter(t *testing.T) {
 		t.Fatalf("%d trials, want 2", len(ts))
 	}
 	for _, tr := range ts {
-		if tr.State != studies.Complete || tr.Metrics["short"]["total_tps"] <= 0 {
+		if tr.State != store.Complete || tr.Metrics["short"]["total_tps"] <= 0 {
 			t.Fatalf("trial %d: %s %v %v", tr.Number, tr.State, tr.Failure, tr.Metrics)
 		}
 		tdir := filepath.Join(dir, filepath.Dir(tr.LogPath))
@@ -153,7 +153,7 @@ func TestPDFailingDecodeFailsTheTrial(t *testing.T) {
 	}
 	for _, tr := range ts {
 		// Out of memory at startup: the config is infeasible, not broken.
-		if tr.State != studies.Infeasible || tr.Failure == nil || !strings.HasPrefix(tr.Failure.Message, "decode-0: ") {
+		if tr.State != store.Infeasible || tr.Failure == nil || !strings.HasPrefix(tr.Failure.Message, "decode-0: ") {
 			t.Fatalf("trial %d: %s %+v", tr.Number, tr.State, tr.Failure)
 		}
 		logged, _ := os.ReadFile(filepath.Join(dir, filepath.Dir(tr.LogPath), "engine.decode-0.log"))
@@ -254,7 +254,7 @@ func TestPDDecodeDeathMidBenchmarkFailsTheTrial(t *testing.T) {
 	}
 	_ = cmd.Wait()
 	ts := readTrials(t, filepath.Join(studyDir, "study.db"))
-	if len(ts) != 1 || ts[0].State != studies.Failed || ts[0].Failure == nil ||
+	if len(ts) != 1 || ts[0].State != store.Failed || ts[0].Failure == nil ||
 		!strings.HasPrefix(ts[0].Failure.Message, "decode-0: ") || ts[0].Failure.Class != "crashed_during_benchmark" {
 		t.Fatalf("trials %+v", ts)
 	}
@@ -290,7 +290,7 @@ func TestPDAcrossNodes(t *testing.T) {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
 	ts := readTrials(t, filepath.Join(dir, "studies", "pd", "study.db"))
-	if len(ts) != 1 || ts[0].State != studies.Complete {
+	if len(ts) != 1 || ts[0].State != store.Complete {
 		t.Fatalf("trials %+v", ts)
 	}
 	tdir := filepath.Join(dir, filepath.Dir(ts[0].LogPath))

@@ -19,6 +19,7 @@ import (
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // progress shows the study loop: on a terminal, one compact live block
@@ -52,7 +53,7 @@ const (
 
 // progressFor starts the view of a study that may have run before: its
 // finished trials count toward the time spent, the baseline and the best.
-func (e *env) progressFor(ctx context.Context, sp *space.Space, st *studies.Store, budget time.Duration) (*progress, error) {
+func (e *env) progressFor(ctx context.Context, sp *space.Space, st *store.Store, budget time.Duration) (*progress, error) {
 	prior, err := st.Trials(ctx)
 	if err != nil {
 		return nil, err
@@ -135,7 +136,7 @@ func (p *progress) requestsDone(pr bench.Progress) {
 	p.stats.requests(pr)
 }
 
-func newProgress(e *env, sp *space.Space, prior []studies.Trial, budget time.Duration, now func() time.Time) *progress {
+func newProgress(e *env, sp *space.Space, prior []store.Trial, budget time.Duration, now func() time.Time) *progress {
 	p := &progress{e: e, sp: sp, out: e.stdout, now: now, width: 100,
 		stats: newRunStats(sp, prior, budget, now())}
 	if f, ok := e.stdout.(*os.File); ok && !e.jsonLog && term.IsTerminal(int(f.Fd())) {

@@ -14,6 +14,7 @@ import (
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // fakeClock is the view's clock, moved by hand.
@@ -22,13 +23,13 @@ type fakeClock struct{ t time.Time }
 func (c *fakeClock) now() time.Time      { return c.t }
 func (c *fakeClock) add(d time.Duration) { c.t = c.t.Add(d) }
 func startEv(n, done int) studies.Event {
-	return studies.Event{Kind: studies.TrialStarted, Trial: studies.Trial{Number: n}, Done: done, Total: 5}
+	return studies.Event{Kind: studies.TrialStarted, Trial: store.Trial{Number: n}, Done: done, Total: 5}
 }
 func finishEv(n, done int) studies.Event {
-	return studies.Event{Kind: studies.TrialFinished, Trial: studies.Trial{Number: n, State: studies.Complete}, Done: done, Total: 5}
+	return studies.Event{Kind: studies.TrialFinished, Trial: store.Trial{Number: n, State: store.Complete}, Done: done, Total: 5}
 }
 func phaseEv(n int, p objective.Phase) studies.Event {
-	return studies.Event{Kind: studies.TrialPhase, Trial: studies.Trial{Number: n}, Phase: p, Total: 5}
+	return studies.Event{Kind: studies.TrialPhase, Trial: store.Trial{Number: n}, Phase: p, Total: 5}
 }
 
 // The study's ETA is trial durations times trials left: the prior's 50 s
@@ -154,7 +155,7 @@ func TestLiveBlockShowsRequestsAndThePriorsStart(t *testing.T) {
 	if lines := s.block(t0.Add(time.Second)); len(lines) != 2 || !strings.HasPrefix(lines[1], "  prior: simulating configs ▕") {
 		t.Errorf("block while screening:\n%s", strings.Join(lines, "\n"))
 	}
-	run := studies.Trial{Number: 1, Config: space.Config{"engine": "vllm"}}
+	run := store.Trial{Number: 1, Config: space.Config{"engine": "vllm"}}
 	s.observe(studies.Event{Kind: studies.TrialStarted, Trial: run, Total: 5}, t0.Add(2*time.Second))
 	s.observe(studies.Event{Kind: studies.TrialPhase, Trial: run, Phase: objective.Benchmarking, Total: 5}, t0.Add(3*time.Second))
 	s.requests(bench.Progress{Done: 12, Total: 40})

@@ -12,6 +12,7 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // runStats is what the live block shows, kept from the study's events
@@ -35,7 +36,7 @@ type runStats struct {
 	hours  float64
 	base   []float64
 	// baseTrial is the finished baseline, against which guards are judged.
-	baseTrial *studies.Trial
+	baseTrial *store.Trial
 	best      []bestValue
 	// running are the trials in flight, by number: one, or one per busy
 	// worker of a parallel study.
@@ -58,7 +59,7 @@ type current struct {
 	requests, ofRequests int
 }
 
-func newRunStats(sp *space.Space, prior []studies.Trial, budget time.Duration, now time.Time) runStats {
+func newRunStats(sp *space.Space, prior []store.Trial, budget time.Duration, now time.Time) runStats {
 	s := runStats{sp: sp, unit: hoursUnit(sp), budgetHours: budget.Hours(),
 		started: now, total: sp.Study.NTrials, best: make([]bestValue, len(sp.Objectives)), running: map[int]*current{}}
 	for i := range s.best {
@@ -72,12 +73,12 @@ func newRunStats(sp *space.Space, prior []studies.Trial, budget time.Duration, n
 
 // record counts a finished trial: device time, the baseline, the best
 // feasible value of each objective.
-func (s *runStats) record(t studies.Trial) {
+func (s *runStats) record(t store.Trial) {
 	s.hours += t.GPUSeconds / 3600
-	if t.Origin == "baseline" && t.State == studies.Complete && s.baseTrial == nil {
+	if t.Origin == "baseline" && t.State == store.Complete && s.baseTrial == nil {
 		s.baseTrial = &t
 	}
-	if t.State != studies.Complete || studies.Violation(s.sp, t, s.baseTrial) > 0 {
+	if t.State != store.Complete || studies.Violation(s.sp, t, s.baseTrial) > 0 {
 		return
 	}
 	vs := studies.Values(s.sp, t)
@@ -193,7 +194,7 @@ func (c current) describe() string {
 // finishedLine is the one short line a finished trial leaves on the
 // terminal: its state, objectives with ± vs the baseline, why it did not
 // complete.
-func finishedLine(sp *space.Space, t studies.Trial, base []float64, baseTrial *studies.Trial) string {
+func finishedLine(sp *space.Space, t store.Trial, base []float64, baseTrial *store.Trial) string {
 	head := fmt.Sprintf("trial %d %s", t.Number, t.State)
 	switch {
 	case t.BrokeRule():
@@ -202,7 +203,7 @@ func finishedLine(sp *space.Space, t studies.Trial, base []float64, baseTrial *s
 		head += fmt.Sprintf(" (reuses trial %d)", t.ReusedFrom)
 	case t.Failure != nil:
 		return head + ": " + string(t.Failure.Class) + ": " + t.Failure.Message
-	case t.State != studies.Complete:
+	case t.State != store.Complete:
 		return head + ": " + t.Reason
 	}
 	parts := []string{head}

@@ -9,8 +9,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/report"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 func reportCommand(e *env) *cli.Command {
@@ -90,21 +91,21 @@ func servetuneVersion() string {
 
 // studyOutlook reads the prior's view of the space stored with the study
 // named by the first argument (studyArg has checked that it exists).
-func studyOutlook(c *cli.Context) ([]studies.Region, error) {
+func studyOutlook(c *cli.Context) ([]store.Region, error) {
 	arg := c.Args().First()
 	url, err := storageURL(c.String("storage"), nil)
 	if err != nil {
 		return nil, err
 	}
-	if studies.IsPostgres(url) {
-		store, err := studies.OpenPostgres(c.Context, url, arg, studies.ReadOnly)
+	if store.IsPostgres(url) {
+		store, err := store.OpenPostgres(c.Context, url, arg, store.ReadOnly)
 		if err != nil {
 			return nil, err
 		}
 		defer store.Close()
 		return store.Outlook(c.Context)
 	}
-	store, err := studies.DirOf(c.String("dir"), arg).OpenReadOnly(c.Context)
+	store, err := studydir.Of(c.String("dir"), arg).OpenReadOnly(c.Context)
 	if err != nil {
 		return nil, err
 	}

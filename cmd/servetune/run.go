@@ -17,6 +17,8 @@ import (
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 func runCommand(e *env) *cli.Command {
@@ -105,7 +107,7 @@ func (e *env) runShared(c *cli.Context, sp *space.Space, url string) error {
 	if err != nil {
 		return err
 	}
-	o := workerOptions{storage: url, lease: studies.DefaultLease, trials: trialOptions(c, devices)}
+	o := workerOptions{storage: url, lease: store.DefaultLease, trials: trialOptions(c, devices)}
 	if err := o.check(sp); err != nil {
 		return err
 	}
@@ -207,8 +209,8 @@ func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runO
 	if err != nil {
 		return err
 	}
-	oo.Fresh, oo.Holder = o.fresh, studies.Me(time.Now())
-	d := studies.DirFor(o.root, sp)
+	oo.Fresh, oo.Holder = o.fresh, store.Me(time.Now())
+	d := studydir.For(o.root, sp)
 	sess, err := studies.OpenSession(ctx, d, sp, oo)
 	if err != nil {
 		return openError(err)
@@ -262,8 +264,8 @@ func openError(err error) error {
 // cards (studyCards: the cards returned) with the study and
 // refuses (or warns about, per on_drift) an environment that changed
 // since the study's last trial; every run and every worker does it.
-func (e *env) checkStudy(ctx context.Context, sp *space.Space, store *studies.Store) (*sim.Cards, error) {
-	cards, trials, err := e.readStudy(ctx, sp, store)
+func (e *env) checkStudy(ctx context.Context, sp *space.Space, st *store.Store) (*sim.Cards, error) {
+	cards, trials, err := e.readStudy(ctx, sp, st)
 	if err != nil {
 		return nil, err
 	}
@@ -272,15 +274,15 @@ func (e *env) checkStudy(ctx context.Context, sp *space.Space, store *studies.St
 
 // readStudy is checkStudy's store calls: the engines and cards recorded,
 // the trials read.
-func (e *env) readStudy(ctx context.Context, sp *space.Space, store *studies.Store) (*sim.Cards, []studies.Trial, error) {
-	if err := studies.RecordEngines(ctx, store, sp); err != nil {
+func (e *env) readStudy(ctx context.Context, sp *space.Space, st *store.Store) (*sim.Cards, []store.Trial, error) {
+	if err := store.RecordEngines(ctx, st, sp); err != nil {
 		return nil, nil, err
 	}
-	cards, err := e.studyCards(ctx, sp, store)
+	cards, err := e.studyCards(ctx, sp, st)
 	if err != nil {
 		return nil, nil, err
 	}
-	trials, err := store.Trials(ctx)
+	trials, err := st.Trials(ctx)
 	return cards, trials, err
 }
 
@@ -364,7 +366,7 @@ func (e errNoComplete) Error() string {
 // commonFailure is the class every engine failure among trials shares
 // (with the first one's reason), or "" when they differ or there is none.
 // Trials that never launched (a broken rule, an interruption) do not count.
-func commonFailure(trials []studies.Trial) (engines.Class, string) {
+func commonFailure(trials []store.Trial) (engines.Class, string) {
 	var class engines.Class
 	example := ""
 	for _, t := range trials {
@@ -383,7 +385,7 @@ func commonFailure(trials []studies.Trial) (engines.Class, string) {
 // warmStart returns the winners of an earlier study, cut down to the knobs
 // of this space.
 func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space.Config, error) {
-	d := studies.DirOf(root, name)
+	d := studydir.Of(root, name)
 	if !d.Exists() {
 		return nil, usagef("--warm-start: no study %q (looked for %s)", name, d.DB())
 	}
@@ -394,7 +396,7 @@ func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space
 	return studies.WarmStart(old, trials, sp), nil
 }
 
-func newRunner(e *env, sp *space.Space, d studies.Dir, cards *sim.Cards) (objective.Runner, error) {
+func newRunner(e *env, sp *space.Space, d studydir.Dir, cards *sim.Cards) (objective.Runner, error) {
 	switch sp.Target.Runner {
 	case "process":
 		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(e.guardEngines),

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/servetune/servetune/objective"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // signalSpace is a process-runner study whose engine is `servetune sim
@@ -146,7 +146,7 @@ func TestSignalTearsDownTheEngine(t *testing.T) {
 			}
 			ts := readTrials(t, filepath.Join(studyDir, "study.db"))
 			last := ts[len(ts)-1]
-			if last.State != studies.Interrupted {
+			if last.State != store.Interrupted {
 				t.Errorf("last trial %+v, want interrupted", last)
 			}
 		})

@@ -14,7 +14,7 @@ import (
 	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // priorFile keeps the prior's predictions in the study's directory.
@@ -26,7 +26,7 @@ const priorFile = "prior.jsonl"
 // predictions kept in the study directory so that a resume does not
 // screen again. Without a usable file it still works, only slower; the
 // returned func closes the file.
-func newSimPrior(sp *space.Space, cards *sim.Cards, d studies.Dir, log zerolog.Logger) (search.Prior, func()) {
+func newSimPrior(sp *space.Space, cards *sim.Cards, d studydir.Dir, log zerolog.Logger) (search.Prior, func()) {
 	if cards == nil {
 		cards = sim.DefaultCards()
 	}
@@ -42,7 +42,7 @@ func newSimPrior(sp *space.Space, cards *sim.Cards, d studies.Dir, log zerolog.L
 	return cp, func() { _ = closer() }
 }
 
-func cachedSimPrior(p search.Prior, sp *space.Space, cards *sim.Cards, d studies.Dir) (search.Prior, func() error, error) {
+func cachedSimPrior(p search.Prior, sp *space.Space, cards *sim.Cards, d studydir.Dir) (search.Prior, func() error, error) {
 	build, err := executableHash()
 	if err != nil {
 		return nil, nil, err

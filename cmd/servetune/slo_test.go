@@ -13,6 +13,7 @@ import (
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // writeSpaceIn writes a space file into dir and returns its path.
@@ -92,7 +93,7 @@ func TestGoodputStudyOnTheSimulator(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("show: exit %d:\n%s", code, errText)
 	}
-	var trials []studies.Trial
+	var trials []store.Trial
 	if err := json.Unmarshal([]byte(out), &trials); err != nil {
 		t.Fatalf("show --json: %v", err)
 	}
@@ -101,7 +102,7 @@ func TestGoodputStudyOnTheSimulator(t *testing.T) {
 		m := tr.Metrics["chat"]
 		g, hasG := m["goodput_rps"]
 		a, hasA := m["slo_attainment"]
-		if tr.State != studies.Complete {
+		if tr.State != store.Complete {
 			continue
 		}
 		if !hasG || !hasA || g > best+1e-9 || a < 0 || a > 1 || g > 16*1.01 {

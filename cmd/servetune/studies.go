@@ -11,6 +11,8 @@ import (
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/export"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // dirFlag is a new flag per command: urfave/cli keeps parse state in it.
@@ -21,7 +23,7 @@ func dirFlag() *cli.StringFlag {
 // listed is one study `servetune studies` lists, opened on demand.
 type listed struct {
 	name string
-	open func() (*space.Space, []studies.Trial, string, error)
+	open func() (*space.Space, []store.Trial, string, error)
 }
 
 // listStudies lists the studies under --dir, or in --storage.
@@ -30,26 +32,26 @@ func listStudies(c *cli.Context) ([]listed, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !studies.IsPostgres(url) {
+	if !store.IsPostgres(url) {
 		var out []listed
-		for _, d := range studies.List(c.String("dir")) {
-			out = append(out, listed{name: d.Name(), open: func() (*space.Space, []studies.Trial, string, error) {
+		for _, d := range studydir.List(c.String("dir")) {
+			out = append(out, listed{name: d.Name(), open: func() (*space.Space, []store.Trial, string, error) {
 				sp, ts, err := openStudy(c.Context, d)
 				return sp, ts, d.DB(), err
 			}})
 		}
 		return out, nil
 	}
-	stores, err := studies.PostgresStudies(c.Context, url)
+	stores, err := store.PostgresStudies(c.Context, url)
 	out := []listed{}
 	if err != nil {
-		out = append(out, listed{name: "-", open: func() (*space.Space, []studies.Trial, string, error) { return nil, nil, studies.Redact(url), err }})
+		out = append(out, listed{name: "-", open: func() (*space.Space, []store.Trial, string, error) { return nil, nil, store.Redact(url), err }})
 	}
 	for _, st := range stores {
-		out = append(out, listed{name: st.Path(), open: func() (*space.Space, []studies.Trial, string, error) {
+		out = append(out, listed{name: st.Path(), open: func() (*space.Space, []store.Trial, string, error) {
 			defer st.Close()
 			sp, ts, err := readStudy(c.Context, st, st.Path())
-			studies.MarkHolderGone(ts, time.Now(), studies.SharedLiveness())
+			store.MarkHolderGone(ts, time.Now(), store.SharedLiveness())
 			return sp, ts, st.Path(), err
 		}})
 	}
@@ -178,7 +180,7 @@ unless --force; a declared engine needs --image.`,
 }
 
 // studyArg opens the study named by the first argument.
-func studyArg(c *cli.Context) (*space.Space, []studies.Trial, error) {
+func studyArg(c *cli.Context) (*space.Space, []store.Trial, error) {
 	if c.NArg() != 1 {
 		return nil, nil, usagef("%s takes one study name or path, got %d arguments", c.Command.Name, c.NArg())
 	}
@@ -187,17 +189,17 @@ func studyArg(c *cli.Context) (*space.Space, []studies.Trial, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if studies.IsPostgres(url) {
-		store, err := studies.OpenPostgres(c.Context, url, arg, studies.ReadOnly)
+	if store.IsPostgres(url) {
+		st, err := store.OpenPostgres(c.Context, url, arg, store.ReadOnly)
 		if err != nil {
 			return nil, nil, err
 		}
-		defer store.Close()
-		sp, ts, err := readStudy(c.Context, store, studies.Redact(url)+" study "+arg)
-		studies.MarkHolderGone(ts, time.Now(), studies.SharedLiveness())
+		defer st.Close()
+		sp, ts, err := readStudy(c.Context, st, store.Redact(url)+" study "+arg)
+		store.MarkHolderGone(ts, time.Now(), store.SharedLiveness())
 		return sp, ts, err
 	}
-	d := studies.DirOf(c.String("dir"), arg)
+	d := studydir.Of(c.String("dir"), arg)
 	if !d.Exists() {
 		return nil, nil, usagef("no study %q (looked for %s); `servetune studies` lists them", arg, d.DB())
 	}
@@ -205,26 +207,26 @@ func studyArg(c *cli.Context) (*space.Space, []studies.Trial, error) {
 }
 
 // openStudy reads a study without writing to it.
-func openStudy(ctx context.Context, d studies.Dir) (*space.Space, []studies.Trial, error) {
+func openStudy(ctx context.Context, d studydir.Dir) (*space.Space, []store.Trial, error) {
 	path := d.DB()
-	store, err := d.OpenReadOnly(ctx)
+	st, err := d.OpenReadOnly(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer store.Close()
-	sp, ts, err := readStudy(ctx, store, path)
-	studies.MarkHolderGone(ts, time.Now(), d.LivenessOf())
+	defer st.Close()
+	sp, ts, err := readStudy(ctx, st, path)
+	store.MarkHolderGone(ts, time.Now(), d.LivenessOf())
 	return sp, ts, err
 }
 
 // readStudy reads a study's space and trials from its store.
-func readStudy(ctx context.Context, store *studies.Store, path string) (*space.Space, []studies.Trial, error) {
-	src, err := store.Meta(ctx, "space")
+func readStudy(ctx context.Context, st *store.Store, path string) (*space.Space, []store.Trial, error) {
+	src, err := st.Meta(ctx, "space")
 	if err != nil {
 		return nil, nil, err
 	}
-	file, _ := store.Meta(ctx, "space_file")
-	declared, err := studies.StoredEngines(ctx, store)
+	file, _ := st.Meta(ctx, "space_file")
+	declared, err := store.StoredEngines(ctx, st)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -233,10 +235,10 @@ func readStudy(ctx context.Context, store *studies.Store, path string) (*space.S
 		return nil, nil, fmt.Errorf("study %s: stored space: %w", path, err)
 	}
 	// The cards it simulated on, so calibrate and the prior see them.
-	if sp.Target.Sim.CardsSource, err = store.Cards(ctx); err != nil {
+	if sp.Target.Sim.CardsSource, err = st.Cards(ctx); err != nil {
 		return nil, nil, err
 	}
-	trials, err := store.Trials(ctx)
+	trials, err := st.Trials(ctx)
 	studies.FillRunner(sp, trials) // studies from before runners were recorded
 	return sp, trials, err
 }

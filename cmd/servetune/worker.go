@@ -12,6 +12,8 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // storageEnv holds the storage URL when --storage is not given, so its
@@ -28,7 +30,7 @@ func workerCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "storage", Usage: "the study's shared storage, postgres://user@host/db (default $" + storageEnv + "; password from the URL or PGPASSWORD)"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "trials this process runs at once"},
 			&cli.StringFlag{Name: "worker-id", Usage: "this worker's name in trial leases (default host:pid)"},
-			&cli.DurationFlag{Name: "lease", Value: studies.DefaultLease, Usage: "how long a trial stays this worker's without a heartbeat"},
+			&cli.DurationFlag{Name: "lease", Value: store.DefaultLease, Usage: "how long a trial stays this worker's without a heartbeat"},
 			storeOutageFlag(),
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
 			repeatFlag(), confirmFlag(), budgetFlag(), noPruneFlag(),
@@ -76,7 +78,7 @@ type workerOptions struct {
 // storeOutageFlag bounds how long run and worker ride out a study store
 // they cannot reach (a PostgreSQL restart) before they stop.
 func storeOutageFlag() cli.Flag {
-	return &cli.DurationFlag{Name: "store-outage", Value: studies.DefaultStoreOutage, EnvVars: []string{"SERVETUNE_STORE_OUTAGE"},
+	return &cli.DurationFlag{Name: "store-outage", Value: store.DefaultStoreOutage, EnvVars: []string{"SERVETUNE_STORE_OUTAGE"},
 		Usage: "ride out an unreachable study store this long (the trials in flight keep running; their results are written when it is back), then stop"}
 }
 
@@ -109,7 +111,7 @@ func storageURL(flag string, sp *space.Space) (string, error) {
 	if v == "" {
 		from, v = "$"+storageEnv, os.Getenv(storageEnv)
 	}
-	if v == "" && sp != nil && studies.IsPostgres(sp.Study.Storage) {
+	if v == "" && sp != nil && store.IsPostgres(sp.Study.Storage) {
 		from, v = sp.File+": study.storage", sp.Study.Storage
 	}
 	if v == "" {
@@ -118,7 +120,7 @@ func storageURL(flag string, sp *space.Space) (string, error) {
 	if _, err := space.ParseStorage(v); err != nil {
 		return "", usagef("%s: %v", from, err)
 	}
-	if err := studies.CheckStorage(v); err != nil {
+	if err := store.CheckStorage(v); err != nil {
 		return "", usagef("%s: %v", from, err)
 	}
 	return v, nil
@@ -128,8 +130,8 @@ func (o workerOptions) check(sp *space.Space) error {
 	switch {
 	case o.storage == "":
 		return usagef("worker needs --storage postgres://… (or $%s)", storageEnv)
-	case !studies.IsPostgres(o.storage):
-		return usageError{fmt.Errorf("--storage %s: %w", studies.Redact(o.storage), studies.ErrNotShared)}
+	case !store.IsPostgres(o.storage):
+		return usageError{fmt.Errorf("--storage %s: %w", store.Redact(o.storage), store.ErrNotShared)}
 	case o.lease <= 0:
 		return usagef("--lease must be positive")
 	}
@@ -146,12 +148,12 @@ func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOp
 	oo.StoreOutage = o.trials.storeOutage
 	// The study's first reads ride out an outage with the connection.
 	var cards *sim.Cards
-	var trials []studies.Trial
-	oo.Check = func(ctx context.Context, st *studies.Store) (err error) {
+	var trials []store.Trial
+	oo.Check = func(ctx context.Context, st *store.Store) (err error) {
 		cards, trials, err = e.readStudy(ctx, sp, st)
 		return err
 	}
-	sess, err := studies.OpenShared(ctx, o.storage, studies.DirFor(o.trials.root, sp), sp, oo)
+	sess, err := studies.OpenShared(ctx, o.storage, studydir.For(o.trials.root, sp), sp, oo)
 	if err != nil {
 		return openError(err)
 	}
@@ -166,7 +168,7 @@ func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOp
 	if c, ok := runner.(interface{ Close(context.Context) error }); ok {
 		defer c.Close(context.WithoutCancel(ctx))
 	}
-	e.log.Info().Str("storage", studies.Redact(o.storage)).Str("study", sp.Study.Name).Int("workers", o.trials.workers).Msg("worker joined the study")
+	e.log.Info().Str("storage", store.Redact(o.storage)).Str("study", sp.Study.Name).Int("workers", o.trials.workers).Msg("worker joined the study")
 	ro := o.trials
 	ro.shared, ro.workerID, ro.lease, ro.cards = true, o.id, o.lease, cards
 	return e.loop(ctx, sp, sess, runner, ro)

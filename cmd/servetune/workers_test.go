@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/pgtest"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // run --workers 4 keeps n_trials exact and never measures a config twice.
@@ -180,9 +180,9 @@ func TestSIGKILLOfParallelRunThenResume(t *testing.T) {
 	ts := readTrials(t, db)
 	for _, tr := range ts {
 		switch {
-		case tr.State == studies.Running:
+		case tr.State == store.Running:
 			t.Errorf("trial %d left running", tr.Number)
-		case tr.State == studies.Interrupted:
+		case tr.State == store.Interrupted:
 			continue
 		case tr.RetryOf != 0:
 			retried[tr.RetryOf]++
@@ -199,7 +199,7 @@ func TestSIGKILLOfParallelRunThenResume(t *testing.T) {
 		t.Errorf("%d finished trials, want exactly n_trials = 14", done)
 	}
 	for _, tr := range ts {
-		if tr.State == studies.Interrupted && retried[tr.Number] != 1 {
+		if tr.State == store.Interrupted && retried[tr.Number] != 1 {
 			t.Errorf("interrupted trial %d retried %d times, want once", tr.Number, retried[tr.Number])
 		}
 	}
@@ -210,7 +210,7 @@ func TestSIGKILLOfParallelRunThenResume(t *testing.T) {
 func killParallelMidTrial(t *testing.T, bin, dir, space, db string, minDone int) bool {
 	t.Helper()
 	ts := killWhenTrialStarts(t, bin, dir, db, minDone, "run", "--workers", "4", space)
-	return slices.ContainsFunc(ts, func(tr studies.Trial) bool { return tr.State == studies.Running })
+	return slices.ContainsFunc(ts, func(tr store.Trial) bool { return tr.State == store.Running })
 }
 
 // run --storage postgres://… runs the study as one worker of a shared

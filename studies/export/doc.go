@@ -1,8 +1,7 @@
-// Package export turns one trial of a study into what deploys it outside
-// servetune: a `docker run` snippet or Kubernetes manifests of the engine's
-// official image with the trial's exact argv. It owns the per-engine
-// deployment facts (image, port, health path, model cache, time to load)
-// in one table, refuses a trial that did not complete unless forced, and
-// requests exactly the GPUs the trial ran on. Rendering is pure: a Plan
-// in, text out.
+// Package export turns one trial into what deploys it outside servetune:
+// a `docker run` snippet or Kubernetes manifests of the engine's official
+// image with the trial's exact argv, the deployment facts asked of the
+// engine registry, the GPUs the trial ran on requested, and a trial that
+// did not complete refused unless forced; rendering is pure, a Plan in
+// and text out.
 package export

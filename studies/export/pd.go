@@ -9,6 +9,7 @@ import (
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // routerLoad bounds a router's startup: it loads no model.
@@ -18,8 +19,8 @@ const routerLoad = 5 * time.Minute
 // (prefill servers, decode servers, then the router), each its own
 // Deployment and Service named <trial>-<process>, every server bound to
 // all interfaces and reached by the router at its Service's name.
-func NewPD(sp *space.Space, t studies.Trial, o Options) ([]Plan, error) {
-	if t.State != studies.Complete && !o.Force {
+func NewPD(sp *space.Space, t store.Trial, o Options) ([]Plan, error) {
+	if t.State != store.Complete && !o.Force {
 		return nil, fmt.Errorf("trial %d is %s%s: %w; --force exports it anyway", t.Number, t.State, because(t), ErrNotComplete)
 	}
 	cfg := sp.WithTargetEngine(t.Config)
@@ -69,7 +70,7 @@ func serviceNames(study string, trial int, pd engines.PD) []string {
 
 // processPlan is one process's container: its whole command, its own
 // GPUs, its port and the ports its peers dial.
-func processPlan(sp *space.Space, t studies.Trial, eng string, f facts, pr engines.PDProcess, gpu bool) Plan {
+func processPlan(sp *space.Space, t store.Trial, eng string, f facts, pr engines.PDProcess, gpu bool) Plan {
 	env := map[string]string{}
 	for k, v := range pr.Command.Env {
 		env[k] = v

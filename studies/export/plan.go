@@ -10,6 +10,7 @@ import (
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Options are what the user adds to a trial's own record.
@@ -63,8 +64,8 @@ var ErrNotComplete = errors.New("trial did not complete")
 var ErrNoImage = errors.New("no image")
 
 // New plans the deployment of trial t of the study sp.
-func New(sp *space.Space, t studies.Trial, o Options) (Plan, error) {
-	if t.State != studies.Complete && !o.Force {
+func New(sp *space.Space, t store.Trial, o Options) (Plan, error) {
+	if t.State != store.Complete && !o.Force {
 		return Plan{}, fmt.Errorf("trial %d is %s%s: %w; --force exports it anyway", t.Number, t.State, because(t), ErrNotComplete)
 	}
 	cfg := sp.WithTargetEngine(t.Config)
@@ -119,7 +120,7 @@ func engineFacts(eng string, t space.Target, image string) (facts, error) {
 	return declaredFacts(e, d), nil
 }
 
-func because(t studies.Trial) string {
+func because(t store.Trial) string {
 	switch {
 	case t.Failure != nil:
 		return " (" + string(t.Failure.Class) + ")"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func study(engine string, gpus int, decl map[string]space.EngineDecl) *space.Space {
@@ -25,20 +25,20 @@ func llamaServer() map[string]space.EngineDecl {
 		Knobs: map[string]space.KnobDecl{"max_running": {Flag: "--parallel"}}}}
 }
 
-func complete(cfg space.Config) studies.Trial {
-	return studies.Trial{Number: 7, State: studies.Complete, Config: cfg}
+func complete(cfg space.Config) store.Trial {
+	return store.Trial{Number: 7, State: store.Complete, Config: cfg}
 }
 
 func TestNewRefusesATrialThatDidNotComplete(t *testing.T) {
 	sp := study("vllm", 8, nil)
 	for _, tc := range []struct {
-		trial studies.Trial
+		trial store.Trial
 		want  string
 	}{
-		{studies.Trial{Number: 3, State: studies.Pruned, Reason: "below the front at 30 s"}, "trial 3 is pruned (below the front at 30 s)"},
-		{studies.Trial{Number: 4, State: studies.Infeasible, Failure: &engines.Failure{Class: engines.OOM}}, "trial 4 is infeasible (oom)"},
-		{studies.Trial{Number: 5, State: studies.Failed}, "trial 5 is failed"},
-		{studies.Trial{Number: 6, State: studies.Running}, "trial 6 is running"},
+		{store.Trial{Number: 3, State: store.Pruned, Reason: "below the front at 30 s"}, "trial 3 is pruned (below the front at 30 s)"},
+		{store.Trial{Number: 4, State: store.Infeasible, Failure: &engines.Failure{Class: engines.OOM}}, "trial 4 is infeasible (oom)"},
+		{store.Trial{Number: 5, State: store.Failed}, "trial 5 is failed"},
+		{store.Trial{Number: 6, State: store.Running}, "trial 6 is running"},
 	} {
 		tc.trial.Config = space.Config{"tp": int64(2)}
 		_, err := New(sp, tc.trial, Options{})

@@ -14,6 +14,8 @@ import (
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 //go:embed landscapes/*.toml
@@ -171,8 +173,8 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	// Every variant gets its own study: the same name would resume a
 	// finished study instead of running a new one.
 	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-%g-feas%v-prior%v", opt.Landscape, sampler, seed, len(objs), opt.Prune, opt.PruneMargin, !opt.NoFeasibility, opt.Prior != nil)
-	dir := studies.DirOf(opt.Dir, sp.Study.Name)
-	st, err := studies.Open(ctx, dir.DB(), studies.Create)
+	dir := studydir.Of(opt.Dir, sp.Study.Name)
+	st, err := store.Open(ctx, dir.DB(), store.Create)
 	if err != nil {
 		return Run{}, err
 	}
@@ -209,10 +211,10 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 }
 
 // score replays a study's trials in order.
-func score(ctx context.Context, o *Oracle, sp *space.Space, truth *Truth, sampler string, seed int, trials []studies.Trial) Run {
+func score(ctx context.Context, o *Oracle, sp *space.Space, truth *Truth, sampler string, seed int, trials []store.Trial) Run {
 	r := Run{Sampler: sampler, Seed: seed}
 	obj := sp.Objectives[0]
-	var incumbent *studies.Trial
+	var incumbent *store.Trial
 	gpu := 0.0
 	var measured [][]float64
 	for i := range trials {
@@ -222,14 +224,14 @@ func score(ctx context.Context, o *Oracle, sp *space.Space, truth *Truth, sample
 			continue // never launched: not a trial that counts
 		}
 		switch t.State {
-		case studies.Infeasible:
+		case store.Infeasible:
 			r.Infeasible++
-		case studies.Pruned:
+		case store.Pruned:
 			r.Pruned++
 			if incumbent != nil && obj.Better(trueValue(ctx, o, t.Config, obj), trueValue(ctx, o, incumbent.Config, obj)) {
 				r.FalsePrunes++
 			}
-		case studies.Complete:
+		case store.Complete:
 			if v := studies.Values(sp, *t)[0]; incumbent == nil || obj.Better(v, studies.Values(sp, *incumbent)[0]) {
 				incumbent = t
 			}

@@ -14,6 +14,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // virtualRun runs one single-objective motpe study with workers trials
@@ -31,8 +33,8 @@ func virtualRun(t testing.TB, landscape string, seed, workers, trials int) ([]fl
 	sp.Study.Sampler, sp.Study.Seed, sp.Study.NTrials = "motpe", int64(seed), trials
 	sp.Study.Name = fmt.Sprintf("%s-%d-w%d", landscape, seed, workers)
 	o := NewOracle(&sp)
-	dir := studies.DirOf(t.TempDir(), sp.Study.Name)
-	st, err := studies.Open(ctx, dir.DB(), studies.Create)
+	dir := studydir.Of(t.TempDir(), sp.Study.Name)
+	st, err := store.Open(ctx, dir.DB(), store.Create)
 	if err != nil {
 		t.Fatal(err)
 	}

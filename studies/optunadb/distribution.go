@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // dist is one knob's Optuna distribution. Optuna keeps one distribution
@@ -24,7 +24,7 @@ type dist struct {
 
 // distributions returns the distribution of every knob that appears in
 // the space or in any trial's config.
-func distributions(sp *space.Space, ts []studies.Trial) map[string]*dist {
+func distributions(sp *space.Space, ts []store.Trial) map[string]*dist {
 	out := map[string]*dist{}
 	for _, p := range sp.Params {
 		out[p.Name] = declared(p)

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Each knob gets one distribution for the whole study, holding every
@@ -18,7 +18,7 @@ func TestDistributions(t *testing.T) {
 		{Name: "lr", Kind: space.Float, Low: 0.001, High: 0.1, Log: true},
 		{Name: "gridded", Kind: space.Float, Low: 0.5, High: 1, Step: 0.25},
 	}, Baseline: space.Config{"mem": 0.62, "gridded": 0.25}}
-	trials := []studies.Trial{
+	trials := []store.Trial{
 		{Config: space.Config{"max_running": int64(600), "tp": int64(3), "cp": int64(4096), "extra": "x"}},
 		{Config: space.Config{"lr": 0.01, "seed": int64(7)}},
 	}
@@ -60,8 +60,8 @@ func TestDistributions(t *testing.T) {
 }
 
 func TestStates(t *testing.T) {
-	for s, want := range map[studies.State]string{studies.Running: "RUNNING", studies.Complete: "COMPLETE", studies.Pruned: "PRUNED",
-		studies.Infeasible: "FAIL", studies.Failed: "FAIL", studies.Interrupted: "FAIL"} {
+	for s, want := range map[store.State]string{store.Running: "RUNNING", store.Complete: "COMPLETE", store.Pruned: "PRUNED",
+		store.Infeasible: "FAIL", store.Failed: "FAIL", store.Interrupted: "FAIL"} {
 		if got := state(s); got != want {
 			t.Errorf("%s: %s, want %s", s, got, want)
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 const fixtureSpace = `
@@ -56,7 +56,7 @@ func fixtureSpaceParsed(t *testing.T) *space.Space {
 
 // fixtureTrials holds every state servetune records, a knob value outside
 // its declared domain (max_running 600) and a knob absent from a config.
-func fixtureTrials() []studies.Trial {
+func fixtureTrials() []store.Trial {
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	at := func(n int) (time.Time, time.Time) {
 		return t0.Add(time.Duration(n) * time.Minute), t0.Add(time.Duration(n)*time.Minute + 50*time.Second)
@@ -67,20 +67,20 @@ func fixtureTrials() []studies.Trial {
 	cfg := func(mr int64, mf float64, cp any, dpa bool) space.Config {
 		return space.Config{"max_running": mr, "mem_fraction": mf, "chunked_prefill": cp, "enable_dp_attention": dpa}
 	}
-	mk := func(n int, st studies.State, origin string, c space.Config, met map[string]map[string]float64) studies.Trial {
+	mk := func(n int, st store.State, origin string, c space.Config, met map[string]map[string]float64) store.Trial {
 		s, e := at(n)
-		return studies.Trial{Number: n, State: st, Origin: origin, Config: c, Metrics: met, Start: s, End: e, GPUSeconds: 400}
+		return store.Trial{Number: n, State: st, Origin: origin, Config: c, Metrics: met, Start: s, End: e, GPUSeconds: 400}
 	}
-	ts := []studies.Trial{
-		mk(1, studies.Complete, "baseline", space.Config{"max_running": int64(64)}, m(5000, 40)),
-		mk(2, studies.Complete, "sampler", cfg(256, 0.85, int64(8192), true), m(9000, 55)),
-		mk(3, studies.Complete, "sampler", cfg(512, 0.9, "default", true), m(12000, 80)),
-		mk(4, studies.Complete, "sampler", cfg(32, 0.7, int64(16384), false), m(3000, 30)),
-		mk(5, studies.Pruned, "sampler", cfg(128, 0.75, "default", false), m(2000, 45)),
-		mk(6, studies.Infeasible, "sampler", cfg(600, 0.9, int64(16384), true), nil),
-		mk(7, studies.Failed, "sampler", cfg(64, 0.8, "default", true), nil),
-		mk(8, studies.Interrupted, "sampler", cfg(96, 0.8, int64(8192), false), nil),
-		mk(9, studies.Running, "sampler", cfg(200, 0.85, "default", false), nil),
+	ts := []store.Trial{
+		mk(1, store.Complete, "baseline", space.Config{"max_running": int64(64)}, m(5000, 40)),
+		mk(2, store.Complete, "sampler", cfg(256, 0.85, int64(8192), true), m(9000, 55)),
+		mk(3, store.Complete, "sampler", cfg(512, 0.9, "default", true), m(12000, 80)),
+		mk(4, store.Complete, "sampler", cfg(32, 0.7, int64(16384), false), m(3000, 30)),
+		mk(5, store.Pruned, "sampler", cfg(128, 0.75, "default", false), m(2000, 45)),
+		mk(6, store.Infeasible, "sampler", cfg(600, 0.9, int64(16384), true), nil),
+		mk(7, store.Failed, "sampler", cfg(64, 0.8, "default", true), nil),
+		mk(8, store.Interrupted, "sampler", cfg(96, 0.8, int64(8192), false), nil),
+		mk(9, store.Running, "sampler", cfg(200, 0.85, "default", false), nil),
 	}
 	ts[4].Intermediate = []search.Checkpoint{{Profile: "balanced", Step: 1, Values: []float64{1500, 50}}, {Profile: "balanced", Step: 2, Values: []float64{1800, 47}}}
 	ts[5].Failure = &engines.Failure{Class: "oom", Message: "CUDA out of memory"}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Mirror keeps an Optuna storage current while a study runs: the study
@@ -17,13 +17,13 @@ import (
 type Mirror struct {
 	w       *Writer
 	mu      sync.Mutex
-	trials  []studies.Trial
+	trials  []store.Trial
 	pending map[int]bool
 	dists   string
 	// reload re-reads the study once, at the first finished trial: the
 	// loop records a dead predecessor's running trials as interrupted
 	// after the mirror wrote them as running.
-	reload func(context.Context) ([]studies.Trial, error)
+	reload func(context.Context) ([]store.Trial, error)
 }
 
 // writeTimeout bounds one write; stopTimeout bounds the last one when
@@ -36,8 +36,8 @@ const (
 // NewMirror writes the study's trials so far (a resumed run's history)
 // and returns the mirror that writes the rest; reload (may be nil) reads
 // the study's trials from its store.
-func NewMirror(ctx context.Context, w *Writer, trials []studies.Trial, reload func(context.Context) ([]studies.Trial, error)) (*Mirror, error) {
-	m := &Mirror{w: w, trials: append([]studies.Trial(nil), trials...), pending: map[int]bool{}, reload: reload}
+func NewMirror(ctx context.Context, w *Writer, trials []store.Trial, reload func(context.Context) ([]store.Trial, error)) (*Mirror, error) {
+	m := &Mirror{w: w, trials: append([]store.Trial(nil), trials...), pending: map[int]bool{}, reload: reload}
 	m.dists = signature(distributions(w.sp, m.trials))
 	if err := w.Write(ctx, m.trials, nil); err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func NewMirror(ctx context.Context, w *Writer, trials []studies.Trial, reload fu
 // TrialFinished writes t and any trial whose write failed before. When t
 // widened a knob's distribution (Optuna keeps one per knob), every trial
 // is rewritten with the new one.
-func (m *Mirror) TrialFinished(ctx context.Context, t studies.Trial) error {
+func (m *Mirror) TrialFinished(ctx context.Context, t store.Trial) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	budget := writeTimeout
@@ -76,7 +76,7 @@ func (m *Mirror) TrialFinished(ctx context.Context, t studies.Trial) error {
 	return nil
 }
 
-func (m *Mirror) replace(t studies.Trial) {
+func (m *Mirror) replace(t store.Trial) {
 	for i := range m.trials {
 		if m.trials[i].Number == t.Number {
 			m.trials[i] = t
@@ -86,8 +86,8 @@ func (m *Mirror) replace(t studies.Trial) {
 	m.trials = append(m.trials, t)
 }
 
-func (m *Mirror) which() []studies.Trial {
-	var out []studies.Trial
+func (m *Mirror) which() []store.Trial {
+	var out []store.Trial
 	for _, t := range m.trials {
 		if m.pending[t.Number] {
 			out = append(out, t)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func count(t *testing.T, db *sql.DB, q string) int {
@@ -33,9 +33,9 @@ func TestMirrorUpsertsAndWidens(t *testing.T) {
 	}
 	defer w.Close()
 	running, dead := trials[8], trials[7]
-	dead.State = studies.Running // left running by a killed run, then recorded interrupted
-	recovered := []studies.Trial{trials[0], trials[1], trials[7], running}
-	m, err := NewMirror(ctx, w, []studies.Trial{trials[0], trials[1], dead, running}, func(context.Context) ([]studies.Trial, error) { return recovered, nil })
+	dead.State = store.Running // left running by a killed run, then recorded interrupted
+	recovered := []store.Trial{trials[0], trials[1], trials[7], running}
+	m, err := NewMirror(ctx, w, []store.Trial{trials[0], trials[1], dead, running}, func(context.Context) ([]store.Trial, error) { return recovered, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestMirrorUpsertsAndWidens(t *testing.T) {
 		}
 	}
 	finished := running
-	finished.State, finished.End = studies.Complete, running.Start.Add(60e9)
+	finished.State, finished.End = store.Complete, running.Start.Add(60e9)
 	finished.Metrics = trials[1].Metrics
 	if err := m.TrialFinished(ctx, finished); err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestMirrorUpsertsAndWidens(t *testing.T) {
 		t.Errorf("max_running's distribution %s does not hold trial 6's 600", dist)
 	}
 	rows := count(t, db, `SELECT count(*) FROM trial_params`) + count(t, db, `SELECT count(*) FROM trial_values`) + count(t, db, `SELECT count(*) FROM trial_user_attributes`)
-	all := append(append([]studies.Trial(nil), trials[:8]...), finished)
+	all := append(append([]store.Trial(nil), trials[:8]...), finished)
 	if err := w.Write(ctx, all, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Optuna 3.1 itself opens what Writer wrote: every trial with its params,
@@ -28,8 +29,8 @@ func TestOptunaLoadsTheExportedStudy(t *testing.T) {
 	if len(v.Trials) != len(trials) {
 		t.Fatalf("Optuna sees %d trials, want %d", len(v.Trials), len(trials))
 	}
-	wantState := map[studies.State]string{studies.Complete: "COMPLETE", studies.Pruned: "PRUNED", studies.Infeasible: "FAIL",
-		studies.Failed: "FAIL", studies.Interrupted: "FAIL", studies.Running: "RUNNING"}
+	wantState := map[store.State]string{store.Complete: "COMPLETE", store.Pruned: "PRUNED", store.Infeasible: "FAIL",
+		store.Failed: "FAIL", store.Interrupted: "FAIL", store.Running: "RUNNING"}
 	for i, got := range v.Trials {
 		tr := trials[i]
 		if got.Number != tr.Number || got.State != wantState[tr.State] {
@@ -38,7 +39,7 @@ func TestOptunaLoadsTheExportedStudy(t *testing.T) {
 		if got.UserAttrs["servetune_state"] != string(tr.State) || got.UserAttrs["command"] == nil {
 			t.Errorf("trial %d: user attrs %v lack its servetune state or command", tr.Number, got.UserAttrs)
 		}
-		if got.Complete == (tr.State == studies.Running) {
+		if got.Complete == (tr.State == store.Running) {
 			t.Errorf("trial %d (%s): datetime_complete set = %v", tr.Number, tr.State, got.Complete)
 		}
 		checkParams(t, tr, got.Params)
@@ -72,7 +73,7 @@ func TestOptunaLoadsTheExportedStudy(t *testing.T) {
 	}
 }
 
-func writeAll(t *testing.T, url string, sp *space.Space, trials []studies.Trial) {
+func writeAll(t *testing.T, url string, sp *space.Space, trials []store.Trial) {
 	t.Helper()
 	target, err := ParseURL(url)
 	if err != nil {
@@ -88,7 +89,7 @@ func writeAll(t *testing.T, url string, sp *space.Space, trials []studies.Trial)
 	}
 }
 
-func checkParams(t *testing.T, tr studies.Trial, got map[string]any) {
+func checkParams(t *testing.T, tr store.Trial, got map[string]any) {
 	t.Helper()
 	if len(got) != len(tr.Config) {
 		t.Errorf("trial %d: Optuna params %v, config %v", tr.Number, got, tr.Config)
@@ -107,9 +108,9 @@ func checkParams(t *testing.T, tr studies.Trial, got map[string]any) {
 	}
 }
 
-func checkValues(t *testing.T, sp *space.Space, tr studies.Trial, got []float64) {
+func checkValues(t *testing.T, sp *space.Space, tr store.Trial, got []float64) {
 	t.Helper()
-	if tr.State != studies.Complete {
+	if tr.State != store.Complete {
 		if got != nil {
 			t.Errorf("trial %d (%s) has values %v; only complete trials do", tr.Number, tr.State, got)
 		}
@@ -123,11 +124,11 @@ func checkValues(t *testing.T, sp *space.Space, tr studies.Trial, got []float64)
 
 // front is servetune's Pareto front of the complete trials, constraints
 // aside: Optuna 3.1's best_trials does not read them.
-func front(s *space.Space, trials []studies.Trial) []int {
+func front(s *space.Space, trials []store.Trial) []int {
 	var pts []search.Point
 	var nums []int
 	for _, tr := range trials {
-		if tr.State == studies.Complete {
+		if tr.State == store.Complete {
 			pts = append(pts, search.Point{Values: studies.Values(s, tr)})
 			nums = append(nums, tr.Number)
 		}

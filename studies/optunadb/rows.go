@@ -8,6 +8,7 @@ import (
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Optuna's trial states (optuna.trial.TrialState names).
@@ -42,13 +43,13 @@ type paramRow struct {
 // state maps servetune's vocabulary onto Optuna's: a config the engine
 // refused, a crash and an interrupted trial are all FAIL to Optuna, and
 // the servetune_state attribute keeps which.
-func state(s studies.State) string {
+func state(s store.State) string {
 	switch s {
-	case studies.Running:
+	case store.Running:
 		return stateRunning
-	case studies.Complete:
+	case store.Complete:
 		return stateComplete
-	case studies.Pruned:
+	case store.Pruned:
 		return statePruned
 	}
 	return stateFail
@@ -56,7 +57,7 @@ func state(s studies.State) string {
 
 // row converts one trial. base is the study's finished baseline (guards
 // relative to it are judged against it).
-func row(sp *space.Space, ds map[string]*dist, t studies.Trial, base *studies.Trial) trialRow {
+func row(sp *space.Space, ds map[string]*dist, t store.Trial, base *store.Trial) trialRow {
 	r := trialRow{Number: t.Number, State: state(t.State), Start: t.Start, End: t.End, UserAttrs: userAttrs(sp, t)}
 	if r.State != stateRunning && r.End.IsZero() {
 		r.End = t.Start
@@ -81,7 +82,7 @@ func row(sp *space.Space, ds map[string]*dist, t studies.Trial, base *studies.Tr
 			r.Intermediate = append(r.Intermediate, c.Values[0])
 		}
 	}
-	if len(sp.Constraints) > 0 && t.State == studies.Complete {
+	if len(sp.Constraints) > 0 && t.State == store.Complete {
 		// Optuna's constraints convention: feasible when every value <= 0.
 		r.SystemAttrs = map[string]any{"constraints": []float64{studies.Violation(sp, t, base)}}
 	}
@@ -89,7 +90,7 @@ func row(sp *space.Space, ds map[string]*dist, t studies.Trial, base *studies.Tr
 }
 
 // userAttrs is what Optuna has no column for.
-func userAttrs(sp *space.Space, t studies.Trial) map[string]any {
+func userAttrs(sp *space.Space, t store.Trial) map[string]any {
 	a := map[string]any{
 		"servetune_state": string(t.State),
 		"origin":          t.Origin,
@@ -118,7 +119,7 @@ func userAttrs(sp *space.Space, t studies.Trial) map[string]any {
 // command is the serving command the trial ran (as the engine really ran
 // it when it launched one, else as servetune renders the config), one
 // shell-quoted line with the variables it set in front.
-func command(sp *space.Space, t studies.Trial) string {
+func command(sp *space.Space, t store.Trial) string {
 	c := t.Ran
 	if c == nil {
 		r, err := engines.Render(t.Config, sp.Target)

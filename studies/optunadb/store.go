@@ -9,9 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/servetune/servetune/studies/store"
 	_ "modernc.org/sqlite" // the SQLite driver servetune's own store uses
-
-	"github.com/servetune/servetune/studies"
 )
 
 // db is an open Optuna storage with its dialect.
@@ -51,7 +50,7 @@ func (d *db) bind(q string) string {
 	if !d.pg {
 		return q
 	}
-	return studies.DollarPlaceholders(q)
+	return store.DollarPlaceholders(q)
 }
 
 // ensureSchema creates Optuna's tables in an empty database, or checks

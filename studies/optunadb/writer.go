@@ -12,6 +12,7 @@ import (
 
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // markerKey is the study user attribute that says servetune wrote the
@@ -164,7 +165,7 @@ func (w *Writer) replaceAttrs(ctx context.Context, tx *sql.Tx, table, col string
 // Write upserts the trials in which (all of the study's trials when which
 // is nil); all are the study's trials, which fix each knob's
 // distribution and the baseline guards are judged against.
-func (w *Writer) Write(ctx context.Context, all, which []studies.Trial) error {
+func (w *Writer) Write(ctx context.Context, all, which []store.Trial) error {
 	if which == nil {
 		which = all
 	}

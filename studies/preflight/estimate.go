@@ -12,6 +12,8 @@ import (
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // estimate runs the whole study on the simulator, on a virtual clock, in
@@ -40,11 +42,11 @@ func estimate(ctx context.Context, in Input) (e *Estimate, first []Proposal, why
 }
 
 // simulate runs the study's copy on the simulator in dir.
-func simulate(ctx context.Context, in Input, dir string) ([]studies.Trial, time.Time, error) {
+func simulate(ctx context.Context, in Input, dir string) ([]store.Trial, time.Time, error) {
 	sp := *in.Space
 	sp.Target.Runner = "sim"
-	d := studies.DirOf(dir, sp.Study.Name)
-	st, err := studies.Open(ctx, d.DB(), studies.Create)
+	d := studydir.Of(dir, sp.Study.Name)
+	st, err := store.Open(ctx, d.DB(), store.Create)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -69,7 +71,7 @@ func isStop(err error) bool {
 	return err == studies.ErrBudget || err == studies.ErrTimeout
 }
 
-func summarise(in Input, trials []studies.Trial, start time.Time) *Estimate {
+func summarise(in Input, trials []store.Trial, start time.Time) *Estimate {
 	e := &Estimate{Unit: studies.HoursUnit(device(in))}
 	end := start
 	for _, t := range trials {
@@ -91,7 +93,7 @@ func device(in Input) string {
 }
 
 // proposals are the first trials' commands as the real target runs them.
-func proposals(in Input, trials []studies.Trial) []Proposal {
+func proposals(in Input, trials []store.Trial) []Proposal {
 	var out []Proposal
 	for _, t := range trials {
 		if len(out) > in.Proposals {

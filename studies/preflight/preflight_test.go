@@ -10,7 +10,7 @@ import (
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 func simSpace(runner string) *space.Space {
@@ -42,7 +42,7 @@ func TestRunEstimatesTheStudyAndWritesNothing(t *testing.T) {
 	sp := simSpace("process")
 	f := fake{programs: map[string]string{"vllm": "/bin/vllm"}, versions: map[string]string{"vllm": "0.15.1"},
 		smi: map[string]string{smiGPUs: freeGPUs(8)}, env: map[string]string{"HOME": "/h"}}
-	in := Input{Space: sp, Storage: Local(studies.DirOf(root, "night"), System()), Cards: sim.DefaultCards(), Render: render(sp)}
+	in := Input{Space: sp, Storage: Local(studydir.Of(root, "night"), System()), Cards: sim.DefaultCards(), Render: render(sp)}
 	r, err := Run(context.Background(), in, f.world())
 	if err != nil {
 		t.Fatal(err)

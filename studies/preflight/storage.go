@@ -7,7 +7,8 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // Storage checks the study's storage and says where it is.
@@ -16,11 +17,11 @@ type Storage func(ctx context.Context) (where string, err error)
 // Local is the storage check of a study.db: an existing one opens as a
 // study (read-only), and its directory — or the nearest one that exists,
 // where the study would be created — is writable.
-func Local(d studies.Dir, w World) Storage {
+func Local(d studydir.Dir, w World) Storage {
 	return func(ctx context.Context) (string, error) {
 		db := d.DB()
 		if _, err := w.Stat(db); err == nil {
-			st, err := studies.Open(ctx, db, studies.ReadOnly)
+			st, err := store.Open(ctx, db, store.ReadOnly)
 			if err != nil {
 				return db, err
 			}
@@ -44,7 +45,7 @@ func Local(d studies.Dir, w World) Storage {
 // Postgres is the storage check of a study in shared storage.
 func Postgres(url, study string) Storage {
 	return func(ctx context.Context) (string, error) {
-		return studies.Redact(url), studies.ProbePostgres(ctx, url, study)
+		return store.Redact(url), store.ProbePostgres(ctx, url, study)
 	}
 }
 

@@ -6,13 +6,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 func TestLocalStorage(t *testing.T) {
 	root := t.TempDir()
 	ro := t.TempDir()
-	notStudy := studies.DirOf(root, "junk")
+	notStudy := studydir.Of(root, "junk")
 	if err := os.MkdirAll(filepath.Dir(notStudy.DB()), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -22,13 +22,13 @@ func TestLocalStorage(t *testing.T) {
 	w := System()
 	for _, tc := range []struct {
 		name   string
-		d      studies.Dir
+		d      studydir.Dir
 		w      World
 		status Status
 		says   string
 	}{
-		{"new study under a writable directory", studies.DirOf(filepath.Join(root, "studies"), "night"), w, OK, "(new) is reachable and writable"},
-		{"new study under a read-only one", studies.DirOf(filepath.Join(ro, "studies"), "night"),
+		{"new study under a writable directory", studydir.Of(filepath.Join(root, "studies"), "night"), w, OK, "(new) is reachable and writable"},
+		{"new study under a read-only one", studydir.Of(filepath.Join(ro, "studies"), "night"),
 			World{Stat: os.Stat, Writable: func(d string) error {
 				if d == ro {
 					return os.ErrPermission

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Env is the environment the study measured.
@@ -34,7 +34,7 @@ type EngineVersion struct {
 	Reported        bool
 }
 
-func environment(sp *space.Space, trials []studies.Trial, m Meta) Env {
+func environment(sp *space.Space, trials []store.Trial, m Meta) Env {
 	e := Env{Study: sp.Study.Name, Model: sp.Target.Model, GPU: sp.Target.GPU, GPUs: sp.Target.GPUs,
 		Version: m.Version, Rendered: m.Now}
 	names := map[string]bool{}
@@ -63,7 +63,7 @@ func environment(sp *space.Space, trials []studies.Trial, m Meta) Env {
 
 // reportedVersion is the version engine reported most often in the
 // fingerprints of the trials that ran it ("" when none did).
-func reportedVersion(sp *space.Space, trials []studies.Trial, engine string) string {
+func reportedVersion(sp *space.Space, trials []store.Trial, engine string) string {
 	seen := map[string]int{}
 	best := ""
 	for _, t := range trials {

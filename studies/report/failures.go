@@ -3,7 +3,7 @@ package report
 import (
 	"sort"
 
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // FailureGroup is every trial that ended one way: an engine failure class
@@ -18,7 +18,7 @@ type FailureGroup struct {
 	Line string
 }
 
-func failures(trials []studies.Trial) []FailureGroup {
+func failures(trials []store.Trial) []FailureGroup {
 	groups := map[string]*FailureGroup{}
 	for _, t := range trials {
 		class, line := outcomeOf(t)
@@ -45,7 +45,7 @@ func failures(trials []studies.Trial) []FailureGroup {
 	return out
 }
 
-func outcomeOf(t studies.Trial) (class, line string) {
+func outcomeOf(t store.Trial) (class, line string) {
 	switch {
 	case t.Failure != nil:
 		line = t.Failure.Message
@@ -53,7 +53,7 @@ func outcomeOf(t studies.Trial) (class, line string) {
 			line = t.Failure.Lines[n-1]
 		}
 		return string(t.Failure.Class), line
-	case t.State == studies.Complete || t.State == studies.Running:
+	case t.State == store.Complete || t.State == store.Running:
 		return "", ""
 	case t.BrokeRule():
 		return "rule", t.Reason

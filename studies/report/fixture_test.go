@@ -16,7 +16,7 @@ import (
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -84,16 +84,16 @@ func fixtureSpaceOf(t testing.TB) *space.Space {
 // throughput driven by dp and max_running, TPOT by max_running and the KV
 // dtype, out of memory when mem_fraction and max_running are both high,
 // every seventh trial pruned at its first checkpoint.
-func synthTrials(n int) []studies.Trial {
+func synthTrials(n int) []store.Trial {
 	rng := rand.New(rand.NewPCG(1, 2))
 	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	pick := func(xs ...any) any { return xs[rng.IntN(len(xs))] }
-	var out []studies.Trial
+	var out []store.Trial
 	for i := 1; i <= n; i++ {
 		cfg := space.Config{"engine": pick("vllm", "sglang"), "dp": pick(int64(1), int64(8)),
 			"mem_fraction": 0.7 + 0.05*float64(rng.IntN(6)), "max_running": pick(int64(64), int64(128), int64(256), int64(512)),
 			"kv_cache_dtype": pick("auto", "fp8_e4m3")}
-		t := studies.Trial{Number: i, State: studies.Complete, Origin: "sampler", Config: cfg, GPUSeconds: 3600 + float64(i%5)*600,
+		t := store.Trial{Number: i, State: store.Complete, Origin: "sampler", Config: cfg, GPUSeconds: 3600 + float64(i%5)*600,
 			Start: at.Add(time.Duration(i) * time.Minute), End: at.Add(time.Duration(i)*time.Minute + 50*time.Second)}
 		if i == 1 {
 			t.Origin, t.Config = "baseline", space.Config{"engine": "vllm"}
@@ -102,20 +102,20 @@ func synthTrials(n int) []studies.Trial {
 		if i > 1 {
 			// The prior chose every third trial, and predicted each one
 			// it was asked about 10% low on throughput.
-			t.Prediction = &studies.Prediction{Values: []float64{tps * 0.9, tpot * 1.05}, Feasible: i%13 != 0}
+			t.Prediction = &store.Prediction{Values: []float64{tps * 0.9, tpot * 1.05}, Feasible: i%13 != 0}
 			if i%3 == 0 {
 				t.Origin = "prior"
 			}
 		}
 		switch {
 		case i > 1 && cfg["mem_fraction"].(float64) >= 0.9 && cfg["max_running"].(int64) >= 256:
-			t.State, t.GPUSeconds = studies.Infeasible, 900
+			t.State, t.GPUSeconds = store.Infeasible, 900
 			t.Failure = &engines.Failure{Class: engines.OOM, Message: "CUDA out of memory. Tried to allocate 8.38 GiB.", Lines: []string{"Load weight end."}}
 		case i > 1 && i%7 == 0:
-			t.State, t.Reason = studies.Pruned, "cannot reach the front at 25%"
+			t.State, t.Reason = store.Pruned, "cannot reach the front at 25%"
 			t.Intermediate = []search.Checkpoint{{Profile: "balanced", Step: 1, Values: []float64{tps * 0.9, tpot * 1.1}}}
 		case i > 1 && i%11 == 0:
-			t.State = studies.Failed
+			t.State = store.Failed
 			t.Failure = &engines.Failure{Class: engines.Class("crashed_during_benchmark"), Message: "worker died", Lines: []string{"RuntimeError: NCCL error"}}
 		default:
 			t.Metrics = map[string]map[string]float64{
@@ -155,9 +155,9 @@ func fixtureFull(t testing.TB, n int) Full {
 }
 
 // fixtureOutlook is a prior's view of the fixture's engine knob.
-func fixtureOutlook() []studies.Region {
+func fixtureOutlook() []store.Region {
 	v := func(x float64) *float64 { return &x }
-	return []studies.Region{
+	return []store.Region{
 		{Knob: "engine", Value: "vllm", Best: []*float64{v(6000), v(30)}, Full: 12, Screened: 200},
 		{Knob: "engine", Value: "sglang", Best: []*float64{v(11000), nil}, Full: 30, Screened: 300},
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/report/fanova"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Importance is one knob's share of each objective's variance, as
@@ -38,7 +39,7 @@ func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) []Import
 		var x [][]float64
 		var y []float64
 		for _, p := range pts {
-			if p.State != studies.Complete || math.IsNaN(p.Values[o]) {
+			if p.State != store.Complete || math.IsNaN(p.Values[o]) {
 				continue
 			}
 			row := make([]float64, len(ks))

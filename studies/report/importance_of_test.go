@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Knobs whose values always go together in the complete trials are named
@@ -19,12 +19,12 @@ func TestKnobsVariedTogether(t *testing.T) {
 		return c
 	}
 	pts := []Point{
-		{State: studies.Complete, Config: cfg(int64(1), nil, int64(64))},
-		{State: studies.Complete, Config: cfg(int64(8), true, int64(64))},
-		{State: studies.Complete, Config: cfg(int64(8), true, int64(128))},
-		{State: studies.Complete, Config: cfg(int64(1), nil, int64(128))},
+		{State: store.Complete, Config: cfg(int64(1), nil, int64(64))},
+		{State: store.Complete, Config: cfg(int64(8), true, int64(64))},
+		{State: store.Complete, Config: cfg(int64(8), true, int64(128))},
+		{State: store.Complete, Config: cfg(int64(1), nil, int64(128))},
 		// Not complete: it does not count.
-		{State: studies.Infeasible, Config: cfg(int64(1), true, int64(512))},
+		{State: store.Infeasible, Config: cfg(int64(1), true, int64(512))},
 	}
 	ks := []Knob{{Name: "dp", Numeric: true}, {Name: "attention"}, {Name: "max_running", Numeric: true}}
 	got := together(pts, ks)

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Knob is one knob of the space as the plots place it on an axis:
@@ -37,7 +37,7 @@ func (k Knob) X(c space.Config) float64 {
 
 // knobs lists the space's knobs with more than one value among the
 // trials: a knob held fixed explains nothing.
-func knobs(sp *space.Space, trials []studies.Trial) []Knob {
+func knobs(sp *space.Space, trials []store.Trial) []Knob {
 	var out []Knob
 	for _, p := range sp.Params {
 		k := Knob{Name: p.Name, Numeric: p.Kind != space.Categorical}

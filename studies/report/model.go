@@ -5,6 +5,7 @@ import (
 
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Full is the result model every renderer of this package reads.
@@ -35,12 +36,12 @@ type Meta struct {
 	Now     time.Time
 	// Outlook is the prior's view of the space stored with the study
 	// (Store.Outlook), nil when it had no prior.
-	Outlook []studies.Region
+	Outlook []store.Region
 }
 
 // Build assembles the full report from the same trials and renderer the
 // summary report uses, so both rank alike.
-func Build(sp *space.Space, trials []studies.Trial, render studies.Renderer, m Meta) Full {
+func Build(sp *space.Space, trials []store.Trial, render studies.Renderer, m Meta) Full {
 	f := Full{
 		Summary: studies.BuildReport(sp, trials, render),
 		Env:     environment(sp, trials, m),

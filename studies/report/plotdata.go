@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Plot is the data of one figure, independent of how it is drawn; only
@@ -85,13 +86,13 @@ func (f Full) style(p Point) string {
 	switch {
 	case f.Front[p.Trial] && p.Feasible:
 		return styleFront
-	case p.Origin == "baseline" && p.State == studies.Complete:
+	case p.Origin == "baseline" && p.State == store.Complete:
 		return styleBaseline
 	case p.Feasible:
 		return styleComplete
-	case p.State == studies.Complete:
+	case p.State == store.Complete:
 		return styleSLO
-	case p.State == studies.Pruned:
+	case p.State == store.Pruned:
 		return stylePruned
 	case p.Class == "oom":
 		return styleOOM
@@ -255,7 +256,7 @@ func oomSeries(pts []Point, mk []Knob) []Series {
 	for _, pt := range pts {
 		g := 2
 		switch {
-		case pt.State == studies.Complete || pt.State == studies.Pruned:
+		case pt.State == store.Complete || pt.State == store.Pruned:
 			g = 0
 		case pt.Class == "oom":
 			g = 1

@@ -5,12 +5,13 @@ import (
 
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Point is one trial as the plots and the trial table see it.
 type Point struct {
 	Trial  int
-	State  studies.State
+	State  store.State
 	Origin string
 	// Class is the engine's failure class ("" when none).
 	Class  string
@@ -28,7 +29,7 @@ type Point struct {
 	Where      Where
 }
 
-func points(sp *space.Space, trials []studies.Trial) []Point {
+func points(sp *space.Space, trials []store.Trial) []Point {
 	out := make([]Point, 0, len(trials))
 	base := studies.Baseline(trials)
 	hours := 0.0
@@ -39,8 +40,8 @@ func points(sp *space.Space, trials []studies.Trial) []Point {
 		if t.Failure != nil {
 			p.Class = string(t.Failure.Class)
 		}
-		p.Feasible = t.State == studies.Complete && studies.Violation(sp, t, base) == 0
-		if t.State == studies.Pruned && allNaN(p.Values) && len(t.Intermediate) > 0 {
+		p.Feasible = t.State == store.Complete && studies.Violation(sp, t, base) == 0
+		if t.State == store.Pruned && allNaN(p.Values) && len(t.Intermediate) > 0 {
 			p.Values, p.Partial = lastDefined(t.Intermediate[len(t.Intermediate)-1].Values, len(p.Values)), true
 		}
 		out = append(out, p)

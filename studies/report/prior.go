@@ -5,14 +5,14 @@ import (
 	"sort"
 
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Forecast is one trial the prior predicted, beside what it measured.
 type Forecast struct {
 	Trial  int
 	Origin string
-	State  studies.State
+	State  store.State
 	// Predicted and Measured are the objectives (NaN where undefined);
 	// ErrPct is measured against predicted in % (NaN unless both are).
 	Predicted, Measured, ErrPct []float64
@@ -35,7 +35,7 @@ type Forecasts struct {
 
 // forecasts compares the prior's prediction of every trial it predicted
 // with the measurement; nil when no trial carries a prediction.
-func forecasts(pts []Point, trials []studies.Trial, objectives int) *Forecasts {
+func forecasts(pts []Point, trials []store.Trial, objectives int) *Forecasts {
 	f := &Forecasts{}
 	errs := make([][]float64, objectives)
 	for i, t := range trials {
@@ -46,15 +46,15 @@ func forecasts(pts []Point, trials []studies.Trial, objectives int) *Forecasts {
 		row.Predicted, row.ErrPct = nanSlice(objectives), nanSlice(objectives)
 		copy(row.Predicted, t.Prediction.Values)
 		for o := range objectives {
-			if t.State == studies.Complete && row.Predicted[o] != 0 && !math.IsNaN(row.Predicted[o]) && !math.IsNaN(row.Measured[o]) {
+			if t.State == store.Complete && row.Predicted[o] != 0 && !math.IsNaN(row.Predicted[o]) && !math.IsNaN(row.Measured[o]) {
 				row.ErrPct[o] = (row.Measured[o] - row.Predicted[o]) / math.Abs(row.Predicted[o]) * 100
 				errs[o] = append(errs[o], math.Abs(row.ErrPct[o]))
 			}
 		}
 		switch {
-		case row.NoStart && t.State == studies.Complete:
+		case row.NoStart && t.State == store.Complete:
 			f.StartedAgainst++
-		case !row.NoStart && t.State == studies.Infeasible && t.Failure != nil:
+		case !row.NoStart && t.State == store.Infeasible && t.Failure != nil:
 			f.RefusedAgainst++
 		}
 		f.Rows = append(f.Rows, row)
@@ -81,7 +81,7 @@ type View struct {
 
 // views sets the prior's outlook beside the complete trials of each knob
 // value.
-func views(sp *space.Space, outlook []studies.Region, pts []Point) []View {
+func views(sp *space.Space, outlook []store.Region, pts []Point) []View {
 	var out []View
 	for _, r := range outlook {
 		v := View{Knob: r.Knob, Value: r.Value, FromScreening: r.FromScreening, Predicted: nanSlice(len(sp.Objectives)), Measured: nanSlice(len(sp.Objectives))}
@@ -92,7 +92,7 @@ func views(sp *space.Space, outlook []studies.Region, pts []Point) []View {
 		}
 		for _, p := range pts {
 			x, ok := sp.WithTargetEngine(p.Config)[r.Knob]
-			if p.State != studies.Complete || !ok || space.FormatValue(x) != r.Value {
+			if p.State != store.Complete || !ok || space.FormatValue(x) != r.Value {
 				continue
 			}
 			v.Trials++

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Column is one metric of the per-profile tables, in the seed reports'
@@ -56,8 +57,8 @@ type Cell struct {
 
 // profileTables builds one table for every profile any trial measured,
 // so a regression on a second workload shows beside the first.
-func profileTables(trials []studies.Trial, r studies.Report) []ProfileTable {
-	byNum := map[int]studies.Trial{}
+func profileTables(trials []store.Trial, r studies.Report) []ProfileTable {
+	byNum := map[int]store.Trial{}
 	seen := map[string]bool{}
 	for _, t := range trials {
 		byNum[t.Number] = t

@@ -10,7 +10,7 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func TestMarkdownGolden(t *testing.T) {
@@ -120,7 +120,7 @@ func TestSingleObjectiveCPUStudy(t *testing.T) {
 // A study with no complete trial yet renders without plots or a front.
 func TestEmptyStudyRenders(t *testing.T) {
 	trials := synthTrials(1)
-	trials[0].State, trials[0].Metrics = studies.Running, nil
+	trials[0].State, trials[0].Metrics = store.Running, nil
 	f := Build(fixtureSpaceOf(t), trials, fixtureRender, Meta{Now: time.Unix(0, 0)})
 	if len(f.Plots()) != 0 || f.Importance != nil {
 		t.Errorf("plots %v, importance %v for a study without measurements", f.Plots(), f.Importance)

@@ -2,7 +2,7 @@ package report
 
 import (
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // together lists, for each knob, the other knobs the complete trials only
@@ -13,7 +13,7 @@ import (
 func together(pts []Point, ks []Knob) map[string][]string {
 	var done []space.Config
 	for _, p := range pts {
-		if p.State == studies.Complete {
+		if p.State == store.Complete {
 			done = append(done, p.Config)
 		}
 	}

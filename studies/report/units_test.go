@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func TestBestSoFar(t *testing.T) {
@@ -69,7 +69,7 @@ func TestFailuresGroupByClassWithAnExample(t *testing.T) {
 	}
 	notComplete := 0
 	for _, tr := range trials {
-		if tr.State != studies.Complete {
+		if tr.State != store.Complete {
 			notComplete++
 		}
 	}

@@ -3,7 +3,7 @@ package report
 import (
 	"strings"
 
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 // Where a trial ran: the host (the engine's environment fingerprint,
@@ -16,7 +16,7 @@ type Where struct {
 	Worker  string
 }
 
-func whereOf(t studies.Trial) Where {
+func whereOf(t store.Trial) Where {
 	w := Where{Devices: t.Devices, Worker: t.Worker}
 	if t.Fingerprint != nil {
 		w.Host = t.Fingerprint.Host

@@ -7,18 +7,18 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/engines"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func TestWhereOf(t *testing.T) {
 	cases := []struct {
-		trial studies.Trial
+		trial store.Trial
 		want  string
 	}{
-		{studies.Trial{}, ""},
-		{studies.Trial{Worker: "gpu-node-3:4121/2", Devices: []string{"4", "5"}}, "gpu-node-3 · GPUs 4,5 · worker gpu-node-3:4121/2"},
-		{studies.Trial{Worker: "812-gpu01/0", Devices: []string{"0"}, Fingerprint: &engines.Fingerprint{Host: "gpu01"}}, "gpu01 · GPUs 0 · worker 812-gpu01/0"},
-		{studies.Trial{Worker: "job:x/1"}, "worker job:x/1"}, // not host:pid: no host guessed
+		{store.Trial{}, ""},
+		{store.Trial{Worker: "gpu-node-3:4121/2", Devices: []string{"4", "5"}}, "gpu-node-3 · GPUs 4,5 · worker gpu-node-3:4121/2"},
+		{store.Trial{Worker: "812-gpu01/0", Devices: []string{"0"}, Fingerprint: &engines.Fingerprint{Host: "gpu01"}}, "gpu01 · GPUs 0 · worker 812-gpu01/0"},
+		{store.Trial{Worker: "job:x/1"}, "worker job:x/1"}, // not host:pid: no host guessed
 	}
 	for _, c := range cases {
 		if got := whereOf(c.trial).String(); got != c.want {

@@ -7,7 +7,7 @@ import (
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
 )
 
 func TestWorkloadDescribesTheLoad(t *testing.T) {
@@ -32,7 +32,7 @@ func TestWorkloadDescribesTheLoad(t *testing.T) {
 func TestEngineVersionFromTheFingerprint(t *testing.T) {
 	sp := fixtureSpaceOf(t)
 	fp := func(v string) *engines.Fingerprint { return &engines.Fingerprint{Engine: "vllm", EngineVersion: v} }
-	trials := []studies.Trial{
+	trials := []store.Trial{
 		{Number: 1, Config: space.Config{"engine": "vllm"}, Fingerprint: fp("0.15.1")},
 		{Number: 2, Config: space.Config{"engine": "vllm"}, Fingerprint: fp("0.15.1")},
 		{Number: 3, Config: space.Config{"engine": "vllm"}, Fingerprint: fp("0.14.0")},

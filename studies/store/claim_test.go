@@ -1,0 +1,38 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/servetune/servetune/space"
+)
+
+// A --repeat study measures a config exactly repeat times however the
+// claims race: the claim that would make it repeat+1 is refused, as a
+// second claim of the same new config always was.
+func TestClaimHonoursRepeat(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openStore(t)
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	cfg := space.Config{"max_running": int64(64)}
+	claim := func(origin string, repeat int) error {
+		tr := Trial{Config: cfg, Origin: origin, Start: now, Worker: "w/0"}
+		return st.ClaimNext(ctx, &tr, now.Add(time.Minute), 100, repeat)
+	}
+	if err := claim("sampler", 3); err != nil {
+		t.Fatalf("first measurement: %v", err)
+	}
+	if err := claim("sampler", 3); !errors.Is(err, ErrTaken) {
+		t.Errorf("the same config proposed again: %v, want ErrTaken", err)
+	}
+	for i := 2; i <= 3; i++ {
+		if err := claim("repeat", 3); err != nil {
+			t.Fatalf("measurement %d of 3: %v", i, err)
+		}
+	}
+	if err := claim("repeat", 3); !errors.Is(err, ErrTaken) {
+		t.Errorf("a fourth measurement with --repeat 3: %v, want ErrTaken", err)
+	}
+}
