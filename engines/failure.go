@@ -8,7 +8,7 @@ import (
 // Class is why an engine failed a trial, classified from the engine's own
 // messages and behaviour. How the trial ended as a whole (complete,
 // pruned, infeasible, failed, interrupted) is the study's vocabulary
-// (studies.State); a class explains an infeasible or failed trial.
+// (store.State); a class explains an infeasible or failed trial.
 type Class string
 
 const (

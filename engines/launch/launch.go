@@ -33,7 +33,7 @@ const (
 type Launcher struct {
 	Log zerolog.Logger
 	// PidDir receives a pidfile per running engine (see ReapStale); the
-	// study directory's owner (studies.Dir) says where it is.
+	// study directory's owner (studydir.Dir) says where it is.
 	PidDir string
 	// Grace is SIGTERM → SIGKILL; default 30s (defaultGrace).
 	Grace time.Duration
