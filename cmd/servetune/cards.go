@@ -134,26 +134,27 @@ func (e *env) cardsDrift(sp *space.Space, stored string, now *sim.Cards) error {
 // withStoredCards loads a space whose model or GPU only its study's
 // stored cards know — a resume after the cards file was dropped from
 // [target.sim] — on those cards, as studyCards would simulate on them
-// once the study is open. Any other failure, a new study, shared
-// storage or a space that still names a cards file keeps loadErr.
-func withStoredCards(c *cli.Context, opt space.Options, loadErr error) (*space.Space, error) {
+// once the study is open; the study is read where run or worker would
+// open it (studies.StoredCards decides). Any other failure, a new study
+// or a space that still names a cards file keeps loadErr; a study whose
+// store cannot be read says so with it.
+func (e *env) withStoredCards(c *cli.Context, opt space.Options, loadErr error) (*space.Space, error) {
 	bare := opt
 	bare.CheckTarget = nil
 	sp, err := space.Load(c.Context, c.Args().First(), bare)
-	if err != nil || sp.Target.Sim.Cards != "" || store.IsPostgres(sp.Study.Storage) {
-		return nil, loadErr
-	}
-	d := studydir.For(c.String("dir"), sp)
-	if !d.Exists() {
-		return nil, loadErr
-	}
-	st, err := d.OpenReadOnly(c.Context)
 	if err != nil {
 		return nil, loadErr
 	}
-	stored, err := st.Cards(c.Context)
-	st.Close()
-	if err != nil || stored == "" {
+	url, err := storageURL(c.String("storage"), sp)
+	if err != nil {
+		return nil, loadErr
+	}
+	at := studies.StoredCardsAt{Storage: url, Dir: studydir.For(c.String("dir"), sp), StoreOutage: c.Duration("store-outage"), Log: e.log}
+	stored, err := studies.StoredCards(c.Context, sp, at)
+	if err != nil {
+		return nil, fmt.Errorf("%v\n(the cards stored with study %s, which a resume runs on, could not be read: %w)", loadErr, sp.Study.Name, err)
+	}
+	if stored == "" {
 		return nil, loadErr
 	}
 	withCards := studies.SpaceOptions(func(t space.Target) (*sim.Cards, error) {

@@ -51,7 +51,7 @@ func (e *env) runAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("run takes one search-space file, got %d arguments", c.NArg())
 	}
-	sp, err := loadRunSpace(c)
+	sp, err := e.loadRunSpace(c)
 	if err != nil {
 		return err
 	}

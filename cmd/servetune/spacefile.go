@@ -51,7 +51,7 @@ func enginesFlag() cli.Flag {
 // that override it: --engines files, --nodes (a hostlist such as
 // "$SLURM_JOB_NODELIST": a scheduler names other nodes each job) and
 // --n-trials.
-func loadRunSpace(c *cli.Context) (*space.Space, error) {
+func (e *env) loadRunSpace(c *cli.Context) (*space.Space, error) {
 	cards := c.String("cards")
 	if err := checkCardsFlag(cards); err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func loadRunSpace(c *cli.Context) (*space.Space, error) {
 	opt.NodesGiven = nodes != ""
 	sp, err := loadSpaceWith(c.Context, c.Args().First(), opt)
 	if err != nil && cards == "" {
-		sp, err = withStoredCards(c, opt, err)
+		sp, err = e.withStoredCards(c, opt, err)
 	}
 	if err != nil {
 		return nil, err

@@ -44,7 +44,7 @@ func workerCommand(e *env) *cli.Command {
 			if c.NArg() != 1 {
 				return usagef("worker takes one search-space file, got %d arguments", c.NArg())
 			}
-			sp, err := loadRunSpace(c)
+			sp, err := e.loadRunSpace(c)
 			if err != nil {
 				return err
 			}
