@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/studies/pgtest"
 	"github.com/servetune/servetune/studies/studydir"
 )
 
@@ -235,5 +237,78 @@ func TestResumeOnStoredCards(t *testing.T) {
 	}
 	if code, _, errText := runCLI(t, dir, "run", spacePath); code != 2 || !strings.Contains(errText, "target.model") {
 		t.Errorf("a new study without cards: exit %d, want 2 naming target.model\n%s", code, errText)
+	}
+}
+
+// The same for a study in PostgreSQL shared storage: a worker (and a run
+// --storage) whose space no longer names the cards joins the study on
+// those stored with it; a new study without them is refused, exit 2,
+// and nothing is created in the database.
+func TestWorkerResumesOnStoredCardsInPostgres(t *testing.T) {
+	url := pgtest.Start(t)
+	t.Setenv(storageEnv, "")
+	dir, spacePath := writeCardsStudy(t, acmeCard)
+	withCards := strings.Replace(cardsSpace, "values = [16, 64]", "values = [8, 16, 24, 32, 48, 64, 96]", 1)
+	if err := os.WriteFile(spacePath, []byte(withCards), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errText := runCLI(t, dir, "worker", "--storage", url, spacePath); code != 0 {
+		t.Fatalf("first worker: exit %d\n%s", code, errText)
+	}
+	os.Remove(filepath.Join(dir, "cards", "acme.toml"))
+	src := strings.Replace(withCards, "[target.sim]\ncards = \"cards/acme.toml\"\n", "", 1)
+	if err := os.WriteFile(spacePath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errText := runCLI(t, dir, "worker", "--storage", url, "--n-trials", "5", spacePath)
+	if code != 0 || !strings.Contains(errText, "simulating on the cards stored with the study") {
+		t.Fatalf("worker on the stored cards: exit %d\n%s\n%s", code, out, errText)
+	}
+	if code, out, errText = runCLI(t, dir, "run", "--storage", url, "--n-trials", "6", spacePath); code != 0 {
+		t.Fatalf("run --storage on the stored cards: exit %d\n%s\n%s", code, out, errText)
+	}
+	code, out, errText = runCLI(t, dir, "show", "--storage", url, "--json", "cards")
+	var trials []struct{ State string }
+	if err := json.Unmarshal([]byte(out), &trials); code != 0 || err != nil {
+		t.Fatalf("show --storage: exit %d %v %s", code, err, errText)
+	}
+	for _, tr := range trials {
+		if tr.State != "complete" && tr.State != "pruned" {
+			t.Errorf("a trial on the stored cards ended %q", tr.State)
+		}
+	}
+	if len(trials) != 6 {
+		t.Errorf("%d trials, want the 6 of three runs on the same cards", len(trials))
+	}
+	other := strings.Replace(src, `name = "cards"`, `name = "fresh"`, 1)
+	if err := os.WriteFile(spacePath, []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errText := runCLI(t, dir, "worker", "--storage", url, spacePath); code != 2 || !strings.Contains(errText, "target.model") {
+		t.Errorf("a new study without cards: exit %d, want 2 naming target.model\n%s", code, errText)
+	}
+	if _, out, _ := runCLI(t, dir, "studies", "--storage", url); strings.Contains(out, "fresh") {
+		t.Errorf("the refused study was created:\n%s", out)
+	}
+}
+
+// A worker whose space needs the stored cards but whose store stays
+// unreachable past --store-outage says both: the space's problem and
+// that the study's cards could not be read (a storage failure, exit 1),
+// without the password.
+func TestWorkerOnStoredCardsWhenTheStoreIsDown(t *testing.T) {
+	t.Setenv(storageEnv, "")
+	dir, spacePath := writeCardsStudy(t, acmeCard)
+	src := strings.Replace(cardsSpace, "[target.sim]\ncards = \"cards/acme.toml\"\n", "", 1)
+	if err := os.WriteFile(spacePath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	down := "postgres://u:Cards-Secret-77@127.0.0.1:1/db?connect_timeout=1"
+	code, out, errText := runCLI(t, dir, "worker", "--storage", down, "--store-outage", "1ns", spacePath)
+	if code != 1 || !strings.Contains(errText, "target.model") || !strings.Contains(errText, "cards stored with study cards") || !strings.Contains(errText, "stayed unreachable") {
+		t.Errorf("store down: exit %d, want 1 naming target.model and the unreadable cards\n%s", code, errText)
+	}
+	if strings.Contains(out+errText, "Cards-Secret-77") {
+		t.Errorf("the password reached the output:\n%s", errText)
 	}
 }
