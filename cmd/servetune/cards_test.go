@@ -292,6 +292,33 @@ func TestWorkerResumesOnStoredCardsInPostgres(t *testing.T) {
 	}
 }
 
+// [study] storage = "postgres://…" (no flag, no environment) resumes on
+// the stored cards too: the study is read where the space puts it.
+func TestStudyStorageKeyResumesOnStoredCards(t *testing.T) {
+	url := pgtest.Start(t)
+	t.Setenv(storageEnv, "")
+	dir, spacePath := writeCardsStudy(t, acmeCard)
+	shared := strings.Replace(cardsSpace, "n_trials = 3\n", "n_trials = 1\nstorage = \""+url+"\"\n", 1)
+	if err := os.WriteFile(spacePath, []byte(shared), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errText := runCLI(t, dir, "run", spacePath); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, errText)
+	}
+	os.Remove(filepath.Join(dir, "cards", "acme.toml"))
+	src := strings.Replace(shared, "[target.sim]\ncards = \"cards/acme.toml\"\n", "", 1)
+	if err := os.WriteFile(spacePath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errText := runCLI(t, dir, "worker", "--n-trials", "2", spacePath)
+	if code != 0 || !strings.Contains(errText, "simulating on the cards stored with the study") {
+		t.Fatalf("worker on the stored cards: exit %d\n%s\n%s", code, out, errText)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "studies", "cards", "study.db")); err == nil {
+		t.Error("a local study.db was written; the study is in PostgreSQL")
+	}
+}
+
 // A worker whose space needs the stored cards but whose store stays
 // unreachable past --store-outage says both: the space's problem and
 // that the study's cards could not be read (a storage failure, exit 1),
@@ -305,7 +332,7 @@ func TestWorkerOnStoredCardsWhenTheStoreIsDown(t *testing.T) {
 	}
 	down := "postgres://u:Cards-Secret-77@127.0.0.1:1/db?connect_timeout=1"
 	code, out, errText := runCLI(t, dir, "worker", "--storage", down, "--store-outage", "1ns", spacePath)
-	if code != 1 || !strings.Contains(errText, "target.model") || !strings.Contains(errText, "cards stored with study cards") || !strings.Contains(errText, "stayed unreachable") {
+	if code != 1 || !strings.Contains(errText, "target.model") || !strings.Contains(errText, `cards stored with study "cards"`) || !strings.Contains(errText, "stayed unreachable") {
 		t.Errorf("store down: exit %d, want 1 naming target.model and the unreadable cards\n%s", code, errText)
 	}
 	if strings.Contains(out+errText, "Cards-Secret-77") {
