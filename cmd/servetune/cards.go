@@ -157,13 +157,22 @@ func (e *env) withStoredCards(c *cli.Context, opt space.Options, loadErr error) 
 	if stored == "" {
 		return nil, loadErr
 	}
+	if sp, err = loadOnCards(c, opt, stored); err != nil {
+		return nil, loadErr
+	}
+	return sp, nil
+}
+
+// loadOnCards loads the space with the target checked on stored cards.
+func loadOnCards(c *cli.Context, opt space.Options, stored string) (*space.Space, error) {
 	withCards := studies.SpaceOptions(func(t space.Target) (*sim.Cards, error) {
 		t.Sim.CardsSource = stored
 		return targetCards(t)
 	}, c.StringSlice("engines")...)
 	withCards.NodesGiven = opt.NodesGiven
-	if sp, err = loadSpaceWith(c.Context, c.Args().First(), withCards); err != nil {
-		return nil, loadErr
+	sp, err := loadSpaceWith(c.Context, c.Args().First(), withCards)
+	if err != nil {
+		return nil, err
 	}
 	sp.Target.Sim.CardsSource = stored
 	return sp, nil
