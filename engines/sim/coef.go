@@ -18,7 +18,7 @@ const (
 	fKV                  // decode attention KV bytes / HBM bandwidth
 	fAttn                // prefill attention FLOPs / BF16 peak
 	fComm                // tensor-parallel all-reduce bytes / link bandwidth
-	fReduce              // all-reduces per step (latency each)
+	fReduce              // all-reduce hops per step: 2 per layer × (tp − 1) peers (latency each)
 	fStep                // one per step: scheduler, sampling, launch
 	fSeq                 // running sequences: per-sequence CPU work
 	fMultiproc           // one per step with tp > 1: the executor's broadcast
@@ -107,7 +107,7 @@ func Upper(i int) float64 {
 func PriorVLLM() Coefficients {
 	return Coefficients{
 		fWeights: 1.16, fExperts: 2.0, fLinear: 3.0, fExpertLinear: 3.0, fKV: 1.3, fAttn: 3.0, fComm: 1.43,
-		fReduce: 12e-6, fStep: 2e-3, fSeq: 10e-6, fMultiproc: 0.5e-3, fMoE: 20e-6, fRequest: 10e-3, fPromptK: 1e-3,
+		fReduce: 6e-6, fStep: 2e-3, fSeq: 10e-6, fMultiproc: 50e-6, fMoE: 20e-6, fRequest: 10e-3, fPromptK: 1e-3,
 		fFixed: 1,
 	}
 }

@@ -86,8 +86,12 @@ func (pf *perf) vllmRank(l rankLoad, groupTokens int) feat {
 		f[fFixed] += pf.backend.prefillOverhead
 	}
 	if n := s.attnTP; n > 1 {
+		// Two all-reduces per layer. Each one's latency is a hop per
+		// peer: NCCL's ring passes n-1 chunks each way, and vLLM's
+		// one-shot custom all-reduce reads n-1 peers' buffers behind a
+		// barrier that waits on all of them; the bytes are the comm term.
 		layers := 2 * float64(s.model.Layers)
-		f[fReduce] = layers
+		f[fReduce] = layers * float64(n-1)
 		if s.gpu.NVLinkGBs == 0 {
 			f[fReduce] *= pciePenalty
 		}
