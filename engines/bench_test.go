@@ -38,7 +38,7 @@ func BenchmarkClassify(b *testing.B) {
 	}
 	tail[199] = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
 	for b.Loop() {
-		if f := Classify("vllm", Starting, Exit{Exited: true, Code: 1}, tail); f.Class != OOM {
+		if f := Classify(vllm{}, Starting, Exit{Exited: true, Code: 1}, tail); f.Class != OOM {
 			b.Fatal(f)
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/servetune/servetune/space"
 )
 
 // pattern is a log line that decides a failure class.
@@ -57,29 +55,18 @@ func (e Exit) String() string {
 // maxDecidingLines bounds the lines kept as evidence with a trial.
 const maxDecidingLines = 8
 
-// Classify decides why an engine failed from the stage it reached, how it
-// exited and the tail of its log. Port conflicts win over everything (the
-// config was never tried), then out-of-memory (the config does not fit),
-// then configuration errors; what remains is startup_timeout,
+// Classify decides why engine e failed from the stage it reached, how it
+// exited and the tail of its log, by e's own messages first (a declared
+// engine's too), then every engine's. Port conflicts win over everything
+// (the config was never tried), then out-of-memory (the config does not
+// fit), then configuration errors; what remains is startup_timeout,
 // crashed_during_benchmark or unknown. Pure, so every engine's real
 // messages are table-tested.
-func Classify(engine string, stage Stage, exit Exit, tail []string) *Failure {
-	var own []pattern
-	if e, ok := Lookup(engine, space.Target{}); ok {
-		own = e.patterns()
-	}
-	return classify(engine, own, stage, exit, tail)
-}
-
-// ClassifyEngine is Classify with the engine in hand, so an engine
-// declared in a target (not in the built-in registry) is classified by its
-// own messages too; the launcher calls it.
-func ClassifyEngine(e Engine, stage Stage, exit Exit, tail []string) *Failure {
+func Classify(e Engine, stage Stage, exit Exit, tail []string) *Failure {
 	return classify(e.Name(), e.patterns(), stage, exit, tail)
 }
 
-// classify is Classify with the engine's own patterns given, so a declared
-// engine (not in the registry) is classified the same way.
+// classify is Classify with the engine's own patterns given.
 func classify(engine string, own []pattern, stage Stage, exit Exit, tail []string) *Failure {
 	pats := append(append([]pattern(nil), own...), commonPatterns()...)
 	for _, class := range []Class{PortConflict, OOM, InvalidConfig} {

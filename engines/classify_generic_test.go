@@ -3,6 +3,8 @@ package engines
 import (
 	"strings"
 	"testing"
+
+	"github.com/servetune/servetune/space"
 )
 
 // Every engine shares what Go's flag package, cobra/pflag and argparse
@@ -24,8 +26,9 @@ func TestGenericUsageErrorsAreInvalidConfigWithTheLine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, engine := range append(Names(), "my-declared") {
-				f := Classify(engine, Starting, c.exit, c.tail)
+			for _, e := range append(all(), newDeclared("my-declared", space.EngineDecl{})) {
+				engine := e.Name()
+				f := Classify(e, Starting, c.exit, c.tail)
 				shown := f.Message + "\n" + strings.Join(f.Lines, "\n")
 				if engine == "ollama" {
 					// Ollama's own "Error: …" pattern speaks first; the line is kept.
@@ -41,7 +44,7 @@ func TestGenericUsageErrorsAreInvalidConfigWithTheLine(t *testing.T) {
 
 // A clean exit after ready is a crash, not a config error.
 func TestCleanExitWhileServingIsACrash(t *testing.T) {
-	f := Classify("vllm", Serving, Exit{Exited: true}, []string{"INFO: Shutting down"})
+	f := classifyBuiltin(t, "vllm", Serving, Exit{Exited: true}, []string{"INFO: Shutting down"})
 	if f.Class != CrashedDuringBenchmark {
 		t.Errorf("Classify = %s, want crashed_during_benchmark", f.Class)
 	}
@@ -58,7 +61,7 @@ func TestVLLMEngineCorePrefixClassifies(t *testing.T) {
 		"(EngineCore_0 pid=44) AssertionError",
 		"(EngineCore pid=9) pydantic_core._pydantic_core.ValidationError: 1 validation error for VllmConfig",
 	} {
-		if f := Classify("vllm", Starting, died, []string{line}); f.Class != InvalidConfig {
+		if f := classifyBuiltin(t, "vllm", Starting, died, []string{line}); f.Class != InvalidConfig {
 			t.Errorf("%q: Classify = %s (%s), want invalid_config", line, f.Class, f.Message)
 		}
 	}

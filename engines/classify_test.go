@@ -3,7 +3,19 @@ package engines
 import (
 	"strings"
 	"testing"
+
+	"github.com/servetune/servetune/space"
 )
+
+// classifyBuiltin is Classify for the built-in engine named engine.
+func classifyBuiltin(t testing.TB, engine string, stage Stage, exit Exit, tail []string) *Failure {
+	t.Helper()
+	e, ok := Lookup(engine, space.Target{})
+	if !ok {
+		t.Fatalf("no built-in engine %q", engine)
+	}
+	return Classify(e, stage, exit, tail)
+}
 
 func TestClassify(t *testing.T) {
 	died := Exit{Exited: true, Code: 1}
@@ -41,7 +53,7 @@ func TestClassify(t *testing.T) {
 		{"sglang", Starting, Exit{Exited: true, Code: 139}, []string{"Fatal Python error: Segmentation fault"}, Unknown},
 	}
 	for i, c := range cases {
-		f := Classify(c.engine, c.stage, c.exit, c.tail)
+		f := classifyBuiltin(t, c.engine, c.stage, c.exit, c.tail)
 		if f.Class != c.want {
 			t.Errorf("case %d (%s): Classify = %s (%s); want %s", i, c.engine, f.Class, f.Message, c.want)
 		}

@@ -14,10 +14,10 @@ import (
 	"github.com/servetune/servetune/engines"
 )
 
-// registryTables are the files that may spell an engine's name: each
-// built-in engine's own file, where its flags, port, image, health path
-// and GPU count live.
-var registryTables = []string{"engines/vllm.go", "engines/sglang.go", "engines/trtllm.go", "engines/ollama.go"}
+// registryTables are the files that may spell an engine's name: the
+// registry, which names the built-in engines, and each one's own file,
+// where its flags, port, image, health path and GPU count live.
+var registryTables = []string{"engines/registry.go", "engines/vllm.go", "engines/sglang.go", "engines/trtllm.go", "engines/ollama.go"}
 
 // belowEngines is bench: engines imports it, so it cannot ask the registry,
 // and its names are its own vocabulary (benchtest's streaming dialects,

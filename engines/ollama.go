@@ -32,9 +32,6 @@ type ollama struct{}
 
 var _ Engine = ollama{}
 
-// Ollama is Ollama's engine name.
-const Ollama = "ollama"
-
 func (ollama) Name() string { return Ollama }
 
 // DefaultPort: OLLAMA_HOST defaults to 127.0.0.1:11434.

@@ -157,7 +157,7 @@ func TestOllamaClassify(t *testing.T) {
 			"Error: loading model tiny: llama runner process has terminated: error loading model: check_tensor_dims"}, InvalidConfig},
 		{"port", []string{"Error: listen tcp 127.0.0.1:11434: bind: address already in use"}, PortConflict},
 	} {
-		f := Classify("ollama", Starting, Exit{Exited: true, Code: 1}, c.tail)
+		f := classifyBuiltin(t, "ollama", Starting, Exit{Exited: true, Code: 1}, c.tail)
 		if f.Class != c.want || len(f.Lines) == 0 {
 			t.Errorf("%s: Classify = %s (%s, lines %q); want %s", c.name, f.Class, f.Message, f.Lines, c.want)
 		}

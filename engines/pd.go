@@ -50,20 +50,20 @@ func sideKnobs() []string {
 // disaggregated (vLLM, SGLang) add them to their own.
 func pdKnobs() []string {
 	return append([]string{KnobDisaggregation, KnobPrefillInstances, KnobDecodeInstances,
-		KnobKVTransferBackend}, SideKnobs()...)
+		KnobKVTransferBackend}, sideKnobNames()...)
 }
 
-// SideKnob is the knob that sets k on one side: SideKnob(RolePrefill,
+// sideKnob is the knob that sets k on one side: sideKnob(RolePrefill,
 // KnobTP) is "prefill_tp".
-func SideKnob(role, k string) string { return role + "_" + k }
+func sideKnob(role, k string) string { return role + "_" + k }
 
-// SideKnobs lists every per-side knob name (prefill_tp, decode_tp, …),
-// for the space's vocabulary.
-func SideKnobs() []string {
+// sideKnobNames lists every per-side knob name (prefill_tp, decode_tp,
+// …), for the space's vocabulary.
+func sideKnobNames() []string {
 	var out []string
 	for _, role := range []string{RolePrefill, RoleDecode} {
 		for _, k := range sideKnobs() {
-			out = append(out, SideKnob(role, k))
+			out = append(out, sideKnob(role, k))
 		}
 	}
 	return out
@@ -99,6 +99,25 @@ func SplitPD(cfg space.Config) (PD, bool) {
 		DecodeCount:  knobInt(cfg, KnobDecodeInstances),
 		Backend:      strings.TrimSpace(nonDefault(cfg, KnobKVTransferBackend)),
 	}, true
+}
+
+// PDPair is the one-prefill, one-decode deployment both of whose sides
+// are the server config cfg: how a server that knows only its own side's
+// flags pictures itself and its peer (the simulated engine's KV transfer
+// time).
+func PDPair(cfg space.Config) space.Config {
+	pd := space.Config{}
+	for k, v := range cfg {
+		pd[k] = v
+	}
+	pd[KnobDisaggregation] = Disaggregated
+	pd[KnobPrefillInstances], pd[KnobDecodeInstances] = int64(1), int64(1)
+	for _, k := range sideKnobs() {
+		if v, ok := cfg[k]; ok {
+			pd[sideKnob(RolePrefill, k)], pd[sideKnob(RoleDecode, k)] = v, v
+		}
+	}
+	return pd
 }
 
 // side is one side's server config.

@@ -46,7 +46,9 @@ func (p PDProcess) Name() string {
 
 // PDPorts are the ports of a deployment's processes: HTTP per server and
 // for the router, SGLang's bootstrap port per prefill server and vLLM's
-// NIXL side-channel base port per server (prefill first).
+// NIXL side-channel base port per server (prefill first). Without a
+// Router port (the zero PDPorts, Dial aside) they are the ports reports
+// show (defaultPDPorts).
 type PDPorts struct {
 	Router          int
 	Prefill, Decode []int
@@ -81,12 +83,12 @@ type pdEngine interface {
 	pdPeers(role string, i, slot int, ports PDPorts) ([]int, string)
 }
 
-// DefaultPDPorts are the ports of a deployment's commands as reports
+// defaultPDPorts are the ports of a deployment's commands as reports
 // show them: the router on the engine's own port, the servers on the
 // ports after it (prefill first), SGLang's bootstrap ports from its
 // default 8998 and vLLM's side channels from NIXL's default 5600, each
 // server's block as wide as its data-parallel ranks.
-func DefaultPDPorts(p PD, e Engine) PDPorts {
+func defaultPDPorts(p PD, e Engine) PDPorts {
 	router := e.DefaultPort()
 	if router == 0 {
 		router = 8000
@@ -119,8 +121,8 @@ func repeat(c space.Config, n int) []space.Config {
 }
 
 // RenderPD renders every process of cfg's disaggregated deployment on
-// the target's host with the given ports (DefaultPDPorts in reports, free
-// ports at launch): PrefillCount prefill servers, DecodeCount decode
+// the target's host with the given ports (the zero PDPorts in reports,
+// free ports at launch): PrefillCount prefill servers, DecodeCount decode
 // servers, then the router. Each server's command is Render's for its
 // side plus its role flags, extra_args and listen flags. Pure.
 func RenderPD(cfg space.Config, t space.Target, ports PDPorts) ([]PDProcess, error) {
@@ -128,7 +130,7 @@ func RenderPD(cfg space.Config, t space.Target, ports PDPorts) ([]PDProcess, err
 	if !ok {
 		return nil, invalid("not a disaggregated config (%s = %q)", KnobDisaggregation, cfg.String(KnobDisaggregation))
 	}
-	e, pe, err := pdAdapter(cfg, t, p, ports)
+	e, pe, err := pdAdapter(cfg, t, p, &ports)
 	if err != nil {
 		return nil, err
 	}
@@ -151,9 +153,9 @@ func RenderPD(cfg space.Config, t space.Target, ports PDPorts) ([]PDProcess, err
 	return append(out, pe.router(p, host, ports)), nil
 }
 
-// pdAdapter is the config's engine when its version serves p on ports,
-// else the refusal.
-func pdAdapter(cfg space.Config, t space.Target, p PD, ports PDPorts) (Engine, pdEngine, error) {
+// pdAdapter is the config's engine when its version serves p on ports
+// (the report's when they name no router port), else the refusal.
+func pdAdapter(cfg space.Config, t space.Target, p PD, ports *PDPorts) (Engine, pdEngine, error) {
 	name := EngineOf(cfg, t)
 	e, ok := Lookup(name, t)
 	if !ok {
@@ -170,7 +172,12 @@ func pdAdapter(cfg space.Config, t space.Target, p PD, ports PDPorts) (Engine, p
 	if err := instanceCounts(cfg); err != nil {
 		return nil, nil, err
 	}
-	if err := pdCounts(p, ports); err != nil {
+	if ports.Router == 0 {
+		dial := ports.Dial
+		*ports = defaultPDPorts(p, e)
+		ports.Dial = dial
+	}
+	if err := pdCounts(p, *ports); err != nil {
 		return nil, nil, err
 	}
 	return e, pe, pe.pdCheck(p, v)
@@ -280,7 +287,7 @@ func DeploymentKey(cfg space.Config, t space.Target) (string, error) {
 		c, err := Render(cfg, t)
 		return c.Key(), err
 	}
-	procs, err := RenderReportPD(cfg, t)
+	procs, err := RenderPD(cfg, t, PDPorts{})
 	if err != nil {
 		return "", err
 	}
@@ -289,15 +296,4 @@ func DeploymentKey(cfg space.Config, t space.Target) (string, error) {
 		b.WriteString(pr.Name() + "\x00" + pr.Command.Key() + "\x01")
 	}
 	return b.String(), nil
-}
-
-// RenderReportPD is RenderPD on DefaultPDPorts: the deployment a report
-// or `servetune command` shows.
-func RenderReportPD(cfg space.Config, t space.Target) ([]PDProcess, error) {
-	p, ok := SplitPD(cfg)
-	e, found := Lookup(EngineOf(cfg, t), t)
-	if !ok || !found {
-		return RenderPD(cfg, t, PDPorts{})
-	}
-	return RenderPD(cfg, t, DefaultPDPorts(p, e))
 }

@@ -53,7 +53,7 @@ func renderPDText(t *testing.T, cfg space.Config, tgt space.Target) string {
 	t.Helper()
 	p, _ := SplitPD(cfg)
 	e, _ := Lookup(tgt.Engine, tgt)
-	procs, err := RenderPD(cfg, tgt, DefaultPDPorts(p, e))
+	procs, err := RenderPD(cfg, tgt, defaultPDPorts(p, e))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestPDPortsDistinct(t *testing.T) {
 		KnobDecodeInstances: int64(2), "decode_dp": int64(4)}
 	p, _ := SplitPD(cfg)
 	e, _ := Lookup("vllm", space.Target{})
-	ports := DefaultPDPorts(p, e)
+	ports := defaultPDPorts(p, e)
 	seen := map[int]bool{}
 	for _, port := range append(append([]int{ports.Router}, ports.Prefill...), ports.Decode...) {
 		if seen[port] {
@@ -128,7 +128,7 @@ func TestPDGates(t *testing.T) {
 			tgt := pdTarget(c.engine, c.version)
 			p, _ := SplitPD(c.cfg)
 			e, _ := Lookup(c.engine, tgt)
-			procs, err := RenderPD(c.cfg, tgt, DefaultPDPorts(p, e))
+			procs, err := RenderPD(c.cfg, tgt, defaultPDPorts(p, e))
 			if c.refused != "" {
 				if err == nil || !strings.Contains(err.Error(), c.refused) {
 					t.Fatalf("RenderPD = %v; want a refusal mentioning %q", err, c.refused)

@@ -35,3 +35,23 @@ func TestSplitPD(t *testing.T) {
 		t.Fatal("an aggregated config was split")
 	}
 }
+
+// A server config paired with itself splits back into two sides that are
+// that server, one of each; a knob no side sets for itself is shared.
+func TestPDPairSplitsBackIntoTheServer(t *testing.T) {
+	server := space.Config{KnobEngine: "vllm", KnobTP: int64(2), KnobMaxRunning: int64(64), KnobKVCacheDType: "fp8", KnobMaxModelLen: int64(8192)}
+	pd := PDPair(server)
+	if pd["prefill_tp"] != int64(2) || pd["decode_max_running"] != int64(64) || pd.Has("prefill_kv_cache_dtype") {
+		t.Fatalf("per-side knobs of %v", pd)
+	}
+	p, ok := SplitPD(pd)
+	if !ok || p.PrefillCount != 1 || p.DecodeCount != 1 {
+		t.Fatalf("SplitPD(PDPair) = %+v, %v; want one server a side", p, ok)
+	}
+	if !reflect.DeepEqual(p.Prefill, server) || !reflect.DeepEqual(p.Decode, server) {
+		t.Fatalf("sides:\nprefill %v\ndecode  %v\nwant    %v", p.Prefill, p.Decode, server)
+	}
+	if server.Has(KnobDisaggregation) {
+		t.Fatal("PDPair changed the server config")
+	}
+}

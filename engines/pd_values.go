@@ -26,12 +26,10 @@ func pdRefusedValue(t space.Target, engine, knob string, value any) (handled boo
 		return false, nil
 	}
 	cfg := space.Config{KnobEngine: engine, KnobDisaggregation: Disaggregated, knob: value}
-	p, _ := SplitPD(cfg)
-	e, ok := Lookup(engine, t)
-	if !ok {
+	if _, ok := Lookup(engine, t); !ok {
 		return true, nil
 	}
-	_, err = RenderPD(cfg, t, DefaultPDPorts(p, e))
+	_, err = RenderPD(cfg, t, PDPorts{})
 	return true, valueVerdict(err, t, engine, knob)
 }
 

@@ -11,6 +11,14 @@ const (
 	CPU Device = "cpu"
 )
 
+// The built-in engines' names, as space files and targets spell them.
+const (
+	VLLM   = "vllm"
+	SGLang = "sglang"
+	TRTLLM = "trtllm" // TensorRT-LLM
+	Ollama = "ollama"
+)
+
 // all builds the registry of built-in engines explicitly, newest engines
 // last, so adding one is one line and no init() order matters. Each
 // engine's file (vllm.go, sglang.go, trtllm.go, ollama.go; declared.go for

@@ -15,9 +15,6 @@ type sglang struct{}
 
 var _ Engine = sglang{}
 
-// SGLang is SGLang's engine name.
-const SGLang = "sglang"
-
 func (sglang) Name() string { return SGLang }
 
 // DefaultPort: server_args.py's port defaults to 30000.

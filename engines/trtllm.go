@@ -21,9 +21,6 @@ var _ Engine = trtllm{}
 // trtllmOptionsFile is the name of the generated extra options YAML.
 const trtllmOptionsFile = "extra_llm_api_options.yaml"
 
-// TRTLLM is TensorRT-LLM's engine name.
-const TRTLLM = "trtllm"
-
 func (trtllm) Name() string { return TRTLLM }
 
 // DefaultPort: trtllm-serve's --port defaults to 8000.

@@ -31,7 +31,7 @@ func TestRefusedValue(t *testing.T) {
 		{"sglang", KnobKVTransferBackend, "lmcache", "sglang 0.5.0: sglang 0.5.0 does not accept \"lmcache\""},
 		{"sglang", KnobKVTransferBackend, "nixl", ""},
 		{"sglang", "decode_kv_cache_dtype", "fp4_e2m1", ""}, // not a side knob: the space says so
-		{"sglang", SideKnob(RoleDecode, KnobMaxRunning), int64(8), ""},
+		{"sglang", sideKnob(RoleDecode, KnobMaxRunning), int64(8), ""},
 	}
 	for _, c := range cases {
 		err := RefusedValue(old, c.engine, c.knob, c.value)

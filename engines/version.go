@@ -6,9 +6,10 @@ import (
 	"strings"
 )
 
-// Version is an engine release, compared on its numeric parts. The zero
-// Version means "newest known": a target that does not declare a version
-// gets today's spellings.
+// Version is an engine release, compared on its numeric parts. Latest
+// means "newest known": a target that does not declare a version gets
+// today's spellings. The zero Version is 0.0.0, older than any release:
+// the version tables' "always".
 type Version struct {
 	parts  [3]int
 	latest bool

@@ -47,9 +47,6 @@ func vllmKVDTypes(v Version) []string {
 		{"fp8_e5m2", Version{}}, {"fp8_inc", Version{}}, {"fp8_ds_mla", vllm011}, {"float16", vllm018}, {"nvfp4", vllm018}})
 }
 
-// VLLM is vLLM's engine name.
-const VLLM = "vllm"
-
 func (vllm) Name() string { return VLLM }
 
 // DefaultPort: `vllm serve --port` defaults to 8000.

@@ -197,7 +197,7 @@ func printCommand(w io.Writer, cmd engines.Command, pretty, asJSON bool) error {
 // printPD prints every process of a disaggregated deployment: servers,
 // then the router.
 func printPD(w io.Writer, cfg space.Config, t space.Target, pretty, asJSON bool) error {
-	procs, err := engines.RenderReportPD(cfg, t)
+	procs, err := engines.RenderPD(cfg, t, engines.PDPorts{})
 	if err != nil {
 		return usageError{err}
 	}

@@ -410,7 +410,7 @@ func newRunner(e *env, sp *space.Space, d studydir.Dir, cards *sim.Cards) (objec
 func renderCommand(sp *space.Space) studies.Renderer {
 	return func(c space.Config) (string, error) {
 		if engines.IsPD(c) {
-			procs, err := engines.RenderReportPD(sp.WithTargetEngine(c), sp.Target)
+			procs, err := engines.RenderPD(sp.WithTargetEngine(c), sp.Target, engines.PDPorts{})
 			if err != nil {
 				return "", err
 			}

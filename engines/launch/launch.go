@@ -232,7 +232,7 @@ func (s *Server) WaitReady(ctx context.Context, timeout time.Duration) error {
 	case r == exited:
 		return s.Failure(engines.Starting)
 	case r == timedOut:
-		return engines.ClassifyEngine(s.eng, engines.Starting, engines.Exit{TimedOut: true}, s.log.Tail(200))
+		return engines.Classify(s.eng, engines.Starting, engines.Exit{TimedOut: true}, s.log.Tail(200))
 	}
 	if s.live != nil {
 		if err := s.setUp(ctx, client, timeout); err != nil {
@@ -254,7 +254,7 @@ func (s *Server) Failure(stage engines.Stage) *engines.Failure {
 		exit = s.exit
 	default:
 	}
-	return engines.ClassifyEngine(s.eng, stage, exit, s.log.Tail(200))
+	return engines.Classify(s.eng, stage, exit, s.log.Tail(200))
 }
 
 // Tail returns the last n lines of engine.log.

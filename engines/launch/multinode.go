@@ -252,7 +252,7 @@ func (s *Server) groupFailure(stage engines.Stage) *engines.Failure {
 		exit = culprit.exit
 	default:
 	}
-	f := engines.ClassifyEngine(s.eng, stage, exit, culprit.log.Tail(200))
+	f := engines.Classify(s.eng, stage, exit, culprit.log.Tail(200))
 	where := fmt.Sprintf("rank %d on %s", s.group.ranks[culprit], s.group.hosts[culprit])
 	if label, ok := s.group.labels[culprit]; ok {
 		where = label

@@ -16,7 +16,7 @@ import (
 // /workers is not found (routers before 2025-10-22).
 func TestAllProbeWaitsForRoster(t *testing.T) {
 	cfg := space.Config{engines.KnobDisaggregation: engines.Disaggregated, engines.KnobPrefillInstances: int64(2), engines.KnobDecodeInstances: int64(1)}
-	procs, err := engines.RenderReportPD(cfg, space.Target{Model: "org/model", Engine: engines.SGLang, Engines: map[string]space.EngineTarget{engines.SGLang: {Version: "0.5.6"}}})
+	procs, err := engines.RenderPD(cfg, space.Target{Model: "org/model", Engine: engines.SGLang, Engines: map[string]space.EngineTarget{engines.SGLang: {Version: "0.5.6"}}}, engines.PDPorts{})
 	if err != nil {
 		t.Fatal(err)
 	}

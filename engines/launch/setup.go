@@ -81,7 +81,7 @@ func (s *Server) setupFailure(why string, exit engines.Exit) error {
 		return s.Failure(engines.Starting) // the server died: its exit says more
 	default:
 	}
-	f := engines.Classify(s.Engine, engines.Starting, exit, s.log.Tail(200))
+	f := engines.Classify(s.eng, engines.Starting, exit, s.log.Tail(200))
 	if f.Class == engines.Unknown {
 		f.Message = fmt.Sprintf("%s: %s", s.Engine, why)
 	}

@@ -30,15 +30,14 @@ func NewPD(sp *space.Space, t store.Trial, o Options) ([]Plan, error) {
 		return nil, err
 	}
 	pd, ok := engines.SplitPD(cfg)
-	e, found := engines.Lookup(eng, sp.Target)
+	_, found := engines.Lookup(eng, sp.Target)
 	if !ok || !found {
 		return nil, fmt.Errorf("trial %d is not a disaggregated %s deployment", t.Number, eng)
 	}
-	ports := engines.DefaultPDPorts(pd, e)
-	ports.Dial = serviceNames(sp.Study.Name, t.Number, pd)
 	tgt := sp.Target
 	tgt.Host = "0.0.0.0"
-	procs, err := engines.RenderPD(cfg, tgt, ports)
+	// The report's ports, each server dialled at its Service's name.
+	procs, err := engines.RenderPD(cfg, tgt, engines.PDPorts{Dial: serviceNames(sp.Study.Name, t.Number, pd)})
 	if err != nil {
 		return nil, fmt.Errorf("trial %d: %w", t.Number, err)
 	}

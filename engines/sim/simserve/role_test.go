@@ -21,7 +21,7 @@ func pdDeployment(t *testing.T, engine string) []engines.PDProcess {
 	t.Helper()
 	cfg := space.Config{engines.KnobEngine: engine, engines.KnobDisaggregation: engines.Disaggregated,
 		engines.KnobPrefillInstances: int64(2), engines.KnobDecodeInstances: int64(1)}
-	procs, err := engines.RenderReportPD(cfg, space.Target{Model: "Qwen/Qwen3-8B", Engine: engine})
+	procs, err := engines.RenderPD(cfg, space.Target{Model: "Qwen/Qwen3-8B", Engine: engine}, engines.PDPorts{})
 	if err != nil {
 		t.Fatal(err)
 	}

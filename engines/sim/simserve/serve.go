@@ -365,7 +365,8 @@ func (l *engineLog) fail(f *engines.Failure) error {
 	}
 	lines = append(lines, src[i:]...)
 	exit := engines.Exit{Exited: true, Code: 1}
-	if got := engines.Classify(l.engine, engines.Starting, exit, lines); got.Class != f.Class {
+	e, _ := engines.Lookup(l.engine, space.Target{}) // a served engine is built in
+	if got := engines.Classify(e, engines.Starting, exit, lines); got.Class != f.Class {
 		switch f.Class {
 		case engines.OOM:
 			lines = append(lines, "torch.OutOfMemoryError: CUDA out of memory. "+f.Message)

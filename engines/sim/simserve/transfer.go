@@ -1,7 +1,6 @@
 package simserve
 
 import (
-	"slices"
 	"time"
 
 	"github.com/servetune/servetune/engines"
@@ -16,7 +15,7 @@ import (
 // cannot say (an engine or side it refuses); the stand-in
 // (transferDelay) serves then.
 func transferModel(sm *sim.Simulator, cfg space.Config, t space.Target) func(tokens int) time.Duration {
-	pd := pairOf(cfg)
+	pd := engines.PDPair(cfg)
 	pair := t
 	pair.GPUs = 2 * max(t.GPUs, 1)
 	const probe = 1 << 14
@@ -31,24 +30,4 @@ func transferModel(sm *sim.Simulator, cfg space.Config, t space.Target) func(tok
 	// The model is linear in the tokens: a fixed latency plus bytes.
 	per := float64(full-base) / probe
 	return func(tokens int) time.Duration { return base + time.Duration(per*float64(tokens)) }
-}
-
-// pairOf is the one-prefill, one-decode deployment whose both sides are
-// the server config cfg.
-func pairOf(cfg space.Config) space.Config {
-	pd := space.Config{}
-	for k, v := range cfg {
-		pd[k] = v
-	}
-	pd[engines.KnobDisaggregation] = engines.Disaggregated
-	pd[engines.KnobPrefillInstances], pd[engines.KnobDecodeInstances] = int64(1), int64(1)
-	sides := engines.SideKnobs()
-	for k, v := range cfg {
-		for _, role := range []string{engines.RolePrefill, engines.RoleDecode} {
-			if sk := engines.SideKnob(role, k); slices.Contains(sides, sk) {
-				pd[sk] = v
-			}
-		}
-	}
-	return pd
 }
