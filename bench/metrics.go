@@ -103,7 +103,7 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 	ttfts := make([]float64, 0, len(recs))
 	tpots := make([]float64, 0, len(recs))
 	e2els := make([]float64, 0, len(recs))
-	itls := make([]float64, 0, nITL)
+	itls := make([]time.Duration, 0, nITL)
 	good := 0
 	for _, r := range recs {
 		if r.Warmup {
@@ -140,9 +140,7 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 		ttfts = append(ttfts, ttft)
 		e2els = append(e2els, ms(r.Latency))
 		if !opt.NoITL {
-			for _, g := range r.ITL {
-				itls = append(itls, ms(g))
-			}
+			itls = append(itls, r.ITL...)
 		}
 		if meets(opt.Goodput, ttft, tpot, ms(r.Latency)) {
 			good++
@@ -168,7 +166,7 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 	m.TTFT = summarize(ttfts, pcts)
 	m.TPOT = summarize(tpots, pcts)
 	if !opt.NoITL {
-		m.ITL = summarize(itls, pcts)
+		m.ITL = summarizeSorted(sortedMillis(itls), pcts)
 	}
 	m.E2EL = summarize(e2els, pcts)
 	m.Stages = stageMetrics(recs, opt)
@@ -286,15 +284,19 @@ func withDefaultPercentiles(ps []float64) []float64 {
 }
 
 func summarize(xs []float64, pcts []float64) Dist {
-	d := Dist{N: len(xs), Percentiles: make(map[string]float64, len(pcts))}
-	if len(xs) == 0 {
+	sortFloats(xs) // Summarize owns these slices: sort in place
+	return summarizeSorted(xs, pcts)
+}
+
+// summarizeSorted is summarize of data already sorted.
+func summarizeSorted(sorted []float64, pcts []float64) Dist {
+	d := Dist{N: len(sorted), Percentiles: make(map[string]float64, len(pcts))}
+	if len(sorted) == 0 {
 		for _, p := range pcts {
 			d.Percentiles[PercentileKey(p)] = 0
 		}
 		return d
 	}
-	sorted := xs // Summarize owns these slices: sort in place
-	sortFloats(sorted)
 	sum := 0.0
 	for _, x := range sorted {
 		sum += x

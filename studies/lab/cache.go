@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
 )
 
@@ -18,6 +19,7 @@ import (
 type storedOutcome struct {
 	Metrics     map[string]float64
 	Checkpoints []objective.Checkpoint
+	Replayed    bool
 	GPUSeconds  float64
 	Err         string
 	Failure     *engines.Failure
@@ -40,11 +42,14 @@ func (e *storedErr) Unwrap() error {
 	return e.f
 }
 
-// cacheFile names an oracle's cache: a digest of its cards, skew, target
-// and profiles (their seeds included). The simulator's code is not in it; a cache outlives no change
-// of the simulator (docs/benchmarks.md).
+// cacheFile names an oracle's cache: a digest of everything that decides
+// its outcomes — the reality's cards and skew, the target, the profiles
+// (their seeds included), the simulator's code and coefficients
+// (sim.CodeDigest) and the cache format — so that a grid simulated by
+// another model is never read back. What the simulator calls outside
+// engines/sim (bench's summaries, objective's SimRunner) is not in it.
 func (o *Oracle) cacheFile(dir string) string {
-	key := fmt.Appendf(nil, "%#v|%#v|%#v", *o.cards, o.sp.Target, o.sp.Profiles)
+	key := fmt.Appendf(nil, "v2|%s|%#v|%#v|%#v", sim.CodeDigest(), *o.cards, o.sp.Target, o.sp.Profiles)
 	if o.skew != nil {
 		key = fmt.Appendf(key, "|%#v", *o.skew)
 	}
@@ -69,7 +74,7 @@ func (o *Oracle) Restore(dir string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for k, s := range stored {
-		out := &outcome{metrics: s.Metrics, checkpoints: s.Checkpoints, gpuSeconds: s.GPUSeconds}
+		out := &outcome{metrics: s.Metrics, checkpoints: s.Checkpoints, replayed: s.Replayed, gpuSeconds: s.GPUSeconds}
 		if s.Err != "" {
 			out.err = &storedErr{msg: s.Err, f: s.Failure}
 		}
@@ -86,7 +91,7 @@ func (o *Oracle) Persist(dir string) error {
 		if errors.Is(out.err, context.Canceled) || errors.Is(out.err, context.DeadlineExceeded) {
 			continue // not an outcome of the config
 		}
-		s := storedOutcome{Metrics: out.metrics, Checkpoints: out.checkpoints, GPUSeconds: out.gpuSeconds}
+		s := storedOutcome{Metrics: out.metrics, Checkpoints: out.checkpoints, Replayed: out.replayed, GPUSeconds: out.gpuSeconds}
 		if out.err != nil {
 			s.Err = out.err.Error()
 			s.Failure, _ = engines.AsFailure(out.err)

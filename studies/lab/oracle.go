@@ -19,8 +19,12 @@ import (
 // profile.
 type outcome struct {
 	metrics map[string]float64
-	// checkpoints are the benchmark's reports at each checkpoint.
+	// checkpoints are the benchmark's reports at each checkpoint, once
+	// replayed is set: summarising the nine checkpoints cost a sixth of a
+	// config's evaluation, and only configs a study runs replay them (the
+	// exhaustive grid needs the final metrics).
 	checkpoints []objective.Checkpoint
+	replayed    bool
 	gpuSeconds  float64
 	err         error
 }
@@ -79,26 +83,45 @@ func (o *Oracle) Screening() *Oracle {
 	return o.screening
 }
 
-// Eval returns the config's noiseless outcome.
+// Eval returns the config's noiseless outcome; its checkpoints may be
+// absent (Replay has them).
 func (o *Oracle) Eval(ctx context.Context, c space.Config) *outcome {
+	return o.eval(ctx, c, false)
+}
+
+// Replay returns the config's noiseless outcome with its checkpoints.
+func (o *Oracle) Replay(ctx context.Context, c space.Config) *outcome {
+	return o.eval(ctx, c, true)
+}
+
+func (o *Oracle) eval(ctx context.Context, c space.Config, replay bool) *outcome {
 	key := c.Key()
 	o.mu.Lock()
 	out, ok := o.cache[key]
 	o.mu.Unlock()
-	if ok {
-		return out
+	if ok && (!replay || out.replayed || out.err != nil) {
+		return out // a failed config has no checkpoints to replay
 	}
-	out = &outcome{}
-	p := o.sp.Profiles[0]
-	res, err := o.runner.Run(ctx, objective.Trial{Config: c, Target: o.sp.Target, Profiles: o.sp.Profiles, Seed: 1,
-		Judge: func(objective.Checkpoint) objective.Verdict { return objective.Verdict{} }})
-	out.gpuSeconds, out.err, out.checkpoints = res.GPUSeconds, err, res.Checkpoints
-	if err == nil {
-		out.metrics = res.Metrics[p.Name]
-	}
+	out = o.simulate(ctx, c, replay)
 	o.mu.Lock()
 	o.cache[key] = out
 	o.mu.Unlock()
+	return out
+}
+
+// simulate runs the config on the landscape's profiles, replaying the
+// checkpoints to a judge that never stops when replay is set (the same
+// run otherwise: the judge only observes).
+func (o *Oracle) simulate(ctx context.Context, c space.Config, replay bool) *outcome {
+	t := objective.Trial{Config: c, Target: o.sp.Target, Profiles: o.sp.Profiles, Seed: 1}
+	if replay {
+		t.Judge = func(objective.Checkpoint) objective.Verdict { return objective.Verdict{} }
+	}
+	res, err := o.runner.Run(ctx, t)
+	out := &outcome{gpuSeconds: res.GPUSeconds, err: err, checkpoints: res.Checkpoints, replayed: replay}
+	if err == nil {
+		out.metrics = res.Metrics[o.sp.Profiles[0].Name]
+	}
 	return out
 }
 
@@ -151,7 +174,7 @@ type noisyRunner struct {
 }
 
 func (r *noisyRunner) Run(ctx context.Context, t objective.Trial) (objective.Result, error) {
-	out := r.o.Eval(ctx, t.Config)
+	out := r.o.Replay(ctx, t.Config)
 	res := objective.Result{GPUSeconds: out.gpuSeconds}
 	if out.err != nil {
 		if _, ok := engines.AsFailure(out.err); ok {
