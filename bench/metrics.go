@@ -103,7 +103,6 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 	ttfts := make([]float64, 0, len(recs))
 	tpots := make([]float64, 0, len(recs))
 	e2els := make([]float64, 0, len(recs))
-	itls := make([]time.Duration, 0, nITL)
 	good := 0
 	for _, r := range recs {
 		if r.Warmup {
@@ -139,9 +138,6 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 		}
 		ttfts = append(ttfts, ttft)
 		e2els = append(e2els, ms(r.Latency))
-		if !opt.NoITL {
-			itls = append(itls, r.ITL...)
-		}
 		if meets(opt.Goodput, ttft, tpot, ms(r.Latency)) {
 			good++
 		}
@@ -166,7 +162,7 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 	m.TTFT = summarize(ttfts, pcts)
 	m.TPOT = summarize(tpots, pcts)
 	if !opt.NoITL {
-		m.ITL = summarizeSorted(sortedMillis(itls), pcts)
+		m.ITL = itlDist(recs, pcts, nITL)
 	}
 	m.E2EL = summarize(e2els, pcts)
 	m.Stages = stageMetrics(recs, opt)
@@ -316,16 +312,21 @@ func summarizeSorted(sorted []float64, pcts []float64) Dist {
 
 // percentile is numpy.percentile's default ("linear") on sorted data.
 func percentile(sorted []float64, p float64) float64 {
-	if len(sorted) == 1 {
-		return sorted[0]
+	return percentileAt(func(i int) float64 { return sorted[i] }, len(sorted), p)
+}
+
+// percentileAt is percentile of the n sorted values at(0) … at(n-1).
+func percentileAt(at func(int) float64, n int, p float64) float64 {
+	if n == 1 {
+		return at(0)
 	}
-	pos := p / 100 * float64(len(sorted)-1)
+	pos := p / 100 * float64(n-1)
 	lo := int(math.Floor(pos))
-	if lo >= len(sorted)-1 {
-		return sorted[len(sorted)-1]
+	if lo >= n-1 {
+		return at(n - 1)
 	}
 	frac := pos - float64(lo)
-	return sorted[lo] + frac*(sorted[lo+1]-sorted[lo])
+	return at(lo) + frac*(at(lo+1)-at(lo))
 }
 
 // peaks computes vllm bench's peak output token throughput and peak
