@@ -48,8 +48,11 @@ func (e *storedErr) Unwrap() error {
 // (sim.CodeDigest) and the cache format — so that a grid simulated by
 // another model is never read back. What the simulator calls outside
 // engines/sim (bench's summaries, objective's SimRunner) is not in it.
-func (o *Oracle) cacheFile(dir string) string {
-	key := fmt.Appendf(nil, "v2|%s|%#v|%#v|%#v", sim.CodeDigest(), *o.cards, o.sp.Target, o.sp.Profiles)
+func (o *Oracle) cacheFile(dir string) string { return o.cacheName(dir, sim.CodeDigest()) }
+
+// cacheName is cacheFile for the simulator code of the given digest.
+func (o *Oracle) cacheName(dir, code string) string {
+	key := fmt.Appendf(nil, "v2|%s|%#v|%#v|%#v", code, *o.cards, o.sp.Target, o.sp.Profiles)
 	if o.skew != nil {
 		key = fmt.Appendf(key, "|%#v", *o.skew)
 	}
