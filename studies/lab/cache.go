@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/gob"
 	"errors"
@@ -91,7 +90,7 @@ func (o *Oracle) Persist(dir string) error {
 	o.mu.Lock()
 	stored := make(map[string]storedOutcome, len(o.cache))
 	for k, out := range o.cache {
-		if errors.Is(out.err, context.Canceled) || errors.Is(out.err, context.DeadlineExceeded) {
+		if interrupted(out.err) {
 			continue // not an outcome of the config
 		}
 		s := storedOutcome{Metrics: out.metrics, Checkpoints: out.checkpoints, Replayed: out.replayed, GPUSeconds: out.gpuSeconds}

@@ -148,3 +148,44 @@ func TestReplayAddsCheckpointsToACachedOutcome(t *testing.T) {
 		t.Error("the cache lost the replayed checkpoints")
 	}
 }
+
+// Configs the oracle serves from a twin simulate, each on its own, to
+// the same outcome: the fingerprint holds everything that decides one.
+func TestTwinsSimulateAlike(t *testing.T) {
+	for _, name := range []string{"glm52", "qwen3"} {
+		sp, err := Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := NewOracle(sp)
+		groups := map[string][]space.Config{}
+		var order []string
+		for _, c := range search.Grid(sp) {
+			c = sp.WithTargetEngine(c)
+			if sp.Check(c) != nil {
+				continue
+			}
+			if k, ok := o.twinKey(c); ok {
+				if len(groups[k]) == 0 {
+					order = append(order, k)
+				}
+				groups[k] = append(groups[k], c)
+			}
+		}
+		checked := 0
+		for i := 0; i < len(order) && checked < 4; i += 97 {
+			g := groups[order[i]]
+			if len(g) < 2 {
+				continue
+			}
+			a, b := o.simulate(context.Background(), g[0], true), o.simulate(context.Background(), g[len(g)-1], true)
+			if !reflect.DeepEqual(a, b) && !(a.err != nil && b.err != nil && a.err.Error() == b.err.Error()) {
+				t.Errorf("%s: twins %s and %s simulate differently", name, g[0].Summary(), g[len(g)-1].Summary())
+			}
+			checked++
+		}
+		if checked == 0 {
+			t.Errorf("%s: no twins checked", name)
+		}
+	}
+}
