@@ -103,7 +103,6 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 	ttfts := make([]float64, 0, len(recs))
 	tpots := make([]float64, 0, len(recs))
 	e2els := make([]float64, 0, len(recs))
-	itls := make([]float64, 0, nITL)
 	good := 0
 	for _, r := range recs {
 		if r.Warmup {
@@ -139,11 +138,6 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 		}
 		ttfts = append(ttfts, ttft)
 		e2els = append(e2els, ms(r.Latency))
-		if !opt.NoITL {
-			for _, g := range r.ITL {
-				itls = append(itls, ms(g))
-			}
-		}
 		if meets(opt.Goodput, ttft, tpot, ms(r.Latency)) {
 			good++
 		}
@@ -168,7 +162,7 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 	m.TTFT = summarize(ttfts, pcts)
 	m.TPOT = summarize(tpots, pcts)
 	if !opt.NoITL {
-		m.ITL = summarize(itls, pcts)
+		m.ITL = itlDist(recs, pcts, nITL)
 	}
 	m.E2EL = summarize(e2els, pcts)
 	m.Stages = stageMetrics(recs, opt)
@@ -286,15 +280,19 @@ func withDefaultPercentiles(ps []float64) []float64 {
 }
 
 func summarize(xs []float64, pcts []float64) Dist {
-	d := Dist{N: len(xs), Percentiles: make(map[string]float64, len(pcts))}
-	if len(xs) == 0 {
+	sortFloats(xs) // Summarize owns these slices: sort in place
+	return summarizeSorted(xs, pcts)
+}
+
+// summarizeSorted is summarize of data already sorted.
+func summarizeSorted(sorted []float64, pcts []float64) Dist {
+	d := Dist{N: len(sorted), Percentiles: make(map[string]float64, len(pcts))}
+	if len(sorted) == 0 {
 		for _, p := range pcts {
 			d.Percentiles[PercentileKey(p)] = 0
 		}
 		return d
 	}
-	sorted := xs // Summarize owns these slices: sort in place
-	sortFloats(sorted)
 	sum := 0.0
 	for _, x := range sorted {
 		sum += x
@@ -314,16 +312,21 @@ func summarize(xs []float64, pcts []float64) Dist {
 
 // percentile is numpy.percentile's default ("linear") on sorted data.
 func percentile(sorted []float64, p float64) float64 {
-	if len(sorted) == 1 {
-		return sorted[0]
+	return percentileAt(func(i int) float64 { return sorted[i] }, len(sorted), p)
+}
+
+// percentileAt is percentile of the n sorted values at(0) … at(n-1).
+func percentileAt(at func(int) float64, n int, p float64) float64 {
+	if n == 1 {
+		return at(0)
 	}
-	pos := p / 100 * float64(len(sorted)-1)
+	pos := p / 100 * float64(n-1)
 	lo := int(math.Floor(pos))
-	if lo >= len(sorted)-1 {
-		return sorted[len(sorted)-1]
+	if lo >= n-1 {
+		return at(n - 1)
 	}
 	frac := pos - float64(lo)
-	return sorted[lo] + frac*(sorted[lo+1]-sorted[lo])
+	return at(lo) + frac*(at(lo+1)-at(lo))
 }
 
 // peaks computes vllm bench's peak output token throughput and peak

@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestSortFloatsMatchesSort(t *testing.T) {
@@ -41,5 +42,47 @@ func BenchmarkSortFloatsMillion(b *testing.B) {
 	for b.Loop() {
 		copy(xs, src)
 		sortFloats(xs)
+	}
+}
+
+// Sorting the gaps as durations and converting gives sortFloats of the
+// converted gaps, bit for bit (ms is monotone).
+func TestSortedMillisMatchesSortFloats(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for _, n := range []int{0, 1, 10, 5000, 200_000} {
+		ds := make([]time.Duration, n)
+		for i := range ds {
+			switch i % 4 {
+			case 0:
+				ds[i] = time.Duration(rng.ExpFloat64() * 40e6)
+			case 1:
+				ds[i] = -time.Duration(rng.Int63n(1 << 40)) // odd records from a file
+			case 2:
+				ds[i] = time.Duration(rng.Intn(5)) * time.Millisecond // many duplicates
+			default:
+				ds[i] = time.Duration(rng.Int63()) // beyond 4.3 s: every pass
+			}
+		}
+		want := make([]float64, n)
+		for i, d := range ds {
+			want[i] = ms(d)
+		}
+		sortFloats(want)
+		if got := sortedMillis(ds); !slices.Equal(got, want) {
+			t.Fatalf("n=%d: sortedMillis differs from sortFloats of the converted gaps", n)
+		}
+	}
+}
+
+func BenchmarkSortedMillisMillion(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	src := make([]time.Duration, 1_000_000)
+	for i := range src {
+		src[i] = time.Duration(rng.ExpFloat64() * 40e6)
+	}
+	ds := make([]time.Duration, len(src))
+	for b.Loop() {
+		copy(ds, src)
+		sortedMillis(ds)
 	}
 }

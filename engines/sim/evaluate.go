@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -161,4 +162,21 @@ func (sm *Simulator) resolves(cfg space.Config, t space.Target) error {
 	}
 	_, err := resolve(sm.Cards, cfg, t)
 	return err
+}
+
+// Fingerprint is a canonical text of what the simulator resolves the
+// config to on target t — every engine default, card and knob value
+// Evaluate and StartupTime read — so that configs with equal fingerprints
+// simulate to equal results on the same profiles and seed (their GPU
+// counts aside, which follow the config). False for disaggregated configs
+// and configs the simulator refuses: those have no such summary.
+func (sm *Simulator) Fingerprint(cfg space.Config, t space.Target) (string, bool) {
+	if engines.IsPD(cfg) {
+		return "", false
+	}
+	s, err := sm.resolve(cfg, t)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("%#v", *s), true
 }

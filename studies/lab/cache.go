@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/gob"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
 )
 
@@ -18,6 +18,7 @@ import (
 type storedOutcome struct {
 	Metrics     map[string]float64
 	Checkpoints []objective.Checkpoint
+	Replayed    bool
 	GPUSeconds  float64
 	Err         string
 	Failure     *engines.Failure
@@ -40,11 +41,17 @@ func (e *storedErr) Unwrap() error {
 	return e.f
 }
 
-// cacheFile names an oracle's cache: a digest of its cards, skew, target
-// and profiles (their seeds included). The simulator's code is not in it; a cache outlives no change
-// of the simulator (docs/benchmarks.md).
-func (o *Oracle) cacheFile(dir string) string {
-	key := fmt.Appendf(nil, "%#v|%#v|%#v", *o.cards, o.sp.Target, o.sp.Profiles)
+// cacheFile names an oracle's cache: a digest of everything that decides
+// its outcomes — the reality's cards and skew, the target, the profiles
+// (their seeds included), the simulator's code and coefficients
+// (sim.CodeDigest) and the cache format — so that a grid simulated by
+// another model is never read back. What the simulator calls outside
+// engines/sim (bench's summaries, objective's SimRunner) is not in it.
+func (o *Oracle) cacheFile(dir string) string { return o.cacheName(dir, sim.CodeDigest()) }
+
+// cacheName is cacheFile for the simulator code of the given digest.
+func (o *Oracle) cacheName(dir, code string) string {
+	key := fmt.Appendf(nil, "v2|%s|%#v|%#v|%#v", code, *o.cards, o.sp.Target, o.sp.Profiles)
 	if o.skew != nil {
 		key = fmt.Appendf(key, "|%#v", *o.skew)
 	}
@@ -69,7 +76,7 @@ func (o *Oracle) Restore(dir string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for k, s := range stored {
-		out := &outcome{metrics: s.Metrics, checkpoints: s.Checkpoints, gpuSeconds: s.GPUSeconds}
+		out := &outcome{metrics: s.Metrics, checkpoints: s.Checkpoints, replayed: s.Replayed, gpuSeconds: s.GPUSeconds}
 		if s.Err != "" {
 			out.err = &storedErr{msg: s.Err, f: s.Failure}
 		}
@@ -83,10 +90,10 @@ func (o *Oracle) Persist(dir string) error {
 	o.mu.Lock()
 	stored := make(map[string]storedOutcome, len(o.cache))
 	for k, out := range o.cache {
-		if errors.Is(out.err, context.Canceled) || errors.Is(out.err, context.DeadlineExceeded) {
+		if interrupted(out.err) {
 			continue // not an outcome of the config
 		}
-		s := storedOutcome{Metrics: out.metrics, Checkpoints: out.checkpoints, GPUSeconds: out.gpuSeconds}
+		s := storedOutcome{Metrics: out.metrics, Checkpoints: out.checkpoints, Replayed: out.replayed, GPUSeconds: out.gpuSeconds}
 		if out.err != nil {
 			s.Err = out.err.Error()
 			s.Failure, _ = engines.AsFailure(out.err)
