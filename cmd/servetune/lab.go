@@ -30,7 +30,7 @@ func labCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "prior", Value: true, Usage: "also measure the first sampler with the simulator prior (+ pruning and infeasibility learning)"},
 			&cli.BoolFlag{Name: "perturbed", Usage: "instead: each seed against its own reality from the widened family (one exhaustive grid per seed), every sampler with pruning and without the prior, then the first with it"},
 			&cli.BoolFlag{Name: "multi", Usage: "with --perturbed: on both objectives (hypervolume against each reality's front), with the first of --mo-samplers"},
-			&cli.StringFlag{Name: "cache", Usage: "keep every simulated outcome (truths and the prior's) in this directory between runs; clear it when the simulator changes"},
+			&cli.StringFlag{Name: "cache", Usage: "keep every simulated outcome (truths and the prior's) in this directory between runs; a simulated outcome is keyed on the cards, the reality, the profiles and the simulator's code, so a changed simulator misses it; clear it after a change to the load generator or the trial code"},
 			&cli.StringFlag{Name: "cards", Usage: "TOML `FILE` of cards (servetune card output) over the built-in ones, for the truth and the prior alike"},
 			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the cards for the truth only; the prior keeps the built-in (or --cards) cards"},
 		},
