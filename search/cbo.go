@@ -32,6 +32,12 @@ type cboModel struct {
 	obs    []Observation
 	ranked []space.Config
 	next   int
+	// linear ranks by a draw of a Bayesian linear model instead of
+	// the forest's expected improvement (the "linear" sampler,
+	// cbo_linear.go); grid is then the space's every config when small.
+	linear   bool
+	grid     []space.Config
+	gridDone bool
 }
 
 const (
@@ -54,7 +60,8 @@ func newCBO(b build) (Sampler, error) {
 }
 
 func (m *cboModel) propose() (space.Config, error) {
-	if m.usable() < startupTrials || m.usable()%cboRandomEvery == cboRandomEvery-1 {
+	random := !m.linear && m.usable()%cboRandomEvery == cboRandomEvery-1
+	if m.usable() < startupTrials || random {
 		return m.sp.Sample(m.rng), nil
 	}
 	if m.ranked == nil {
@@ -96,6 +103,13 @@ func (m *cboModel) rank() []space.Config {
 	}
 	if len(xs) == 0 {
 		return nil
+	}
+	if m.linear {
+		cls := growForest(feasX, feasY, m.rng)
+		if len(m.sp.Objectives) == 1 {
+			xs, ys = m.logScores()
+		}
+		return m.rankLinear(xs, standardise(ys), cls)
 	}
 	reg := growForest(xs, standardise(ys), m.rng)
 	cls := growForest(feasX, feasY, m.rng)
@@ -225,4 +239,32 @@ func standardise(ys []float64) []float64 {
 		}
 	}
 	return out
+}
+
+// logScores are the measured configs' features and the log of their
+// oriented first objective (a pruned trial the worst measured), for a
+// model of multiplicative effects.
+func (m *cboModel) logScores() (xs [][]float64, ys []float64) {
+	obj := m.sp.Objectives[0]
+	worst := math.Inf(1)
+	var pruned [][]float64
+	for _, o := range m.obs {
+		switch {
+		case o.State == Complete && len(o.Values) > 0 && o.Values[0] > 0:
+			y := math.Log(o.Values[0])
+			if obj.Direction == space.Minimize {
+				y = -y
+			}
+			xs, ys = append(xs, m.encode(o.Config)), append(ys, y)
+			worst = min(worst, y)
+		case o.State == Pruned:
+			pruned = append(pruned, m.encode(o.Config))
+		}
+	}
+	for _, x := range pruned {
+		if !math.IsInf(worst, 1) {
+			xs, ys = append(xs, x), append(ys, worst)
+		}
+	}
+	return xs, ys
 }

@@ -39,6 +39,7 @@ func specs() []spec {
 		{name: "cmaes", single: true, build: newCMAES},
 		{name: "greedy", single: true, build: newGreedy},
 		{name: "cbo", build: newCBO},
+		{name: "linear", build: newLinear},
 	}
 }
 

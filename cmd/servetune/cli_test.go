@@ -151,6 +151,7 @@ func TestLabRejectsSamplersItCannotRun(t *testing.T) {
 	cases := map[string][]string{
 		"tpe optimises one objective; this study has 2": {"lab", "--mo-samplers", "motpe,tpe"},
 		`unknown sampler "nsga2"`:                       {"lab", "--samplers", "nsga2"},
+		"--confirm 0.7: a share between 0 and 0.5":      {"lab", "--confirm", "0.7"},
 	}
 	for want, args := range cases {
 		code, out, errText := runCLI(t, t.TempDir(), args...)

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/engines/sim"
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/studies/lab"
 )
 
@@ -23,6 +24,7 @@ func labCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "seeds", Value: 20},
 			&cli.IntFlag{Name: "trials", Value: 60},
 			&cli.Float64Flag{Name: "noise", Value: 0.05, Usage: "measurement noise, coefficient of variation"},
+			&cli.Float64Flag{Name: "confirm", Value: search.DefaultConfirmShare, Usage: "share of each study's trials spent measuring the baseline and the best configs again, as servetune run --confirm (0: never)"},
 			&cli.BoolFlag{Name: "pruning", Value: true, Usage: "also measure pruning + infeasibility learning against the first sampler without them"},
 			&cli.Float64SliceFlag{Name: "prune-margin", Usage: "pruning margins to measure (default: the default rule's)"},
 			&cli.StringFlag{Name: "json", Usage: "write every run's curves to this file"},
@@ -57,7 +59,7 @@ func labCommand(e *env) *cli.Command {
 func labMatrix(c *cli.Context) (lab.Matrix, error) {
 	m := lab.Matrix{
 		Landscapes: c.StringSlice("landscape"), Samplers: split(c.String("samplers")), MOSamplers: split(c.String("mo-samplers")),
-		Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Workers: c.Int("workers"),
+		Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Confirm: c.Float64("confirm"), Workers: c.Int("workers"),
 		Pruning: c.Bool("pruning"), Margins: c.Float64Slice("prune-margin"), Prior: c.Bool("prior"),
 		Perturbed: c.Bool("perturbed"), Multi: c.Bool("multi"), Cache: c.String("cache"),
 	}

@@ -15,6 +15,9 @@ func (m Matrix) Check() error {
 	if m.Seeds < 1 || m.Trials < 1 {
 		return UsageError{errors.New("--seeds and --trials must be positive")}
 	}
+	if m.Confirm < 0 || m.Confirm > 0.5 {
+		return UsageError{fmt.Errorf("--confirm %g: a share between 0 and 0.5", m.Confirm)}
+	}
 	if len(m.Samplers) == 0 {
 		return UsageError{errors.New("--samplers names no sampler")}
 	}

@@ -20,6 +20,9 @@ func TestMatrixCheck(t *testing.T) {
 		{"no trials", with(func(m *Matrix) { m.Trials = -1 }), "--seeds and --trials must be positive"},
 		{"no sampler", with(func(m *Matrix) { m.Samplers = nil }), "--samplers names no sampler"},
 		{"unknown sampler", with(func(m *Matrix) { m.Samplers = []string{"motep"} }), "--samplers: "},
+		{"confirm share run's default", with(func(m *Matrix) { m.Confirm = 0.1 }), ""},
+		{"negative confirm share", with(func(m *Matrix) { m.Confirm = -0.1 }), "--confirm -0.1: a share between 0 and 0.5"},
+		{"confirm share above half", with(func(m *Matrix) { m.Confirm = 0.6 }), "--confirm 0.6: "},
 		{"single-objective sampler on two objectives", with(func(m *Matrix) { m.MOSamplers = []string{"tpe"} }), "--mo-samplers: "},
 	}
 	for _, c := range cases {

@@ -58,6 +58,10 @@ type Options struct {
 	// Prior, when set, guides the samplers with this oracle's values: the
 	// simulator on the unperturbed cards, whatever the reality is.
 	Prior *Oracle
+	// Confirm is the share of the trials spent measuring the baseline
+	// and the best configs again (studies.RunOptions.Confirm; `servetune
+	// run` spends search.DefaultConfirmShare).
+	Confirm float64
 	// Dir holds the temporary study databases.
 	Dir string
 	// Cache, when set, keeps the oracles' outcomes between runs
@@ -71,7 +75,8 @@ type Run struct {
 	Sampler string `json:"sampler"`
 	Seed    int    `json:"seed"`
 	// Best[k] is the true (noiseless) value of the config the study would
-	// report after k+1 counted trials: the best by its noisy measurement.
+	// report after k+1 counted trials: the best by the mean of its noisy
+	// measurements (one, unless repeated or confirmed).
 	Best []float64 `json:"best"`
 	// GPUHours[k] is the GPU time spent by then, failures included.
 	GPUHours []float64 `json:"gpu_hours"`
@@ -88,6 +93,9 @@ type Run struct {
 	// Optimum is this run's reality optimum when realities differ per
 	// seed (0: the result's Truth).
 	Optimum float64 `json:"optimum,omitempty"`
+	// Confirm checks the study's reported best against the best config
+	// it measured (nil when it reports none).
+	Confirm *ConfirmCheck `json:"confirm,omitempty"`
 }
 
 // MarshalJSON writes NaN (no feasible trial yet) as null.
@@ -172,7 +180,7 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	sp.Study.Sampler, sp.Study.Seed, sp.Study.NTrials = sampler, int64(seed), opt.Trials
 	// Every variant gets its own study: the same name would resume a
 	// finished study instead of running a new one.
-	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-%g-feas%v-prior%v", opt.Landscape, sampler, seed, len(objs), opt.Prune, opt.PruneMargin, !opt.NoFeasibility, opt.Prior != nil)
+	sp.Study.Name = fmt.Sprintf("%s-%s-%d-objs%d-prune%v-%g-feas%v-prior%v-confirm%g", opt.Landscape, sampler, seed, len(objs), opt.Prune, opt.PruneMargin, !opt.NoFeasibility, opt.Prior != nil, opt.Confirm)
 	dir := studydir.Of(opt.Dir, sp.Study.Name)
 	st, err := store.Open(ctx, dir.DB(), store.Create)
 	if err != nil {
@@ -180,7 +188,7 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 	}
 	defer st.Close()
 	ro := studies.RunOptions{Space: &sp, Store: st, Runner: &noisyRunner{o: o, cv: opt.NoiseCV, seed: int64(seed)}, Dir: dir,
-		Log: zerolog.Nop(), Search: search.Options{NoFeasibility: opt.NoFeasibility}, Workers: opt.Workers, Virtual: opt.Workers > 1}
+		Log: zerolog.Nop(), Search: search.Options{NoFeasibility: opt.NoFeasibility}, Workers: opt.Workers, Virtual: opt.Workers > 1, Confirm: opt.Confirm}
 	label := sampler
 	if opt.Prior != nil {
 		ro.Search.Prior = oraclePrior{o: opt.Prior, sp: &sp}
@@ -214,7 +222,8 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 func score(ctx context.Context, o *Oracle, sp *space.Space, truth *Truth, sampler string, seed int, trials []store.Trial) Run {
 	r := Run{Sampler: sampler, Seed: seed}
 	obj := sp.Objectives[0]
-	var incumbent *store.Trial
+	var incumbent *store.Trial // the best single measurement: what pruning compares with
+	rep := newReporter(obj)
 	gpu := 0.0
 	var measured [][]float64
 	for i := range trials {
@@ -235,13 +244,16 @@ func score(ctx context.Context, o *Oracle, sp *space.Space, truth *Truth, sample
 			if v := studies.Values(sp, *t)[0]; incumbent == nil || obj.Better(v, studies.Values(sp, *incumbent)[0]) {
 				incumbent = t
 			}
+			if t.ReusedFrom == 0 {
+				rep.add(t.Config, studies.Values(sp, *t)[0])
+			}
 			if len(sp.Objectives) > 1 {
 				measured = append(measured, trueValues(ctx, o, t.Config, sp.Objectives))
 			}
 		}
 		best := math.NaN()
-		if incumbent != nil {
-			best = trueValue(ctx, o, incumbent.Config, obj)
+		if c := rep.best(); c != nil {
+			best = trueValue(ctx, o, c, obj)
 		}
 		r.Best = append(r.Best, best)
 		r.GPUHours = append(r.GPUHours, gpu/3600)
@@ -249,6 +261,7 @@ func score(ctx context.Context, o *Oracle, sp *space.Space, truth *Truth, sample
 			r.HV = append(r.HV, search.Hypervolume(measured, sp.Objectives, truth.Ref)/truth.FrontHV)
 		}
 	}
+	r.Confirm = confirmOf(ctx, o, sp, trials)
 	return r
 }
 

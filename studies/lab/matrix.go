@@ -25,8 +25,11 @@ type Matrix struct {
 	Seeds      int
 	Trials     int
 	NoiseCV    float64
-	Workers    int
-	Pruning    bool
+	// Confirm is the share of trials spent on noise repeats and
+	// confirmations (Options.Confirm).
+	Confirm float64
+	Workers int
+	Pruning bool
 	// Margins are the pruning margins measured (none: the default rule's).
 	Margins []float64
 	Prior   bool
@@ -124,7 +127,7 @@ func evaluateOn(ctx context.Context, o *Oracle, grid *Truth0, sp *space.Space, o
 // margin; the first with the prior; the two-objective samplers, and the
 // first of them with the prior.
 func (m Matrix) Runs(name string, prior *Oracle, dir string, log zerolog.Logger) []Options {
-	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, Trials: m.Trials, NoiseCV: m.NoiseCV, Dir: dir, Log: log, Workers: m.Workers}
+	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, Trials: m.Trials, NoiseCV: m.NoiseCV, Confirm: m.Confirm, Dir: dir, Log: log, Workers: m.Workers}
 	runs := []Options{with(base, func(o *Options) { o.Samplers = m.Samplers; o.NoFeasibility = true })}
 	first := m.Samplers[:1]
 	if m.Pruning {
@@ -159,7 +162,7 @@ func (m Matrix) perturbed(ctx context.Context, name string, sp *space.Space, pri
 		}
 		samplers = m.MOSamplers
 	}
-	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, Trials: m.Trials, NoiseCV: m.NoiseCV,
+	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, Trials: m.Trials, NoiseCV: m.NoiseCV, Confirm: m.Confirm,
 		Dir: dir, Log: log, Samplers: samplers, Prune: true, Cache: m.Cache, Multi: m.Multi}
 	withPrior := base
 	withPrior.Samplers, withPrior.Prior = samplers[:1], prior

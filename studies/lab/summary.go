@@ -181,7 +181,7 @@ func (r *Result) Markdown(w io.Writer) {
 
 // writeHeadlines writes the figures that can fail as a second table.
 func writeHeadlines(w io.Writer, hs []Headline) {
-	fmt.Fprint(w, "\nGap to each seed's reality optimum, median / worst seed (none: no complete trial yet); GPU-hours until the reported best is within 5% of it; the expert's config is secondary.\n\n| sampler |")
+	fmt.Fprint(w, "\nGap to each seed's reality optimum, median / worst seed (none: no complete trial yet); GPU-hours until the reported best is within 5% of it; the expert's config is secondary; the seeds whose reported best is truly within the report's stated uncertainty (1.96·CV/√n, its measured noise) of the best config they measured, and how far below it.\n\n| sampler |")
 	n := 0
 	if len(hs) > 0 {
 		n = len(hs[0].Gaps)
@@ -189,16 +189,24 @@ func writeHeadlines(w io.Writer, hs []Headline) {
 	for _, k := range headlineMarks()[:n] {
 		fmt.Fprintf(w, " gap@%d |", k)
 	}
-	fmt.Fprint(w, " GPU-h to within 5% (seeds never) | HV@40 (worst) | GPU-h to expert |\n|---|")
-	fmt.Fprint(w, strings.Repeat("---|", n+3), "\n")
+	fmt.Fprint(w, " GPU-h to within 5% (seeds never) | HV@40 (worst) | GPU-h to expert | reported within noise of best measured | its gap median / worst |\n|---|")
+	fmt.Fprint(w, strings.Repeat("---|", n+5), "\n")
 	for _, h := range hs {
 		fmt.Fprintf(w, "| %s |", h.Sampler)
 		for _, g := range h.Gaps {
 			fmt.Fprintf(w, " %s / %s |", fmtGap(g.Median), fmtGap(g.Worst))
 		}
 		fmt.Fprintf(w, " %s (%d of %d) | %s |", fmtOpt(h.ToWithin, "%.1f", "never"), h.Never, h.Seeds, fmtHV(h))
-		fmt.Fprintf(w, " %s |\n", fmtOpt(h.ToExpert, "%.1f", "-"))
+		fmt.Fprintf(w, " %s | %s | %s / %s |\n", fmtOpt(h.ToExpert, "%.1f", "-"), fmtConfirmed(h), fmtGap(h.ConfirmGap.Median), fmtGap(h.ConfirmGap.Worst))
 	}
+}
+
+// fmtConfirmed is the share of seeds whose report passed the check.
+func fmtConfirmed(h Headline) string {
+	if h.ConfirmSeeds == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d of %d (%.0f%%)", h.Confirmed, h.ConfirmSeeds, 100*float64(h.Confirmed)/float64(h.ConfirmSeeds))
 }
 
 func fmtGap(g *float64) string {
@@ -289,6 +297,14 @@ type Headline struct {
 	// reaches it).
 	ToExpert *float64 `json:"gpu_hours_to_expert,omitempty"`
 	Seeds    int      `json:"seeds"`
+	// Confirmed counts the seeds whose reported best is within the
+	// report's stated noise of the best config measured, of
+	// ConfirmSeeds (the seeds that report a best); ConfirmGap is the
+	// median and worst of how far the reported config truly is below
+	// the best measured (ConfirmCheck).
+	Confirmed    int     `json:"confirmed_within_noise"`
+	ConfirmSeeds int     `json:"confirm_seeds"`
+	ConfirmGap   GapStat `json:"confirm_gap"`
 }
 
 // GapStat is the relative gap to the reality optimum after Trials
@@ -345,6 +361,7 @@ func headline(sampler string, runs []Run, optimum float64, minimize bool, trials
 		}
 		h.Gaps = append(h.Gaps, gapStat(k, gaps))
 	}
+	h.Confirmed, h.ConfirmSeeds, h.ConfirmGap = confirmStats(runs)
 	h.ToWithin, h.Never = medianFinite(hours), countInf(hours)
 	h.ToExpert = medianFinite(expert)
 	if len(hv) > 0 {
@@ -426,4 +443,21 @@ func (r *Result) perSeed() bool {
 		}
 	}
 	return false
+}
+
+// confirmStats counts the runs whose reported best is within noise of the
+// best config they measured, of those that report one, with the spread
+// of the true gap between the two.
+func confirmStats(runs []Run) (within, seeds int, gaps GapStat) {
+	var gs []float64
+	for _, run := range runs {
+		if c := run.Confirm; c != nil {
+			seeds++
+			gs = append(gs, c.Gap)
+			if c.Within {
+				within++
+			}
+		}
+	}
+	return within, seeds, gapStat(0, gs)
 }

@@ -1,0 +1,119 @@
+package lab
+
+import (
+	"context"
+	"math"
+
+	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/store"
+)
+
+// The confirmation goal of issue 21: the config a study reports is within
+// noise of the best config it measured. Noise makes the best *measured*
+// trial a lucky one; confirmation (studies/confirm.go) measures the top
+// candidates again so the report ranks them by their means. The lab knows
+// every config's true value, so it can check the claim: the reported
+// config's true value against the truly best config among those the study
+// measured, with the tolerance the report itself states (the half-width of
+// its 95% interval, 1.96·CV/√n from the study's measured noise).
+
+// ConfirmCheck is one study's confirmation, as the lab scores it.
+type ConfirmCheck struct {
+	// Reported is the true value of the config the study's report names
+	// (measured Measurements times); BestMeasured the best true value of
+	// any config it measured to the end.
+	Reported     float64 `json:"reported"`
+	BestMeasured float64 `json:"best_measured"`
+	Measurements int     `json:"measurements"`
+	// NoiseCV is the study's noise (measured from its repeats when
+	// NoiseMeasured, else the default it assumes).
+	NoiseCV       float64 `json:"noise_cv"`
+	NoiseMeasured bool    `json:"noise_measured"`
+	// Gap is how far the reported config truly is below the best measured
+	// (relative, ≥ 0); Tolerance the report's stated uncertainty
+	// (relative); Within whether Gap ≤ Tolerance.
+	Gap       float64 `json:"gap"`
+	Tolerance float64 `json:"tolerance"`
+	Within    bool    `json:"within"`
+}
+
+// checkConfirm judges a reported value against the best measured one.
+func checkConfirm(reported, bestMeasured, cv float64, measured bool, n int, minimize bool) ConfirmCheck {
+	c := ConfirmCheck{Reported: reported, BestMeasured: bestMeasured, Measurements: n, NoiseCV: cv, NoiseMeasured: measured}
+	c.Gap = max(0, gap(reported, bestMeasured, minimize))
+	c.Tolerance = 1.96 * cv / math.Sqrt(float64(max(1, n)))
+	c.Within = c.Gap <= c.Tolerance+1e-12
+	return c
+}
+
+// confirmOf is the confirmation check of a finished study (nil when its
+// report names no config).
+func confirmOf(ctx context.Context, o *Oracle, sp *space.Space, trials []store.Trial) *ConfirmCheck {
+	rep := studies.BuildReport(sp, trials, nil)
+	if len(rep.Recommendations) == 0 {
+		return nil
+	}
+	rec := rep.Recommendations[0]
+	obj := sp.Objectives[0]
+	best := math.NaN()
+	for _, t := range trials {
+		if t.State != store.Complete {
+			continue
+		}
+		if v := trueValue(ctx, o, t.Config, obj); !math.IsNaN(v) && (math.IsNaN(best) || obj.Better(v, best)) {
+			best = v
+		}
+	}
+	v := trueValue(ctx, o, rec.Config, obj)
+	if math.IsNaN(v) || math.IsNaN(best) {
+		return nil
+	}
+	c := checkConfirm(v, best, rep.NoiseCV, rep.NoiseMeasured, rec.Measurements, obj.Direction == space.Minimize)
+	return &c
+}
+
+// reporter is the config a study would report after each trial: the best
+// by the mean of its measurements so far (the report's ranking, one
+// objective).
+type reporter struct {
+	obj   space.Objective
+	sum   map[string]float64
+	n     map[string]int
+	cfg   map[string]space.Config
+	order []string
+}
+
+func newReporter(obj space.Objective) *reporter {
+	return &reporter{obj: obj, sum: map[string]float64{}, n: map[string]int{}, cfg: map[string]space.Config{}}
+}
+
+// add records one complete measurement.
+func (r *reporter) add(c space.Config, v float64) {
+	if math.IsNaN(v) {
+		return
+	}
+	k := c.Key()
+	if r.n[k] == 0 {
+		r.order = append(r.order, k)
+		r.cfg[k] = c
+	}
+	r.sum[k] += v
+	r.n[k]++
+}
+
+// best is the config with the best mean, the first measured on a tie
+// (nil before any).
+func (r *reporter) best() space.Config {
+	top, topMean := "", math.NaN()
+	for _, k := range r.order {
+		m := r.sum[k] / float64(r.n[k])
+		if top == "" || r.obj.Better(m, topMean) {
+			top, topMean = k, m
+		}
+	}
+	if top == "" {
+		return nil
+	}
+	return r.cfg[top]
+}

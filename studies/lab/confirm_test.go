@@ -1,0 +1,106 @@
+package lab
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/servetune/servetune/space"
+)
+
+func TestCheckConfirmUsesTheReportsStatedUncertainty(t *testing.T) {
+	for _, c := range []struct {
+		name               string
+		reported, best, cv float64
+		n                  int
+		minimize           bool
+		wantGap, wantTol   float64
+		within             bool
+	}{
+		{"the best measured is reported", 100, 100, 0.05, 3, false, 0, 0.0566, true},
+		{"a confirmed report inside its interval", 95, 100, 0.05, 3, false, 0.05, 0.0566, true},
+		{"a confirmed report outside it", 93, 100, 0.05, 3, false, 0.07, 0.0566, false},
+		{"one measurement states a wider interval", 91, 100, 0.05, 1, false, 0.09, 0.098, true},
+		{"a quieter measured noise is stricter", 97, 100, 0.01, 3, false, 0.03, 0.0113, false},
+		{"minimising: a higher latency is the gap", 1.1, 1.0, 0.05, 3, true, 0.1, 0.0566, false},
+		{"reported truly better than the best measured cannot happen, but is no gap", 101, 100, 0.05, 1, false, 0, 0.098, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := checkConfirm(c.reported, c.best, c.cv, true, c.n, c.minimize)
+			if math.Abs(got.Gap-c.wantGap) > 1e-9 || math.Abs(got.Tolerance-c.wantTol) > 5e-4 || got.Within != c.within {
+				t.Errorf("checkConfirm = gap %.4f tol %.4f within %v, want %.4f %.4f %v", got.Gap, got.Tolerance, got.Within, c.wantGap, c.wantTol, c.within)
+			}
+		})
+	}
+}
+
+func TestReporterRanksConfigsByTheirMeans(t *testing.T) {
+	a, b := space.Config{"x": int64(1)}, space.Config{"x": int64(2)}
+	max := space.Objective{Metric: "m", Direction: space.Maximize}
+	r := newReporter(max)
+	if r.best() != nil {
+		t.Fatal("best before any measurement")
+	}
+	r.add(a, 110) // a lucky first measurement
+	r.add(b, 105)
+	if got := r.best(); got.Key() != a.Key() {
+		t.Fatalf("best = %v, want the higher single measurement", got)
+	}
+	r.add(a, 90) // confirmation: a's mean falls to 100
+	if got := r.best(); got.Key() != b.Key() {
+		t.Fatalf("best after confirming a = %v, want b (mean 105 over a's 100)", got)
+	}
+	r.add(b, math.NaN())
+	if got := r.best(); got.Key() != b.Key() {
+		t.Errorf("a NaN measurement moved the best to %v", got)
+	}
+	min := newReporter(space.Objective{Metric: "m", Direction: space.Minimize})
+	min.add(a, 2)
+	min.add(b, 1)
+	if got := min.best(); got.Key() != b.Key() {
+		t.Errorf("minimising: best = %v, want b", got)
+	}
+}
+
+func TestConfirmStatsCountsTheSeedsWithinNoise(t *testing.T) {
+	runs := []Run{
+		{Confirm: &ConfirmCheck{Gap: 0, Within: true}},
+		{Confirm: &ConfirmCheck{Gap: 0.08, Within: false}},
+		{Confirm: &ConfirmCheck{Gap: 0.02, Within: true}},
+		{}, // reported nothing: not a seed of the check
+	}
+	within, seeds, g := confirmStats(runs)
+	if within != 2 || seeds != 3 || !eqPtr(g.Median, ptr(0.02)) || !eqPtr(g.Worst, ptr(0.08)) {
+		t.Errorf("confirmStats = %d of %d, gap %s / %s; want 2 of 3, 0.02 / 0.08", within, seeds, show(g.Median), show(g.Worst))
+	}
+}
+
+// A short study with confirmation: the lab's curve ends on the config the
+// study's report names, confirmed by more than one measurement, and the
+// best measured config is at least as good.
+func TestEvaluateChecksTheConfirmedReport(t *testing.T) {
+	sp, err := Load("qwen3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Objectives = sp.Objectives[:1]
+	res, err := Evaluate(context.Background(), NewOracle(sp), &Truth{Optimum: 0.77}, sp, Options{
+		Landscape: "qwen3", Samplers: []string{"random"}, Seeds: 2, Trials: 12, NoiseCV: 0.05, Confirm: 0.25, Dir: t.TempDir(), Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range res.Runs {
+		c := run.Confirm
+		if c == nil {
+			t.Fatalf("seed %d: no confirmation check", run.Seed)
+		}
+		if c.Measurements < 2 || !c.NoiseMeasured {
+			t.Errorf("seed %d: reported best measured %d times (noise measured %v), want a confirmed one", run.Seed, c.Measurements, c.NoiseMeasured)
+		}
+		if c.BestMeasured > c.Reported+1e-12 || last(run.Best) != c.Reported {
+			t.Errorf("seed %d: reported %v, best measured %v, curve ends %v", run.Seed, c.Reported, c.BestMeasured, last(run.Best))
+		}
+	}
+}
