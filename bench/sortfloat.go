@@ -26,28 +26,7 @@ func sortFloats(xs []float64) {
 		}
 		keys[i] = b
 	}
-	tmp := make([]uint64, len(keys))
-	var count [1 << 16]int
-	for shift := uint(0); shift < 64; shift += 16 {
-		clear(count[:])
-		for _, k := range keys {
-			count[(k>>shift)&0xffff]++
-		}
-		if count[(keys[0]>>shift)&0xffff] == len(keys) {
-			continue // every key has the same digit: nothing to move
-		}
-		pos := 0
-		for i, c := range count {
-			count[i] = pos
-			pos += c
-		}
-		for _, k := range keys {
-			d := (k >> shift) & 0xffff
-			tmp[count[d]] = k
-			count[d]++
-		}
-		keys, tmp = tmp, keys
-	}
+	keys = radixSort(keys)
 	for i, b := range keys {
 		if b>>63 == 1 {
 			b &^= 1 << 63
