@@ -101,8 +101,8 @@ func TestCacheKeyCoversWhatDecidesAGrid(t *testing.T) {
 			t.Errorf("another %s shares the cache file", what)
 		}
 	}
-	if sim.CodeDigest() != sim.CodeDigest() || sim.CodeDigest() == "" {
-		t.Error("the simulator's code digest is not a stable value")
+	if first, again := sim.CodeDigest(), sim.CodeDigest(); first != again || first == "" {
+		t.Errorf("the simulator's code digest is not a stable value: %q then %q", first, again)
 	}
 }
 
