@@ -1,41 +1,21 @@
 package engines_test
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/enginetest"
 	"github.com/servetune/servetune/space"
 )
-
-// declaredTarget loads the engines of file through a minimal space, the
-// way a space file declares them.
-func declaredTarget(t *testing.T, engine, include, decl string) space.Target {
-	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "space.toml")
-	src := include + "[study]\nname = \"d\"\n[target]\nrunner = \"process\"\nmodel = \"/models/tiny.gguf\"\nengine = \"" + engine + "\"\n" +
-		"[[objectives]]\nmetric = \"total_tps\"\ndirection = \"maximize\"\n[params.max_running]\nvalues = [4, 8]\n" + decl
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sp, err := space.Load(context.Background(), path, space.Options{Engines: engines.Names(), Supports: engines.Supports, Profile: bench.Lookup})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sp.Target
-}
 
 // The shipped llama-server declaration renders llama.cpp's own spellings
 // (common/arg.cpp, b8993): the model as --model, booleans present or
 // absent, and nothing for "default".
 func TestDeclaredLlamaServerRendersItsFlags(t *testing.T) {
 	abs, _ := filepath.Abs("../examples/engines/llama-server.toml")
-	tg := declaredTarget(t, "llama-server", "include = \""+abs+"\"\n", "")
+	tg := enginetest.DeclaredTarget(t, "llama-server", "include = \""+abs+"\"\n", "")
 	cfg := space.Config{"max_running": int64(8), "flash_attn": "on", "cont_batching": false, "kv_unified": true, "ctx_size": space.Default}
 	cmd, err := engines.Render(cfg, tg)
 	if err != nil {
@@ -54,7 +34,7 @@ func TestDeclaredLlamaServerRendersItsFlags(t *testing.T) {
 // --model and no host.
 func TestDeclaredVLLMSimRendersItsFlags(t *testing.T) {
 	abs, _ := filepath.Abs("../examples/engines/vllm-sim.toml")
-	tg := declaredTarget(t, "vllm-sim", "include = \""+abs+"\"\n", "")
+	tg := enginetest.DeclaredTarget(t, "vllm-sim", "include = \""+abs+"\"\n", "")
 	cmd, err := engines.Render(space.Config{"max_running": int64(4)}, tg)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +47,7 @@ func TestDeclaredVLLMSimRendersItsFlags(t *testing.T) {
 // Knobs mapped to variables, JSON values and "equals" style render as
 // declared; a boolean variable carries true/false.
 func TestDeclaredEngineEnvJSONAndEqualsStyle(t *testing.T) {
-	tg := declaredTarget(t, "x", "", `
+	tg := enginetest.DeclaredTarget(t, "x", "", `
 [engines.x]
 command = ["x"]
 model = "env:MODEL"

@@ -4,36 +4,15 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/enginetest"
 	"github.com/servetune/servetune/space"
 )
-
-// declaredTarget loads the engines of file through a minimal space, the
-// way a space file declares them.
-func declaredTarget(t *testing.T, engine, include, decl string) space.Target {
-	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "space.toml")
-	src := include + "[study]\nname = \"d\"\n[target]\nrunner = \"process\"\nmodel = \"/models/tiny.gguf\"\nengine = \"" + engine + "\"\n" +
-		"[[objectives]]\nmetric = \"total_tps\"\ndirection = \"maximize\"\n[params.max_running]\nvalues = [4, 8]\n" + decl
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sp, err := space.Load(context.Background(), path, space.Options{Engines: engines.Names(), Supports: engines.Supports, Profile: bench.Lookup})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sp.Target
-}
 
 const goSimDecl = `
 [engines.gosim]
@@ -53,7 +32,7 @@ func goSimTarget(t *testing.T, host string, o enginetest.Options) space.Target {
 	for k, v := range enginetest.Env(enginetest.GoSim, o) {
 		env = append(env, k+" = "+quote(v))
 	}
-	return declaredTarget(t, "gosim", "", sprintf(goSimDecl, enginetest.Program(), host, strings.Join(env, ", "), `bool = "present"`))
+	return enginetest.DeclaredTarget(t, "gosim", "", sprintf(goSimDecl, enginetest.Program(), host, strings.Join(env, ", "), `bool = "present"`))
 }
 
 // A declared engine gets the built-ins' lifecycle: it is launched with its
@@ -112,7 +91,7 @@ func TestDeclaredEngineReadyByLogLine(t *testing.T) {
 	for k, v := range enginetest.Env(enginetest.GoSim, enginetest.Options{StartupDelay: 200 * time.Millisecond}) {
 		env = append(env, k+" = "+quote(v))
 	}
-	tg := declaredTarget(t, "gosim", "", sprintf(`
+	tg := enginetest.DeclaredTarget(t, "gosim", "", sprintf(`
 [engines.gosim]
 command = [%q]
 model = "--model"
