@@ -86,6 +86,9 @@ type priorSampler struct {
 	// proposed says who proposed each config asked, and what the prior
 	// predicted for it (Explain).
 	proposed map[string]Proposal
+	// memory is the memory plan learnt from the trials (prior_memory.go),
+	// nil when the prior cannot be asked about other machines.
+	memory *memoryModel
 }
 
 // candidate is a screened config: fast is its screening prediction,
@@ -105,7 +108,7 @@ type candidate struct {
 func WithPrior(ctx context.Context, inner Sampler, sp *space.Space, p Prior, seed int64) (Sampler, error) {
 	ps := &priorSampler{incumbentVal: math.NaN(), budget: -1, inner: inner, sp: sp, prior: p, rng: rand.New(rand.NewSource(seed ^ 0x9e3779b9)),
 		cands: map[string]*candidate{}, told: map[string]bool{}, around: map[string]bool{}, twins: map[string]bool{}, resid: newResidual(len(sp.Objectives)),
-		regions: newRegionTrust(), pruned: map[string]*prunedConfig{}}
+		regions: newRegionTrust(), pruned: map[string]*prunedConfig{}, memory: newMemoryModel(p)}
 	ps.screenAll(ctx, knownConfigs(p)) // a resumed study's screening, kept with it
 	ps.screen(ctx, screenStart-len(ps.order))
 	ps.climb(ctx)
@@ -170,7 +173,7 @@ func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.
 		ps.refine(ctx, refinePerAsk)
 		ps.climbFull(ctx)
 		ps.budget = -1
-		if c, ok := ps.pick(keySet(ps.sp, busy)); ok {
+		if c, ok := ps.pick(ps.memoryBusy(keySet(ps.sp, busy))); ok {
 			ps.note(ctx, c, ps.originOf(c))
 			return c, nil
 		}
@@ -200,18 +203,16 @@ func (ps *priorSampler) innerOne(ctx context.Context, busy []space.Config) (spac
 			return nil, err
 		}
 		last = cs
-		// The full prediction, not screening: some configs run out of
-		// memory only under the full benchmark's load.
-		c := ps.sp.WithTargetEngine(cs[0])
-		if ps.predict(ctx, c).feasible || !ps.trust.feasibility() || ps.regions.memoryWrong(c) {
+		run, explore := ps.innerVerdict(ctx, ps.sp.WithTargetEngine(cs[0]))
+		if run {
 			return cs[0], nil
 		}
 		ps.filtered++
-		if ps.filtered%exploreEvery == 0 {
+		if explore && ps.filtered%exploreEvery == 0 {
 			return cs[0], nil
 		}
 	}
-	return last[0], nil
+	return ps.memoryFallback(keySet(ps.sp, busy), last[0]), nil
 }
 
 // Tell passes the trial to the inner sampler and learns from it how the
@@ -223,6 +224,7 @@ func (ps *priorSampler) Tell(ctx context.Context, o Observation) error {
 	ps.trust.tell(o, cd)
 	ps.tellRegions(o, c, cd)
 	ps.tellPruned(o, c)
+	ps.tellMemory(o, c)
 	if cd.feasible {
 		ps.twins[valuesKey(cd.values)] = true
 	}

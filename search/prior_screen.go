@@ -176,8 +176,10 @@ func (ps *priorSampler) topScreened(obj, n int) []*candidate {
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].score > all[b].score })
 	out := make([]*candidate, 0, n)
-	for i := 0; i < len(all) && i < n; i++ {
-		out = append(out, all[i].cd)
+	for i := 0; i < len(all) && len(out) < n; i++ {
+		if ps.memoryOpen(all[i].cd) {
+			out = append(out, all[i].cd)
+		}
 	}
 	return out
 }
@@ -222,7 +224,9 @@ func (ps *priorSampler) screenedFront() []*candidate {
 	}
 	var out []*candidate
 	for _, i := range Front(pts, ps.sp.Objectives) {
-		out = append(out, cds[i])
+		if ps.memoryOpen(cds[i]) {
+			out = append(out, cds[i])
+		}
 	}
 	return out
 }

@@ -20,6 +20,7 @@ type simPrior struct {
 	runner *objective.SimRunner
 	// screening are the study's profiles shortened for screening.
 	screening []bench.Profile
+	memory    *MemoryPlan
 }
 
 // New returns the simulator prior for the study, or nil when the
@@ -38,7 +39,7 @@ func New(sp *space.Space, cards *sim.Cards) search.Prior {
 	t := sp.Target
 	t.Sim.NoiseCV = 0
 	p := &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})),
-		screening: sim.ScreeningProfiles(sp.Profiles)}
+		screening: sim.ScreeningProfiles(sp.Profiles), memory: NewMemoryPlan(cards)}
 	if reflect.DeepEqual(p.screening, sp.Profiles) {
 		return p // short benchmarks: screening would simulate them twice
 	}
@@ -60,6 +61,13 @@ func (p screeningSimPrior) Screen(ctx context.Context, c space.Config) ([]float6
 // idle machine but seconds on a loaded one: it stops with ctx.
 func (p *simPrior) Predict(ctx context.Context, c space.Config) ([]float64, bool) {
 	return p.simulate(ctx, c, p.sp.Profiles)
+}
+
+// MemoryFits asks the simulator's memory plan about c on a machine with
+// mem times the card's GPU memory and overhead times its overheads
+// (search.MemoryPlanner).
+func (p *simPrior) MemoryFits(c space.Config, mem, overhead float64) (fits, ok bool) {
+	return p.memory.Fits(c, p.target, mem, overhead)
 }
 
 func (p *simPrior) simulate(ctx context.Context, c space.Config, profiles []bench.Profile) ([]float64, bool) {

@@ -191,7 +191,7 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 		Log: zerolog.Nop(), Search: search.Options{NoFeasibility: opt.NoFeasibility}, Workers: opt.Workers, Virtual: opt.Workers > 1, Confirm: opt.Confirm}
 	label := sampler
 	if opt.Prior != nil {
-		ro.Search.Prior = oraclePrior{o: opt.Prior, sp: &sp}
+		ro.Search.Prior = newOraclePrior(opt.Prior, &sp)
 		label += "+prior"
 	}
 	if opt.Prune {

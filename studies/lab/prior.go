@@ -4,14 +4,29 @@ import (
 	"context"
 	"math"
 
+	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/space"
 )
 
 // oraclePrior is the simulator prior served from an oracle's cache: the
 // lab's studies share one screening of the space.
 type oraclePrior struct {
-	o  *Oracle
-	sp *space.Space
+	o   *Oracle
+	sp  *space.Space
+	mem *simprior.MemoryPlan
+}
+
+// newOraclePrior is the prior of a study of sp served from o, with o's
+// memory plan (the one `servetune run`'s simulator prior asks).
+func newOraclePrior(o *Oracle, sp *space.Space) oraclePrior {
+	return oraclePrior{o: o, sp: sp, mem: simprior.NewMemoryPlan(o.cards)}
+}
+
+// MemoryFits asks the oracle's memory plan about c on a machine with mem
+// times the card's GPU memory and overhead times its overheads
+// (search.MemoryPlanner).
+func (p oraclePrior) MemoryFits(c space.Config, mem, overhead float64) (fits, ok bool) {
+	return p.mem.Fits(p.sp.WithTargetEngine(c), p.sp.Target, mem, overhead)
 }
 
 // Predict returns the oracle's noiseless values of the study's objectives

@@ -19,7 +19,7 @@ func TestScreeningKeepsTheRanking(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp.Objectives = sp.Objectives[:1]
-	p := oraclePrior{o: NewOracle(sp), sp: sp}
+	p := newOraclePrior(NewOracle(sp), sp)
 	rng := rand.New(rand.NewSource(3))
 	var full, fast []float64
 	for len(full) < 24 {
