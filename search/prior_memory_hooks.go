@@ -99,3 +99,24 @@ func (ps *priorSampler) memoryOpen(cd *candidate) bool {
 	fits, decided := ps.memory.fits(configKey(ps.sp, cd.cfg), cd.cfg, cd.fastOK)
 	return fits || !decided
 }
+
+// MemoryLearner is a Sampler whose prior learns the machine's memory from
+// the study's trials: what a report or log can say about why the prior's
+// out-of-memory predictions moved.
+type MemoryLearner interface {
+	// LearntMemory is the learned scales of the card's usable memory and
+	// of its overheads besides weights and KV cache (posterior geometric
+	// means); contradicted is false while every trial agreed with the
+	// card's plan (the scales are then the prior's, not evidence).
+	LearntMemory() (mem, overhead float64, contradicted bool)
+}
+
+// LearntMemory reports the learned memory plan; (1, 1, false) when the
+// prior cannot be asked about other machines.
+func (ps *priorSampler) LearntMemory() (mem, overhead float64, contradicted bool) {
+	if ps.memory == nil {
+		return 1, 1, false
+	}
+	mem, overhead = ps.memory.scales()
+	return mem, overhead, ps.memory.contradicted
+}

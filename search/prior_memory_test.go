@@ -121,8 +121,8 @@ func TestPriorLearnsAnOverratedMemoryPlan(t *testing.T) {
 	if s.memory == nil {
 		t.Fatal("the prior is a MemoryPlanner, yet no memory plan is learnt")
 	}
-	if mem, _ := s.memory.scales(); !(mem < 1) {
-		t.Errorf("learned memory scale %.2f, want below the card's", mem)
+	if mem, over, contradicted := s.LearntMemory(); !contradicted || !(mem/over < 1) {
+		t.Errorf("learnt memory ×%.2f, overheads ×%.2f (contradicted %v): want less room than the card's", mem, over, contradicted)
 	}
 }
 
