@@ -8,13 +8,17 @@ import (
 // Noise is measured, not assumed: a study spends a budgeted share of its
 // trials measuring configs again. Early, it repeats the baseline (a
 // quarter of the way in, so the pair spans part of the study and drift
-// shows) and the incumbent once it has settled (half-way in); at the
-// end, the reserved half of the share confirms the top candidates — the
-// best, the runner-up and any other within noise of the best — fewest
-// measurements first, so the study reports a best that was measured more
-// than once, with an uncertainty. NextConfirm is the one decision; the
-// study turns its answer into a trial of origin "noise" or "confirm",
-// which counts toward n_trials like any other.
+// shows) and the incumbent once it has settled (half-way in). At the end
+// it confirms adaptively, as a best-arm identification does: the config
+// the report would name (the leader) is measured again if it was
+// measured once, and then, while a rival could still be truly better —
+// the upper confidence bound of the rival's lead over the leader is
+// positive — the rival with the highest such bound or the leader,
+// whichever has fewer measurements. When rivals still overlap, the share
+// grows by up to half; when the leader is separated, the trials left go
+// back to the search. NextConfirm is the one decision; the study turns
+// its answer into a trial of origin "noise" or "confirm", which counts
+// toward n_trials like any other.
 
 // DefaultConfirmShare is the share of n_trials spent on noise repeats and
 // confirmations when the user does not say (servetune run --confirm).
@@ -23,22 +27,32 @@ const DefaultConfirmShare = 0.1
 // Confirmation constants: a study of fewer than minConfirmTrials trials
 // confirms nothing by default; one of more spends at least
 // minConfirmBudget trials (a noise pair and a confirmation), and no
-// config is measured more than MaxMeasurements times by confirmation;
-// confirmContenders bounds the top candidates confirmed.
+// config is measured more than MaxMeasurements times by confirmation.
+// confirmZ is the two-sided 95% normal quantile the reports state their
+// uncertainty with; noisePriorDF is how many degrees of freedom the
+// assumed noise weighs against the measured one (a few repeats of
+// heavy-tailed noise, taken close in time, understate it).
 const (
-	minConfirmTrials  = 10
-	minConfirmBudget  = 2
-	MaxMeasurements   = 3
-	confirmContenders = 3
+	minConfirmTrials = 10
+	minConfirmBudget = 2
+	MaxMeasurements  = 3
+	confirmZ         = 1.96
+	noisePriorDF     = 2
 )
 
 // ConfirmBudget is how many trials of a study of nTrials go to noise
-// repeats and confirmations at the given share.
+// repeats and confirmations at the given share, before it grows.
 func ConfirmBudget(share float64, nTrials int) int {
 	if share <= 0 || nTrials < minConfirmTrials {
 		return 0
 	}
 	return min(nTrials/2, max(minConfirmBudget, int(math.Round(share*float64(nTrials)))))
+}
+
+// ConfirmLimit is the most a budget grows to while rivals overlap the
+// leader at the end: by half, rounded up.
+func ConfirmLimit(budget int) int {
+	return budget + (budget+1)/2
 }
 
 // Measured is one config as confirmation sees it: its key, the mean of
@@ -61,12 +75,20 @@ type ConfirmState struct {
 	// (n_trials, and the GPU-time budget at the mean trial's cost).
 	NTrials, Done, Remaining int
 	// Baseline is the baseline config (nil: none measured yet); Ranked
-	// the feasible configs, best first.
+	// the feasible configs, best first on the first objective; Leader
+	// the key of the one the report names now (empty: Ranked[0]) — with
+	// several objectives, a front member within noise of the best on the
+	// first and better on another.
 	Baseline *Measured
 	Ranked   []Measured
-	// CV is the measurement noise (relative) that decides which
-	// candidates are within noise of the best.
-	CV float64
+	Leader   string
+	// Minimize is the first objective's direction.
+	Minimize bool
+	// CV is the measurement noise (relative): measured from CVDF degrees
+	// of freedom of repeats, or, with none, AssumedCV.
+	CV        float64
+	CVDF      int
+	AssumedCV float64
 }
 
 // Confirm is a config to measure again and why: "noise" (the baseline,
@@ -77,51 +99,145 @@ type Confirm struct {
 
 // NextConfirm decides whether the next trial measures a config again.
 func NextConfirm(s ConfirmState) (Confirm, bool) {
-	if s.Used >= s.Budget {
+	if s.Budget <= 0 || s.Used >= ConfirmLimit(s.Budget) {
 		return Confirm{}, false
 	}
-	if s.Remaining <= s.Budget-s.Used {
-		return confirmTop(s)
+	if s.Remaining <= s.endTrials() {
+		return s.confirmEnd()
 	}
-	early := s.Budget - (s.Budget+1)/2 // the larger half is kept for the end
+	return s.confirmEarly()
+}
+
+// confirmEarly spends the smaller half of the budget: the baseline again
+// a quarter of the way in, the leader half-way in if measured once.
+func (s ConfirmState) confirmEarly() (Confirm, bool) {
+	early := s.Budget - (s.Budget+1)/2
+	l, ok := s.leader()
 	switch {
 	case s.Used >= early || 4*s.Done < s.NTrials:
 		return Confirm{}, false
 	case s.Baseline != nil && s.Baseline.N == 1 && !s.Baseline.Running:
 		return Confirm{s.Baseline.Key, "noise"}, true
-	case 2*s.Done >= s.NTrials && len(s.Ranked) > 0 && s.Ranked[0].N == 1 && !s.Ranked[0].Running:
-		return Confirm{s.Ranked[0].Key, "confirm"}, true
+	case 2*s.Done >= s.NTrials && ok && l.N == 1 && !l.Running:
+		return Confirm{l.Key, "confirm"}, true
 	}
 	return Confirm{}, false
 }
 
-// confirmTop picks, among the contenders, the one measured fewest times
-// (the better on a tie), until each has MaxMeasurements.
-func confirmTop(s ConfirmState) (Confirm, bool) {
-	pick := -1
-	cs := contenders(s.Ranked, s.CV)
-	for i, m := range cs {
-		if !m.Running && m.N < MaxMeasurements && (pick < 0 || m.N < cs[pick].N) {
-			pick = i
+// endTrials is how many of the last trials confirmation takes: what is
+// left of the budget, or as many as the leader and its rivals measured
+// once still want (one more when a rival overlaps), up to the limit.
+func (s ConfirmState) endTrials() int {
+	left := s.Budget - s.Used
+	l, ok := s.leader()
+	if !ok {
+		return left
+	}
+	want := 0
+	if l.N < 2 {
+		want++
+	}
+	threatened := false
+	for _, r := range s.Ranked {
+		if r.Key != l.Key && s.lead(r, l) > 0 {
+			threatened = true
+			if r.N < 2 {
+				want++
+			}
 		}
 	}
-	if pick < 0 {
-		return Confirm{}, false
+	if threatened {
+		want++
 	}
-	return Confirm{cs[pick].Key, "confirm"}, true
+	return max(left, min(want, ConfirmLimit(s.Budget)-s.Used))
 }
 
-// contenders are the best config, the runner-up, and the others among
-// the first confirmContenders within noise of the best: two measurements
-// apart by less than 2·√2·CV of the best's value.
-func contenders(ranked []Measured, cv float64) []Measured {
-	var out []Measured
-	for i, m := range ranked[:min(len(ranked), confirmContenders)] {
-		if i < 2 || math.Abs(m.Mean-ranked[0].Mean) <= 2*math.Sqrt2*cv*math.Abs(ranked[0].Mean) {
-			out = append(out, m)
+// confirmEnd measures the leader again if it was measured once; then,
+// while a rival could be truly better, whichever of the leader and the
+// most threatening rival has fewer measurements (the leader on a tie).
+// A separated leader confirms nothing: the trial goes to the search.
+func (s ConfirmState) confirmEnd() (Confirm, bool) {
+	l, ok := s.leader()
+	if !ok {
+		return Confirm{}, false
+	}
+	free := !l.Running && l.N < MaxMeasurements
+	if free && l.N < 2 {
+		return Confirm{l.Key, "confirm"}, true
+	}
+	r, lead := s.rival(l)
+	switch {
+	case lead <= 0:
+		return Confirm{}, false
+	case free && (l.N <= r.N || r.Key == ""):
+		return Confirm{l.Key, "confirm"}, true
+	case r.Key != "":
+		return Confirm{r.Key, "confirm"}, true
+	}
+	return Confirm{}, false
+}
+
+// leader is the config the report names now.
+func (s ConfirmState) leader() (Measured, bool) {
+	for _, m := range s.Ranked {
+		if m.Key == s.Leader {
+			return m, true
 		}
 	}
-	return out
+	if len(s.Ranked) == 0 {
+		return Measured{}, false
+	}
+	return s.Ranked[0], true
+}
+
+// rival is the rival that can be measured again with the highest upper
+// confidence bound on its lead over the leader, and that bound (-Inf:
+// none). A rival that cannot be measured again still counts as a
+// threat (lead > 0) so the leader is measured instead.
+func (s ConfirmState) rival(l Measured) (Measured, float64) {
+	var best Measured
+	lead, blocked := math.Inf(-1), false
+	for _, r := range s.Ranked {
+		if r.Key == l.Key {
+			continue
+		}
+		d := s.lead(r, l)
+		if r.Running || r.N >= MaxMeasurements {
+			blocked = blocked || d > 0
+			continue
+		}
+		if d > lead {
+			best, lead = r, d
+		}
+	}
+	if lead <= 0 && blocked {
+		return Measured{}, math.SmallestNonzeroFloat64
+	}
+	return best, lead
+}
+
+// lead is the upper confidence bound of how much better r truly is than
+// l, in the first objective's units: their difference plus confirmZ
+// standard errors of it.
+func (s ConfirmState) lead(r, l Measured) float64 {
+	d := r.Mean - l.Mean
+	if s.Minimize {
+		d = -d
+	}
+	cv := s.decisionCV()
+	se := cv * math.Sqrt(r.Mean*r.Mean/float64(max(1, r.N))+l.Mean*l.Mean/float64(max(1, l.N)))
+	return d + confirmZ*se
+}
+
+// decisionCV is the noise confirmation decides with: the measured CV
+// pooled with the assumed one at noisePriorDF degrees of freedom, so a
+// few quiet repeats do not declare a lucky leader separated.
+func (s ConfirmState) decisionCV() float64 {
+	if s.CVDF <= 0 || s.AssumedCV <= 0 {
+		return s.CV
+	}
+	df := float64(s.CVDF)
+	return math.Sqrt((df*s.CV*s.CV + noisePriorDF*s.AssumedCV*s.AssumedCV) / (df + noisePriorDF))
 }
 
 // Drift is what the repeated measurements say about a machine whose

@@ -28,6 +28,10 @@ func TestNextConfirm(t *testing.T) {
 		f(&s)
 		return s
 	}
+	end := func(used int, ranked ...Measured) func(*ConfirmState) {
+		return func(s *ConfirmState) { s.Used, s.Done, s.Remaining, s.Ranked = used, 57, 3, ranked }
+	}
+	m := func(key string, mean float64, n int) Measured { return Measured{Key: key, Mean: mean, N: n} }
 	for _, c := range []struct {
 		name string
 		s    ConfirmState
@@ -43,28 +47,51 @@ func TestNextConfirm(t *testing.T) {
 			s.Baseline = &Measured{Key: "base", N: 2}
 			s.Used, s.Done, s.Remaining = 1, 30, 30
 		}), Confirm{"a", "confirm"}, true},
+		{"half-way: the incumbent the report names", st(func(s *ConfirmState) {
+			s.Baseline = &Measured{Key: "base", N: 2}
+			s.Used, s.Done, s.Remaining, s.Leader = 1, 30, 30, "b"
+		}), Confirm{"b", "confirm"}, true},
 		{"early share spent", st(func(s *ConfirmState) {
 			s.Baseline = &Measured{Key: "base", N: 2}
 			s.Used, s.Done, s.Remaining = 3, 40, 20
 		}), Confirm{}, false},
-		{"the end: the best first", st(func(s *ConfirmState) { s.Used, s.Done, s.Remaining = 3, 57, 3 }), Confirm{"a", "confirm"}, true},
-		{"the end: fewest measurements first", st(func(s *ConfirmState) {
-			s.Used, s.Done, s.Remaining = 4, 58, 2
-			s.Ranked = []Measured{{Key: "a", Mean: 200, N: 2}, {Key: "b", Mean: 190, N: 1}}
+		{"the end: a leader measured once first", st(end(3, m("a", 200, 1), m("b", 199, 1))), Confirm{"a", "confirm"}, true},
+		{"the end: the leader the report names, not the best on the first objective", st(func(s *ConfirmState) {
+			end(3, m("a", 200, 1), m("b", 199, 1))(s)
+			s.Leader = "b"
 		}), Confirm{"b", "confirm"}, true},
-		{"the end: a third within noise is a contender", st(func(s *ConfirmState) {
-			s.Used, s.Done, s.Remaining = 4, 58, 2
-			s.Ranked = []Measured{{Key: "a", Mean: 200, N: 2}, {Key: "b", Mean: 195, N: 2}, {Key: "c", Mean: 190, N: 1}}
-		}), Confirm{"c", "confirm"}, true},
-		{"the end: a third outside noise is not", st(func(s *ConfirmState) {
-			s.Used, s.Done, s.Remaining = 4, 58, 2
-			s.Ranked = []Measured{{Key: "a", Mean: 200, N: 2}, {Key: "b", Mean: 195, N: 2}, {Key: "c", Mean: 150, N: 1}}
+		{"the end: a rival measured once, before the leader again", st(end(3, m("a", 200, 2), m("b", 190, 1))), Confirm{"b", "confirm"}, true},
+		{"the end: the rival with the highest bound, beyond the first three", st(end(3, m("a", 200, 2), m("b", 199, 3), m("c", 198, 3), m("d", 197, 1))), Confirm{"d", "confirm"}, true},
+		{"the end: leader and rival measured alike: the leader", st(end(3, m("a", 200, 2), m("b", 199, 2))), Confirm{"a", "confirm"}, true},
+		{"the end: the leader at its limit: the rival", st(end(3, m("a", 200, MaxMeasurements), m("b", 199, 2))), Confirm{"b", "confirm"}, true},
+		{"the end: a rival at its limit still threatens: the leader", st(end(3, m("a", 200, 2), m("b", 199, MaxMeasurements))), Confirm{"a", "confirm"}, true},
+		{"the end: a separated leader leaves the trial to the search", st(end(3, m("a", 200, 2), m("b", 100, 1))), Confirm{}, false},
+		{"the end: every contender measured enough", st(end(3, m("a", 200, MaxMeasurements), m("b", 199, MaxMeasurements))), Confirm{}, false},
+		{"the end: rivals still overlap when the budget is spent: it grows", st(func(s *ConfirmState) {
+			end(6, m("a", 200, 2), m("b", 198, 1))(s)
+			s.Remaining = 2 // the rival and one more
+		}), Confirm{"b", "confirm"}, true},
+		{"the end: growth is bounded", st(end(ConfirmLimit(6), m("a", 200, 2), m("b", 198, 1))), Confirm{}, false},
+		{"the end comes earlier when rivals overlap", st(func(s *ConfirmState) {
+			end(3, m("a", 200, 1), m("b", 199, 1), m("c", 198, 1), m("d", 197, 1))(s)
+			s.Remaining = 5 // the leader, three rivals and one more: 5 > 3 left of the budget
 		}), Confirm{"a", "confirm"}, true},
-		{"the end: every contender measured enough", st(func(s *ConfirmState) {
-			s.Used, s.Done, s.Remaining = 4, 58, 2
-			s.Ranked = []Measured{{Key: "a", Mean: 200, N: MaxMeasurements}, {Key: "b", Mean: 150, N: MaxMeasurements}}
+		{"not earlier than the budget when the leader is separated", st(func(s *ConfirmState) {
+			end(3, m("a", 200, 1), m("b", 100, 1))(s)
+			s.Remaining = 4
 		}), Confirm{}, false},
-		{"the end: budget spent", st(func(s *ConfirmState) { s.Used, s.Done, s.Remaining = 6, 59, 1 }), Confirm{}, false},
+		{"minimising: a lower rival is the threat", st(func(s *ConfirmState) {
+			end(3, m("a", 1.0, 2), m("b", 1.02, 1), m("c", 2, 1))(s)
+			s.Minimize = true
+		}), Confirm{"b", "confirm"}, true},
+		{"quiet measured noise pooled with the assumed: still a threat", st(func(s *ConfirmState) {
+			end(3, m("a", 200, 2), m("b", 190, 1))(s)
+			s.CV, s.CVDF, s.AssumedCV = 0.001, 2, 0.05
+		}), Confirm{"b", "confirm"}, true},
+		{"quiet measured noise alone: separated", st(func(s *ConfirmState) {
+			end(3, m("a", 200, 2), m("b", 190, 1))(s)
+			s.CV, s.CVDF = 0.001, 2
+		}), Confirm{}, false},
 		{"the GPU budget brings the end forward", st(func(s *ConfirmState) { s.Used, s.Done, s.Remaining = 1, 20, 5 }), Confirm{"a", "confirm"}, true},
 		{"the end with nothing measured", st(func(s *ConfirmState) { s.Remaining, s.Ranked = 2, nil }), Confirm{}, false},
 	} {

@@ -44,7 +44,8 @@ func (l *loop) confirmNext() (next, bool) {
 
 // confirmState is the study as search.NextConfirm sees it.
 func (l *loop) confirmState(budget int) search.ConfirmState {
-	s := search.ConfirmState{Budget: budget, NTrials: l.Space.Study.NTrials}
+	s := search.ConfirmState{Budget: budget, NTrials: l.Space.Study.NTrials, AssumedCV: defaultNoiseCV,
+		Minimize: l.Space.Objectives[0].Direction == space.Minimize}
 	running := map[string]bool{}
 	for _, t := range l.trials {
 		if t.State == store.Running {
@@ -59,13 +60,23 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 	s.Remaining = min(s.NTrials-s.Done, l.budgetLeft())
 	s.CV, _ = noiseCV(l.Space, l.trials)
 	groups := configGroups(l.Space, l.trials)
+	measured := func(g *configGroup) search.Measured {
+		return search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key]}
+	}
 	if b := Baseline(l.trials); b != nil {
 		if g := groups.of(b.Config.Key()); g != nil {
-			s.Baseline = &search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key]}
+			b := measured(g)
+			s.Baseline = &b
 		}
 	}
-	for _, g := range groups.ranked(l.Space) {
-		s.Ranked = append(s.Ranked, search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key]})
+	for _, g := range groups {
+		s.CVDF += len(g.runs) - 1
+	}
+	for _, g := range groups.feasible(l.Space) {
+		s.Ranked = append(s.Ranked, measured(g))
+	}
+	if recs := BuildReport(l.Space, l.trials, nil).Recommendations; len(recs) > 0 {
+		s.Leader = recs[0].Config.Key()
 	}
 	return s
 }
@@ -159,18 +170,14 @@ func (gs groups) winners(sp *space.Space) []*configGroup {
 	return out
 }
 
-// ranked are the feasible configs best first on the first objective (the
-// front's members first with several objectives): the candidates a
-// confirmation chooses from.
-func (gs groups) ranked(sp *space.Space) []*configGroup {
+// feasible are the configs that meet the constraints, best first on the
+// first objective: the leader and its rivals, with one objective or
+// several (a config off the front can still be truly best on the first).
+func (gs groups) feasible(sp *space.Space) []*configGroup {
 	var out []*configGroup
-	if len(sp.Objectives) > 1 {
-		out = gs.winners(sp)
-	} else {
-		for _, g := range gs {
-			if g.violation == 0 && !math.IsNaN(g.mean[0]) {
-				out = append(out, g)
-			}
+	for _, g := range gs {
+		if g.violation == 0 && !math.IsNaN(g.mean[0]) {
+			out = append(out, g)
 		}
 	}
 	o := sp.Objectives[0]

@@ -3,6 +3,7 @@ package studies
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -118,8 +119,9 @@ func TestConfirmedBestUnderSimulatedNoise(t *testing.T) {
 				ordinary[tr.Config.Key()] = true
 			}
 		}
-		if budget := search.ConfirmBudget(0.2, 20); origins["noise"] != 1 || origins["noise"]+origins["confirm"] != budget {
-			t.Errorf("workers %d: origins %v, want one noise repeat and %d noise+confirm trials", workers, origins, budget)
+		limit := search.ConfirmLimit(search.ConfirmBudget(0.2, 20))
+		if n := origins["noise"] + origins["confirm"]; origins["noise"] != 1 || n < 2 || n > limit {
+			t.Errorf("workers %d: origins %v, want one noise repeat and 2 to %d noise+confirm trials", workers, origins, limit)
 		}
 		r := BuildReport(sp, trials, nil)
 		rec := r.Recommendations[0]
@@ -180,5 +182,45 @@ func TestConfirmationsDetectDrift(t *testing.T) {
 	}
 	if m := noiseAware(&rule, sp, trials).Margin; m <= rule.Margin {
 		t.Errorf("prune margin %v after drift, want wider than %v", m, rule.Margin)
+	}
+}
+
+// With two objectives, confirmation works on the config the report names
+// (a front member within noise of the best on the first objective and
+// better on the second) and weighs every feasible config as a rival on
+// the first objective, the front's or not.
+func TestConfirmStateFollowsTheReportsPick(t *testing.T) {
+	sp := studySpace(t, 40, `
+[[objectives]]
+metric = "mean_tpot_ms"
+direction = "minimize"
+`)
+	cfg := func(mr, dp int64) space.Config {
+		return sp.WithTargetEngine(space.Config{"max_running": mr, "mem_fraction": 0.8, "dp": dp})
+	}
+	trial := func(n int, origin string, c space.Config, tps, tpot float64) store.Trial {
+		return store.Trial{Number: n, State: store.Complete, Origin: origin, Config: c,
+			Metrics: map[string]map[string]float64{"p": {"total_tps": tps, "mean_tpot_ms": tpot}}}
+	}
+	best, picked, off := cfg(64, 1), cfg(128, 1), cfg(16, 2)
+	l := &loop{RunOptions: RunOptions{Space: sp}, trials: []store.Trial{
+		trial(1, "baseline", cfg(32, 1), 1000, 20),
+		trial(2, "sampler", best, 2000, 10),
+		trial(3, "sampler", picked, 1980, 8), // within noise of the best total_tps, better mean_tpot_ms
+		trial(4, "sampler", off, 1990, 12),   // dominated by trial 2: off the front
+	}}
+	s := l.confirmState(4)
+	if s.Leader != picked.Key() {
+		t.Errorf("leader %q, want the report's pick %q", s.Leader, picked.Key())
+	}
+	var keys []string
+	for _, m := range s.Ranked {
+		keys = append(keys, m.Key)
+	}
+	if want := []string{best.Key(), off.Key(), picked.Key(), cfg(32, 1).Key()}; !slices.Equal(keys, want) {
+		t.Errorf("ranked %v, want every feasible config by total_tps %v", keys, want)
+	}
+	if s.Minimize || s.AssumedCV != defaultNoiseCV || s.CVDF != 0 {
+		t.Errorf("state %+v: want maximising, the assumed noise, no repeats", s)
 	}
 }

@@ -180,7 +180,7 @@ func repeatFlag() cli.Flag {
 }
 
 func confirmFlag() cli.Flag {
-	return &cli.Float64Flag{Name: "confirm", Value: search.DefaultConfirmShare, Usage: "spend this share of n_trials measuring the baseline and the best configs again, to measure the noise and confirm the best (0: never; studies of fewer than 10 trials never do)"}
+	return &cli.Float64Flag{Name: "confirm", Value: search.DefaultConfirmShare, Usage: "spend this share of n_trials measuring the baseline and the best configs again, to measure the noise and confirm the best (up to half more while rivals overlap the best, less once it is separated; 0: never; studies of fewer than 10 trials never do)"}
 }
 
 func budgetFlag() cli.Flag {
