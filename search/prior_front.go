@@ -170,8 +170,7 @@ func fastOf(cd *candidate) []float64 {
 // neighbour): the full predictions when the prior predicts both feasible,
 // the screening ones when its memory plan was contradicted.
 func (ps *priorSampler) frontEstimates(busy map[string]bool) map[string][]float64 {
-	logSum := map[string][]float64{}
-	n := map[string]int{}
+	all := map[string][][]float64{}
 	for _, p := range ps.frontParents() {
 		pc := ps.cands[configKey(ps.sp, p.cfg)]
 		if pc == nil {
@@ -179,30 +178,29 @@ func (ps *priorSampler) frontEstimates(busy map[string]bool) map[string][]float6
 		}
 		for _, nb := range ps.neighbours(p.cfg) {
 			k := configKey(ps.sp, nb)
-			cd := ps.cands[k]
-			if cd == nil || !ps.open(k, busy) {
-				continue
+			if cd := ps.cands[k]; cd != nil && ps.open(k, busy) {
+				if est, ok := ps.localOf(p, pc, cd); ok {
+					all[k] = append(all[k], est)
+				}
 			}
-			est, ok := ps.localOf(p, pc, cd)
-			if !ok {
-				continue
-			}
-			if logSum[k] == nil {
-				logSum[k] = make([]float64, len(est))
-			}
-			for i, v := range est {
-				logSum[k][i] += math.Log(v)
-			}
-			n[k]++
 		}
 	}
-	out := make(map[string][]float64, len(logSum))
-	for k, s := range logSum {
-		e := make([]float64, len(s))
-		for i, v := range s {
-			e[i] = math.Exp(v / float64(n[k]))
+	out := make(map[string][]float64, len(all))
+	for k, ests := range all {
+		out[k] = geoMean(ests)
+	}
+	return out
+}
+
+// geoMean is the per-objective geometric mean of positive vectors.
+func geoMean(vs [][]float64) []float64 {
+	out := make([]float64, len(vs[0]))
+	for i := range out {
+		s := 0.0
+		for _, v := range vs {
+			s += math.Log(v[i])
 		}
-		out[k] = e
+		out[i] = math.Exp(s / float64(len(vs)))
 	}
 	return out
 }

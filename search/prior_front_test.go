@@ -131,3 +131,10 @@ func TestPickHVExtendsTheMeasuredFrontFromItsMembers(t *testing.T) {
 		t.Errorf("picked %s, truly %v: adds nothing to the measured front %v", c.Summary(), got, s.measured)
 	}
 }
+
+func TestGeoMean(t *testing.T) {
+	got := geoMean([][]float64{{1, 4}, {4, 4}, {16, 4}})
+	if math.Abs(got[0]-4) > 1e-9 || math.Abs(got[1]-4) > 1e-9 {
+		t.Errorf("geoMean = %v, want [4 4]", got)
+	}
+}
