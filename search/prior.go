@@ -63,8 +63,10 @@ type priorSampler struct {
 	told  map[string]bool
 	// around holds the configs whose neighbours were screened.
 	around map[string]bool
-	// measured are the completed trials' values (the front pickHV extends).
-	measured [][]float64
+	// measured are the completed trials' values (the front pickHV extends),
+	// measuredCfgs the same trials with their configs (prior_front.go).
+	measured     [][]float64
+	measuredCfgs []measuredConfig
 	// twins holds the predictions of the configs told (valuesKey).
 	twins map[string]bool
 	resid *residual
@@ -169,6 +171,7 @@ func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.
 	ps.screenAround(ctx, ps.incumbent)
 	ps.asked++
 	if ps.priorTurn() {
+		ps.prepareFront(ctx)
 		ps.budget = refinePerAsk
 		ps.refine(ctx, refinePerAsk)
 		ps.climbFull(ctx)
@@ -231,6 +234,7 @@ func (ps *priorSampler) Tell(ctx context.Context, o Observation) error {
 	done := o.State == Complete && len(o.Values) == len(ps.sp.Objectives) && !hasNaN(o.Values)
 	if done {
 		ps.measured = append(ps.measured, o.Values)
+		ps.measuredCfgs = append(ps.measuredCfgs, measuredConfig{c, o.Values})
 		if ps.incumbent == nil || ps.sp.Objectives[0].Better(o.Values[0], ps.incumbentVal) {
 			ps.incumbent, ps.incumbentVal = c, o.Values[0]
 		}

@@ -90,34 +90,33 @@ func (ps *priorSampler) pickBest(busy map[string]bool, obj int) (space.Config, b
 }
 
 // pickHV maximises the predicted hypervolume improvement over the front
-// of measured values; false when no candidate improves it.
+// of measured values; false when no candidate improves it. A neighbour of
+// a measured front member is estimated from that member's measurement
+// (frontEstimates), any other candidate by its corrected prediction.
 func (ps *priorSampler) pickHV(busy map[string]bool) (space.Config, bool) {
+	local := ps.frontEstimates(busy)
 	var preds [][]float64
 	var cds []*candidate
 	for _, k := range ps.order {
-		if ps.open(k, busy) {
-			cds = append(cds, ps.cands[k])
-			preds = append(preds, ps.corrected(ps.cands[k], !ps.cands[k].feasible))
+		if !ps.open(k, busy) {
+			continue
 		}
+		cd := ps.cands[k]
+		p, ok := local[k]
+		if !ok {
+			p = ps.corrected(cd, !cd.feasible)
+		}
+		cds, preds = append(cds, cd), append(preds, p)
 	}
 	ref := ps.frontRef(append(append([][]float64(nil), preds...), ps.measured...))
 	if ref == nil {
 		return nil, false
 	}
-	base := Hypervolume(ps.measured, ps.sp.Objectives, ref)
-	var best *candidate
-	bestGain := 0.0
-	with := append(append([][]float64(nil), ps.measured...), nil)
-	for i, p := range preds {
-		with[len(with)-1] = p
-		if g := Hypervolume(with, ps.sp.Objectives, ref) - base; g > bestGain {
-			best, bestGain = cds[i], g
-		}
-	}
-	if best == nil {
+	i, _ := bestGain(ps.measured, preds, ps.sp.Objectives, ref)
+	if i < 0 {
 		return nil, false
 	}
-	return best.cfg, true
+	return cds[i].cfg, true
 }
 
 // frontRef is the reference point of the front of pts: the hypervolume

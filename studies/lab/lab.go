@@ -127,7 +127,8 @@ func nullNaN(xs []float64) []any {
 type Truth struct {
 	// Points counts the grid points that satisfy the space's rules,
 	// out-of-memory and refused configs included; Feasible those that
-	// complete.
+	// complete with every objective defined (one whose requests all
+	// failed has no throughput and no latency, and a study fails it).
 	Points   int       `json:"points"`
 	Feasible int       `json:"feasible"`
 	Optimum  float64   `json:"optimum"`
@@ -265,12 +266,40 @@ func score(ctx context.Context, o *Oracle, sp *space.Space, truth *Truth, sample
 	return r
 }
 
+// trueValue is c's noiseless value on obj; NaN when c fails or the
+// metric is undefined (every request failed: no throughput, no TPOT).
 func trueValue(ctx context.Context, o *Oracle, c space.Config, obj space.Objective) float64 {
 	out := o.Eval(ctx, c)
 	if out.err != nil {
 		return math.NaN()
 	}
-	return out.metrics[obj.Metric]
+	return metricOf(out, obj)
+}
+
+// metricOf is an outcome's value of obj's metric, NaN when absent: a
+// missing map entry read as 0 would put a config whose requests all failed
+// on the front at zero latency.
+func metricOf(oc *outcome, obj space.Objective) float64 {
+	if v, ok := oc.metrics[obj.Metric]; ok {
+		return v
+	}
+	return math.NaN()
+}
+
+// objectiveValues is an outcome's values of objs; false when it failed or
+// lacks one of them (a study cannot complete it).
+func objectiveValues(oc *outcome, objs []space.Objective) ([]float64, bool) {
+	if oc.err != nil {
+		return nil, false
+	}
+	p := make([]float64, len(objs))
+	for i, o := range objs {
+		p[i] = metricOf(oc, o)
+		if math.IsNaN(p[i]) {
+			return nil, false
+		}
+	}
+	return p, true
 }
 
 func trueValues(ctx context.Context, o *Oracle, c space.Config, objs []space.Objective) []float64 {
@@ -288,17 +317,13 @@ func TruthOf(t *Truth0, sp *space.Space) (*Truth, error) {
 	obj := sp.Objectives[0]
 	var pts [][]float64
 	for _, oc := range t.Outcomes {
-		if oc.err != nil {
+		p, ok := objectiveValues(oc, sp.Objectives)
+		if !ok {
 			continue
 		}
 		out.Feasible++
-		v := oc.metrics[obj.Metric]
-		if math.IsNaN(out.Optimum) || obj.Better(v, out.Optimum) {
-			out.Optimum = v
-		}
-		p := make([]float64, len(sp.Objectives))
-		for i, o := range sp.Objectives {
-			p[i] = oc.metrics[o.Metric]
+		if math.IsNaN(out.Optimum) || obj.Better(p[0], out.Optimum) {
+			out.Optimum = p[0]
 		}
 		pts = append(pts, p)
 	}

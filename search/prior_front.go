@@ -1,0 +1,218 @@
+package search
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"github.com/servetune/servetune/space"
+)
+
+// Moves along the measured front. With several objectives the prior's
+// picks are ranked by the hypervolume they add to the measured front, and
+// a pick far from any measured config is only as good as the prior's
+// absolute prediction, corrected by a residual averaged over every trial.
+// Next to a measured front member the prior knows more: the measured
+// values, and the prior's own prediction of that config. A one-knob
+// neighbour is estimated as its parent's measured values scaled, objective
+// by objective, by the ratio of the prior's predictions of the two
+// (localEstimate): whatever the prior gets wrong for both (a faster GPU, a
+// wrong efficiency of the engine and parallelism they share) cancels.
+// On the lab's realities the front's missing points are such neighbours:
+// the next max_running or chunked-prefill step of a measured front member.
+//
+// frontScreen configs' neighbours are screened per proposal at most (the
+// front's newest members first), and the frontRefine neighbours whose
+// screening estimate adds the most hypervolume are fully predicted.
+const (
+	frontScreen = 2
+	frontRefine = 6
+)
+
+// measuredConfig is a completed trial: its config and measured values.
+type measuredConfig struct {
+	cfg    space.Config
+	values []float64
+}
+
+// localEstimate is a config's values estimated from a measured neighbour:
+// the neighbour's measured values times the prior's predicted ratio of the
+// config to the neighbour, per objective; false when a ratio is undefined.
+func localEstimate(measured, predParent, predCand []float64) ([]float64, bool) {
+	if len(measured) == 0 || len(predParent) != len(measured) || len(predCand) != len(measured) {
+		return nil, false
+	}
+	out := make([]float64, len(measured))
+	for i := range measured {
+		if !(predParent[i] > 0) || !(predCand[i] > 0) || !(measured[i] > 0) || math.IsInf(predCand[i], 0) {
+			return nil, false
+		}
+		out[i] = measured[i] * predCand[i] / predParent[i]
+	}
+	return out, true
+}
+
+// hvGain is the hypervolume est adds to the points (front or not).
+func hvGain(points [][]float64, est []float64, objs []space.Objective, ref []float64) float64 {
+	with := append(append(make([][]float64, 0, len(points)+1), points...), est)
+	return Hypervolume(with, objs, ref) - Hypervolume(points, objs, ref)
+}
+
+// bestGain is the index of the estimate that adds the most hypervolume to
+// points, and its gain; -1 when none adds any. Ties go to the first.
+func bestGain(points, ests [][]float64, objs []space.Objective, ref []float64) (int, float64) {
+	best, bestG := -1, 0.0
+	for i, e := range ests {
+		if g := hvGain(points, e, objs, ref); g > bestG {
+			best, bestG = i, g
+		}
+	}
+	return best, bestG
+}
+
+// frontParents are the measured configs on the measured front, newest
+// first.
+func (ps *priorSampler) frontParents() []measuredConfig {
+	pts := make([]Point, len(ps.measuredCfgs))
+	for i, m := range ps.measuredCfgs {
+		pts[i] = Point{Values: m.values}
+	}
+	idx := Front(pts, ps.sp.Objectives)
+	sort.Sort(sort.Reverse(sort.IntSlice(idx)))
+	out := make([]measuredConfig, len(idx))
+	for i, j := range idx {
+		out[i] = ps.measuredCfgs[j]
+	}
+	return out
+}
+
+// prepareFront screens the neighbours of the measured front's members
+// (frontScreen new ones per proposal) and fully predicts those whose
+// screening estimate would add the most hypervolume.
+func (ps *priorSampler) prepareFront(ctx context.Context) {
+	if len(ps.sp.Objectives) < 2 {
+		return
+	}
+	parents := ps.frontParents()
+	fresh := 0
+	for _, p := range parents {
+		if fresh >= frontScreen {
+			break
+		}
+		if !ps.around[configKey(ps.sp, p.cfg)] {
+			ps.screenAround(ctx, p.cfg)
+			fresh++
+		}
+	}
+	ps.refineFront(ctx, parents)
+}
+
+// refineFront fully predicts frontRefine unrefined neighbours of the
+// front's members: first those whose screening estimate adds hypervolume,
+// most first, then the others, newest member first. Screening alone would
+// not do: a shortened benchmark hides what a larger batch gains, so the
+// front's next max_running step often screens worse than its parent.
+func (ps *priorSampler) refineFront(ctx context.Context, parents []measuredConfig) {
+	var gainful []scoredCand
+	var rest []*candidate
+	ref := ps.frontRef(ps.measured)
+	seen := map[string]bool{}
+	for _, p := range parents {
+		pc := ps.cands[configKey(ps.sp, p.cfg)]
+		for _, n := range ps.neighbours(p.cfg) {
+			k := configKey(ps.sp, n)
+			cd := ps.cands[k]
+			if cd == nil || cd.refined || seen[k] || ps.told[k] || !cd.fastOK {
+				continue
+			}
+			seen[k] = true
+			g := 0.0
+			if est, ok := localEstimate(p.values, fastOf(pc), cd.fast); ok && ref != nil {
+				g = hvGain(ps.measured, est, ps.sp.Objectives, ref)
+			}
+			if g > 0 {
+				gainful = append(gainful, scoredCand{cd, g})
+			} else {
+				rest = append(rest, cd)
+			}
+		}
+	}
+	ps.refineAll(ctx, frontTodo(gainful, rest, frontRefine))
+}
+
+// scoredCand is a candidate with the hypervolume its estimate adds.
+type scoredCand struct {
+	cd   *candidate
+	gain float64
+}
+
+// frontTodo is the refinement order: the gainful by gain (stable), then
+// the rest in order, at most n.
+func frontTodo(gainful []scoredCand, rest []*candidate, n int) []*candidate {
+	sort.SliceStable(gainful, func(a, b int) bool { return gainful[a].gain > gainful[b].gain })
+	var out []*candidate
+	for _, s := range gainful {
+		out = append(out, s.cd)
+	}
+	out = append(out, rest...)
+	return out[:min(len(out), n)]
+}
+
+func fastOf(cd *candidate) []float64 {
+	if cd == nil || !cd.fastOK {
+		return nil
+	}
+	return cd.fast
+}
+
+// frontEstimates are the open neighbours of the measured front's members
+// with their local estimates (the geometric mean over the members they
+// neighbour): the full predictions when the prior predicts both feasible,
+// the screening ones when its memory plan was contradicted.
+func (ps *priorSampler) frontEstimates(busy map[string]bool) map[string][]float64 {
+	all := map[string][][]float64{}
+	for _, p := range ps.frontParents() {
+		pc := ps.cands[configKey(ps.sp, p.cfg)]
+		if pc == nil {
+			continue
+		}
+		for _, nb := range ps.neighbours(p.cfg) {
+			k := configKey(ps.sp, nb)
+			if cd := ps.cands[k]; cd != nil && ps.open(k, busy) {
+				if est, ok := ps.localOf(p, pc, cd); ok {
+					all[k] = append(all[k], est)
+				}
+			}
+		}
+	}
+	out := make(map[string][]float64, len(all))
+	for k, ests := range all {
+		out[k] = geoMean(ests)
+	}
+	return out
+}
+
+// geoMean is the per-objective geometric mean of positive vectors.
+func geoMean(vs [][]float64) []float64 {
+	out := make([]float64, len(vs[0]))
+	for i := range out {
+		s := 0.0
+		for _, v := range vs {
+			s += math.Log(v[i])
+		}
+		out[i] = math.Exp(s / float64(len(vs)))
+	}
+	return out
+}
+
+// localOf is cd's estimate from measured parent p (candidate pc): on full
+// predictions when both are predicted feasible, else on screening ones.
+func (ps *priorSampler) localOf(p measuredConfig, pc, cd *candidate) ([]float64, bool) {
+	if pc.feasible && cd.feasible {
+		return localEstimate(p.values, pc.values, cd.values)
+	}
+	if _, ok := ps.estimate(cd); ok && pc.fastOK && cd.fastOK {
+		return localEstimate(p.values, pc.fast, cd.fast)
+	}
+	return nil, false
+}
