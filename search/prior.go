@@ -70,6 +70,8 @@ type priorSampler struct {
 	resid *residual
 	asked int
 	picks int // the prior's own proposals so far
+	// localSt is local search's state (prior_local.go).
+	localSt localState
 	// budget is how many full predictions the current proposal may still
 	// make (-1: no limit, at start-up).
 	budget int
@@ -165,7 +167,8 @@ func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.
 	ps.screen(ctx, screenPerAsk)
 	ps.screenAround(ctx, ps.incumbent)
 	ps.asked++
-	if ps.priorTurn() {
+	turn := ps.priorTurn()
+	if turn {
 		ps.budget = refinePerAsk
 		ps.refine(ctx, refinePerAsk)
 		ps.climbFull(ctx)
@@ -174,6 +177,10 @@ func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.
 			ps.note(ctx, c, ps.originOf(c))
 			return c, nil
 		}
+	}
+	if c, ok := ps.local(ctx, busy, turn); ok {
+		ps.note(ctx, c, "prior")
+		return c, nil
 	}
 	c, err := ps.innerOne(ctx, busy)
 	if err == nil {
