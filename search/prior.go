@@ -236,6 +236,7 @@ func (ps *priorSampler) Tell(ctx context.Context, o Observation) error {
 	done := o.State == Complete && len(o.Values) == len(ps.sp.Objectives) && !hasNaN(o.Values)
 	if done {
 		ps.measured = append(ps.measured, o.Values)
+		ps.localSt.tell(c, o.Values[0])
 		if ps.incumbent == nil || ps.sp.Objectives[0].Better(o.Values[0], ps.incumbentVal) {
 			ps.incumbent, ps.incumbentVal = c, o.Values[0]
 		}

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"math"
 	"sort"
 
 	"github.com/servetune/servetune/space"
@@ -31,8 +32,92 @@ const localEvery = 2
 // localRefine is how many neighbours a local step may fully predict.
 const localRefine = 4
 
-// localState counts the turns local search has seen while due.
-type localState struct{ turns int }
+// localState counts the turns local search has seen while due, and
+// keeps the completed trials' configs and first-objective values.
+type localState struct {
+	turns int
+	cfgs  []space.Config
+	vals  []float64
+}
+
+// localNear is how far (log ratio) below the best measured value a
+// measured config may be and still be stepped from: about two
+// measurement-noise sigmas, so the configs noise cannot tell from the
+// incumbent are all its starting points, not only the luckiest.
+const localNear = 0.1
+
+// tell records a completed trial.
+func (ls *localState) tell(c space.Config, v float64) {
+	if v > 0 && !math.IsInf(v, 0) {
+		ls.cfgs, ls.vals = append(ls.cfgs, c), append(ls.vals, v)
+	}
+}
+
+// near is the measured configs within localNear of the best, best first.
+func (ls *localState) near(o space.Objective) []space.Config {
+	idx := nearBest(ls.vals, o.Direction == space.Minimize, localNear)
+	out := make([]space.Config, len(idx))
+	for i, j := range idx {
+		out[i] = ls.cfgs[j]
+	}
+	return out
+}
+
+// nearBest is the indices of the positive values within tol (log ratio)
+// of the best, best first (ties in order).
+func nearBest(vals []float64, minimize bool, tol float64) []int {
+	sign := 1.0
+	if minimize {
+		sign = -1
+	}
+	var idx []int
+	for i, v := range vals {
+		if v > 0 {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return sign*vals[idx[a]] > sign*vals[idx[b]] })
+	var out []int
+	for _, i := range idx {
+		if sign*(math.Log(vals[idx[0]])-math.Log(vals[i])) <= tol {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// localScore adds to a neighbour's corrected score (log space) an
+// optimism bonus of the prior's measured error when the neighbour sets a
+// knob to a value no measured trial had: the residual model corrects only
+// the values it has seen, so an unseen one is as uncertain as the prior
+// is wrong, and a large error must not keep local search on the knob
+// values already measured.
+func localScore(score, errScale float64, unseen bool) float64 {
+	if unseen && errScale > 0 {
+		return score + errScale
+	}
+	return score
+}
+
+// recentMedianOr0 is recentMedian, 0 without errors.
+func recentMedianOr0(errs []float64) float64 {
+	if len(errs) == 0 {
+		return 0
+	}
+	return recentMedian(errs)
+}
+
+// unseen reports whether c sets a knob to a value no completed trial the
+// residual model learnt from had.
+func (ps *priorSampler) unseen(c space.Config) bool {
+	o := ps.resid.obj[0]
+	for _, k := range knobKeys(c) {
+		if o.byN[k] == 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // localDue decides whether local search takes part in the proposals: an
 // incumbent exists, the study has one objective, and the prior has been
@@ -64,7 +149,11 @@ func (ps *priorSampler) local(ctx context.Context, busy []space.Config, spent bo
 		}
 	}
 	taken := keySet(ps.sp, busy)
-	one := ps.neighbours(ps.incumbent)
+	var one []space.Config
+	for _, c := range ps.localSt.near(ps.sp.Objectives[0]) {
+		ps.screenAround(ctx, c)
+		one = append(one, ps.neighbours(c)...)
+	}
 	if c, ok := ps.bestLocal(ctx, one, taken); ok {
 		return c, true
 	}
@@ -95,6 +184,7 @@ func (ps *priorSampler) bestLocal(ctx context.Context, cs []space.Config, taken 
 		}
 		seen[k] = true
 		s, ok := ps.score(cd, cd.fast, cd.fastOK || ps.failureDoubted(cd.cfg), 0)
+		s = localScore(s, recentMedianOr0(ps.trust.errs), ps.unseen(cd.cfg))
 		ranked = append(ranked, localCand{key: k, score: s, ok: ok})
 	}
 	for i, idx := range rankLocal(ranked) {

@@ -113,3 +113,49 @@ func TestLocalSearchStepsFromTheIncumbentOnceThePriorErrs(t *testing.T) {
 		t.Errorf("%d of %d proposals stepped from the incumbent %v, want at least 2", local, 2*localEvery, inc.Summary())
 	}
 }
+
+func TestNearBest(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		vals     []float64
+		minimize bool
+		want     []int
+	}{
+		{"nothing measured", nil, false, nil},
+		{"within the tolerance, best first", []float64{100, 95, 80, 105}, false, []int{3, 0, 1}},
+		{"minimised", []float64{100, 95, 80, 105}, true, []int{2}},
+		{"ties keep their order", []float64{90, 100, 100}, false, []int{1, 2, 0}},
+		{"unusable values are skipped", []float64{0, -3, 50}, false, []int{2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := nearBest(c.vals, c.minimize, 0.12)
+			if len(got) != len(c.want) {
+				t.Fatalf("nearBest = %v, want %v", got, c.want)
+			}
+			for i := range got {
+				if got[i] != c.want[i] {
+					t.Fatalf("nearBest = %v, want %v", got, c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestLocalScore(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		score, errSc float64
+		unseen       bool
+		want         float64
+	}{
+		{"a seen knob value keeps its score", 2, 0.5, false, 2},
+		{"an unseen one gains the measured error", 2, 0.5, true, 2.5},
+		{"no error yet, no bonus", 2, 0, true, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := localScore(c.score, c.errSc, c.unseen); got != c.want {
+				t.Errorf("localScore = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
