@@ -187,7 +187,13 @@ func (ps *priorSampler) bestLocal(ctx context.Context, cs []space.Config, taken 
 		s = localScore(s, recentMedianOr0(ps.trust.errs), ps.unseen(cd.cfg))
 		ranked = append(ranked, localCand{key: k, score: s, ok: ok})
 	}
-	for i, idx := range rankLocal(ranked) {
+	bar := math.Inf(-1)
+	if inc := ps.cands[configKey(ps.sp, ps.incumbent)]; inc != nil {
+		if s, ok := ps.score(inc, inc.fast, inc.fastOK, 0); ok {
+			bar = s
+		}
+	}
+	for i, idx := range rankLocal(ranked, bar) {
 		if i >= localRefine {
 			break
 		}
@@ -231,12 +237,14 @@ type localCand struct {
 	ok    bool
 }
 
-// rankLocal orders the usable candidates best first (ties keep their
-// order, so the result is deterministic) and drops the unusable ones.
-func rankLocal(cs []localCand) []int {
+// rankLocal orders the usable candidates that score above bar (the
+// incumbent's own corrected score: a step must be predicted, optimism
+// included, to improve on it, else the turn stays the sampler's) best
+// first (ties keep their order, so the result is deterministic).
+func rankLocal(cs []localCand, bar float64) []int {
 	var idx []int
 	for i, c := range cs {
-		if c.ok {
+		if c.ok && c.score > bar {
 			idx = append(idx, i)
 		}
 	}

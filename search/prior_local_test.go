@@ -39,8 +39,8 @@ func TestLocalDue(t *testing.T) {
 
 func TestRankLocal(t *testing.T) {
 	cs := []localCand{{"a", 1, true}, {"b", 3, true}, {"c", 9, false}, {"d", 3, true}, {"e", -2, true}}
-	got := rankLocal(cs)
-	want := []int{1, 3, 0, 4} // best first, ties in order, the unusable dropped
+	got := rankLocal(cs, -1)
+	want := []int{1, 3, 0} // best first, ties in order, the unusable and those not above the bar dropped
 	if len(got) != len(want) {
 		t.Fatalf("rankLocal = %v, want %v", got, want)
 	}
@@ -49,8 +49,8 @@ func TestRankLocal(t *testing.T) {
 			t.Fatalf("rankLocal = %v, want %v", got, want)
 		}
 	}
-	if len(rankLocal(nil)) != 0 {
-		t.Error("no candidates must rank none")
+	if len(rankLocal(nil, -1)) != 0 || len(rankLocal(cs, 3)) != 0 {
+		t.Error("no candidates, or none above the bar, must rank none")
 	}
 }
 
