@@ -72,6 +72,8 @@ type priorSampler struct {
 	resid *residual
 	asked int
 	picks int // the prior's own proposals so far
+	// localSt is local search's state (prior_local.go).
+	localSt localState
 	// budget is how many full predictions the current proposal may still
 	// make (-1: no limit, at start-up).
 	budget int
@@ -170,7 +172,8 @@ func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.
 	ps.screen(ctx, screenPerAsk)
 	ps.screenAround(ctx, ps.incumbent)
 	ps.asked++
-	if ps.priorTurn() {
+	turn := ps.priorTurn()
+	if turn {
 		ps.prepareFront(ctx)
 		ps.budget = refinePerAsk
 		ps.refine(ctx, refinePerAsk)
@@ -180,6 +183,10 @@ func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.
 			ps.note(ctx, c, ps.originOf(c))
 			return c, nil
 		}
+	}
+	if c, ok := ps.local(ctx, busy, turn); ok {
+		ps.note(ctx, c, "prior")
+		return c, nil
 	}
 	c, err := ps.innerOne(ctx, busy)
 	if err == nil {
@@ -235,6 +242,7 @@ func (ps *priorSampler) Tell(ctx context.Context, o Observation) error {
 	if done {
 		ps.measured = append(ps.measured, o.Values)
 		ps.measuredCfgs = append(ps.measuredCfgs, measuredConfig{c, o.Values})
+		ps.localSt.tell(c, o.Values[0])
 		if ps.incumbent == nil || ps.sp.Objectives[0].Better(o.Values[0], ps.incumbentVal) {
 			ps.incumbent, ps.incumbentVal = c, o.Values[0]
 		}

@@ -1,0 +1,253 @@
+package search
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"github.com/servetune/servetune/space"
+)
+
+// Local search around the measured incumbent. A prior that is wrong about
+// a whole landscape (a B200 taken for an H200, a DeepEP exchange slower
+// than calibrated) still ranks a config's close variants well: most of
+// its error is shared by configs that differ in one knob, and the
+// residual model removes what the measured ones taught it. So once the
+// prior's measured error is beyond the noise, or its own picks are spent,
+// proposals step from the best measured config to its unmeasured one-knob
+// neighbours (two-knob when none is left), best corrected prediction
+// first, skipping those the prior predicts to fail while its memory plan
+// holds. The steps take one in localEvery of the turns the model-free
+// sampler would get; the prior's own turns keep thinning out with its
+// error (priorTrust.every), so the hand-over to the sampler stays as fast
+// as the evidence says, and the local steps spend measurements where they
+// are most likely to beat the incumbent: next to it. Multi-objective
+// studies keep their hypervolume picks (an incumbent of one objective is
+// not the front).
+
+// localEvery: while local search is due, one in localEvery of the inner
+// sampler's turns goes to a neighbour of the incumbent.
+const localEvery = 2
+
+// localRefine is how many neighbours a local step may fully predict.
+const localRefine = 4
+
+// localState counts the turns local search has seen while due, and
+// keeps the completed trials' configs and first-objective values.
+type localState struct {
+	turns int
+	cfgs  []space.Config
+	vals  []float64
+}
+
+// localNear is how far (log ratio) below the best measured value a
+// measured config may be and still be stepped from: about two
+// measurement-noise sigmas, so the configs noise cannot tell from the
+// incumbent are all its starting points, not only the luckiest.
+const localNear = 0.1
+
+// tell records a completed trial.
+func (ls *localState) tell(c space.Config, v float64) {
+	if v > 0 && !math.IsInf(v, 0) {
+		ls.cfgs, ls.vals = append(ls.cfgs, c), append(ls.vals, v)
+	}
+}
+
+// near is the measured configs within localNear of the best, best first.
+func (ls *localState) near(o space.Objective) []space.Config {
+	idx := nearBest(ls.vals, o.Direction == space.Minimize, localNear)
+	out := make([]space.Config, len(idx))
+	for i, j := range idx {
+		out[i] = ls.cfgs[j]
+	}
+	return out
+}
+
+// nearBest is the indices of the positive values within tol (log ratio)
+// of the best, best first (ties in order).
+func nearBest(vals []float64, minimize bool, tol float64) []int {
+	sign := 1.0
+	if minimize {
+		sign = -1
+	}
+	var idx []int
+	for i, v := range vals {
+		if v > 0 {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return sign*vals[idx[a]] > sign*vals[idx[b]] })
+	var out []int
+	for _, i := range idx {
+		if sign*(math.Log(vals[idx[0]])-math.Log(vals[i])) <= tol {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// localScore adds to a neighbour's corrected score (log space) an
+// optimism bonus of the prior's measured error when the neighbour sets a
+// knob to a value no measured trial had: the residual model corrects only
+// the values it has seen, so an unseen one is as uncertain as the prior
+// is wrong, and a large error must not keep local search on the knob
+// values already measured.
+func localScore(score, errScale float64, unseen bool) float64 {
+	if unseen && errScale > 0 {
+		return score + errScale
+	}
+	return score
+}
+
+// recentMedianOr0 is recentMedian, 0 without errors.
+func recentMedianOr0(errs []float64) float64 {
+	if len(errs) == 0 {
+		return 0
+	}
+	return recentMedian(errs)
+}
+
+// unseen reports whether c sets a knob to a value no completed trial the
+// residual model learnt from had.
+func (ps *priorSampler) unseen(c space.Config) bool {
+	o := ps.resid.obj[0]
+	for _, k := range knobKeys(c) {
+		if o.byN[k] == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// localDue decides whether local search takes part in the proposals: an
+// incumbent exists, the study has one objective, and the prior has been
+// caught wrong beyond the noise (its share thinned, or its ranking fails).
+func localDue(errs []float64, ranks, incumbent bool, objectives int) bool {
+	if !incumbent || objectives != 1 {
+		return false
+	}
+	return priorEveryFor(errs) > priorEvery || !ranks
+}
+
+// localTurn decides whether the turn-th inner turn while due is local.
+func localTurn(turn int) bool { return turn%localEvery == 0 }
+
+// local proposes a neighbour of the incumbent when local search has the
+// turn: on the prior's turn whose picks are spent (spent), or on one in
+// localEvery of the sampler's turns once localDue.
+func (ps *priorSampler) local(ctx context.Context, busy []space.Config, spent bool) (space.Config, bool) {
+	if ps.incumbent == nil || len(ps.sp.Objectives) != 1 {
+		return nil, false
+	}
+	if !spent {
+		if !localDue(ps.trust.errs, ps.trust.ranks(), true, 1) {
+			return nil, false
+		}
+		ps.localSt.turns++
+		if !localTurn(ps.localSt.turns) {
+			return nil, false
+		}
+	}
+	taken := keySet(ps.sp, busy)
+	var one []space.Config
+	for _, c := range ps.localSt.near(ps.sp.Objectives[0]) {
+		ps.screenAround(ctx, c)
+		one = append(one, ps.neighbours(c)...)
+	}
+	if c, ok := ps.bestLocal(ctx, one, taken); ok {
+		return c, true
+	}
+	return ps.bestLocal(ctx, ps.twoKnob(ctx, one), taken)
+}
+
+// twoKnob screens and returns the one-knob neighbours of the given ones.
+func (ps *priorSampler) twoKnob(ctx context.Context, one []space.Config) []space.Config {
+	var out []space.Config
+	for _, c := range one {
+		ps.screenAround(ctx, c)
+		out = append(out, ps.neighbours(c)...)
+	}
+	return out
+}
+
+// bestLocal is the open neighbour among cs with the best corrected
+// prediction: ranked on screening, checked on the full prediction (some
+// configs fail only under the full benchmark's load).
+func (ps *priorSampler) bestLocal(ctx context.Context, cs []space.Config, taken map[string]bool) (space.Config, bool) {
+	var ranked []localCand
+	seen := map[string]bool{}
+	for _, c := range cs {
+		k := configKey(ps.sp, c)
+		cd := ps.cands[k]
+		if cd == nil || seen[k] || ps.told[k] || taken[k] {
+			continue
+		}
+		seen[k] = true
+		s, ok := ps.score(cd, cd.fast, cd.fastOK || ps.failureDoubted(cd.cfg), 0)
+		s = localScore(s, recentMedianOr0(ps.trust.errs), ps.unseen(cd.cfg))
+		ranked = append(ranked, localCand{key: k, score: s, ok: ok})
+	}
+	bar := math.Inf(-1)
+	if inc := ps.cands[configKey(ps.sp, ps.incumbent)]; inc != nil {
+		if s, ok := ps.score(inc, inc.fast, inc.fastOK, 0); ok {
+			bar = s
+		}
+	}
+	for i, idx := range rankLocal(ranked, bar) {
+		if i >= localRefine {
+			break
+		}
+		cd := ps.predict(ctx, ps.cands[ranked[idx].key].cfg)
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		if ps.localOpen(cd) {
+			return cd.cfg, true
+		}
+	}
+	return nil, false
+}
+
+// localOpen reports whether a fully predicted neighbour may be measured:
+// predicted feasible and no twin of a measured config; or predicted to
+// fail where that prediction is doubted — the memory plan was
+// contradicted, or (marginal) the config fails only under the full
+// benchmark's load while the prior's measured error says its capacity
+// model is off (a B200 taken for an H200 has memory to spare).
+func (ps *priorSampler) localOpen(cd *candidate) bool {
+	if !cd.feasible {
+		marginal := cd.fastOK && localDue(ps.trust.errs, ps.trust.ranks(), true, 1)
+		return marginal || ps.failureDoubted(cd.cfg)
+	}
+	return !ps.twins[valuesKey(cd.values)]
+}
+
+// failureDoubted reports whether the prior's failure prediction for c no
+// longer rules it out: its memory plan was contradicted, globally or in
+// c's memory regions.
+func (ps *priorSampler) failureDoubted(c space.Config) bool {
+	return !ps.trust.feasibility() || ps.regions.memoryWrong(c)
+}
+
+// localCand is a neighbour's corrected screening score (log space, larger
+// is better); ok false when the prior has no usable prediction.
+type localCand struct {
+	key   string
+	score float64
+	ok    bool
+}
+
+// rankLocal orders the usable candidates that score above bar (the
+// incumbent's own corrected score: a step must be predicted, optimism
+// included, to improve on it, else the turn stays the sampler's) best
+// first (ties keep their order, so the result is deterministic).
+func rankLocal(cs []localCand, bar float64) []int {
+	var idx []int
+	for i, c := range cs {
+		if c.ok && c.score > bar {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return cs[idx[a]].score > cs[idx[b]].score })
+	return idx
+}
