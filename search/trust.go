@@ -7,26 +7,28 @@ import (
 	"github.com/servetune/servetune/space"
 )
 
-// trustModel is linear with a local search around the incumbent
+// trustModel is linear with a local step around the incumbent
 // interleaved with its Thompson draws (the "trust" sampler), after
-// TuRBO's trust region (Eriksson 2019) on a discrete space: the region
-// is the configs that differ from the best measured one in at most
-// radius knobs, ranked by the same posterior draw linear ranks the
-// whole space by. Main effects find GLM-5.2's best family; inside it
-// the best config sits at the highest memory pressure that still fits
-// (memory fraction against chunked prefill), an interaction a model of
-// main effects cannot place and a one-knob walk from the incumbent finds.
+// TuRBO's trust region (Eriksson 2019) on a discrete space: every other
+// proposal after the start-up is the unmeasured config nearest the best
+// measured one — one knob changed, an ordered knob by one step; two knobs
+// once every one-knob neighbour is measured or ruled out — ranked by the
+// same kind of posterior draw linear ranks the whole space by. Main
+// effects find GLM-5.2's best family; inside it the best config sits at
+// the highest memory pressure that still fits (memory fraction against
+// chunked prefill and running requests), which a model of main effects
+// cannot place and a walk from the incumbent reaches.
 //
-// Near that cliff a learned classifier is unsure, so the local step
-// keeps out only what the monotone memory-pressure model (Feasibility)
-// rules out: an OOM at a pressure rules out every config at least as
-// high with the other knobs the same. That model is the sampler's own,
-// learning whether or not the study's feasibility learning is on.
+// Near that cliff the feasibility forest is unsure, so both steps keep
+// out what the monotone memory-pressure model (Feasibility) rules out: an
+// OOM at a pressure rules out every config at least as high with the
+// other knobs the same. That model is the sampler's own and learns
+// whether or not the study's feasibility learning is on.
 type trustModel struct {
 	*cboModel
 	feas *Feasibility
-	// local is the ranked region of the current step, nil when the step
-	// is global or not ranked yet; localNext walks it.
+	// local is the ranked region of the current local step, nil until
+	// ranked; localNext walks it.
 	local     []space.Config
 	localNext int
 }
@@ -36,25 +38,28 @@ func newTrust(b build) (Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &trustModel{
-		cboModel: &cboModel{sp: b.sp, rng: b.rng, order: order, linear: true},
-		feas:     NewFeasibility(b.sp),
-	}
-	return newGuard(b, m), nil
+	lin := &cboModel{sp: b.sp, rng: b.rng, order: order, linear: true}
+	return newGuard(b, &trustModel{cboModel: lin, feas: NewFeasibility(b.sp)}), nil
 }
 
-// trustEvery: every trustEvery-th proposal after the start-up is local.
-const trustEvery = 2
+const (
+	// trustEvery: one proposal in this many after the start-up is local.
+	trustEvery = 2
+	// trustSkips bounds how many ruled-out configs a global step passes.
+	trustSkips = 200
+	// trustRadius is the most knobs a local step changes.
+	trustRadius = 2
+)
 
 func (m *trustModel) propose() (space.Config, error) {
 	if !localTurn(m.usable(), startupTrials, trustEvery) {
-		return m.cboModel.propose()
+		return m.global()
 	}
 	if m.local == nil {
 		m.local, m.localNext = m.region(), 0
 	}
 	if m.localNext >= len(m.local) {
-		return m.cboModel.propose()
+		return m.global()
 	}
 	m.localNext++
 	return m.local[m.localNext-1], nil
@@ -66,15 +71,30 @@ func localTurn(told, startup, every int) bool {
 	return told >= startup && (told-startup)%every == every-1
 }
 
+// global is linear's next proposal the memory model does not rule out
+// (after trustSkips of those, whatever linear proposes).
+func (m *trustModel) global() (space.Config, error) {
+	for range trustSkips {
+		c, err := m.cboModel.propose()
+		if err != nil {
+			return nil, err
+		}
+		if bad, _ := m.feas.Predict(c); !bad {
+			return c, nil
+		}
+	}
+	return m.cboModel.propose()
+}
+
 func (m *trustModel) tell(o Observation) error {
 	m.feas.Tell(o)
 	m.local = nil
 	return m.cboModel.tell(o)
 }
 
-// region ranks the unmeasured configs nearest the incumbent (one knob
-// changed; two when every one-knob neighbour is measured or ruled out)
-// by a posterior draw of the linear model, best first.
+// region ranks the open configs nearest the incumbent by a posterior
+// draw of the linear model, best first; empty when there is no
+// incumbent or nothing near it is open.
 func (m *trustModel) region() []space.Config {
 	inc, ok := m.incumbent()
 	if !ok {
@@ -94,19 +114,24 @@ func (m *trustModel) region() []space.Config {
 		told[configKey(m.sp, o.Config)] = true
 	}
 	ring := []space.Config{inc}
-	for range 2 {
+	for range trustRadius {
 		ring = m.neighbours(ring)
-		var open []space.Config
-		for _, c := range ring {
-			if bad, _ := m.feas.Predict(c); !bad && !told[configKey(m.sp, c)] {
-				open = append(open, c)
-			}
-		}
-		if len(open) > 0 {
+		if open := m.open(ring, told); len(open) > 0 {
 			return m.byDraw(open, w)
 		}
 	}
 	return []space.Config{}
+}
+
+// open are the configs of cs neither told nor ruled out.
+func (m *trustModel) open(cs []space.Config, told map[string]bool) []space.Config {
+	var out []space.Config
+	for _, c := range cs {
+		if bad, _ := m.feas.Predict(c); !bad && !told[configKey(m.sp, c)] {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // regressionData is what linear regresses: log scores with one
@@ -123,7 +148,7 @@ func (m *trustModel) regressionData() (xs [][]float64, ys []float64) {
 	return xs, ys
 }
 
-// incumbent is the completed config with the best score (a fresh
+// incumbent is the completed config with the best score (under a fresh
 // ParEGO scalarisation with several objectives).
 func (m *trustModel) incumbent() (space.Config, bool) {
 	best := m.parents(m.scalarise())

@@ -56,11 +56,12 @@ func (m *trustModel) repair(c space.Config) []space.Config {
 	for _, p := range m.order {
 		var next []space.Config
 		for _, x := range out {
+			_, set := x[p.Name] // not Has: "default" is a value here
 			switch active := m.sp.Active(p, x); {
 			case !active:
 				delete(x, p.Name)
 				next = append(next, x)
-			case x.Has(p.Name):
+			case set:
 				next = append(next, x)
 			default:
 				for _, v := range m.values(p) {
