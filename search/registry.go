@@ -40,6 +40,7 @@ func specs() []spec {
 		{name: "greedy", single: true, build: newGreedy},
 		{name: "cbo", build: newCBO},
 		{name: "linear", build: newLinear},
+		{name: "trust", build: newTrust},
 	}
 }
 
