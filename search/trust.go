@@ -52,7 +52,7 @@ const (
 )
 
 func (m *trustModel) propose() (space.Config, error) {
-	if !localTurn(m.usable(), startupTrials, trustEvery) {
+	if !trustLocalTurn(m.usable(), startupTrials, trustEvery) {
 		return m.global()
 	}
 	if m.local == nil {
@@ -65,9 +65,9 @@ func (m *trustModel) propose() (space.Config, error) {
 	return m.local[m.localNext-1], nil
 }
 
-// localTurn decides whether the proposal after told trials is local:
+// trustLocalTurn decides whether the proposal after told trials is local:
 // none during the start-up, then one in every.
-func localTurn(told, startup, every int) bool {
+func trustLocalTurn(told, startup, every int) bool {
 	return told >= startup && (told-startup)%every == every-1
 }
 

@@ -25,8 +25,8 @@ func TestLocalTurn(t *testing.T) {
 		{11, 10, 3, false},
 		{0, 0, 1, true},
 	} {
-		if got := localTurn(c.told, c.startup, c.every); got != c.want {
-			t.Errorf("localTurn(%d, %d, %d) = %v, want %v", c.told, c.startup, c.every, got, c.want)
+		if got := trustLocalTurn(c.told, c.startup, c.every); got != c.want {
+			t.Errorf("trustLocalTurn(%d, %d, %d) = %v, want %v", c.told, c.startup, c.every, got, c.want)
 		}
 	}
 }
