@@ -54,7 +54,29 @@ func (l *loop) pick(ctx context.Context) (next, error) {
 	if err != nil {
 		return next{}, err
 	}
-	return explain(l.sampler, next{cfg: l.Space.WithTargetEngine(c), origin: "sampler"}), nil
+	n := explain(l.sampler, next{cfg: l.Space.WithTargetEngine(c), origin: "sampler"})
+	if l.prunedOnly(n.cfg) {
+		// Whoever proposes a pruned config again asks to revisit it: the
+		// store claims it as one (a plain proposal of it is taken).
+		n.origin = "revisit"
+	}
+	return n, nil
+}
+
+// prunedOnly says whether c's only trials, interrupted ones aside, were
+// pruned.
+func (l *loop) prunedOnly(c space.Config) bool {
+	key, pruned := c.Key(), false
+	for _, t := range l.trials {
+		if t.Config.Key() != key || t.State == store.Interrupted {
+			continue
+		}
+		if t.State != store.Pruned {
+			return false
+		}
+		pruned = true
+	}
+	return pruned
 }
 
 // enqueued is the first enqueued config not measured yet: the space's

@@ -38,6 +38,8 @@ type pool struct {
 	done     chan finished
 	inFlight int
 	streak   int
+	// refused counts the claims in a row the store refused as taken.
+	refused int
 	stopErr  error
 	slots    []bool // worker i busy
 	// told are the trials the sampler has learnt (or skipped, when
@@ -182,6 +184,9 @@ func (p *pool) fill(ctx context.Context) {
 			p.devices.Release(p.taken)
 		}
 		if errors.Is(err, store.ErrFull) {
+			return
+		}
+		if p.stopErr = p.takenStreak(n, err); p.stopErr != nil {
 			return
 		}
 		if err != nil && !errors.Is(err, store.ErrTaken) {
@@ -419,6 +424,24 @@ func (p *pool) retry() <-chan time.Time {
 		return nil
 	}
 	return time.After(p.store.RetryIn())
+}
+
+// maxTakenStreak bounds consecutive claims the store refuses as taken.
+// Another worker's claim is seen at the next refresh, so a race costs a
+// claim or two; a longer streak means the loop's picks and the store
+// disagree, and asking again would only spin.
+const maxTakenStreak = 64
+
+// takenStreak stops a study whose picks the store keeps refusing.
+func (p *pool) takenStreak(n next, err error) error {
+	if !errors.Is(err, store.ErrTaken) {
+		p.refused = 0
+		return nil
+	}
+	if p.refused++; p.refused < maxTakenStreak {
+		return nil
+	}
+	return fmt.Errorf("the store refused %d picks in a row as already taken (the last: a %s trial of %s); stopping instead of asking again", p.refused, n.origin, n.cfg.Key())
 }
 
 // ruleStreak stops a study whose sampler keeps proposing configs that

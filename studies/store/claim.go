@@ -75,7 +75,7 @@ func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, nTrials, rep
 // takenQuery counts the trials that make t a duplicate once they number
 // limit: a retry already made, a baseline already measured or running, a
 // config already measured or running — or, for a repeat, measured or
-// running repeat times; a noise repeat or confirmation, measured or
+// running repeat times; a noise repeat or confirmation, completed or
 // running search.MaxMeasurements times; a revisit (a pruned config proposed again), a
 // trial of that config that was not pruned. Reuses are duplicates on
 // purpose.
@@ -92,11 +92,15 @@ func takenQuery(t Trial, repeat int) (q string, args []any, limit int) {
 		// ended otherwise (or runs), and the prior revisits a config once.
 		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>? AND state<>?`, []any{t.Config.Key(), Interrupted, Pruned}, 1
 	case t.Origin == "repeat":
-		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>? AND reused_from IS NULL`, []any{t.Config.Key(), Interrupted}, max(repeat, 1)
+		// Counted as the study loop counts measurements (pick.go's
+		// count): a pruned or failed trial is not one, or the loop would
+		// ask for a repeat the store refuses, forever.
+		return `SELECT count(*) FROM trials WHERE config_key=? AND state IN (?,?,?) AND reused_from IS NULL`, []any{t.Config.Key(), Complete, Infeasible, Running}, max(repeat, 1)
 	case t.Origin == "noise" || t.Origin == "confirm":
 		// Measuring again on purpose (confirm.go), up to
-		// search.MaxMeasurements measurements of the config.
-		return `SELECT count(*) FROM trials WHERE config_key=? AND state<>? AND reused_from IS NULL`, []any{t.Config.Key(), Interrupted}, max(repeat, search.MaxMeasurements)
+		// search.MaxMeasurements completed measurements of the config,
+		// counted as the loop's confirmation counts them.
+		return `SELECT count(*) FROM trials WHERE config_key=? AND state IN (?,?) AND reused_from IS NULL`, []any{t.Config.Key(), Complete, Running}, max(repeat, search.MaxMeasurements)
 	}
 	return "", nil, 0
 }

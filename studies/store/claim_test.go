@@ -36,3 +36,37 @@ func TestClaimHonoursRepeat(t *testing.T) {
 		t.Errorf("a fourth measurement with --repeat 3: %v, want ErrTaken", err)
 	}
 }
+
+// The store counts a config's measurements as the study loop does: a
+// pruned or failed trial of it is not one. A confirmation of a config
+// pruned once and completed twice is allowed (it is its third
+// measurement); counting the pruned trial refused it while the loop kept
+// asking for it, and a study spun in its fill loop forever.
+func TestClaimCountsMeasurementsAsTheLoopDoes(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openStore(t)
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	cfg := space.Config{"max_running": int64(64)}
+	run := func(origin string, end State) error {
+		tr := Trial{Config: cfg, Origin: origin, Start: now, Worker: "w/0"}
+		if err := st.ClaimNext(ctx, &tr, now.Add(time.Minute), 100, 1); err != nil {
+			return err
+		}
+		tr.State = end
+		return st.Finish(ctx, &tr)
+	}
+	for _, step := range []struct {
+		origin string
+		end    State
+	}{{"sampler", Pruned}, {"revisit", Complete}, {"confirm", Failed}, {"confirm", Complete}} {
+		if err := run(step.origin, step.end); err != nil {
+			t.Fatalf("%s trial: %v", step.origin, err)
+		}
+	}
+	if err := run("confirm", Complete); err != nil {
+		t.Fatalf("third completed measurement: %v", err)
+	}
+	if err := run("confirm", Complete); !errors.Is(err, ErrTaken) {
+		t.Errorf("a fourth completed measurement: %v, want ErrTaken", err)
+	}
+}
