@@ -129,7 +129,6 @@ func TestNeighboursRepairConditionalKnobs(t *testing.T) {
 	}
 }
 
-
 // cliffFamilyLandscape: three knobs multiply the throughput (the family
 // of the best), which grows steeply with the memory fraction up to an
 // out-of-memory cliff that larger chunks and more running requests move
