@@ -1,11 +1,14 @@
 package search
 
 import (
+	"context"
 	"math"
 	"math/rand"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/space"
 )
@@ -126,4 +129,76 @@ func TestNeighboursRepairConditionalKnobs(t *testing.T) {
 	}
 }
 
-var _ = math.NaN
+// cliffFamilyLandscape: three knobs multiply the throughput (the family
+// of the best), which grows steeply with the memory fraction up to an
+// out-of-memory cliff that larger chunks and more running requests move
+// down: the best config sits just below the cliff, at a fraction a
+// model of main effects does not pin down.
+func cliffFamilyLandscape() (*space.Space, func(space.Config) Observation) {
+	two := []any{"a", "b"}
+	sp := &space.Space{
+		Study:      space.Study{Name: "cliff-family"},
+		Target:     space.Target{GPUs: 1},
+		Objectives: []space.Objective{maxObj("total_tps")},
+		Params: []space.Param{
+			{Name: "k1", Kind: space.Categorical, Values: two}, {Name: "k2", Kind: space.Categorical, Values: two},
+			{Name: "k3", Kind: space.Categorical, Values: two},
+			{Name: "chunked_prefill", Kind: space.Categorical, Values: []any{int64(8192), int64(16384), int64(32768)}},
+			{Name: "max_running", Kind: space.Categorical, Values: []any{int64(64), int64(128), int64(256), int64(512)}},
+			{Name: "mem_fraction", Kind: space.Float, Low: 0.7, High: 0.95, Step: 0.05},
+		},
+	}
+	return sp, func(c space.Config) Observation {
+		mr, _ := c.Float("max_running")
+		mem, _ := c.Float("mem_fraction")
+		ch, _ := c.Float("chunked_prefill")
+		steps := math.Log2(ch / 8192)
+		if mem > 0.9-0.05*steps-0.05*math.Max(0, math.Log2(mr/128)) {
+			return Observation{Config: c, State: Infeasible, Class: classOOM, Value: math.NaN()}
+		}
+		v := 1000 * math.Log2(mr) * math.Pow(mem-0.6, 2) * (1 + 0.1*steps)
+		for k, f := range map[string]float64{"k1": 1.8, "k2": 1.6, "k3": 1.5} {
+			if c.String(k) == "b" {
+				v *= f
+			}
+		}
+		return Observation{Config: c, State: Complete, Value: v, Values: []float64{v}}
+	}
+}
+
+// With the study's feasibility learning off, trust still never proposes
+// a config the monotone memory model rules out (an OOM at no more
+// pressure, the other knobs the same), where linear does.
+func TestTrustKeepsOffKnownOOMWithoutFeasibility(t *testing.T) {
+	sp, f := cliffFamilyLandscape()
+	ruledOut := func(name string, seed int64) (n int) {
+		s, err := NewSampler(context.Background(), name, sp, seed, nil, zerolog.Nop(), Options{NoFeasibility: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		feas := NewFeasibility(sp)
+		for range 30 {
+			c, err := askOne(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bad, _ := feas.Predict(c); bad {
+				n++
+			}
+			o := f(sp.WithTargetEngine(c))
+			feas.Tell(o)
+			if err := s.Tell(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return n
+	}
+	tr, lin := 0, 0
+	for seed := int64(1); seed <= 5; seed++ {
+		tr += ruledOut("trust", seed)
+		lin += ruledOut("linear", seed)
+	}
+	if tr != 0 || lin == 0 {
+		t.Errorf("proposals the memory model rules out, 5 seeds × 30 trials: trust %d (want 0), linear %d (want some)", tr, lin)
+	}
+}
