@@ -40,8 +40,8 @@ type pool struct {
 	streak   int
 	// refused counts the claims in a row the store refused as taken.
 	refused int
-	stopErr  error
-	slots    []bool // worker i busy
+	stopErr error
+	slots   []bool // worker i busy
 	// told are the trials the sampler has learnt (or skipped, when
 	// interrupted), so a shared store's refresh teaches each once.
 	told map[int]bool
