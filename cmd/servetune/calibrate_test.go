@@ -236,9 +236,12 @@ func TestCalibrateRefusesFewerTrialsThanFactors(t *testing.T) {
 
 // The command on a study the simulator itself measured (5% noise): it
 // writes cards that load, and finds nothing to correct beyond the noise.
+// 20 trials: calibration fits the 12 best, and with 16 the confirmation's
+// repeats of the top configs were enough of those 12 that NVLink (weakly
+// pinned at TP8) moved ×0.84 from the 5% noise alone.
 func TestCalibrateCommandOnASimulatedStudy(t *testing.T) {
 	dir := t.TempDir()
-	src := strings.Replace(calibrateSpace, `name = "calib"`, "name = \"calib\"\nsampler = \"random\"\nn_trials = 16\nseed = 3", 1)
+	src := strings.Replace(calibrateSpace, `name = "calib"`, "name = \"calib\"\nsampler = \"random\"\nn_trials = 20\nseed = 3", 1)
 	src = strings.Replace(src, "gpus = 8\n", "gpus = 8\n\n[target.sim]\nnoise_cv = 0.05\n", 1)
 	if err := os.WriteFile(filepath.Join(dir, "space.toml"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
