@@ -8,13 +8,6 @@ import (
 )
 
 func TestLocalDue(t *testing.T) {
-	rep := func(x float64, n int) []float64 {
-		out := make([]float64, n)
-		for i := range out {
-			out[i] = x
-		}
-		return out
-	}
 	for _, c := range []struct {
 		name       string
 		errs       []float64

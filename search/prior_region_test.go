@@ -35,13 +35,6 @@ func TestRegionOfNamesEngineParallelismAndMemoryPlan(t *testing.T) {
 }
 
 func TestRegionShareFollowsTheWorstRegion(t *testing.T) {
-	rep := func(x float64, n int) []float64 {
-		out := make([]float64, n)
-		for i := range out {
-			out[i] = x
-		}
-		return out
-	}
 	for _, c := range []struct {
 		name    string
 		in, out []float64

@@ -3,19 +3,16 @@ package search
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/servetune/servetune/space"
 )
 
+// rep is n errors of x (the trust tables' measured errors).
+func rep(x float64, n int) []float64 { return slices.Repeat([]float64{x}, n) }
+
 func TestPriorEveryFallsAsTheErrorGrows(t *testing.T) {
-	rep := func(x float64, n int) []float64 {
-		out := make([]float64, n)
-		for i := range out {
-			out[i] = x
-		}
-		return out
-	}
 	for _, c := range []struct {
 		name string
 		errs []float64
