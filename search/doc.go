@@ -4,7 +4,8 @@
 // Samplers propose configs from a space given what earlier trials
 // measured. Each is one implementation of Sampler in its own file: motpe
 // (servetune's multi-objective TPE, the default), tpe and cmaes (goptuna,
-// used by these two only), random, grid and greedy (coordinate search).
+// used by these two only), cbo, linear and trust (model-free, with a
+// feasibility forest), random, grid and greedy (coordinate search).
 // NewSampler builds one by name; CheckSampler says whether a name exists
 // and can serve a study's objectives. What every model sampler shares —
 // never re-proposing a told or pending config, avoiding configs the
@@ -15,8 +16,10 @@
 // by the caller — that screens the space (cheaply, when the Prior is also a
 // Screener), predicts in full only what screening ranks near the top,
 // proposes first from its best region (with several objectives, by
-// predicted hypervolume improvement), filters predicted failures and
-// learns its own residual.
+// predicted hypervolume improvement, along the measured front too), filters
+// predicted failures with a memory plan it corrects from the study's own
+// out-of-memory trials, steps around the measured incumbent once it errs,
+// and learns its own residual.
 //
 // Ranking: feasibility-first dominance, Pareto fronts, hypervolume and
 // noise ties; PruneRule decides whether a running trial can still win.
