@@ -18,9 +18,10 @@ import (
 // each weighted by its precision (empirical Bayes): its measurements by
 // n/CV², the model by 1/τ², τ² the model's misfit beyond the noise, at
 // least (CV/2)² so the model never counts for more than poolMaxWeight
-// measurements. The report ranks one objective by these estimates (the
-// pick is still a measured config, stated with its own measurements'
-// mean and uncertainty); confirmation decides on the means.
+// measurements. The report's one-objective pick (PickBest) lets these
+// estimates move it from the best mean to a config measured more often;
+// the pick is still a measured config, stated with its own measurements'
+// mean and uncertainty, and confirmation decides on the means.
 
 // Arm is one measured config as the pick sees it: its knobs, the mean of
 // its first objective over its measurements, and how many there are.
@@ -75,20 +76,35 @@ func PooledMeans(arms []Arm, cv float64, minimize bool) []float64 {
 	return out
 }
 
-// PickBest is the index of the arm with the best PooledMeans estimate
-// (the first on a tie; -1 when there is none).
+// PickBest is the config the report names: the best mean (the first on a
+// tie; -1 when there is none), unless the config with the best
+// PooledMeans estimate was measured more often — then that one. The pooled
+// estimate corrects the winner's curse of a config with fewer
+// measurements than a rival; between configs measured alike the model
+// does not outvote their own evidence (on the Qwen3 family it would flip
+// near-ties of configs truly 16% apart, whose knobs interact).
 func PickBest(arms []Arm, cv float64, minimize bool) int {
-	est := PooledMeans(arms, cv, minimize)
-	best := -1
-	for i, v := range est {
-		if math.IsNaN(v) {
-			continue
-		}
-		if best < 0 || (minimize && v < est[best]) || (!minimize && v > est[best]) {
-			best = i
+	better := func(a, b float64) bool { return (minimize && a < b) || (!minimize && a > b) }
+	m := -1
+	for i, a := range arms {
+		if !math.IsNaN(a.Mean) && (m < 0 || better(a.Mean, arms[m].Mean)) {
+			m = i
 		}
 	}
-	return best
+	if m < 0 {
+		return -1
+	}
+	est := PooledMeans(arms, cv, minimize)
+	p := m
+	for i, v := range est {
+		if !math.IsNaN(v) && better(v, est[p]) {
+			p = i
+		}
+	}
+	if arms[p].N > arms[m].N {
+		return p
+	}
+	return m
 }
 
 // nearTop are the indices of the arms within poolRegion of the best mean
