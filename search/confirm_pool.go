@@ -79,13 +79,11 @@ func PooledMeans(arms []Arm, cv float64, minimize bool) []float64 {
 
 // PickBest is the config the report names: the best mean (the first on a
 // tie; -1 when there is none), unless the config with the best
-// PooledMeans estimate was measured at least twice and at least as often
-// — then that one. The pooled estimate corrects the winner's curse of a
-// config measured no more than its rivals; it never hands the pick to a
-// config with fewer measurements than the best mean's, nor decides
-// between singles (on the Qwen3 family, whose knobs interact, it flipped
-// near-ties of singles truly 16% apart, and preferred a single over a
-// confirmed config that had measured better).
+// PooledMeans estimate was measured more often — then that one. The pooled
+// estimate corrects the winner's curse of a config with fewer
+// measurements than a rival; between configs measured alike the model
+// does not outvote their own evidence (on the Qwen3 family it would flip
+// near-ties of configs truly 16% apart, whose knobs interact).
 func PickBest(arms []Arm, cv float64, minimize bool) int {
 	better := func(a, b float64) bool { return (minimize && a < b) || (!minimize && a > b) }
 	m := -1
@@ -104,7 +102,7 @@ func PickBest(arms []Arm, cv float64, minimize bool) int {
 			p = i
 		}
 	}
-	if arms[p].N >= max(2, arms[m].N) {
+	if arms[p].N > arms[m].N {
 		return p
 	}
 	return m
