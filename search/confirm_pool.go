@@ -19,10 +19,10 @@ import (
 // n/CV², the model by 1/τ², τ² the model's misfit beyond the noise, at
 // least (CV/2)² so the model never counts for more than poolMaxWeight
 // measurements. The report's one-objective pick (PickBest) lets these
-// estimates move it from the best mean to a config measured at least
-// twice and at least as often; the pick is still a measured config,
-// stated with its own measurements' mean and uncertainty, and
-// confirmation decides on the means.
+// estimates move it from the best mean only to a config measured more
+// often; the pick is still a measured config, stated with its own
+// measurements' mean and uncertainty, and confirmation decides on the
+// means.
 
 // Arm is one measured config as the pick sees it: its knobs, the mean of
 // its first objective over its measurements, and how many there are.
