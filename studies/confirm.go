@@ -44,7 +44,7 @@ func (l *loop) confirmNext() (next, bool) {
 
 // confirmState is the study as search.NextConfirm sees it.
 func (l *loop) confirmState(budget int) search.ConfirmState {
-	s := search.ConfirmState{Budget: budget, NTrials: l.Space.Study.NTrials, AssumedCV: defaultNoiseCV,
+	s := search.ConfirmState{Budget: budget, NTrials: l.Space.Study.NTrials, AssumedCV: DefaultNoiseCV,
 		Minimize: l.Space.Objectives[0].Direction == space.Minimize}
 	running := map[string]bool{}
 	for _, t := range l.trials {
@@ -154,20 +154,26 @@ func (gs groups) points() []search.Point {
 	return pts
 }
 
-// winners are the best config (one objective) or the Pareto front of the
+// winners are the best config (one objective: by search.PickBest, its
+// mean pooled with its near-twins' at noise cv) or the Pareto front of the
 // configs' means.
-func (gs groups) winners(sp *space.Space) []*configGroup {
-	var win []int
+func (gs groups) winners(sp *space.Space, trials []store.Trial, cv float64) []*configGroup {
 	if len(sp.Objectives) > 1 {
-		win = search.Front(gs.points(), sp.Objectives)
-	} else if b := search.Best(gs.points(), sp.Objectives); b >= 0 {
-		win = []int{b}
+		var out []*configGroup
+		for _, w := range search.Front(gs.points(), sp.Objectives) {
+			out = append(out, gs[w])
+		}
+		return out
 	}
-	out := make([]*configGroup, len(win))
-	for i, w := range win {
-		out[i] = gs[w]
+	feasible := gs.feasible(sp)
+	arms := make([]search.Arm, len(feasible))
+	for i, g := range feasible {
+		arms[i] = search.Arm{Config: trials[g.runs[0]].Config, Mean: g.mean[0], N: len(g.runs)}
 	}
-	return out
+	if b := search.PickBest(arms, cv, sp.Objectives[0].Direction == space.Minimize); b >= 0 {
+		return []*configGroup{feasible[b]}
+	}
+	return nil
 }
 
 // feasible are the configs that meet the constraints, best first on the

@@ -220,7 +220,48 @@ direction = "minimize"
 	if want := []string{best.Key(), off.Key(), picked.Key(), cfg(32, 1).Key()}; !slices.Equal(keys, want) {
 		t.Errorf("ranked %v, want every feasible config by total_tps %v", keys, want)
 	}
-	if s.Minimize || s.AssumedCV != defaultNoiseCV || s.CVDF != 0 {
+	if s.Minimize || s.AssumedCV != DefaultNoiseCV || s.CVDF != 0 {
 		t.Errorf("state %+v: want maximising, the assumed noise, no repeats", s)
+	}
+}
+
+// Among near-twins measured once or twice, the report names the config
+// its similar configs' measurements favour, not the luckiest single
+// (search.PickBest), and states that config's own mean and uncertainty;
+// confirmation's leader follows it.
+func TestReportPoolsNearTwins(t *testing.T) {
+	sp := studySpace(t, 40, "")
+	cfg := func(mr int64, mf float64) space.Config {
+		return sp.WithTargetEngine(space.Config{"max_running": mr, "mem_fraction": mf})
+	}
+	trial := func(n int, c space.Config, tps float64) store.Trial {
+		return store.Trial{Number: n, State: store.Complete, Origin: "sampler", Config: c,
+			Metrics: map[string]map[string]float64{"p": {"total_tps": tps}}}
+	}
+	lucky, good := cfg(64, 0.8), cfg(128, 0.9)
+	trials := []store.Trial{
+		trial(1, cfg(8, 0.8), 30000),
+		trial(2, good, 57000), trial(3, good, 54000),
+		trial(4, cfg(128, 0.8), 56500), trial(5, cfg(128, 0.8), 53500),
+		trial(6, cfg(64, 0.9), 54500), trial(7, cfg(64, 0.9), 51500),
+		trial(8, cfg(64, 0.95), 54700), trial(9, cfg(64, 0.95), 51700),
+		trial(10, cfg(128, 0.95), 54800),
+		trial(11, lucky, 57000), // the best mean, measured once
+	}
+	trials[0].Origin = "baseline"
+	rep := BuildReport(sp, trials, nil)
+	if len(rep.Recommendations) == 0 {
+		t.Fatal("no recommendation")
+	}
+	rec := rep.Recommendations[0]
+	if rec.Config["max_running"] != int64(128) {
+		t.Errorf("report names %v, want a max_running 128 config (the lucky single is %v)", rec.Config, lucky)
+	}
+	if rec.Config.Key() == good.Key() && (rec.Measurements != 2 || rec.UncertaintyPct != 1.96*rep.NoiseCV/math.Sqrt2*100) {
+		t.Errorf("pick %+v: want its own 2 measurements and their uncertainty", rec)
+	}
+	l := &loop{RunOptions: RunOptions{Space: sp}, trials: trials}
+	if s := l.confirmState(4); s.Leader != rec.Config.Key() {
+		t.Errorf("confirmation's leader %q, want the report's pick %q", s.Leader, rec.Config.Key())
 	}
 }

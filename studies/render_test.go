@@ -141,7 +141,7 @@ func TestFrontFlagsMembersWithinNoise(t *testing.T) {
 	m := map[string]map[string]float64{"balanced": {"total_tps": 17325, "mean_tpot_ms": 216, "p99_ttft_ms": 1000}}
 	trials = append(trials, store.Trial{Number: 8, State: store.Complete, Origin: "sampler", Config: space.Config{"engine": "sglang", "max_running": int64(200)}, Metrics: m})
 	r := BuildReport(sp, trials, nil)
-	if r.NoiseMeasured || r.NoiseCV != defaultNoiseCV {
+	if r.NoiseMeasured || r.NoiseCV != DefaultNoiseCV {
 		t.Errorf("noise = %v (measured %v), want the default", r.NoiseCV, r.NoiseMeasured)
 	}
 	tied := map[int]bool{}

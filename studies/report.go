@@ -45,7 +45,7 @@ type Report struct {
 	Recommendations []Recommendation `json:"recommendations,omitempty"`
 	// NoiseCV is the run-to-run coefficient of variation used to flag front
 	// members within noise of a neighbour: measured from repeated configs
-	// when the study has any (NoiseMeasured), else defaultNoiseCV.
+	// when the study has any (NoiseMeasured), else DefaultNoiseCV.
 	NoiseCV       float64 `json:"noise_cv"`
 	NoiseMeasured bool    `json:"noise_measured"`
 	// Drift compares every repeated measurement with its config's first
@@ -59,10 +59,10 @@ type Report struct {
 	SLOs []ProfileSLO `json:"slos,omitempty"`
 }
 
-// defaultNoiseCV is the noise assumed when a study repeated no config:
+// DefaultNoiseCV is the noise assumed when a study repeated no config:
 // 5%, half the spread of the seeds' own repeated measurement (7011 vs 5882
 // total TPS for one GLM-5.2 configuration).
-const defaultNoiseCV = 0.05
+const DefaultNoiseCV = 0.05
 
 // ObjectiveInfo describes one objective column.
 type ObjectiveInfo struct {
@@ -167,7 +167,7 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 		b := row(*base)
 		r.Baseline = &b
 	}
-	for _, g := range gs.winners(sp) {
+	for _, g := range gs.winners(sp, trials, r.NoiseCV) {
 		rw := row(trials[g.runs[0]])
 		if n := len(r.Winners); n > 0 && slicesEqual(r.Winners[n-1].Values, rw.Values) {
 			r.Winners[n-1].Equivalent = append(r.Winners[n-1].Equivalent, rw.Trial)
@@ -218,7 +218,7 @@ func noiseCV(sp *space.Space, trials []store.Trial) (float64, bool) {
 		n += len(g) - 1
 	}
 	if n == 0 {
-		return defaultNoiseCV, false
+		return DefaultNoiseCV, false
 	}
 	return math.Sqrt(ss / float64(n)), true
 }

@@ -3,7 +3,9 @@ package lab
 import (
 	"context"
 	"math"
+	"slices"
 
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
@@ -73,19 +75,19 @@ func confirmOf(ctx context.Context, o *Oracle, sp *space.Space, trials []store.T
 	return &c
 }
 
-// reporter is the config a study would report after each trial: the best
-// by the mean of its measurements so far (the report's ranking, one
-// objective).
+// reporter is the config a study would report after each trial: the
+// report's one-objective pick (search.PickBest: each config's mean pooled
+// with its near-twins' at the noise its repeats measure, as
+// studies.BuildReport ranks; constraints aside).
 type reporter struct {
 	obj   space.Objective
-	sum   map[string]float64
-	n     map[string]int
+	vals  map[string][]float64
 	cfg   map[string]space.Config
 	order []string
 }
 
 func newReporter(obj space.Objective) *reporter {
-	return &reporter{obj: obj, sum: map[string]float64{}, n: map[string]int{}, cfg: map[string]space.Config{}}
+	return &reporter{obj: obj, vals: map[string][]float64{}, cfg: map[string]space.Config{}}
 }
 
 // add records one complete measurement.
@@ -94,26 +96,60 @@ func (r *reporter) add(c space.Config, v float64) {
 		return
 	}
 	k := c.Key()
-	if r.n[k] == 0 {
+	if len(r.vals[k]) == 0 {
 		r.order = append(r.order, k)
 		r.cfg[k] = c
 	}
-	r.sum[k] += v
-	r.n[k]++
+	r.vals[k] = append(r.vals[k], v)
 }
 
-// best is the config with the best mean, the first measured on a tie
+// best is the report's pick, the first measured of the best on a tie
 // (nil before any).
 func (r *reporter) best() space.Config {
-	top, topMean := "", math.NaN()
-	for _, k := range r.order {
-		m := r.sum[k] / float64(r.n[k])
-		if top == "" || r.obj.Better(m, topMean) {
-			top, topMean = k, m
+	arms := make([]search.Arm, len(r.order))
+	for i, k := range r.order {
+		arms[i] = search.Arm{Config: r.cfg[k], Mean: mean(r.vals[k]), N: len(r.vals[k])}
+	}
+	// Ranked best first (stable), as the report ranks its candidates.
+	slices.SortStableFunc(arms, func(a, b search.Arm) int {
+		switch {
+		case r.obj.Better(a.Mean, b.Mean):
+			return -1
+		case r.obj.Better(b.Mean, a.Mean):
+			return 1
 		}
+		return 0
+	})
+	if b := search.PickBest(arms, r.noiseCV(), r.obj.Direction == space.Minimize); b >= 0 {
+		return arms[b].Config
 	}
-	if top == "" {
-		return nil
+	return nil
+}
+
+// noiseCV is the noise the report states: the pooled relative spread of
+// the configs measured more than once, the default when none was.
+func (r *reporter) noiseCV() float64 {
+	ss, df := 0.0, 0
+	for _, vs := range r.vals {
+		if len(vs) < 2 {
+			continue
+		}
+		m := mean(vs)
+		for _, v := range vs {
+			ss += (v - m) * (v - m) / (m * m)
+		}
+		df += len(vs) - 1
 	}
-	return r.cfg[top]
+	if df == 0 {
+		return studies.DefaultNoiseCV
+	}
+	return math.Sqrt(ss / float64(df))
+}
+
+func mean(vs []float64) float64 {
+	s := 0.0
+	for _, v := range vs {
+		s += v
+	}
+	return s / float64(len(vs))
 }

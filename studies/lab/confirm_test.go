@@ -64,6 +64,33 @@ func TestReporterRanksConfigsByTheirMeans(t *testing.T) {
 	}
 }
 
+// The lab's per-trial reading of the report pools near-twins as the report
+// does (studies.TestReportPoolsNearTwins): a lucky single does not outrank
+// the knob value its similar configs' repeats favour.
+func TestReporterPoolsNearTwins(t *testing.T) {
+	cfg := func(mr int64, mf float64) space.Config { return space.Config{"max_running": mr, "mem_fraction": mf} }
+	r := newReporter(space.Objective{Metric: "m", Direction: space.Maximize})
+	for _, m := range []struct {
+		c space.Config
+		v []float64
+	}{
+		{cfg(8, 0.8), []float64{30000}},
+		{cfg(128, 0.9), []float64{57000, 54000}},
+		{cfg(128, 0.8), []float64{56500, 53500}},
+		{cfg(64, 0.9), []float64{54500, 51500}},
+		{cfg(64, 0.95), []float64{54700, 51700}},
+		{cfg(128, 0.95), []float64{54800}},
+		{cfg(64, 0.8), []float64{57000}}, // the best mean, measured once
+	} {
+		for _, v := range m.v {
+			r.add(m.c, v)
+		}
+	}
+	if got := r.best(); got["max_running"] != int64(128) {
+		t.Errorf("best = %v, want a max_running 128 config over the lucky single", got)
+	}
+}
+
 func TestConfirmStatsCountsTheSeedsWithinNoise(t *testing.T) {
 	runs := []Run{
 		{Confirm: &ConfirmCheck{Gap: 0, Within: true}},
