@@ -200,6 +200,9 @@ func (ps *priorSampler) priorTurn() bool {
 	if ps.asked <= warmStart {
 		return true
 	}
+	if len(ps.sp.Objectives) > 1 {
+		return ps.frontTurn() // prior_front_share.go
+	}
 	return ps.asked%ps.trust.every() == 0
 }
 

@@ -70,18 +70,29 @@ func bestGain(points, ests [][]float64, objs []space.Objective, ref []float64) (
 	return best, bestG
 }
 
-// frontParents are the measured configs on the measured front, newest
-// first.
+// frontParents are the measured configs on the front of the measured
+// means, newest first.
 func (ps *priorSampler) frontParents() []measuredConfig {
-	pts := make([]Point, len(ps.measuredCfgs))
-	for i, m := range ps.measuredCfgs {
+	ms := ps.measuredMeans()
+	pts := make([]Point, len(ms))
+	for i, m := range ms {
 		pts[i] = Point{Values: m.values}
 	}
 	idx := Front(pts, ps.sp.Objectives)
 	sort.Sort(sort.Reverse(sort.IntSlice(idx)))
 	out := make([]measuredConfig, len(idx))
 	for i, j := range idx {
-		out[i] = ps.measuredCfgs[j]
+		out[i] = ms[j].measuredConfig
+	}
+	return out
+}
+
+// meanPoints are the measured configs' mean values: the front pickHV
+// extends.
+func meanPoints(ms []measuredMean) [][]float64 {
+	out := make([][]float64, len(ms))
+	for i, m := range ms {
+		out[i] = m.values
 	}
 	return out
 }
@@ -115,7 +126,8 @@ func (ps *priorSampler) prepareFront(ctx context.Context) {
 func (ps *priorSampler) refineFront(ctx context.Context, parents []measuredConfig) {
 	var gainful []scoredCand
 	var rest []*candidate
-	ref := ps.frontRef(ps.measured)
+	points := meanPoints(ps.measuredMeans())
+	ref := ps.frontRef(points)
 	seen := map[string]bool{}
 	for _, p := range parents {
 		pc := ps.cands[configKey(ps.sp, p.cfg)]
@@ -128,7 +140,7 @@ func (ps *priorSampler) refineFront(ctx context.Context, parents []measuredConfi
 			seen[k] = true
 			g := 0.0
 			if est, ok := localEstimate(p.values, fastOf(pc), cd.fast); ok && ref != nil {
-				g = hvGain(ps.measured, est, ps.sp.Objectives, ref)
+				g = hvGain(points, est, ps.sp.Objectives, ref)
 			}
 			if g > 0 {
 				gainful = append(gainful, scoredCand{cd, g})
@@ -165,31 +177,62 @@ func fastOf(cd *candidate) []float64 {
 	return cd.fast
 }
 
-// frontEstimates are the open neighbours of the measured front's members
-// with their local estimates (the geometric mean over the members they
-// neighbour): the full predictions when the prior predicts both feasible,
-// the screening ones when its memory plan was contradicted.
+// nearDistance is how many knobs from a measured config a candidate may
+// be for its estimate to start from that measurement.
+const nearDistance = 2
+
+// frontEstimates are the open candidates within nearDistance knobs of a
+// measured config, estimated from the nearest measured ones (the
+// geometric mean of their local estimates, each corrected by the pairs
+// learnt for the knobs changed): the full predictions when the prior
+// predicts both feasible, the screening ones when its memory plan was
+// contradicted. A measured config is the best evidence of what its
+// near variants do; the residual averaged over the whole study is not.
 func (ps *priorSampler) frontEstimates(busy map[string]bool) map[string][]float64 {
-	all := map[string][][]float64{}
-	for _, p := range ps.frontParents() {
-		pc := ps.cands[configKey(ps.sp, p.cfg)]
+	ms := ps.measuredMeans()
+	fixes := ps.pairFixes(ms)
+	out := map[string][]float64{}
+	for _, k := range ps.order {
+		if !ps.open(k, busy) {
+			continue
+		}
+		if est, ok := ps.nearEstimate(ps.cands[k], ms, fixes); ok {
+			out[k] = est
+		}
+	}
+	return out
+}
+
+// nearEstimate is cd's estimate from the measured configs nearest to it
+// (at most nearDistance knobs away); false when none is that near.
+func (ps *priorSampler) nearEstimate(cd *candidate, ms []measuredMean, fixes map[transition]*pairFix) ([]float64, bool) {
+	var ests [][]float64
+	best := nearDistance + 1
+	for _, m := range ms {
+		ts, n := knobDiff(m.cfg, cd.cfg)
+		if n == 0 || n > best {
+			continue
+		}
+		pc := ps.cands[configKey(ps.sp, m.cfg)]
 		if pc == nil {
 			continue
 		}
-		for _, nb := range ps.neighbours(p.cfg) {
-			k := configKey(ps.sp, nb)
-			if cd := ps.cands[k]; cd != nil && ps.open(k, busy) {
-				if est, ok := ps.localOf(p, pc, cd); ok {
-					all[k] = append(all[k], est)
-				}
-			}
+		est, ok := ps.localOf(m.measuredConfig, pc, cd)
+		if !ok {
+			continue
 		}
+		for _, t := range ts {
+			est = fixes[t].corrected(est)
+		}
+		if n < best {
+			best, ests = n, nil
+		}
+		ests = append(ests, est)
 	}
-	out := make(map[string][]float64, len(all))
-	for k, ests := range all {
-		out[k] = geoMean(ests)
+	if len(ests) == 0 {
+		return nil, false
 	}
-	return out
+	return geoMean(ests), true
 }
 
 // geoMean is the per-objective geometric mean of positive vectors.

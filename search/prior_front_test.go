@@ -138,3 +138,110 @@ func TestGeoMean(t *testing.T) {
 		t.Errorf("geoMean = %v, want [4 4]", got)
 	}
 }
+
+func TestKnobDiff(t *testing.T) {
+	cases := []struct {
+		name string
+		a, b space.Config
+		n    int
+		one  bool
+	}{
+		{"same", space.Config{"x": 1, "y": "a"}, space.Config{"x": 1, "y": "a"}, 0, false},
+		{"one value", space.Config{"x": 1, "y": "a"}, space.Config{"x": 2, "y": "a"}, 1, true},
+		{"two values", space.Config{"x": 1, "y": "a"}, space.Config{"x": 2, "y": "b"}, 2, false},
+		{"a knob only one has", space.Config{"x": 1}, space.Config{"x": 1, "y": "a"}, 1, false},
+		{"a value and a knob only one has", space.Config{"x": 1}, space.Config{"x": 2, "y": "a"}, 2, false},
+	}
+	for _, c := range cases {
+		ts, n := knobDiff(c.a, c.b)
+		tr, one := oneKnob(c.a, c.b)
+		if n != c.n || one != c.one {
+			t.Errorf("%s: %d knobs (%v), one %v; want %d, %v", c.name, n, ts, one, c.n, c.one)
+		}
+		if one && (tr.knob != "x" || tr.from != "1" || tr.to != "2") {
+			t.Errorf("%s: transition %+v, want x 1→2", c.name, tr)
+		}
+	}
+}
+
+func TestPairMiss(t *testing.T) {
+	got, ok := pairMiss([]float64{100, 10}, []float64{100, 10}, []float64{100, 10}, []float64{80, 12.5})
+	if !ok || math.Abs(got[0]-math.Log(100.0/80)) > 1e-9 || math.Abs(got[1]-math.Log(10/12.5)) > 1e-9 {
+		t.Errorf("measured alike, predicted apart: miss %v, %v", got, ok)
+	}
+	if _, ok := pairMiss([]float64{100, 10}, []float64{0, 10}, []float64{100, 10}, []float64{80, 12.5}); ok {
+		t.Error("a zero measurement gave a miss")
+	}
+	if _, ok := pairMiss([]float64{100}, []float64{100, 10}, []float64{100, 10}, []float64{80, 12.5}); ok {
+		t.Error("lengths differ and gave a miss")
+	}
+}
+
+// A knob change measured to make no difference, which the prior predicts
+// costs a fifth, corrects a move along it elsewhere (half-way after one
+// pair: pairShrink) and in both directions; a change never measured
+// leaves the estimate alone.
+func TestLearnPairsCorrectsMovesAlongAMeasuredChange(t *testing.T) {
+	pred := func(c space.Config) []float64 {
+		if c["m"] == "low" {
+			return []float64{80}
+		}
+		return []float64{100}
+	}
+	ms := []measuredMean{
+		{measuredConfig{space.Config{"m": "low", "x": 1}, []float64{50}}, 1},
+		{measuredConfig{space.Config{"m": "high", "x": 1}, []float64{50}}, 1},
+		{measuredConfig{space.Config{"m": "high", "x": 3}, []float64{70}}, 1}, // two knobs from the first
+	}
+	fixes := learnPairs(ms, func(a, b space.Config) ([]float64, []float64, bool) { return pred(a), pred(b), true })
+	down := fixes[transition{"m", "high", "low"}]
+	up := fixes[transition{"m", "low", "high"}]
+	if down == nil || up == nil || down.n != 1 || up.n != 1 {
+		t.Fatalf("fixes %v, want one pair each way on m", fixes)
+	}
+	est := []float64{80} // 100 measured × the predicted 0.8
+	if got := down.corrected(est)[0]; math.Abs(got-80*math.Sqrt(1.25)) > 1e-9 {
+		t.Errorf("high→low corrected to %g, want %g", got, 80*math.Sqrt(1.25))
+	}
+	if got := up.corrected([]float64{125})[0]; math.Abs(got-125/math.Sqrt(1.25)) > 1e-9 {
+		t.Errorf("low→high corrected to %g, want %g", got, 125/math.Sqrt(1.25))
+	}
+	var none *pairFix = fixes[transition{"x", "1", "2"}]
+	if got := none.corrected(est); got[0] != 80 {
+		t.Errorf("an unmeasured change moved the estimate to %v", got)
+	}
+}
+
+// A config confirmed three times is one point at its geometric mean.
+func TestMeasuredMeansOnePointPerConfig(t *testing.T) {
+	sp := frontSpace()
+	s := newPriorSampler(t, sp, priorFunc(frontPrior)).(*priorSampler)
+	c := space.Config{"a": 2.0, "b": int64(1)}
+	for _, v := range [][]float64{{2, 8}, {8, 2}, {4, 4}} {
+		if err := s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: v[0], Values: v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ms := s.measuredMeans()
+	if len(ms) != 1 || ms[0].n != 3 || math.Abs(ms[0].values[0]-4) > 1e-9 || math.Abs(ms[0].values[1]-4) > 1e-9 {
+		t.Errorf("means %+v, want one config at (4, 4) over 3", ms)
+	}
+}
+
+// A config two knobs from a measured one is estimated from that
+// measurement (main estimated only the one-knob neighbours of front
+// members, the rest by the prior's globally corrected prediction).
+func TestNearEstimateStartsFromTheNearestMeasurement(t *testing.T) {
+	sp := frontSpace()
+	s := newPriorSampler(t, sp, priorFunc(frontPrior)).(*priorSampler)
+	ctx := context.Background()
+	m := space.Config{"a": 2.0, "b": int64(1)}
+	if err := s.Tell(ctx, Observation{Config: m, State: Complete, Value: 20, Values: []float64{20, 20}}); err != nil {
+		t.Fatal(err)
+	}
+	cd := s.predict(ctx, space.Config{"a": 3.0, "b": int64(2)}) // predicted (3.5, 2.5); m predicted (2, 2)
+	est, ok := s.nearEstimate(cd, s.measuredMeans(), nil)
+	if !ok || math.Abs(est[0]-20*3.5/2) > 1e-9 || math.Abs(est[1]-20*2.5/2) > 1e-9 {
+		t.Errorf("estimate %v, %v; want (35, 25): the measurement × the predicted ratio", est, ok)
+	}
+}

@@ -108,11 +108,12 @@ func (ps *priorSampler) pickHV(busy map[string]bool) (space.Config, bool) {
 		}
 		cds, preds = append(cds, cd), append(preds, p)
 	}
-	ref := ps.frontRef(append(append([][]float64(nil), preds...), ps.measured...))
+	points := meanPoints(ps.measuredMeans())
+	ref := ps.frontRef(append(append([][]float64(nil), preds...), points...))
 	if ref == nil {
 		return nil, false
 	}
-	i, _ := bestGain(ps.measured, preds, ps.sp.Objectives, ref)
+	i, _ := bestGain(points, preds, ps.sp.Objectives, ref)
 	if i < 0 {
 		return nil, false
 	}
