@@ -85,11 +85,11 @@ func (m *scootModel) propose() (space.Config, error) {
 	if m.usable() < len(m.design) {
 		for m.designNext < len(m.design) {
 			m.designNext++
-			if c := m.design[m.designNext-1]; !m.told(c) {
+			if c := m.design[m.designNext-1]; !m.told(c) && !m.ruledOut(c) {
 				return c, nil
 			}
 		}
-		return m.sp.Sample(m.rng), nil
+		return m.sample(), nil
 	}
 	if scootLocalTurn(m.usable()-len(m.design), scootLocalEvery) {
 		if c, ok := m.nextLocal(); ok {
@@ -105,7 +105,20 @@ func (m *scootModel) propose() (space.Config, error) {
 			return c, nil
 		}
 	}
-	return m.sp.Sample(m.rng), nil
+	return m.sample(), nil
+}
+
+// sample is a random config within the space's rules that the memory
+// model does not rule out, if one of trustSkips draws is.
+func (m *scootModel) sample() space.Config {
+	c := m.sp.Sample(m.rng)
+	for range trustSkips {
+		if m.sp.Check(m.sp.WithTargetEngine(c)) == nil && !m.ruledOut(c) {
+			break
+		}
+		c = m.sp.Sample(m.rng)
+	}
+	return c
 }
 
 // scootLocalTurn decides whether the proposal after told trials past the
