@@ -41,6 +41,7 @@ func specs() []spec {
 		{name: "cbo", build: newCBO},
 		{name: "linear", build: newLinear},
 		{name: "trust", build: newTrust},
+		{name: "scoot", build: newSCOOT},
 	}
 }
 
