@@ -3,7 +3,6 @@ package search
 import (
 	"math"
 	"math/rand"
-	"sort"
 
 	"github.com/servetune/servetune/space"
 )
@@ -127,16 +126,7 @@ func (m *cboModel) rank() []space.Config {
 		p, _ := cls.predict(x)
 		acq[i] = expectedImprovement(mu, sd, best+cboXi) * p
 	}
-	idx := make([]int, len(cands))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return acq[idx[a]] > acq[idx[b]] })
-	out := make([]space.Config, len(idx))
-	for i, j := range idx {
-		out[i] = cands[j]
-	}
-	return out
+	return bestFirst(cands, acq)
 }
 
 // scalarise is each observation's score, larger better: the first

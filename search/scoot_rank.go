@@ -2,7 +2,6 @@ package search
 
 import (
 	"math"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -127,16 +126,7 @@ func (m *scootModel) byAcquisition(s scootSurrogate, cs []space.Config, xs [][]f
 	for i, x := range xs {
 		acq[i] = s.acquisition(x)
 	}
-	idx := make([]int, len(cs))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return acq[idx[a]] > acq[idx[b]] })
-	out := make([]space.Config, len(cs))
-	for i, j := range idx {
-		out[i] = cs[j]
-	}
-	return out
+	return bestFirst(cs, acq)
 }
 
 // featuresOf is the features of each of cs.

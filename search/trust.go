@@ -2,7 +2,6 @@ package search
 
 import (
 	"math"
-	"sort"
 
 	"github.com/servetune/servetune/space"
 )
@@ -164,14 +163,5 @@ func (m *trustModel) byDraw(cs []space.Config, w []float64) []space.Config {
 	for i, c := range cs {
 		s[i] = dot(w, m.encode(c))
 	}
-	idx := make([]int, len(cs))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return s[idx[a]] > s[idx[b]] })
-	out := make([]space.Config, len(cs))
-	for i, j := range idx {
-		out[i] = cs[j]
-	}
-	return out
+	return bestFirst(cs, s)
 }
