@@ -90,16 +90,7 @@ func (m *cboModel) usable() int { return len(m.obs) }
 // probability of feasibility; nil when nothing completed yet.
 func (m *cboModel) rank() []space.Config {
 	scores := m.scalarise()
-	var xs, feasX [][]float64
-	var ys, feasY []float64
-	for i, o := range m.obs {
-		x := m.encode(o.Config)
-		ok := o.State == Complete && o.Violation == 0 || o.State == Pruned
-		feasX, feasY = append(feasX, x), append(feasY, b2f(ok))
-		if !math.IsNaN(scores[i]) {
-			xs, ys = append(xs, x), append(ys, scores[i])
-		}
-	}
+	xs, ys, feasX, feasY := trainingSets(m.obs, scores, m.encode)
 	if len(xs) == 0 {
 		return nil
 	}
@@ -194,6 +185,21 @@ func orient(obj space.Objective, v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+// trainingSets is what cbo's and scoot's models learn from: the
+// objective model's points are the trials with a score, the feasibility
+// classifier's every told trial (a pruned trial did start: it fits).
+func trainingSets(obs []Observation, scores []float64, encode func(space.Config) []float64) (xs [][]float64, ys []float64, feasX [][]float64, feasY []float64) {
+	for i, o := range obs {
+		x := encode(o.Config)
+		ok := o.State == Complete && o.Violation == 0 || o.State == Pruned
+		feasX, feasY = append(feasX, x), append(feasY, b2f(ok))
+		if !math.IsNaN(scores[i]) {
+			xs, ys = append(xs, x), append(ys, scores[i])
+		}
+	}
+	return xs, ys, feasX, feasY
 }
 
 func b2f(b bool) float64 {

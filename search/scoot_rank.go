@@ -47,17 +47,7 @@ func (m *scootModel) features(c space.Config) []float64 {
 // fit grows the two forests on what was told; ok is false while no trial
 // completed.
 func (m *scootModel) fit() (s scootSurrogate, ok bool) {
-	var xs, clsX [][]float64
-	var ys, clsY []float64
-	scores := m.scores()
-	for i, o := range m.obs {
-		x := m.features(o.Config)
-		feasible := o.State == Complete && o.Violation == 0 || o.State == Pruned
-		clsX, clsY = append(clsX, x), append(clsY, b2f(feasible))
-		if !math.IsNaN(scores[i]) {
-			xs, ys = append(xs, x), append(ys, scores[i])
-		}
-	}
+	xs, ys, clsX, clsY := trainingSets(m.obs, m.scores(), m.features)
 	if len(xs) == 0 {
 		return s, false
 	}
