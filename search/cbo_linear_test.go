@@ -132,23 +132,9 @@ func familyLandscape() (*space.Space, func(space.Config) Observation) {
 // random search's.
 func TestLinearFindsTheFamilyOfTheBest(t *testing.T) {
 	sp, f := familyLandscape()
-	opt := 0.0
-	for _, c := range Grid(sp) {
-		if o := f(c); o.State == Complete {
-			opt = max(opt, o.Value)
-		}
-	}
-	var lin, cbo, rnd []float64
-	for seed := int64(1); seed <= 9; seed++ {
-		b, _ := study(t, sp, "linear", seed, 25, f)
-		lin = append(lin, b/opt)
-		b, _ = study(t, sp, "cbo", seed, 25, f)
-		cbo = append(cbo, b/opt)
-		b, _ = study(t, sp, "random", seed, 25, f)
-		rnd = append(rnd, b/opt)
-	}
-	t.Logf("best/optimum at 25, median of 9: linear %.3f, cbo %.3f, random %.3f", median(lin), median(cbo), median(rnd))
-	if median(lin) <= median(cbo) || median(lin) <= median(rnd) {
-		t.Errorf("linear median %.3f does not beat cbo's %.3f and random's %.3f", median(lin), median(cbo), median(rnd))
+	m := medianOfBest(t, sp, f, "linear", "cbo", "random")
+	t.Logf("best/optimum at 25, median of 9: linear %.3f, cbo %.3f, random %.3f", m[0], m[1], m[2])
+	if m[0] <= m[1] || m[0] <= m[2] {
+		t.Errorf("linear median %.3f does not beat cbo's %.3f and random's %.3f", m[0], m[1], m[2])
 	}
 }

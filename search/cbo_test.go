@@ -92,6 +92,29 @@ func study(t *testing.T, sp *space.Space, name string, seed int64, n int, f func
 	return best, infeasible
 }
 
+// medianOfBest is, for each sampler, the median over seeds 1..9 of its
+// best after 25 trials as a fraction of the grid's optimum: the measure
+// the family-finding tests compare samplers by.
+func medianOfBest(t *testing.T, sp *space.Space, f func(space.Config) Observation, names ...string) []float64 {
+	t.Helper()
+	opt := 0.0
+	for _, c := range Grid(sp) {
+		if o := f(sp.WithTargetEngine(c)); o.State == Complete {
+			opt = max(opt, o.Value)
+		}
+	}
+	out := make([]float64, len(names))
+	for i, name := range names {
+		var r []float64
+		for seed := int64(1); seed <= 9; seed++ {
+			b, _ := study(t, sp, name, seed, 25, f)
+			r = append(r, b/opt)
+		}
+		out[i] = median(r)
+	}
+	return out
+}
+
 // Without any feasibility rule, cbo learns the cliff and climbs to it:
 // it beats random search's and motpe's median best at 30 trials (on 9
 // seeds: cbo 0.979 of the optimum, motpe 0.922, random 0.901) and runs

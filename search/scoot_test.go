@@ -293,24 +293,10 @@ func TestSCOOTRespectsTheSpaceAndIsDeterministic(t *testing.T) {
 // the search below its cliff.
 func TestSCOOTFindsTheBestFamilyBelowItsCliff(t *testing.T) {
 	sp := scootSpace()
-	opt := 0.0
-	for _, c := range Grid(sp) {
-		if o := scootLandscape(sp.WithTargetEngine(c)); o.State == Complete {
-			opt = max(opt, o.Value)
-		}
-	}
-	var sc, cbo, rnd []float64
-	for seed := int64(1); seed <= 9; seed++ {
-		b, _ := study(t, sp, "scoot", seed, 25, scootLandscape)
-		sc = append(sc, b/opt)
-		b, _ = study(t, sp, "cbo", seed, 25, scootLandscape)
-		cbo = append(cbo, b/opt)
-		b, _ = study(t, sp, "random", seed, 25, scootLandscape)
-		rnd = append(rnd, b/opt)
-	}
-	t.Logf("best/optimum at 25, median of 9: scoot %.3f, cbo %.3f, random %.3f", median(sc), median(cbo), median(rnd))
-	if median(sc) <= median(cbo) || median(sc) <= median(rnd) {
-		t.Errorf("scoot median %.3f does not beat cbo's %.3f and random's %.3f", median(sc), median(cbo), median(rnd))
+	m := medianOfBest(t, sp, scootLandscape, "scoot", "cbo", "random")
+	t.Logf("best/optimum at 25, median of 9: scoot %.3f, cbo %.3f, random %.3f", m[0], m[1], m[2])
+	if m[0] <= m[1] || m[0] <= m[2] {
+		t.Errorf("scoot median %.3f does not beat cbo's %.3f and random's %.3f", m[0], m[1], m[2])
 	}
 }
 
