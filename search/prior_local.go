@@ -29,7 +29,7 @@ import (
 // sampler's turns goes to a neighbour of the incumbent. One in 2 moved two
 // of the widened family's 20 seeds at 30 trials by taking the sampler's
 // finds (median 1.7% -> 2.4%); one in 3 keeps h200-is-b200's gain at 40
-// trials and the family's at 30 (docs/issue21-local.md).
+// trials and the family's at 30 (docs/benchmarks.md, "Issue 21, second pass").
 const localEvery = 3
 
 // localRefine is how many neighbours a local step may fully predict.

@@ -73,7 +73,7 @@ type goalPick struct {
 //     means rank lower; under heavy-tailed, drifting noise such a trade
 //     (measured 0.2-3.6% short, each measured up to three times) was truly
 //     3-8% short, outside the uncertainty the report states for it
-//     (docs/issue21-moconf.md);
+//     (docs/benchmarks.md, "Issue 21, third pass");
 //   - a config best for several goals is one pick naming them all.
 func recommend(objs []ObjectiveInfo, front []Row, noise float64, slo bool) []goalPick {
 	var ok []int

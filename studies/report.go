@@ -202,6 +202,14 @@ func noiseCV(sp *space.Space, trials []store.Trial) (float64, bool) {
 			}
 		}
 	}
+	return PooledCV(groups)
+}
+
+// PooledCV is the run-to-run noise the report states: the relative spread
+// of each config's repeated measurements (groups, by config), pooled over
+// the configs measured more than once; DefaultNoiseCV and false when none
+// was. The lab's per-trial reading of the report uses it too.
+func PooledCV(groups map[string][]float64) (float64, bool) {
 	ss, n := 0.0, 0
 	for _, g := range groups {
 		if len(g) < 2 {

@@ -126,24 +126,10 @@ func (r *reporter) best() space.Config {
 	return nil
 }
 
-// noiseCV is the noise the report states: the pooled relative spread of
-// the configs measured more than once, the default when none was.
+// noiseCV is the noise the report states for what was measured so far.
 func (r *reporter) noiseCV() float64 {
-	ss, df := 0.0, 0
-	for _, vs := range r.vals {
-		if len(vs) < 2 {
-			continue
-		}
-		m := mean(vs)
-		for _, v := range vs {
-			ss += (v - m) * (v - m) / (m * m)
-		}
-		df += len(vs) - 1
-	}
-	if df == 0 {
-		return studies.DefaultNoiseCV
-	}
-	return math.Sqrt(ss / float64(df))
+	cv, _ := studies.PooledCV(r.vals)
+	return cv
 }
 
 func mean(vs []float64) float64 {
