@@ -123,6 +123,19 @@ func startOver(f *os.File, key string) error {
 	return err
 }
 
+// Unwrap is the prior whose predictions are kept. What else the sampler
+// asks of a prior (its memory plan, MemoryPlanner) is asked of it: the
+// file keeps predictions only, and the cache must not hide the rest.
+func (cp *cachedPrior) Unwrap() Prior { return cp.inner }
+
+// unwrapPrior is the prior beneath p's cache, or p.
+func unwrapPrior(p Prior) Prior {
+	if u, ok := p.(interface{ Unwrap() Prior }); ok {
+		return u.Unwrap()
+	}
+	return p
+}
+
 // Known is the configs screened before, in the order they were.
 func (cp *cachedPrior) Known() []space.Config {
 	cp.mu.Lock()

@@ -155,7 +155,7 @@ type memoryModel struct {
 }
 
 func newMemoryModel(p Prior) *memoryModel {
-	plan, ok := p.(MemoryPlanner)
+	plan, ok := unwrapPrior(p).(MemoryPlanner)
 	if !ok {
 		return nil
 	}

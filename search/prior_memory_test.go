@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -123,6 +124,22 @@ func TestPriorLearnsAnOverratedMemoryPlan(t *testing.T) {
 	}
 	if mem, over, contradicted := s.LearntMemory(); !contradicted || !(mem/over < 1) {
 		t.Errorf("learnt memory ×%.2f, overheads ×%.2f (contradicted %v): want less room than the card's", mem, over, contradicted)
+	}
+}
+
+// servetune run keeps the prior's predictions in a file (CachePrior); the
+// cache must not hide the memory plan, or a real study never learns it
+// while the lab, which does not cache, does.
+func TestCachedPriorKeepsItsMemoryPlan(t *testing.T) {
+	sp := priorSpace()
+	cached, closeCache, err := CachePrior(memoryPrior8{wall: 8}, sp, filepath.Join(t.TempDir(), "prior.jsonl"), "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeCache()
+	s := newPriorSampler(t, sp, cached).(*priorSampler)
+	if s.memory == nil {
+		t.Fatal("a cached MemoryPlanner prior learns no memory plan")
 	}
 }
 
