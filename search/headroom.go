@@ -1,0 +1,125 @@
+package search
+
+import (
+	"github.com/servetune/servetune/space"
+)
+
+// headroomModel is scoot reading the engines' out-of-memory messages.
+// On GLM-5.2 without the prior the seeds are bimodal: a seed that meets
+// the best family (SGLang, DP attention over dp=8) at a memory fraction
+// it cannot fit runs out of memory there two to five times and then
+// spends its trials elsewhere, never measuring the family at the cliff
+// where its optimum sits. The engine says how much memory was missing;
+// headroom uses it twice:
+//
+//   - its memory model (fractionMemory) places the family's cliff on the
+//     memory fraction at the OOM's fraction minus the shortfall, in the
+//     direction the message gives, instead of ruling out the cone above
+//     the OOM only;
+//   - the next proposal after such an OOM is its repair: the same config
+//     at the highest fraction that the shortfall says fits (the lowest
+//     that could, when the pool was too small). The config was the
+//     acquisition's pick; its repair is the nearest config that runs.
+//
+// Repairs do not count towards scoot's design and local schedule. A
+// repair that runs out of memory again is repaired once more at most.
+type headroomModel struct {
+	*scootModel
+	repairs []space.Config
+	// depth is how many repairs led to a config.
+	depth map[string]int
+}
+
+// headroomDepth bounds a chain of repairs.
+const headroomDepth = 2
+
+func newHeadroom(b build) (Sampler, error) {
+	order, err := b.sp.Order()
+	if err != nil {
+		return nil, err
+	}
+	cm := &cboModel{sp: b.sp, rng: b.rng, order: order}
+	m := &scootModel{cboModel: cm, feas: NewFeasibility(b.sp)}
+	m.fam = newFamilies(b.sp, m.pool())
+	m.mem = newFractionMemory(m.fam)
+	m.numeric = m.numericFeatures()
+	return newGuard(b, &headroomModel{scootModel: m, depth: map[string]int{}}), nil
+}
+
+func (m *headroomModel) propose() (space.Config, error) {
+	for len(m.repairs) > 0 {
+		c := m.repairs[0]
+		m.repairs = m.repairs[1:]
+		if !m.told(c) && !m.ruledOut(c) {
+			return c, nil
+		}
+	}
+	return m.scootModel.propose()
+}
+
+func (m *headroomModel) tell(o Observation) error {
+	k := configKey(m.sp, o.Config)
+	d, isRepair := m.depth[k]
+	if isRepair {
+		m.extra++
+	}
+	if err := m.scootModel.tell(o); err != nil {
+		return err
+	}
+	if o.Class != classOOM || d >= headroomDepth {
+		return nil
+	}
+	if r, ok := m.repair(o.Config, readOOM(o.Message)); ok {
+		rk := configKey(m.sp, r)
+		if _, seen := m.depth[rk]; !seen {
+			m.depth[rk] = d + 1
+			m.repairs = append(m.repairs, r)
+		}
+	}
+	return nil
+}
+
+// repair is c at the memory fraction that advice a says fits: the
+// highest of the knob's values the shortfall leaves when the fraction
+// must come down, the lowest above c's when it must go up; ok is false
+// when there is none within the space's rules.
+func (m *headroomModel) repair(c space.Config, a oomAdvice) (space.Config, bool) {
+	p, ok := m.sp.Param(fractionKnob)
+	if !ok || a.dir == 0 || !hasFraction(c) {
+		return nil, false
+	}
+	vals, ok := p.Grid()
+	if !ok {
+		return nil, false
+	}
+	v, ok := repairFraction(vals, fractionOf(c), a)
+	if !ok {
+		return nil, false
+	}
+	r := space.Config{}
+	for k, x := range c {
+		r[k] = x
+	}
+	r[fractionKnob] = v
+	if m.sp.Check(m.sp.WithTargetEngine(r)) != nil {
+		return nil, false
+	}
+	return r, true
+}
+
+// repairFraction picks from vals the fraction nearest at that advice a
+// does not rule out (fractionOut), on the side the advice points to.
+func repairFraction(vals []any, at float64, a oomAdvice) (any, bool) {
+	var best any
+	bestX, found := 0.0, false
+	for _, v := range vals {
+		x, ok := space.Number(v, false)
+		if !ok || fractionOut(a, at, x) || (a.dir < 0) != (x < at) {
+			continue
+		}
+		if !found || (a.dir < 0 && x > bestX) || (a.dir > 0 && x < bestX) {
+			best, bestX, found = v, x, true
+		}
+	}
+	return best, found
+}
