@@ -1,6 +1,9 @@
 package search
 
 import (
+	"math"
+	"sort"
+
 	"github.com/servetune/servetune/space"
 )
 
@@ -22,7 +25,10 @@ import (
 //     acquisition's pick; its repair is the nearest config that runs.
 //
 // Repairs do not count towards scoot's design and local schedule. A
-// repair that runs out of memory again is repaired once more at most.
+// repair that runs out of memory again is repaired again, up to
+// headroomDepth in a chain: PyTorch reports nothing free when what else
+// sits outside the fraction already fills it, and then the shortfall is
+// a lower bound.
 type headroomModel struct {
 	*scootModel
 	repairs []space.Config
@@ -31,7 +37,7 @@ type headroomModel struct {
 }
 
 // headroomDepth bounds a chain of repairs.
-const headroomDepth = 2
+const headroomDepth = 3
 
 func newHeadroom(b build) (Sampler, error) {
 	order, err := b.sp.Order()
@@ -81,8 +87,10 @@ func (m *headroomModel) tell(o Observation) error {
 
 // repair is c at the memory fraction that advice a says fits: the
 // highest of the knob's values the shortfall leaves when the fraction
-// must come down, the lowest above c's when it must go up; ok is false
-// when there is none within the space's rules.
+// must come down, the lowest above c's when it must go up — the nearest
+// that is within the space's rules and that the memory model, which
+// holds every OOM so far, does not rule out; ok is false when there is
+// none.
 func (m *headroomModel) repair(c space.Config, a oomAdvice) (space.Config, bool) {
 	p, ok := m.sp.Param(fractionKnob)
 	if !ok || a.dir == 0 || !hasFraction(c) {
@@ -92,34 +100,36 @@ func (m *headroomModel) repair(c space.Config, a oomAdvice) (space.Config, bool)
 	if !ok {
 		return nil, false
 	}
-	v, ok := repairFraction(vals, fractionOf(c), a)
-	if !ok {
-		return nil, false
+	for _, v := range repairFractions(vals, fractionOf(c), a) {
+		r := c.Clone()
+		r[fractionKnob] = v
+		if m.sp.Check(m.sp.WithTargetEngine(r)) == nil && !m.told(r) && !m.ruledOut(r) {
+			return r, true
+		}
 	}
-	r := space.Config{}
-	for k, x := range c {
-		r[k] = x
-	}
-	r[fractionKnob] = v
-	if m.sp.Check(m.sp.WithTargetEngine(r)) != nil {
-		return nil, false
-	}
-	return r, true
+	return nil, false
 }
 
-// repairFraction picks from vals the fraction nearest at that advice a
-// does not rule out (fractionOut), on the side the advice points to.
-func repairFraction(vals []any, at float64, a oomAdvice) (any, bool) {
-	var best any
-	bestX, found := 0.0, false
+// repairFractions are the values of vals that advice a for an OOM at
+// fraction at does not rule out (fractionOut), on the side the advice
+// points to, nearest first.
+func repairFractions(vals []any, at float64, a oomAdvice) []any {
+	type val struct {
+		v    any
+		dist float64
+	}
+	var ok []val
 	for _, v := range vals {
-		x, ok := space.Number(v, false)
-		if !ok || fractionOut(a, at, x) || (a.dir < 0) != (x < at) {
+		x, isNum := space.Number(v, false)
+		if !isNum || a.dir == 0 || fractionOut(a, at, x) || (a.dir < 0) != (x < at) {
 			continue
 		}
-		if !found || (a.dir < 0 && x > bestX) || (a.dir > 0 && x < bestX) {
-			best, bestX, found = v, x, true
-		}
+		ok = append(ok, val{v, math.Abs(x - at)})
 	}
-	return best, found
+	sort.SliceStable(ok, func(i, j int) bool { return ok[i].dist < ok[j].dist })
+	out := make([]any, len(ok))
+	for i, v := range ok {
+		out[i] = v.v
+	}
+	return out
 }

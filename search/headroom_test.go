@@ -57,7 +57,7 @@ func TestFractionOut(t *testing.T) {
 	}
 }
 
-func TestRepairFraction(t *testing.T) {
+func TestRepairFractions(t *testing.T) {
 	vals := []any{0.7, 0.75, 0.8, 0.85, 0.9, 0.95}
 	for _, c := range []struct {
 		at   float64
@@ -71,9 +71,9 @@ func TestRepairFraction(t *testing.T) {
 		{0.7, oomAdvice{dir: 1, short: 0.11}, 0.85},  // by its shortfall
 		{0.95, oomAdvice{dir: 1}, nil},               // nothing higher
 	} {
-		got, ok := repairFraction(vals, c.at, c.a)
-		if (c.want == nil) == ok || ok && got != c.want {
-			t.Errorf("repairFraction(%v, %+v) = %v, %v; want %v", c.at, c.a, got, ok, c.want)
+		got := repairFractions(vals, c.at, c.a)
+		if (c.want == nil) != (len(got) == 0) || len(got) > 0 && got[0] != c.want {
+			t.Errorf("repairFractions(%v, %+v) = %v, want %v first", c.at, c.a, got, c.want)
 		}
 	}
 }
