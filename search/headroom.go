@@ -34,6 +34,9 @@ type headroomModel struct {
 	repairs []space.Config
 	// depth is how many repairs led to a config.
 	depth map[string]int
+	// outside is, per family, the most memory an OOM message showed
+	// outside the fraction besides its allocation (oomAdvice.outsideGiB).
+	outside map[string]float64
 }
 
 // headroomDepth bounds a chain of repairs.
@@ -49,7 +52,7 @@ func newHeadroom(b build) (Sampler, error) {
 	m.fam = newFamilies(b.sp, m.pool())
 	m.mem = newFractionMemory(m.fam)
 	m.numeric = m.numericFeatures()
-	return newGuard(b, &headroomModel{scootModel: m, depth: map[string]int{}}), nil
+	return newGuard(b, &headroomModel{scootModel: m, depth: map[string]int{}, outside: map[string]float64{}}), nil
 }
 
 func (m *headroomModel) propose() (space.Config, error) {
@@ -75,7 +78,7 @@ func (m *headroomModel) tell(o Observation) error {
 	if o.Class != classOOM || d >= headroomDepth {
 		return nil
 	}
-	if r, ok := m.repair(o.Config, readOOM(o.Message)); ok {
+	if r, ok := m.repair(o.Config, m.advice(o)); ok {
 		rk := configKey(m.sp, r)
 		if _, seen := m.depth[rk]; !seen {
 			m.depth[rk] = d + 1
@@ -83,6 +86,27 @@ func (m *headroomModel) tell(o Observation) error {
 		}
 	}
 	return nil
+}
+
+// advice reads o's OOM message; when PyTorch reported nothing free, its
+// shortfall is estimated from what the family's other OOMs showed sits
+// outside the fraction (a family-1 seed of the widened family otherwise
+// repaired 0.95 → 0.9 → 0.85 → 0.8, three OOMs, where the estimate goes
+// to 0.8 at once).
+func (m *headroomModel) advice(o Observation) oomAdvice {
+	a := readOOM(o.Message)
+	if !hasFraction(o.Config) {
+		return a
+	}
+	f, fam := fractionOf(o.Config), m.fam.key(m.sp.WithTargetEngine(o.Config))
+	if g, ok := a.outsideGiB(f); ok {
+		m.outside[fam] = max(m.outside[fam], g)
+		return a
+	}
+	if g, ok := m.outside[fam]; ok {
+		return a.estimated(f, g)
+	}
+	return a
 }
 
 // repair is c at the memory fraction that advice a says fits: the

@@ -18,6 +18,9 @@ type oomAdvice struct {
 	// short is the shortfall as a share of the GPU's memory (0 when the
 	// message has no figures): the fraction must move by at least this.
 	short float64
+	// want, free and total are PyTorch's figures (GiB), when the message
+	// is its allocator failure; total is 0 otherwise.
+	want, free, total float64
 }
 
 var (
@@ -35,7 +38,7 @@ var (
 func readOOM(msg string) oomAdvice {
 	if m := torchOOM.FindStringSubmatch(msg); m != nil {
 		want, free, total := gibOf(m[1], m[2]), gibOf(m[5], m[6]), gibOf(m[3], m[4])
-		return oomAdvice{dir: -1, short: shortfall(want-free, total)}
+		return oomAdvice{dir: -1, short: shortfall(want-free, total), want: want, free: free, total: total}
 	}
 	if m := vllmStartup.FindStringSubmatch(msg); m != nil {
 		free, total, req := gibOf(m[1], "GiB"), gibOf(m[2], "GiB"), gibOf(m[3], "GiB")
@@ -71,4 +74,27 @@ func shortfall(missing, total float64) float64 {
 		return 0
 	}
 	return missing / total
+}
+
+// outsideGiB is what sat outside the memory fraction besides PyTorch's
+// failed allocation, for an OOM at fraction f: the GPU's share outside
+// the fraction less what was still free. ok is false without the figures
+// or when nothing was free (then it is only a lower bound).
+func (a oomAdvice) outsideGiB(f float64) (gib float64, ok bool) {
+	if a.total <= 0 || a.free <= 0 {
+		return 0, false
+	}
+	return (1-f)*a.total - a.free, true
+}
+
+// estimated is a's shortfall when PyTorch reported nothing free, from
+// what another OOM of the family showed sits outside the fraction
+// (outside GiB): the allocation plus that, less the share outside f.
+// It is never below the figure's own lower bound.
+func (a oomAdvice) estimated(f, outside float64) oomAdvice {
+	if a.total <= 0 || a.free > 0 {
+		return a
+	}
+	a.short = max(a.short, shortfall(a.want+outside-(1-f)*a.total, a.total))
+	return a
 }

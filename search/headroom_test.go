@@ -206,3 +206,28 @@ func TestHeadroomReadsTheShortfall(t *testing.T) {
 		t.Errorf("headroom with messages needs %.0f trials, not fewer than scoot's %.0f and its own without them %.0f", with, scoot, without)
 	}
 }
+
+func TestShortfallEstimatedFromTheFamily(t *testing.T) {
+	// 100 GiB GPU at fraction 0.8: 4 GiB wanted, 6 GiB free, so 14 GiB
+	// of the 20 outside the fraction held something else.
+	seen := readOOM("CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 100.00 GiB of which 6144.00 MiB is free.")
+	g, ok := seen.outsideGiB(0.8)
+	if !ok || math.Abs(g-14) > 1e-9 {
+		t.Fatalf("outsideGiB = %v, %v; want 14, true", g, ok)
+	}
+	// At 0.95 nothing was free: the figure alone says 4 GiB short (0.04),
+	// the family's 14 GiB outside says 4 + 14 − 5 = 13 GiB (0.13).
+	none := readOOM("CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 100.00 GiB of which 0.00 MiB is free.")
+	if _, ok := none.outsideGiB(0.95); ok {
+		t.Error("nothing free: outsideGiB claims a figure")
+	}
+	if got := none.estimated(0.95, 14).short; math.Abs(got-0.13) > 1e-9 {
+		t.Errorf("estimated shortfall %v, want 0.13", got)
+	}
+	if got := none.estimated(0.95, 0).short; math.Abs(got-0.04) > 1e-9 {
+		t.Errorf("estimate below the figure's bound: %v, want 0.04", got)
+	}
+	if got := seen.estimated(0.8, 30).short; math.Abs(got-seen.short) > 1e-9 {
+		t.Errorf("a message with figures re-estimated: %v, want its own %v", got, seen.short)
+	}
+}
