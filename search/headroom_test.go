@@ -231,3 +231,31 @@ func TestShortfallEstimatedFromTheFamily(t *testing.T) {
 		t.Errorf("a message with figures re-estimated: %v, want its own %v", got, seen.short)
 	}
 }
+
+// The proposal after an OOM that says by how much is that config at the
+// highest fraction that fits, before the design goes on; a message that
+// says nothing gets no repair.
+func TestHeadroomProposesTheRepairNext(t *testing.T) {
+	sp := scootSpace()
+	ctx := context.Background()
+	c := space.Config{"engine": "sglang", "dp": int64(8), "enable_dp_attention": true, "mem_fraction": 0.95, "max_running": int64(256), "mode": "auto"}
+	for _, msg := range []string{torchOOMMessage(0.12), "out of memory"} {
+		s, err := NewSampler(ctx, "headroom", sp, 1, nil, zerolog.Nop(), Options{NoFeasibility: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Tell(ctx, Observation{Config: c, State: Infeasible, Class: classOOM, Message: msg}); err != nil {
+			t.Fatal(err)
+		}
+		next, err := askOne(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := c.Clone()
+		want["mem_fraction"] = 0.8
+		repaired := configKey(sp, next) == configKey(sp, want)
+		if repaired != (msg != "out of memory") {
+			t.Errorf("after %q the next proposal is %v (repaired: %v)", msg, next, repaired)
+		}
+	}
+}
