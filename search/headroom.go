@@ -43,15 +43,11 @@ type headroomModel struct {
 const headroomDepth = 3
 
 func newHeadroom(b build) (Sampler, error) {
-	order, err := b.sp.Order()
+	m, err := buildSCOOT(b)
 	if err != nil {
 		return nil, err
 	}
-	cm := &cboModel{sp: b.sp, rng: b.rng, order: order}
-	m := &scootModel{cboModel: cm, feas: NewFeasibility(b.sp)}
-	m.fam = newFamilies(b.sp, m.pool())
 	m.mem = newFractionMemory(m.fam)
-	m.numeric = m.numericFeatures()
 	return newGuard(b, &headroomModel{scootModel: m, depth: map[string]int{}, outside: map[string]float64{}}), nil
 }
 

@@ -75,6 +75,15 @@ const (
 )
 
 func newSCOOT(b build) (Sampler, error) {
+	m, err := buildSCOOT(b)
+	if err != nil {
+		return nil, err
+	}
+	return newGuard(b, m), nil
+}
+
+// buildSCOOT is scoot's model with the family-wide memory cliff.
+func buildSCOOT(b build) (*scootModel, error) {
 	order, err := b.sp.Order()
 	if err != nil {
 		return nil, err
@@ -84,7 +93,7 @@ func newSCOOT(b build) (Sampler, error) {
 	m.fam = newFamilies(b.sp, m.pool())
 	m.mem = &familyMemory{fam: m.fam}
 	m.numeric = m.numericFeatures()
-	return newGuard(b, m), nil
+	return m, nil
 }
 
 func (m *scootModel) propose() (space.Config, error) {
