@@ -42,6 +42,7 @@ func specs() []spec {
 		{name: "linear", build: newLinear},
 		{name: "trust", build: newTrust},
 		{name: "scoot", build: newSCOOT},
+		{name: "headroom", build: newHeadroom},
 	}
 }
 

@@ -38,7 +38,10 @@ type scootModel struct {
 	*cboModel
 	feas *Feasibility
 	fam  *families
-	mem  *familyMemory
+	mem  oomModel
+	// extra counts told trials that are not the schedule's (headroom's
+	// repairs): the design and the local turns count without them.
+	extra int
 	// design is the start-up design, proposed in order; designNext
 	// walks it.
 	design     []space.Config
@@ -72,6 +75,15 @@ const (
 )
 
 func newSCOOT(b build) (Sampler, error) {
+	m, err := buildSCOOT(b)
+	if err != nil {
+		return nil, err
+	}
+	return newGuard(b, m), nil
+}
+
+// buildSCOOT is scoot's model with the family-wide memory cliff.
+func buildSCOOT(b build) (*scootModel, error) {
 	order, err := b.sp.Order()
 	if err != nil {
 		return nil, err
@@ -81,14 +93,15 @@ func newSCOOT(b build) (Sampler, error) {
 	m.fam = newFamilies(b.sp, m.pool())
 	m.mem = &familyMemory{fam: m.fam}
 	m.numeric = m.numericFeatures()
-	return newGuard(b, m), nil
+	return m, nil
 }
 
 func (m *scootModel) propose() (space.Config, error) {
 	if m.design == nil {
 		m.design = m.startDesign()
 	}
-	if m.usable() < len(m.design) {
+	told := m.usable() - m.extra
+	if told < len(m.design) {
 		for m.designNext < len(m.design) {
 			m.designNext++
 			if c := m.design[m.designNext-1]; !m.told(c) && !m.ruledOut(c) {
@@ -97,7 +110,7 @@ func (m *scootModel) propose() (space.Config, error) {
 		}
 		return m.sample(), nil
 	}
-	if scootLocalTurn(m.usable()-len(m.design), scootLocalEvery) {
+	if scootLocalTurn(told-len(m.design), scootLocalEvery) {
 		if c, ok := m.nextLocal(); ok {
 			return c, nil
 		}
@@ -112,6 +125,13 @@ func (m *scootModel) propose() (space.Config, error) {
 		}
 	}
 	return m.sample(), nil
+}
+
+// oomModel is the memory model scoot keeps out of: familyMemory, or
+// headroom's fractionMemory.
+type oomModel interface {
+	tell(c space.Config, o Observation)
+	predict(c space.Config) bool
 }
 
 // sample is a random config within the space's rules that the memory

@@ -79,7 +79,7 @@ func TestSamplerSequences(t *testing.T) {
 	var b strings.Builder
 	for _, spName := range []string{"mo", "bare", "small"} {
 		for _, objs := range []int{1, 2} {
-			for _, name := range []string{"motpe", "random", "grid", "greedy", "cbo", "trust", "scoot"} {
+			for _, name := range []string{"motpe", "random", "grid", "greedy", "cbo", "trust", "scoot", "headroom"} {
 				for _, feas := range []bool{true, false} {
 					sp := *spaces[spName]
 					sp.Objectives = sp.Objectives[:objs]
