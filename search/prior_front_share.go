@@ -1,6 +1,10 @@
 package search
 
-import "math"
+import (
+	"maps"
+	"math"
+	"slices"
+)
 
 // The prior's share of a multi-objective study's proposals, by what its
 // picks add. With one objective the prior's share follows its prediction
@@ -43,7 +47,8 @@ type sourceRecord struct {
 // inner sampler's: frontMaxShare while its picks add at least as much
 // hypervolume per trial, else by the win rates.
 func frontShare(prior, inner sourceRecord) float64 {
-	if gp, gi := gainRates(prior, inner); gp >= gi {
+	if gp, gi := gainRates(prior, inner); gp >= gi*(1-1e-9) { // alike up to rounding: the prior's
+
 		return frontMaxShare
 	}
 	rp := float64(prior.wins+1) / float64(prior.trials+2)
@@ -82,7 +87,7 @@ func (ps *priorSampler) frontTurn() bool {
 // confirmations of them, count for no one; a config counts once).
 func (ps *priorSampler) frontRecords() (prior, inner sourceRecord) {
 	gains := ps.frontGains()
-	for k := range ps.told {
+	for _, k := range slices.Sorted(maps.Keys(ps.told)) { // sums in one order: ties stay ties
 		p, ok := ps.proposed[k]
 		if !ok {
 			continue
