@@ -1,6 +1,10 @@
 package search
 
-import "math"
+import (
+	"maps"
+	"math"
+	"slices"
+)
 
 // The prior's share of a multi-objective study's proposals, by what its
 // picks add. With one objective the prior's share follows its prediction
@@ -16,21 +20,52 @@ import "math"
 // between frontMinShare and frontMaxShare: a prior that stops extending
 // the front gives turns back, and the inner sampler always keeps one in
 // ten, so a wrong prior slows a study, never traps it.
+//
+// A win's size counts too (issue 21, fourth pass): on h200-extreme the
+// inner sampler extends the front about as often as the prior, so the
+// win rates kept the prior near one turn in two, yet its wins add more.
+// While the prior's picks add at least as much hypervolume per trial as
+// the inner sampler's (each shrunk towards the pooled rate by one trial),
+// the prior takes frontMaxShare of the turns; once the inner sampler's
+// add more, the win rates share them out as before. Measured: extreme
+// HV@40 median 90.2% → 94.2%, no reality's median lower
+// (docs/issue21-hv4.md).
 const (
 	frontMinShare = 1.0 / distrustEvery
 	frontMaxShare = 0.9
 )
 
-// sourceRecord is how many trials a proposer's configs ran and how many
-// of them added hypervolume.
-type sourceRecord struct{ trials, wins int }
+// sourceRecord is how many trials a proposer's configs ran, how many of
+// them added hypervolume, and how much they added (each first
+// measurement's gain as a share of all the measurements' hypervolume).
+type sourceRecord struct {
+	trials, wins int
+	gain         float64
+}
 
 // frontShare is the prior's share of proposals given its record and the
-// inner sampler's.
+// inner sampler's: frontMaxShare while its picks add at least as much
+// hypervolume per trial, else by the win rates.
 func frontShare(prior, inner sourceRecord) float64 {
+	if gp, gi := gainRates(prior, inner); gp >= gi*(1-1e-9) { // alike up to rounding: the prior's
+
+		return frontMaxShare
+	}
 	rp := float64(prior.wins+1) / float64(prior.trials+2)
 	ri := float64(inner.wins+1) / float64(inner.trials+2)
 	return math.Min(frontMaxShare, math.Max(frontMinShare, rp/(rp+ri)))
+}
+
+// gainRates are the hypervolume each record's trials added per trial,
+// each counted with one more trial at the pooled rate (so one lucky trial
+// is not a rate); both 0 on no evidence.
+func gainRates(prior, inner sourceRecord) (float64, float64) {
+	n := prior.trials + inner.trials
+	if n == 0 {
+		return 0, 0
+	}
+	pooled := (prior.gain + inner.gain) / float64(n)
+	return (prior.gain + pooled) / float64(prior.trials+1), (inner.gain + pooled) / float64(inner.trials+1)
 }
 
 // shareTurn reports whether proposal asked (1-based) is the prior's at
@@ -51,8 +86,8 @@ func (ps *priorSampler) frontTurn() bool {
 // study's trials (configs proposed by neither, such as the baseline and
 // confirmations of them, count for no one; a config counts once).
 func (ps *priorSampler) frontRecords() (prior, inner sourceRecord) {
-	wins := ps.frontWins()
-	for k := range ps.told {
+	gains := ps.frontGains()
+	for _, k := range slices.Sorted(maps.Keys(ps.told)) { // sums in one order: ties stay ties
 		p, ok := ps.proposed[k]
 		if !ok {
 			continue
@@ -62,30 +97,34 @@ func (ps *priorSampler) frontRecords() (prior, inner sourceRecord) {
 			r = &prior
 		}
 		r.trials++
-		if wins[k] {
+		if g := gains[k]; g > 0 {
 			r.wins++
+			r.gain += g
 		}
 	}
 	return prior, inner
 }
 
-// frontWins are the configs whose first measurement added hypervolume to
-// the measurements before it (reference: that of every measurement).
-func (ps *priorSampler) frontWins() map[string]bool {
+// frontGains are the hypervolume each config's first measurement added
+// to the measurements before it, as a share of every measurement's
+// (reference: that of every measurement); > 0 is a win.
+func (ps *priorSampler) frontGains() map[string]float64 {
 	ref := ps.frontRef(ps.measured)
-	wins := map[string]bool{}
+	gains := map[string]float64{}
 	if ref == nil {
-		return wins
+		return gains
 	}
-	seen := map[string]bool{}
+	total := Hypervolume(ps.measured, ps.sp.Objectives, ref)
+	if !(total > 0) {
+		return gains
+	}
 	var before [][]float64
 	for _, m := range ps.measuredCfgs {
 		k := configKey(ps.sp, m.cfg)
-		if !seen[k] {
-			seen[k] = true
-			wins[k] = hvGain(before, m.values, ps.sp.Objectives, ref) > 0
+		if _, seen := gains[k]; !seen {
+			gains[k] = hvGain(before, m.values, ps.sp.Objectives, ref) / total
 		}
 		before = append(before, m.values)
 	}
-	return wins
+	return gains
 }

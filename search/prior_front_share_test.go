@@ -14,20 +14,35 @@ func TestFrontShare(t *testing.T) {
 		prior, inner sourceRecord
 		want         float64
 	}{
-		{"no evidence: every other", sourceRecord{}, sourceRecord{}, 0.5},
-		{"alike: every other", sourceRecord{10, 4}, sourceRecord{10, 4}, 0.5},
-		{"twice the rate", sourceRecord{8, 7}, sourceRecord{8, 3}, 0.64},
-		{"the prior extends the front, the sampler never: capped", sourceRecord{10, 10}, sourceRecord{20, 0}, frontMaxShare},
-		{"the prior never extends the front: floored", sourceRecord{20, 0}, sourceRecord{10, 10}, frontMinShare},
+		{"no evidence: the prior's picks lose nothing", sourceRecord{}, sourceRecord{}, frontMaxShare},
+		{"alike: capped", sourceRecord{10, 4, 0.4}, sourceRecord{10, 4, 0.4}, frontMaxShare},
+		{"the sampler's wins add more: by the win rates", sourceRecord{8, 7, 0.1}, sourceRecord{8, 3, 0.6}, (8.0 / 10) / (8.0/10 + 4.0/10)},
+		{"fewer but larger wins: capped", sourceRecord{10, 3, 0.6}, sourceRecord{10, 5, 0.2}, frontMaxShare},
+		{"the prior never extends the front: floored", sourceRecord{20, 0, 0}, sourceRecord{10, 10, 0.9}, frontMinShare},
 	}
 	for _, c := range cases {
-		want := c.want
-		if c.name == "twice the rate" {
-			rp, ri := 8.0/10, 4.0/10
-			want = rp / (rp + ri)
+		if got := frontShare(c.prior, c.inner); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s: share %g, want %g", c.name, got, c.want)
 		}
-		if got := frontShare(c.prior, c.inner); math.Abs(got-want) > 1e-9 {
-			t.Errorf("%s: share %g, want %g", c.name, got, want)
+	}
+}
+
+func TestGainRates(t *testing.T) {
+	cases := []struct {
+		name         string
+		prior, inner sourceRecord
+		gp, gi       float64
+	}{
+		{"no trials", sourceRecord{}, sourceRecord{}, 0, 0},
+		// pooled 0.5/5 = 0.1: (0.4+0.1)/3, (0.1+0.1)/4
+		{"shrunk to the pooled rate", sourceRecord{2, 1, 0.4}, sourceRecord{3, 1, 0.1}, 0.5 / 3, 0.2 / 4},
+		// pooled 0.3/3: the sampler's one trial is worth (0+0.1)/2
+		{"one trial of nothing is not a zero rate", sourceRecord{2, 2, 0.3}, sourceRecord{1, 0, 0}, 0.4 / 3, 0.1 / 2},
+	}
+	for _, c := range cases {
+		gp, gi := gainRates(c.prior, c.inner)
+		if math.Abs(gp-c.gp) > 1e-9 || math.Abs(gi-c.gi) > 1e-9 {
+			t.Errorf("%s: rates %g, %g, want %g, %g", c.name, gp, gi, c.gp, c.gi)
 		}
 	}
 }
@@ -80,6 +95,42 @@ func TestFrontTurnFollowsWhatThePicksAdd(t *testing.T) {
 		tell(space.Config{"a": a + 0.5, "b": int64(2)}, "sampler", []float64{a / 10, 100})
 	}
 	s.asked = 12
+	turns := 0
+	for range 10 {
+		s.asked++
+		if s.priorTurn() {
+			turns++
+		}
+	}
+	if turns < 8 {
+		t.Errorf("the prior took %d of 10 turns, want ≥ 8", turns)
+	}
+}
+
+// A prior whose picks extend the front less often than the inner
+// sampler's, but by far more each time, keeps most turns (main shared
+// them by win counts alone: fewer than half).
+func TestFrontTurnWeighsWhatTheWinsAdd(t *testing.T) {
+	sp := frontSpace()
+	s := newPriorSampler(t, sp, priorFunc(frontPrior)).(*priorSampler)
+	ctx := context.Background()
+	tell := func(c space.Config, origin string, v []float64) {
+		s.note(ctx, c, origin)
+		if err := s.Tell(ctx, Observation{Config: c, State: Complete, Value: v[0], Values: v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The prior: three picks, each a large step of the front.
+	for i, a := range []float64{2, 4, 6} {
+		tell(space.Config{"a": a, "b": int64(1)}, "prior", []float64{a * 10, 1 + float64(i)})
+		tell(space.Config{"a": a + 0.5, "b": int64(1)}, "prior", []float64{1, 100}) // dominated
+	}
+	// The sampler: four small wins just past the front's high end.
+	for i := range 4 {
+		a := 6.1 + float64(i)/10
+		tell(space.Config{"a": a, "b": int64(2)}, "sampler", []float64{60.5 + float64(i)/2, 3.01 + float64(i)/100})
+	}
+	s.asked = 10
 	turns := 0
 	for range 10 {
 		s.asked++
