@@ -24,8 +24,10 @@ type oomAdvice struct {
 }
 
 var (
-	// PyTorch's allocator failure, as every engine surfaces it.
-	torchOOM = regexp.MustCompile(`Tried to allocate ([0-9.]+) (GiB|MiB)\. GPU \d+ has a total capacity of ([0-9.]+) (GiB|MiB) of which ([0-9.]+) (GiB|MiB) is free`)
+	// PyTorch's allocator failure, as every engine surfaces it. PyTorch
+	// prints each size in the largest unit below it (format_size), so an
+	// exhausted GPU reads "of which 0 bytes is free".
+	torchOOM = regexp.MustCompile(`Tried to allocate ([0-9.]+) (GiB|MiB|KiB|bytes)\. GPU \d+ has a total capacity of ([0-9.]+) (GiB|MiB|KiB|bytes) of which ([0-9.]+) (GiB|MiB|KiB|bytes) is free`)
 	// vLLM's start-up check: Free memory on device (free/total GiB) on
 	// startup is less than desired GPU memory utilization (util, req GiB).
 	vllmStartup = regexp.MustCompile(`\(([0-9.]+)/([0-9.]+) GiB\) on startup is less than desired GPU memory utilization \([0-9.]+, ([0-9.]+) GiB\)`)
@@ -61,8 +63,13 @@ func gibOf(num, unit string) float64 {
 	if err != nil {
 		return 0
 	}
-	if unit == "MiB" {
+	switch unit {
+	case "MiB":
 		return x / 1024
+	case "KiB":
+		return x / (1024 * 1024)
+	case "bytes":
+		return x / (1024 * 1024 * 1024)
 	}
 	return x
 }

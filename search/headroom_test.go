@@ -20,6 +20,8 @@ func TestReadOOM(t *testing.T) {
 		// SGLang's head (activations) too small: 141 GiB GPU, 4 GiB wanted, 1 GiB free.
 		{"CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 140.00 GiB of which 1024.00 MiB is free.", -1, 3.0 / 140},
 		{"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 3 has a total capacity of 80.00 GiB of which 0.00 MiB is free. Including non-PyTorch memory", -1, 0.5 / 80},
+		{"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 80.00 GiB of which 0 bytes is free. Including non-PyTorch memory", -1, 0.5 / 80}, // PyTorch prints an exhausted GPU in bytes
+		{"CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 80.00 GiB of which 512.00 KiB is free.", -1, (2 - 0.5/1024) / 80},
 		// more free than wanted (fragmentation): the direction without a figure
 		{"CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 80.00 GiB of which 2048.00 MiB is free.", -1, 0},
 		{"ValueError: Free memory on device cuda:0 (60.5/79.2 GiB) on startup is less than desired GPU memory utilization (0.9, 71.3 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.", -1, (71.3 - 60.5) / 79.2},
