@@ -29,7 +29,7 @@ import (
 // the prior takes frontMaxShare of the turns; once the inner sampler's
 // add more, the win rates share them out as before. Measured: extreme
 // HV@40 median 90.2% → 94.2%, no reality's median lower
-// (docs/issue21-hv4.md).
+// (docs/benchmarks.md, "issue 21, fourth pass", branch hv4).
 const (
 	frontMinShare = 1.0 / distrustEvery
 	frontMaxShare = 0.9
