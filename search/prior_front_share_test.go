@@ -95,14 +95,7 @@ func TestFrontTurnFollowsWhatThePicksAdd(t *testing.T) {
 		tell(space.Config{"a": a + 0.5, "b": int64(2)}, "sampler", []float64{a / 10, 100})
 	}
 	s.asked = 12
-	turns := 0
-	for range 10 {
-		s.asked++
-		if s.priorTurn() {
-			turns++
-		}
-	}
-	if turns < 8 {
+	if turns := nextTurns(s, 10); turns < 8 {
 		t.Errorf("the prior took %d of 10 turns, want ≥ 8", turns)
 	}
 }
@@ -131,14 +124,19 @@ func TestFrontTurnWeighsWhatTheWinsAdd(t *testing.T) {
 		tell(space.Config{"a": a, "b": int64(2)}, "sampler", []float64{60.5 + float64(i)/2, 3.01 + float64(i)/100})
 	}
 	s.asked = 10
+	if turns := nextTurns(s, 10); turns < 8 {
+		t.Errorf("the prior took %d of 10 turns, want ≥ 8", turns)
+	}
+}
+
+// nextTurns is how many of s's next n proposals are the prior's.
+func nextTurns(s *priorSampler, n int) int {
 	turns := 0
-	for range 10 {
+	for range n {
 		s.asked++
 		if s.priorTurn() {
 			turns++
 		}
 	}
-	if turns < 8 {
-		t.Errorf("the prior took %d of 10 turns, want ≥ 8", turns)
-	}
+	return turns
 }
