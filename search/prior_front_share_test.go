@@ -80,15 +80,7 @@ func TestShareTurn(t *testing.T) {
 // inner sampler's add nothing takes more than every other proposal (main
 // kept it at one in two whatever its picks did).
 func TestFrontTurnFollowsWhatThePicksAdd(t *testing.T) {
-	sp := frontSpace()
-	s := newPriorSampler(t, sp, priorFunc(frontPrior)).(*priorSampler)
-	ctx := context.Background()
-	tell := func(c space.Config, origin string, v []float64) {
-		s.note(ctx, c, origin)
-		if err := s.Tell(ctx, Observation{Config: c, State: Complete, Value: v[0], Values: v}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, tell := frontSampler(t)
 	for i := range 6 {
 		a := 1 + float64(i)
 		tell(space.Config{"a": a, "b": int64(1)}, "prior", []float64{a, a}) // each extends the front
@@ -104,15 +96,7 @@ func TestFrontTurnFollowsWhatThePicksAdd(t *testing.T) {
 // sampler's, but by far more each time, keeps most turns (main shared
 // them by win counts alone: fewer than half).
 func TestFrontTurnWeighsWhatTheWinsAdd(t *testing.T) {
-	sp := frontSpace()
-	s := newPriorSampler(t, sp, priorFunc(frontPrior)).(*priorSampler)
-	ctx := context.Background()
-	tell := func(c space.Config, origin string, v []float64) {
-		s.note(ctx, c, origin)
-		if err := s.Tell(ctx, Observation{Config: c, State: Complete, Value: v[0], Values: v}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, tell := frontSampler(t)
 	// The prior: three picks, each a large step of the front.
 	for i, a := range []float64{2, 4, 6} {
 		tell(space.Config{"a": a, "b": int64(1)}, "prior", []float64{a * 10, 1 + float64(i)})
@@ -139,4 +123,18 @@ func nextTurns(s *priorSampler, n int) int {
 		}
 	}
 	return turns
+}
+
+// frontSampler is a two-objective prior sampler on frontSpace and a tell
+// that records a complete trial of the given origin.
+func frontSampler(t *testing.T) (*priorSampler, func(space.Config, string, []float64)) {
+	t.Helper()
+	s := newPriorSampler(t, frontSpace(), priorFunc(frontPrior)).(*priorSampler)
+	ctx := context.Background()
+	return s, func(c space.Config, origin string, v []float64) {
+		s.note(ctx, c, origin)
+		if err := s.Tell(ctx, Observation{Config: c, State: Complete, Value: v[0], Values: v}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
