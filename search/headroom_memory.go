@@ -1,6 +1,10 @@
 package search
 
-import "github.com/servetune/servetune/space"
+import (
+	"maps"
+
+	"github.com/servetune/servetune/space"
+)
 
 // fractionKnob is the memory-fraction knob whose direction and shortfall
 // an out-of-memory message gives (oomAdvice).
@@ -112,16 +116,8 @@ func fractionOf(c space.Config) float64 {
 
 // pressureBelowBut is pressureBelow on every pressure knob but skip.
 func pressureBelowBut(a, b space.Config, skip string) bool {
-	a2, b2 := space.Config{}, space.Config{}
-	for k, v := range a {
-		if k != skip {
-			a2[k] = v
-		}
-	}
-	for k, v := range b {
-		if k != skip {
-			b2[k] = v
-		}
-	}
-	return pressureBelow(a2, b2)
+	a, b = maps.Clone(a), maps.Clone(b)
+	delete(a, skip)
+	delete(b, skip)
+	return pressureBelow(a, b)
 }

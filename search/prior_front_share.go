@@ -48,7 +48,6 @@ type sourceRecord struct {
 // hypervolume per trial, else by the win rates.
 func frontShare(prior, inner sourceRecord) float64 {
 	if gp, gi := gainRates(prior, inner); gp >= gi*(1-1e-9) { // alike up to rounding: the prior's
-
 		return frontMaxShare
 	}
 	rp := float64(prior.wins+1) / float64(prior.trials+2)
