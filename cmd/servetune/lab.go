@@ -22,6 +22,7 @@ func labCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "samplers", Value: "motpe,tpe,random,greedy,cmaes", Usage: "comma-separated samplers for the single-objective runs"},
 			&cli.StringFlag{Name: "mo-samplers", Value: "motpe,random", Usage: "comma-separated samplers for the two-objective runs (empty: skip)"},
 			&cli.IntFlag{Name: "seeds", Value: 20},
+			&cli.IntFlag{Name: "first-seed", Value: 1, Usage: "number of the first seed (seeds N..N+seeds-1): fresh seeds check figures judged on seeds from 1; a seed's reality and noise depend on its number only"},
 			&cli.IntFlag{Name: "trials", Value: 60},
 			&cli.Float64Flag{Name: "noise", Value: 0.05, Usage: "measurement noise, coefficient of variation"},
 			&cli.Float64Flag{Name: "confirm", Value: search.DefaultConfirmShare, Usage: "share of each study's trials spent measuring the baseline and the best configs again, as servetune run --confirm (0: never)"},
@@ -59,7 +60,7 @@ func labCommand(e *env) *cli.Command {
 func labMatrix(c *cli.Context) (lab.Matrix, error) {
 	m := lab.Matrix{
 		Landscapes: c.StringSlice("landscape"), Samplers: split(c.String("samplers")), MOSamplers: split(c.String("mo-samplers")),
-		Seeds: c.Int("seeds"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Confirm: c.Float64("confirm"), Workers: c.Int("workers"),
+		Seeds: c.Int("seeds"), FirstSeed: c.Int("first-seed"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Confirm: c.Float64("confirm"), Workers: c.Int("workers"),
 		Pruning: c.Bool("pruning"), Margins: c.Float64Slice("prune-margin"), Prior: c.Bool("prior"),
 		Perturbed: c.Bool("perturbed"), Multi: c.Bool("multi"), Cache: c.String("cache"),
 	}

@@ -8,12 +8,15 @@ import (
 )
 
 // Check refuses a matrix that cannot run, before any simulation starts:
-// no seeds or trials, no sampler, or a sampler that does not exist or
+// no seeds or trials, a first seed below 1, no sampler, or a sampler that does not exist or
 // cannot serve its runs' objectives (one for Samplers, two for
 // MOSamplers). Its errors are UsageErrors naming the lab's flags.
 func (m Matrix) Check() error {
 	if m.Seeds < 1 || m.Trials < 1 {
 		return UsageError{errors.New("--seeds and --trials must be positive")}
+	}
+	if m.FirstSeed < 1 {
+		return UsageError{fmt.Errorf("--first-seed %d: seeds are numbered from 1", m.FirstSeed)}
 	}
 	if m.Confirm < 0 || m.Confirm > 0.5 {
 		return UsageError{fmt.Errorf("--confirm %g: a share between 0 and 0.5", m.Confirm)}

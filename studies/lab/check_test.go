@@ -7,7 +7,7 @@ import (
 )
 
 func TestMatrixCheck(t *testing.T) {
-	ok := Matrix{Seeds: 2, Trials: 10, Samplers: []string{"motpe", "random"}, MOSamplers: []string{"motpe"}}
+	ok := Matrix{Seeds: 2, FirstSeed: 1, Trials: 10, Samplers: []string{"motpe", "random"}, MOSamplers: []string{"motpe"}}
 	with := func(f func(*Matrix)) Matrix { m := ok; f(&m); return m }
 	cases := []struct {
 		name string
@@ -18,6 +18,9 @@ func TestMatrixCheck(t *testing.T) {
 		{"no mo-samplers skips the two-objective runs", with(func(m *Matrix) { m.MOSamplers = nil }), ""},
 		{"no seeds", with(func(m *Matrix) { m.Seeds = 0 }), "--seeds and --trials must be positive"},
 		{"no trials", with(func(m *Matrix) { m.Trials = -1 }), "--seeds and --trials must be positive"},
+		{"fresh seeds", with(func(m *Matrix) { m.FirstSeed = 21 }), ""},
+		{"seed 0", with(func(m *Matrix) { m.FirstSeed = 0 }), "--first-seed 0: seeds are numbered from 1"},
+		{"negative first seed", with(func(m *Matrix) { m.FirstSeed = -3 }), "--first-seed -3: "},
 		{"no sampler", with(func(m *Matrix) { m.Samplers = nil }), "--samplers names no sampler"},
 		{"unknown sampler", with(func(m *Matrix) { m.Samplers = []string{"motep"} }), "--samplers: "},
 		{"confirm share run's default", with(func(m *Matrix) { m.Confirm = 0.1 }), ""},

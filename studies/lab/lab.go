@@ -37,7 +37,11 @@ func Load(name string) (*space.Space, error) {
 type Options struct {
 	Landscape string
 	Samplers  []string
+	// Seeds runs seeds FirstSeed..FirstSeed+Seeds-1 (FirstSeed 0: from
+	// 1), so that fresh seeds check figures judged on the first ones; a
+	// seed's reality, noise and study depend on its number only.
 	Seeds     int
+	FirstSeed int
 	Trials    int
 	NoiseCV   float64
 	// Multi evaluates on both objectives (hypervolume); otherwise on the
@@ -162,8 +166,9 @@ func Evaluate(ctx context.Context, o *Oracle, truth *Truth, sp *space.Space, opt
 		objs = sp.Objectives
 	}
 	res := &Result{Options: opt, Landscape: opt.Landscape, Objectives: objs, Truth: *truth}
+	first, final := opt.seedRange()
 	for _, sampler := range opt.Samplers {
-		for seed := 1; seed <= opt.Seeds; seed++ {
+		for seed := first; seed <= final; seed++ {
 			r, err := runOne(ctx, o, sp, objs, truth, sampler, seed, opt)
 			if err != nil {
 				return nil, fmt.Errorf("%s seed %d: %w", sampler, seed, err)
@@ -173,6 +178,12 @@ func Evaluate(ctx context.Context, o *Oracle, truth *Truth, sp *space.Space, opt
 		}
 	}
 	return res, nil
+}
+
+// seedRange is the first and last seed numbers the options run.
+func (o Options) seedRange() (first, last int) {
+	first = max(o.FirstSeed, 1)
+	return first, first + o.Seeds - 1
 }
 
 func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Objective, truth *Truth, sampler string, seed int, opt Options) (Run, error) {

@@ -23,8 +23,10 @@ type Matrix struct {
 	// with the prior.
 	MOSamplers []string
 	Seeds      int
-	Trials     int
-	NoiseCV    float64
+	// FirstSeed is the first seed's number (>= 1; Options.FirstSeed).
+	FirstSeed int
+	Trials    int
+	NoiseCV   float64
 	// Confirm is the share of trials spent on noise repeats and
 	// confirmations (Options.Confirm).
 	Confirm float64
@@ -127,7 +129,7 @@ func evaluateOn(ctx context.Context, o *Oracle, grid *Truth0, sp *space.Space, o
 // margin; the first with the prior; the two-objective samplers, and the
 // first of them with the prior.
 func (m Matrix) Runs(name string, prior *Oracle, dir string, log zerolog.Logger) []Options {
-	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, Trials: m.Trials, NoiseCV: m.NoiseCV, Confirm: m.Confirm, Dir: dir, Log: log, Workers: m.Workers}
+	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, FirstSeed: m.FirstSeed, Trials: m.Trials, NoiseCV: m.NoiseCV, Confirm: m.Confirm, Dir: dir, Log: log, Workers: m.Workers}
 	runs := []Options{with(base, func(o *Options) { o.Samplers = m.Samplers; o.NoFeasibility = true })}
 	first := m.Samplers[:1]
 	if m.Pruning {
@@ -162,7 +164,7 @@ func (m Matrix) perturbed(ctx context.Context, name string, sp *space.Space, pri
 		}
 		samplers = m.MOSamplers
 	}
-	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, Trials: m.Trials, NoiseCV: m.NoiseCV, Confirm: m.Confirm,
+	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, FirstSeed: m.FirstSeed, Trials: m.Trials, NoiseCV: m.NoiseCV, Confirm: m.Confirm,
 		Dir: dir, Log: log, Samplers: samplers, Prune: true, Cache: m.Cache, Multi: m.Multi}
 	withPrior := base
 	withPrior.Samplers, withPrior.Prior = samplers[:1], prior

@@ -118,7 +118,7 @@ func orOne(x float64) float64 {
 }
 
 // EvaluatePerturbed runs every variant (options differing in sampler
-// settings and prior; Landscape, Seeds and Multi come from the first) on
+// settings and prior; Landscape, Seeds, FirstSeed and Multi come from the first) on
 // every seed against that seed's own reality (NewReality), each seed with
 // its own exhaustive truth shared by the variants; a prior (Options.Prior)
 // keeps simulating the unperturbed cards. It costs one exhaustive grid
@@ -133,7 +133,8 @@ func EvaluatePerturbed(ctx context.Context, sp *space.Space, variants []Options)
 	for i, v := range variants {
 		out[i] = &Result{Options: v, Landscape: v.Landscape, Objectives: objSp.Objectives}
 	}
-	for seed := 1; seed <= first.Seeds; seed++ {
+	from, final := first.seedRange()
+	for seed := from; seed <= final; seed++ {
 		o, truth, err := realityTruth(ctx, sp, &objSp, first.Cache, int64(seed))
 		if err != nil {
 			return nil, err

@@ -152,8 +152,8 @@ func (r *Result) Markdown(w io.Writer) {
 			prune = fmt.Sprintf("margin %g", search.DefaultPruneRule().Margin)
 		}
 	}
-	fmt.Fprintf(w, "\n\n%d seeds, noise CV %.2f (per metric, heavy-tailed, drifting), %d trials, pruning %s, feasibility learning=%v. ",
-		o.Seeds, o.NoiseCV, o.Trials, prune, !o.NoFeasibility)
+	fmt.Fprintf(w, "\n\n%s, noise CV %.2f (per metric, heavy-tailed, drifting), %d trials, pruning %s, feasibility learning=%v. ",
+		fmtSeeds(o), o.NoiseCV, o.Trials, prune, !o.NoFeasibility)
 	if r.perSeed() {
 		fmt.Fprint(w, "Each seed against its own reality; the last seed's optimum")
 	} else {
@@ -432,6 +432,14 @@ func countInf(xs []float64) int {
 		}
 	}
 	return n
+}
+
+// fmtSeeds counts the seeds, and names them when they do not start at 1.
+func fmtSeeds(o Options) string {
+	if first, last := o.seedRange(); first > 1 {
+		return fmt.Sprintf("%d seeds (%d-%d)", o.Seeds, first, last)
+	}
+	return fmt.Sprintf("%d seeds", o.Seeds)
 }
 
 // perSeed reports whether the runs were scored against realities of
