@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"math"
+	"math/rand"
 	"sort"
 
 	"github.com/servetune/servetune/space"
@@ -49,6 +50,7 @@ const (
 	probeChance  = 0.1
 	probeGain    = 0.03 // log ratio over the incumbent
 	probeSources = 3
+	probeSeed    = 0x70726f6265
 )
 
 // probeState is the probes a study ran, and the predictions made for
@@ -57,6 +59,10 @@ const (
 type probeState struct {
 	done  int
 	preds map[probeKey]prediction
+	// rng fills the knobs a neighbour activates (repair): the prior's own
+	// stream must not move when a probe only looks, or a study that never
+	// probes would still propose differently.
+	rng *rand.Rand
 }
 
 type probeKey struct {
@@ -136,7 +142,7 @@ func (ps *priorSampler) probeCands(ctx context.Context, mp MachinePredictor, bus
 	seen := map[string]bool{}
 	var out []probeCand
 	for _, src := range ps.probeSources() {
-		for _, n := range ps.neighbours(src) {
+		for _, n := range ps.probeNeighbours(src) {
 			k := configKey(ps.sp, n)
 			if seen[k] || ps.told[k] || busy[k] {
 				continue
@@ -153,6 +159,18 @@ func (ps *priorSampler) probeCands(ctx context.Context, mp MachinePredictor, bus
 		}
 	}
 	return out
+}
+
+// probeNeighbours are c's neighbours, any knob they activate drawn from
+// the probes' own stream.
+func (ps *priorSampler) probeNeighbours(c space.Config) []space.Config {
+	if ps.probes.rng == nil {
+		ps.probes.rng = rand.New(rand.NewSource(probeSeed))
+	}
+	own := ps.rng
+	ps.rng = ps.probes.rng
+	defer func() { ps.rng = own }()
+	return ps.neighbours(c)
 }
 
 // probeSources are the incumbent and the probeSources fully predicted

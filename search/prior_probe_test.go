@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"math/rand"
 	"testing"
 
 	"github.com/servetune/servetune/space"
@@ -153,5 +154,41 @@ func TestRefusedChanceAndLikeliestFit(t *testing.T) {
 	mm.tell(configKey(sp, c85), c85, true) // another config that needs as much (a+b=9) started
 	if p1, _ := mm.refusedChance(configKey(sp, c9), c9); p1 <= p0 {
 		t.Errorf("a+b=9 started, yet its twin's chance went %.3f → %.3f", p0, p1)
+	}
+}
+
+// blindPrior8 is memoryPrior8 asked about other machines, on which it
+// never predicts a config to start: no probe is ever worth running.
+type blindPrior8 struct{ memoryPrior8 }
+
+func (blindPrior8) PredictOn(context.Context, space.Config, float64, float64) ([]float64, bool) {
+	return nil, false
+}
+
+// Looking for a probe must not move the prior's own random stream (a
+// neighbour that activates a knob draws its value from it): a study in
+// which no probe is worth running must propose what it would without
+// probes.
+func TestLookingForAProbeLeavesThePriorsStreamAlone(t *testing.T) {
+	when, err := space.ParseExpr(`mode == "y"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := priorSpace()
+	sp.Params = append(sp.Params,
+		space.Param{Name: "mode", Kind: space.Categorical, Values: []any{"x", "y"}},
+		space.Param{Name: "z", Kind: space.Int, Low: 1, High: 4, When: when})
+	s := newPriorSampler(t, sp, blindPrior8{memoryPrior8{wall: 8}}).(*priorSampler)
+	inc := space.Config{"a": int64(4), "b": int64(4), "mode": "x"} // mode y activates z
+	if err := s.Tell(context.Background(), observe(inc, 8)); err != nil {
+		t.Fatal(err)
+	}
+	s.asked = probeAfter + 1
+	s.rng = rand.New(rand.NewSource(1))
+	if c, ok := s.probe(context.Background(), map[string]bool{}, false); ok {
+		t.Fatalf("a probe of %s, though the prior predicts nothing on other machines", c.Summary())
+	}
+	if got, want := s.rng.Int63(), rand.New(rand.NewSource(1)).Int63(); got != want {
+		t.Error("looking for a probe drew from the prior's random stream")
 	}
 }
