@@ -93,6 +93,7 @@ type priorSampler struct {
 	// memory is the memory plan learnt from the trials (prior_memory.go),
 	// nil when the prior cannot be asked about other machines.
 	memory *memoryModel
+	probes probeState // memory probes (prior_probe.go)
 }
 
 // candidate is a screened config: fast is its screening prediction,
@@ -183,6 +184,10 @@ func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.
 			ps.note(ctx, c, ps.originOf(c))
 			return c, nil
 		}
+	}
+	if c, ok := ps.probe(ctx, keySet(ps.sp, busy), turn); ok {
+		ps.note(ctx, c, "prior") // a probe is the prior's proposal
+		return c, nil
 	}
 	if c, ok := ps.local(ctx, busy, turn); ok {
 		ps.note(ctx, c, "prior")

@@ -221,3 +221,28 @@ func (mm *memoryModel) scales() (mem, overhead float64) {
 	}
 	return math.Exp(lm / all), math.Exp(lo / all)
 }
+
+// refusedChance is the learned plan's chance that c starts, for a config
+// the card's plan refuses on memory; refused is false otherwise (memory
+// says nothing about c, or the card starts it).
+func (mm *memoryModel) refusedChance(key string, c space.Config) (p float64, refused bool) {
+	l := mm.limit(key, c)
+	if l == nil || l.fitsAt(ladderHalf, ladderHalf) {
+		return 0, false
+	}
+	return fitProbability(mm.logW, len(mm.overs), l), true
+}
+
+// likeliestFit is the machine (memory, overhead scales) of the heaviest
+// hypothesis under which c starts; the card's when none does.
+func (mm *memoryModel) likeliestFit(key string, c space.Config) [2]float64 {
+	l := mm.limit(key, c)
+	best, at := math.Inf(-1), [2]float64{1, 1}
+	n := len(mm.overs)
+	for h, lw := range mm.logW {
+		if l != nil && l.fitsAt(h/n, h%n) && lw > best {
+			best, at = lw, [2]float64{mm.mems[h/n], mm.overs[h%n]}
+		}
+	}
+	return at
+}

@@ -63,3 +63,7 @@ func (m *MemoryPlan) at(mem, overhead float64) *sim.Simulator {
 	m.sims[key] = sm
 	return sm
 }
+
+// Cards are the cards scaled so: the machine the plan pictures for the
+// scales (the search predicts a memory probe on it).
+func (m *MemoryPlan) Cards(mem, overhead float64) *sim.Cards { return m.at(mem, overhead).Cards }

@@ -70,8 +70,20 @@ func (p *simPrior) MemoryFits(c space.Config, mem, overhead float64) (fits, ok b
 	return p.memory.Fits(c, p.target, mem, overhead)
 }
 
+// PredictOn simulates every profile on the cards scaled so: what the
+// study's profiles would measure on a machine with mem times the card's
+// usable memory and overhead times its overheads (search.MachinePredictor).
+func (p *simPrior) PredictOn(ctx context.Context, c space.Config, mem, overhead float64) ([]float64, bool) {
+	r := objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: p.memory.Cards(mem, overhead)}))
+	return p.simulateWith(ctx, r, c, p.sp.Profiles)
+}
+
 func (p *simPrior) simulate(ctx context.Context, c space.Config, profiles []bench.Profile) ([]float64, bool) {
-	res, err := p.runner.Run(ctx, objective.Trial{Config: c, Target: p.target, Profiles: profiles})
+	return p.simulateWith(ctx, p.runner, c, profiles)
+}
+
+func (p *simPrior) simulateWith(ctx context.Context, r *objective.SimRunner, c space.Config, profiles []bench.Profile) ([]float64, bool) {
+	res, err := r.Run(ctx, objective.Trial{Config: c, Target: p.target, Profiles: profiles})
 	if err != nil {
 		return nil, false
 	}

@@ -45,6 +45,8 @@ type Oracle struct {
 	twins map[string]*outcome
 	// screening is the oracle on the screening profiles, made on first use.
 	screening *Oracle
+	// machines are the prior's oracles on scaled machines (prior_machine.go).
+	machines map[[2]float64]*Oracle
 }
 
 // NewOracle returns an oracle for a landscape on the embedded cards.
