@@ -73,14 +73,13 @@ func valuesKey(v []float64) string {
 func (ps *priorSampler) pickBest(busy map[string]bool, obj int) (space.Config, bool) {
 	var best *candidate
 	bestScore := math.Inf(-1)
-	as := ps.anchors()
 	for _, k := range ps.order {
 		if !ps.open(k, busy) {
 			continue
 		}
 		cd := ps.cands[k]
 		vals, _ := ps.estimate(cd)
-		if s, ok := ps.anchoredScore(cd, vals, obj, as); ok && s > bestScore {
+		if s, ok := ps.score(cd, vals, true, obj); ok && s > bestScore {
 			best, bestScore = cd, s
 		}
 	}
