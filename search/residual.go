@@ -69,7 +69,11 @@ func (r *residual) predict(obj int, c space.Config) float64 {
 	est := mean
 	for _, k := range knobKeys(c) {
 		n := o.byN[k]
-		if n == 0 || n == o.n {
+		if n == 0 {
+			est += o.trend(k, mean)
+			continue
+		}
+		if n == o.n {
 			continue
 		}
 		dev := o.bySum[k]/float64(n) - mean
