@@ -17,7 +17,7 @@ func TestCardsOff(t *testing.T) {
 		{"too few trials to judge", []float64{-0.8, 0.7}, probeAfter - 1, false},
 		{"within noise", []float64{0.05, -0.1}, 10, false},
 		{"throughput off", []float64{-0.75, 0.02}, probeAfter, true},
-		{"latency off", []float64{0.01, 0.7}, 5, true},
+		{"latency off", []float64{0.01, 0.7}, probeAfter + 2, true},
 		{"at the tolerance: not beyond", []float64{errTolerance, -errTolerance}, 5, false},
 	}
 	for _, c := range cases {
@@ -55,7 +55,7 @@ func TestUnprobed(t *testing.T) {
 	}
 }
 
-// twoEngineSpace has two engines and one batch knob n (1..8), throughput up
+// twoEngineSpace has two engines and one batch knob n (1..16), throughput up
 // and latency down.
 func twoEngineSpace() *space.Space {
 	return &space.Space{
@@ -64,7 +64,7 @@ func twoEngineSpace() *space.Space {
 		Objectives: []space.Objective{maxObj("tps"), minObj("tpot")},
 		Params: []space.Param{
 			{Name: "engine", Kind: space.Categorical, Values: []any{"sglang", "vllm"}},
-			{Name: "n", Kind: space.Int, Low: 1, High: 8},
+			{Name: "n", Kind: space.Int, Low: 1, High: 16},
 		},
 	}
 }
@@ -95,7 +95,7 @@ func TestPriorProbesAnEngineNoTrialMeasured(t *testing.T) {
 	} {
 		s := newPriorSampler(t, twoEngineSpace(), priorFunc(twoEnginePrior)).(*priorSampler)
 		ctx := context.Background()
-		for n := int64(1); n <= 4; n++ {
+		for n := int64(1); n <= probeAfter; n++ {
 			cfg := space.Config{"engine": "sglang", "n": n}
 			v, _ := twoEnginePrior(cfg)
 			v = []float64{v[0] * c.tpsScale, v[1] * c.tpotScal}
@@ -117,7 +117,7 @@ func TestPriorProbesAnEngineNoTrialMeasured(t *testing.T) {
 func TestProbePicksTheEnginesBestThroughput(t *testing.T) {
 	s := newPriorSampler(t, twoEngineSpace(), priorFunc(twoEnginePrior)).(*priorSampler)
 	ctx := context.Background()
-	for n := int64(1); n <= 3; n++ {
+	for n := int64(1); n <= probeAfter; n++ {
 		cfg := space.Config{"engine": "sglang", "n": n}
 		if err := s.Tell(ctx, Observation{Config: cfg, State: Complete, Value: 40 * float64(n), Values: []float64{40 * float64(n), 20 * float64(n)}}); err != nil {
 			t.Fatal(err)
@@ -125,7 +125,7 @@ func TestProbePicksTheEnginesBestThroughput(t *testing.T) {
 	}
 	s.prepareFront(ctx)
 	got, ok := s.pickProbe(nil)
-	if n, _ := got.Int("n"); !ok || got["engine"] != "vllm" || n != 8 {
-		t.Errorf("probe %v (%v), want vllm n=8", got, ok)
+	if n, _ := got.Int("n"); !ok || got["engine"] != "vllm" || n != 16 {
+		t.Errorf("probe %v (%v), want vllm n=16", got, ok)
 	}
 }
