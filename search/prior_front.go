@@ -116,6 +116,7 @@ func (ps *priorSampler) prepareFront(ctx context.Context) {
 		}
 	}
 	ps.refineFront(ctx, parents)
+	ps.prepareProbe(ctx)
 }
 
 // refineFront fully predicts frontRefine unrefined neighbours of the

@@ -18,6 +18,9 @@ func (ps *priorSampler) pick(busy map[string]bool) (space.Config, bool) {
 	d := len(ps.sp.Objectives)
 	ps.picks++
 	if d > 1 && ps.picks > d {
+		if c, ok := ps.pickProbe(busy); ok { // prior_front_probe.go
+			return c, true
+		}
 		if c, ok := ps.pickHV(busy); ok {
 			return c, true
 		}
