@@ -18,30 +18,30 @@ import (
 // the prior predicted every vLLM config dominated by its SGLang ones,
 // proposed none in 40 trials, and a third of the true front's
 // hypervolume (the vLLM middle) was never measured (docs/issue21-hv5.md).
-// So, in a multi-objective study whose first probeAfter completed trials
+// So, in a multi-objective study whose first engineProbeAfter completed trials
 // show the cards off (the residual's mean on some objective beyond
 // errTolerance), the prior's pick goes once to each engine no trial has
-// completed on (probeAfter is 8, not 3: the first picks are the front's
+// completed on (engineProbeAfter is 8, not 3: the first picks are the front's
 // ends and the prior's best, which found the family's throughput optimum
 // by trial 10 on most seeds; probing at the third completed trial
-// displaced them, median first-objective gap at 10 trials 0.2% → 4.6%): its candidate the corrected prior rates best on the first
-// objective. From that measurement on, the front moves (localEstimate)
+// displaced them, median first-objective gap at 10 trials 0.2% → 4.6%):
+// its candidate the corrected prior rates best on the first objective. From that measurement on, the front moves (localEstimate)
 // walk that engine's front from its own measured values, and the
-// residual learns its own miss. probeTries picks at most per engine: one
+// residual learns its own miss. engineProbeTries picks at most per engine: one
 // that runs out of memory is tried once more, then the engine is left to
 // the inner sampler.
 const (
-	probeKnob   = "engine"
-	probeAfter  = 8
-	probeTries  = 2
-	probeRefine = 4
+	engineProbeKnob   = "engine"
+	engineProbeAfter  = 8
+	engineProbeTries  = 2
+	engineProbeRefine = 4
 )
 
 // cardsOff reports whether the residual's mean log miss on some objective
-// is beyond errTolerance after at least probeAfter trials (n): the cards
+// is beyond errTolerance after at least engineProbeAfter trials (n): the cards
 // are wrong by more than noise, not only a knob or two.
 func cardsOff(means []float64, n int) bool {
-	if n < probeAfter {
+	if n < engineProbeAfter {
 		return false
 	}
 	for _, m := range means {
@@ -53,11 +53,11 @@ func cardsOff(means []float64, n int) bool {
 }
 
 // unprobed are the values (in order) with no completed trial and fewer
-// than probeTries of the prior's picks.
+// than engineProbeTries of the prior's picks.
 func unprobed(values []string, completed, picked map[string]int) []string {
 	var out []string
 	for _, v := range values {
-		if completed[v] == 0 && picked[v] < probeTries {
+		if completed[v] == 0 && picked[v] < engineProbeTries {
 			out = append(out, v)
 		}
 	}
@@ -82,36 +82,36 @@ func (ps *priorSampler) probeRegions() []string {
 	}
 	var values []string
 	for _, k := range ps.order {
-		if v, ok := ps.cands[k].cfg[probeKnob]; ok && !slices.Contains(values, space.FormatValue(v)) {
+		if v, ok := ps.cands[k].cfg[engineProbeKnob]; ok && !slices.Contains(values, space.FormatValue(v)) {
 			values = append(values, space.FormatValue(v))
 		}
 	}
 	completed := map[string]int{}
 	for _, m := range ps.measuredCfgs {
-		completed[space.FormatValue(m.cfg[probeKnob])]++
+		completed[space.FormatValue(m.cfg[engineProbeKnob])]++
 	}
 	picked := map[string]int{}
 	for k, p := range ps.proposed {
 		if p.Origin != "sampler" && ps.cands[k] != nil {
-			picked[space.FormatValue(ps.cands[k].cfg[probeKnob])]++
+			picked[space.FormatValue(ps.cands[k].cfg[engineProbeKnob])]++
 		}
 	}
 	return unprobed(values, completed, picked)
 }
 
-// inRegion reports whether cd's probeKnob has value v.
+// inRegion reports whether cd's engineProbeKnob has value v.
 func inRegion(cd *candidate, v string) bool {
-	x, ok := cd.cfg[probeKnob]
+	x, ok := cd.cfg[engineProbeKnob]
 	return ok && space.FormatValue(x) == v
 }
 
-// prepareProbe fully predicts the probeRefine candidates of each engine
+// prepareProbe fully predicts the engineProbeRefine candidates of each engine
 // to probe that screen best on the first objective.
 func (ps *priorSampler) prepareProbe(ctx context.Context) {
 	for _, v := range ps.probeRegions() {
 		var todo []*candidate
 		for _, cd := range ps.topScreenedWhere(0, func(cd *candidate) bool { return inRegion(cd, v) }) {
-			if !cd.refined && len(todo) < probeRefine {
+			if !cd.refined && len(todo) < engineProbeRefine {
 				todo = append(todo, cd)
 			}
 		}

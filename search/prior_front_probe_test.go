@@ -14,10 +14,10 @@ func TestCardsOff(t *testing.T) {
 		n     int
 		want  bool
 	}{
-		{"too few trials to judge", []float64{-0.8, 0.7}, probeAfter - 1, false},
+		{"too few trials to judge", []float64{-0.8, 0.7}, engineProbeAfter - 1, false},
 		{"within noise", []float64{0.05, -0.1}, 10, false},
-		{"throughput off", []float64{-0.75, 0.02}, probeAfter, true},
-		{"latency off", []float64{0.01, 0.7}, probeAfter + 2, true},
+		{"throughput off", []float64{-0.75, 0.02}, engineProbeAfter, true},
+		{"latency off", []float64{0.01, 0.7}, engineProbeAfter + 2, true},
 		{"at the tolerance: not beyond", []float64{errTolerance, -errTolerance}, 5, false},
 	}
 	for _, c := range cases {
@@ -37,7 +37,7 @@ func TestUnprobed(t *testing.T) {
 		{"none measured", nil, nil, vals},
 		{"one engine measured", map[string]int{"sglang": 4}, map[string]int{"sglang": 4}, []string{"vllm", "trtllm"}},
 		{"a pick that ran out of memory: once more", map[string]int{"sglang": 4}, map[string]int{"vllm": 1}, []string{"vllm", "trtllm"}},
-		{"probeTries picks failed: left to the sampler", map[string]int{"sglang": 4}, map[string]int{"vllm": probeTries}, []string{"trtllm"}},
+		{"engineProbeTries picks failed: left to the sampler", map[string]int{"sglang": 4}, map[string]int{"vllm": engineProbeTries}, []string{"trtllm"}},
 		{"measured by the sampler", map[string]int{"sglang": 4, "vllm": 1, "trtllm": 1}, nil, nil},
 	}
 	for _, c := range cases {
@@ -95,7 +95,7 @@ func TestPriorProbesAnEngineNoTrialMeasured(t *testing.T) {
 	} {
 		s := newPriorSampler(t, twoEngineSpace(), priorFunc(twoEnginePrior)).(*priorSampler)
 		ctx := context.Background()
-		for n := int64(1); n <= probeAfter; n++ {
+		for n := int64(1); n <= engineProbeAfter; n++ {
 			cfg := space.Config{"engine": "sglang", "n": n}
 			v, _ := twoEnginePrior(cfg)
 			v = []float64{v[0] * c.tpsScale, v[1] * c.tpotScal}
@@ -117,7 +117,7 @@ func TestPriorProbesAnEngineNoTrialMeasured(t *testing.T) {
 func TestProbePicksTheEnginesBestThroughput(t *testing.T) {
 	s := newPriorSampler(t, twoEngineSpace(), priorFunc(twoEnginePrior)).(*priorSampler)
 	ctx := context.Background()
-	for n := int64(1); n <= probeAfter; n++ {
+	for n := int64(1); n <= engineProbeAfter; n++ {
 		cfg := space.Config{"engine": "sglang", "n": n}
 		if err := s.Tell(ctx, Observation{Config: cfg, State: Complete, Value: 40 * float64(n), Values: []float64{40 * float64(n), 20 * float64(n)}}); err != nil {
 			t.Fatal(err)
