@@ -15,17 +15,17 @@ import (
 // has changed. Trials with the same batch shape keep a steady ratio
 // (h200-is-b200: every 512-batch config rises to 50% and troughs at 60%
 // in step), and then the step's ratio is the evidence. So the margin a
-// pair is judged with is widened to the range its envelopes' ratio has
-// covered over the judged steps so far: the pair's own measured wave
-// mismatch, zero for trials of one shape. A per-trial noise factor
+// pair is judged with is widened, per objective, to the range its
+// envelopes' ratio has covered so far: the pair's own measured wave
+// mismatch, near zero for trials of one shape. A per-trial noise factor
 // scales every checkpoint of a trial alike, so it is not in the range;
 // the noise margin covers it.
 
 // ShouldPruneSeries judges a running trial from its checkpoints so far,
 // the last of which is the step to judge, against each incumbent's
-// checkpoints: on the series' envelopes, with each pair's margin the
-// larger of the rule's and the pair's wave mismatch. It returns the
-// verdict and why.
+// checkpoints: on the series' envelopes, with each pair's margin on each
+// objective the larger of the rule's and the pair's wave mismatch there.
+// It returns the verdict and why.
 func (r PruneRule) ShouldPruneSeries(series []Checkpoint, incumbents [][]Checkpoint, objs []space.Objective) (bool, string) {
 	if len(series) == 0 {
 		return false, ""
