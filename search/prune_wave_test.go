@@ -59,7 +59,16 @@ func TestShouldPruneSeries(t *testing.T) {
 		// 0.979): on the envelopes alone it is 14.5% behind at 70%,
 		// beyond the step's 13%, though it ends 6% ahead.
 		{"family seed 15 on its draws", scaled(waveOptimum, 0.916), [][]Checkpoint{scaled(waveIncumbent, 0.979)}, 0},
-		{"h200-extreme seed 11: a 256 batch against a 512 batch's early crest", extremeOptimum, [][]Checkpoint{extremeIncumbent}, 0},
+		// Its lead at 20% is before the judged steps, and the 25% the
+		// ratio ranges over 30-40% does not cover the 31% the 512 batch's
+		// crest overstates: a limit of the rule, kept so a 256 batch far
+		// behind a 512 batch still in its first wave is pruned (below).
+		{"h200-extreme seed 11: a 256 batch against a 512 batch's early crest", extremeOptimum, [][]Checkpoint{extremeIncumbent}, 4},
+		// h200-is-b200 seed 14: a 256 batch (final 36,569) against a 512
+		// batch (58,177) whose first wave finishes in one burst to 50%:
+		// the 256 batch leads at 20%, and is behind by a third from 40%.
+		{"a 256 batch far behind a 512 batch's first wave", series("p", 14405, 28810, 21690, 28920, 36150, 28957, 33783, 29255, 32912),
+			[][]Checkpoint{series("p", 11534, 23068, 34602, 46137, 57671, 34927, 40739, 46559, 52379)}, 4},
 		{"trials in step: their ratio decides (13.2% at 70%, on the crests at 50%)", b200Trial, [][]Checkpoint{b200Incumbent}, 7},
 		{"a steady trial at half pace against a wave", half, [][]Checkpoint{waveIncumbent}, 3},
 		{"a steady trial a third behind a wave's crests", steady64, [][]Checkpoint{waveIncumbent}, 3},
@@ -75,9 +84,9 @@ func TestShouldPruneSeries(t *testing.T) {
 			t.Errorf("%s: reason %q does not say when", c.name, why)
 		}
 	}
-	// The step rule alone prunes the first three: the cases above are
-	// what the series rule changes.
-	for _, c := range cases[:3] {
+	// The step rule alone prunes the first two: the cases the series
+	// rule changes.
+	for _, c := range cases[:2] {
 		if !r.Spared(c.trial, c.incs, one) {
 			t.Errorf("%s: the step rule did not prune it (the fixture is wrong)", c.name)
 		}
@@ -104,9 +113,11 @@ func TestShouldPruneSeriesEdges(t *testing.T) {
 		{"an SLO missed by far", []Checkpoint{cp(3, 0.5, 100, 10)}, nil, two, true},
 		{"worse on both, steadily", []Checkpoint{cp(2, 0, 50, 20), cp(3, 0, 50, 20)}, [][]Checkpoint{inc}, two, true},
 		{"a trade-off survives", []Checkpoint{cp(2, 0, 50, 5), cp(3, 0, 50, 5)}, [][]Checkpoint{inc}, two, false},
-		// TPOT moved from 2× to 1.2× the incumbent's: its margin widens to
-		// that range (40%), so 1.2× is no longer clearly worse.
-		{"each objective's own mismatch", []Checkpoint{cp(2, 0, 50, 20), cp(3, 0, 50, 12)}, [][]Checkpoint{inc}, two, false},
+		// TPOT moved from 2× to 1.3× the incumbent's: its margin widens to
+		// that range (35%), so 1.3× is not clearly worse at 40% (margin
+		// 24%), while throughput, steadily half, has no range to widen.
+		{"each objective's own mismatch", []Checkpoint{cp(3, 0, 50, 20), cp(4, 0, 50, 13)}, [][]Checkpoint{inc}, two, false},
+		{"the same, with TPOT steady", []Checkpoint{cp(3, 0, 50, 13), cp(4, 0, 50, 13)}, [][]Checkpoint{inc}, two, true},
 		{"an infeasible incumbent is ignored", []Checkpoint{cp(3, 0, 10)}, [][]Checkpoint{{cp(3, 0.5, 100)}}, one, false},
 		{"another profile's checkpoints do not count", []Checkpoint{cp(3, 0, 10)}, [][]Checkpoint{{{Profile: "q", Step: 3, Values: []float64{100}}}}, one, false},
 	}
