@@ -65,7 +65,9 @@ func TestAWaveTroughIsNotPruned(t *testing.T) {
 // not re-measured early, and without pruning nothing is spared.
 func TestASparedLeaderIsMeasuredAgain(t *testing.T) {
 	sp := studySpace(t, 40, "")
-	cfg := func(mr int64) space.Config { return sp.WithTargetEngine(space.Config{"max_running": mr, "mem_fraction": 0.8}) }
+	cfg := func(mr int64) space.Config {
+		return sp.WithTargetEngine(space.Config{"max_running": mr, "mem_fraction": 0.8})
+	}
 	trial := func(n int, origin string, c space.Config, tps float64, series []float64) store.Trial {
 		return withSeries(store.Trial{Number: n, State: store.Complete, Origin: origin, Config: c,
 			Metrics: map[string]map[string]float64{"p": {"total_tps": tps}}}, "p", series)
