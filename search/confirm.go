@@ -63,13 +63,17 @@ type Measured struct {
 	Mean    float64
 	N       int
 	Running bool
+	// Spared: its first measurement ran to the end only because the wave
+	// rule spared it (PruneRule.Spared; confirm_spared.go).
+	Spared bool
 }
 
 // ConfirmState is what NextConfirm decides from.
 type ConfirmState struct {
 	// Budget is ConfirmBudget's answer; Used the noise and confirm
-	// trials so far (finished or running).
-	Budget, Used int
+	// trials so far (finished or running), SparedUsed how many of them
+	// re-measured a spared leader (they come out of their own allowance).
+	Budget, Used, SparedUsed int
 	// NTrials is the study's n_trials; Done the trials finished or
 	// running that count toward it; Remaining how many more it may start
 	// (n_trials, and the GPU-time budget at the mean trial's cost).
@@ -99,6 +103,10 @@ type Confirm struct {
 
 // NextConfirm decides whether the next trial measures a config again.
 func NextConfirm(s ConfirmState) (Confirm, bool) {
+	if c, ok := s.confirmSpared(); ok {
+		return c, true
+	}
+	s.Used -= min(s.SparedUsed, s.Used)
 	if s.Budget <= 0 || s.Used >= ConfirmLimit(s.Budget) {
 		return Confirm{}, false
 	}

@@ -60,8 +60,14 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 	s.Remaining = min(s.NTrials-s.Done, l.budgetLeft())
 	s.CV, _ = noiseCV(l.Space, l.trials)
 	groups := configGroups(l.Space, l.trials)
+	spared := map[string]bool{}
+	for _, g := range groups {
+		if spared[g.key] = l.spared(g.runs[0]); spared[g.key] && l.remeasured(g.key, g.runs[0]) {
+			s.SparedUsed++
+		}
+	}
 	measured := func(g *configGroup) search.Measured {
-		return search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key]}
+		return search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key], Spared: spared[g.key]}
 	}
 	if b := Baseline(l.trials); b != nil {
 		if g := groups.of(b.Config.Key()); g != nil {
@@ -79,6 +85,17 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 		s.Leader = recs[0].Config.Key()
 	}
 	return s
+}
+
+// remeasured reports whether a confirmation of config key started after
+// trial i (finished or running).
+func (l *loop) remeasured(key string, i int) bool {
+	for _, t := range l.trials[i+1:] {
+		if t.Origin == "confirm" && t.State != store.Interrupted && t.Config.Key() == key {
+			return true
+		}
+	}
+	return false
 }
 
 // budgetLeft is how many more trials the GPU-time budget pays for at the

@@ -2,6 +2,8 @@ package studies
 
 import (
 	"math"
+	"slices"
+	"sync"
 
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
@@ -9,39 +11,42 @@ import (
 	"github.com/servetune/servetune/studies/store"
 )
 
-// judge returns the trial's pruning judge: a pure function of a
-// checkpoint that compares it with the incumbents' own checkpoints at the
-// same profile and step. The incumbents and the rule's margin are fixed
-// when the trial starts. A repeat, noise repeat or confirmation is never
-// pruned: it exists to measure the noise, and would otherwise be stopped
-// by its own first measurement.
+// judge returns the trial's pruning judge: it compares the trial's
+// checkpoints so far with the incumbents' own up to the same profile and
+// step (search.PruneRule.ShouldPruneSeries: each series through its upper
+// envelope, the margin widened to the pair's wave mismatch, because a
+// batch's waves put one trial in a trough where another crests). The
+// incumbents and the rule's margin are fixed when the trial starts. A
+// repeat, noise repeat or confirmation is never pruned: it exists to
+// measure the noise, and would otherwise be stopped by its own first
+// measurement.
 func (l *loop) judge(origin string) objective.Judge {
 	sp, rule, incumbents := l.Space, noiseAware(l.Prune, l.Space, l.trials), l.incumbents()
-	if isRemeasure(origin) {
-		rule = nil
+	if rule == nil || isRemeasure(origin) {
+		return func(objective.Checkpoint) objective.Verdict { return objective.Verdict{} }
 	}
+	series := make([][]search.Checkpoint, len(incumbents))
+	for i, inc := range incumbents {
+		series[i] = inc.Intermediate
+	}
+	var mu sync.Mutex
+	var seen []search.Checkpoint // the trial's own checkpoints so far
 	return func(c objective.Checkpoint) objective.Verdict {
-		if rule == nil {
-			return objective.Verdict{}
-		}
-		cp := toCheckpoint(sp, c)
-		var at []search.Checkpoint
-		var first *store.Trial
-		for i, inc := range incumbents {
-			if a := atStep(inc, c.Profile, c.Step); a != nil {
-				at = append(at, *a)
-				if first == nil {
-					first = &incumbents[i]
-				}
-			}
-		}
-		prune, why := rule.ShouldPrune(cp, at, sp.Objectives)
+		mu.Lock()
+		seen = append(seen, toCheckpoint(sp, c))
+		own := slices.Clone(seen)
+		mu.Unlock()
+		prune, why := rule.ShouldPruneSeries(own, series, sp.Objectives)
 		if !prune {
 			return objective.Verdict{}
 		}
 		v := objective.Verdict{Stop: true, Why: why}
-		if first != nil {
-			v.Projected = search.Project(cp, at[0], Values(sp, *first))
+		cp, _ := search.Envelope(own, c.Profile, c.Step, sp.Objectives)
+		for i, inc := range incumbents {
+			if at, ok := search.Envelope(inc.Intermediate, c.Profile, c.Step, sp.Objectives); ok {
+				v.Projected = search.Project(cp, at, Values(sp, incumbents[i]))
+				break
+			}
 		}
 		return v
 	}
@@ -100,29 +105,38 @@ func recordCheckpoints(sp *space.Space, t *store.Trial, res objective.Result) {
 	}
 }
 
-// atStep is a trial's checkpoint at a profile and step, if it has one.
-func atStep(t store.Trial, profile string, step int) *search.Checkpoint {
-	for i := range t.Intermediate {
-		if c := &t.Intermediate[i]; c.Profile == profile && c.Step == step {
-			return c
-		}
-	}
-	return nil
-}
-
 // incumbents are the trials a new trial must beat: the best one, or the
 // Pareto front.
-func (l *loop) incumbents() []store.Trial {
-	pts, idx := points(l.Space, l.trials)
+func (l *loop) incumbents() []store.Trial { return incumbentsOf(l.Space, l.trials) }
+
+// incumbentsOf are the incumbents among trials.
+func incumbentsOf(sp *space.Space, trials []store.Trial) []store.Trial {
+	pts, idx := points(sp, trials)
 	var win []int
-	if len(l.Space.Objectives) > 1 {
-		win = search.Front(pts, l.Space.Objectives)
-	} else if b := search.Best(pts, l.Space.Objectives); b >= 0 {
+	if len(sp.Objectives) > 1 {
+		win = search.Front(pts, sp.Objectives)
+	} else if b := search.Best(pts, sp.Objectives); b >= 0 {
 		win = []int{b}
 	}
 	out := make([]store.Trial, 0, len(win))
 	for _, w := range win {
-		out = append(out, l.trials[idx[w]])
+		out = append(out, trials[idx[w]])
 	}
 	return out
+}
+
+// spared reports whether trial i ran to the end only because the wave
+// rule spared it (search.PruneRule.Spared), judged against the incumbents
+// and the margin it started with: those of the trials before it.
+func (l *loop) spared(i int) bool {
+	t := l.trials[i]
+	if l.Prune == nil || t.State != store.Complete || isRemeasure(t.Origin) || t.ReusedFrom != 0 {
+		return false
+	}
+	before := l.trials[:i]
+	var series [][]search.Checkpoint
+	for _, inc := range incumbentsOf(l.Space, before) {
+		series = append(series, inc.Intermediate)
+	}
+	return noiseAware(l.Prune, l.Space, before).Spared(t.Intermediate, series, l.Space.Objectives)
 }
