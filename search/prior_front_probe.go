@@ -17,7 +17,8 @@ import (
 // whose SGLang runs at 0.47 of the cards' throughput and vLLM at 0.71,
 // the prior predicted every vLLM config dominated by its SGLang ones,
 // proposed none in 40 trials, and a third of the true front's
-// hypervolume (the vLLM middle) was never measured (docs/issue21-hv5.md).
+// hypervolume (the vLLM middle) was never measured (docs/benchmarks.md,
+// "Issue 21, fifth pass", branch hv5).
 // So, in a multi-objective study whose first engineProbeAfter completed trials
 // show the cards off (the residual's mean on some objective beyond
 // errTolerance), the prior's pick goes once to each engine no trial has
