@@ -120,39 +120,6 @@ func (ps *priorSampler) prepareProbe(ctx context.Context) {
 	}
 }
 
-// topScreenedWhere are the screened, unmeasured candidates satisfying
-// keep, best first on objective obj by corrected screening value.
-func (ps *priorSampler) topScreenedWhere(obj int, keep func(*candidate) bool) []*candidate {
-	type scored struct {
-		cd *candidate
-		s  float64
-	}
-	var all []scored
-	for _, k := range ps.order {
-		cd := ps.cands[k]
-		if !cd.fastOK || ps.told[k] || !keep(cd) {
-			continue
-		}
-		if s, ok := ps.score(cd, cd.fast, true, obj); ok {
-			all = append(all, scored{cd, s})
-		}
-	}
-	slices.SortStableFunc(all, func(a, b scored) int {
-		switch {
-		case a.s > b.s:
-			return -1
-		case a.s < b.s:
-			return 1
-		}
-		return 0
-	})
-	out := make([]*candidate, len(all))
-	for i, s := range all {
-		out[i] = s.cd
-	}
-	return out
-}
-
 // pickProbe is the prior's pick in the first engine to probe: its open
 // candidate with the best corrected prediction on the first objective.
 func (ps *priorSampler) pickProbe(busy map[string]bool) (space.Config, bool) {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 	"runtime"
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/servetune/servetune/space"
@@ -161,25 +161,41 @@ func containsCand(cs []*candidate, c *candidate) bool {
 }
 
 // topScreened is the n unmeasured candidates with the best corrected
-// screening value on objective obj.
+// screening value on objective obj whose memory the plan leaves open.
 func (ps *priorSampler) topScreened(obj, n int) []*candidate {
+	top := ps.topScreenedWhere(obj, ps.memoryOpen)
+	return top[:min(n, len(top))]
+}
+
+// topScreenedWhere are the screened, unmeasured candidates satisfying
+// keep, best first on objective obj by corrected screening value.
+func (ps *priorSampler) topScreenedWhere(obj int, keep func(*candidate) bool) []*candidate {
 	type scored struct {
-		cd    *candidate
-		score float64
+		cd *candidate
+		s  float64
 	}
 	var all []scored
 	for _, k := range ps.order {
 		cd := ps.cands[k]
-		if s, ok := ps.score(cd, cd.fast, cd.fastOK, obj); ok && !ps.told[k] {
+		if !cd.fastOK || ps.told[k] || !keep(cd) {
+			continue
+		}
+		if s, ok := ps.score(cd, cd.fast, true, obj); ok {
 			all = append(all, scored{cd, s})
 		}
 	}
-	sort.SliceStable(all, func(a, b int) bool { return all[a].score > all[b].score })
-	out := make([]*candidate, 0, n)
-	for i := 0; i < len(all) && len(out) < n; i++ {
-		if ps.memoryOpen(all[i].cd) {
-			out = append(out, all[i].cd)
+	slices.SortStableFunc(all, func(a, b scored) int {
+		switch {
+		case a.s > b.s:
+			return -1
+		case a.s < b.s:
+			return 1
 		}
+		return 0
+	})
+	out := make([]*candidate, len(all))
+	for i, s := range all {
+		out[i] = s.cd
 	}
 	return out
 }
