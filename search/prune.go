@@ -77,15 +77,15 @@ func (r PruneRule) margin(step int) float64 {
 // leading trials' checkpoints at the same profile and step (the best trial,
 // or the Pareto front); infeasible incumbents are ignored.
 func (r PruneRule) ShouldPrune(cur Checkpoint, incumbents []Checkpoint, objs []space.Objective) (bool, string) {
-	if cur.Step < r.MinStep || cur.Step >= r.Steps || len(cur.Values) != len(objs) || hasNaN(cur.Values) {
+	if !r.judgeable(cur, objs) {
 		return false, ""
 	}
 	m := r.margin(cur.Step)
 	if cur.Violation > m {
-		return true, fmt.Sprintf("violates an SLO by %.0f%% at %d0%% of the requests", cur.Violation*100, cur.Step)
+		return true, violates(cur)
 	}
 	for _, inc := range incumbents {
-		if inc.Violation > 0 || len(inc.Values) != len(objs) || hasNaN(inc.Values) {
+		if !leads(inc, objs) {
 			continue
 		}
 		if clearlyWorse(cur.Values, inc.Values, objs, m) {
@@ -93,6 +93,27 @@ func (r PruneRule) ShouldPrune(cur Checkpoint, incumbents []Checkpoint, objs []s
 		}
 	}
 	return false, ""
+}
+
+// judgeable reports whether the rule judges c at all: within its steps,
+// with a usable value on every objective.
+func (r PruneRule) judgeable(c Checkpoint, objs []space.Objective) bool {
+	return c.Step >= r.MinStep && c.Step < r.Steps && usable(c, objs)
+}
+
+// leads reports whether an incumbent's checkpoint can be judged against:
+// feasible, with a usable value on every objective.
+func leads(c Checkpoint, objs []space.Objective) bool {
+	return c.Violation <= 0 && usable(c, objs)
+}
+
+func usable(c Checkpoint, objs []space.Objective) bool {
+	return len(c.Values) == len(objs) && !hasNaN(c.Values)
+}
+
+// violates says why a checkpoint's SLO violation stops its trial.
+func violates(c Checkpoint) string {
+	return fmt.Sprintf("violates an SLO by %.0f%% at %d0%% of the requests", c.Violation*100, c.Step)
 }
 
 // clearlyWorse reports whether a is worse than b by more than the relative

@@ -32,16 +32,16 @@ func (r PruneRule) ShouldPruneSeries(series []Checkpoint, incumbents [][]Checkpo
 	}
 	now := series[len(series)-1]
 	cur, _ := Envelope(series, now.Profile, now.Step, objs)
-	if cur.Step < r.MinStep || cur.Step >= r.Steps || len(cur.Values) != len(objs) || hasNaN(cur.Values) {
+	if !r.judgeable(cur, objs) {
 		return false, ""
 	}
 	m := r.margin(cur.Step)
 	if cur.Violation > m {
-		return true, fmt.Sprintf("violates an SLO by %.0f%% at %d0%% of the requests", cur.Violation*100, cur.Step)
+		return true, violates(cur)
 	}
 	for _, s := range incumbents {
 		inc, ok := Envelope(s, cur.Profile, cur.Step, objs)
-		if !ok || inc.Violation > 0 || len(inc.Values) != len(objs) || hasNaN(inc.Values) {
+		if !ok || !leads(inc, objs) {
 			continue
 		}
 		w := r.mismatch(series, s, cur.Profile, cur.Step, objs)
