@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/servetune/servetune/space"
@@ -42,15 +43,8 @@ func TestUnprobed(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := unprobed(vals, c.completed, c.picked)
-		if len(got) != len(c.want) {
+		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != c.want[i] {
-				t.Errorf("%s: %v, want %v", c.name, got, c.want)
-				break
-			}
 		}
 	}
 }

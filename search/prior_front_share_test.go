@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/servetune/servetune/space"
@@ -63,15 +64,8 @@ func TestShareTurn(t *testing.T) {
 				got = append(got, a)
 			}
 		}
-		if len(got) != len(c.turns) {
+		if !slices.Equal(got, c.turns) {
 			t.Errorf("share %g: turns %v, want %v", c.s, got, c.turns)
-			continue
-		}
-		for i := range got {
-			if got[i] != c.turns[i] {
-				t.Errorf("share %g: turns %v, want %v", c.s, got, c.turns)
-				break
-			}
 		}
 	}
 }
