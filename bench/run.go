@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -106,7 +107,7 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 	total := len(plan.Requests)
 	due := CheckpointSteps(total)
 	failed := 0
-	runRequests(runCtx, plan.Requests, p.MaxConcurrency, res.Start, s.send, func(r Record) {
+	runRequests(runCtx, plan.Requests, p.MaxConcurrency, res.Start, failFast(s.send, opts, total, cancel), func(r Record) {
 		res.Records = append(res.Records, r)
 		if !r.Success {
 			failed++
@@ -114,9 +115,6 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 		done := len(res.Records)
 		if opts.Progress != nil {
 			opts.Progress(Progress{Done: done, Failed: failed, Total: total, Elapsed: time.Since(res.Start)})
-		}
-		if opts.FailFast && runCtx.Err() == nil && Hopeless(failed, total, opts.MaxFailedFraction) {
-			cancel(fmt.Errorf("%w: %d of %d requests failed, more than max_failed_fraction %v of them", errRunStopped, failed, total, opts.MaxFailedFraction))
 		}
 		on := opts.OnCheckpoint
 		if runCtx.Err() != nil {
@@ -140,6 +138,28 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 		res.Stopped = c.Error()
 	}
 	return res, nil
+}
+
+// failFast wraps send so that, with opts.FailFast, the failure that makes
+// the run hopeless stops it before its request's slot goes free: judged
+// later, where records are collected, the freed slot could already have
+// sent more requests to an engine that cannot pass.
+func failFast(send func(context.Context, *PlannedRequest) Record, opts RunOptions, total int,
+	cancel context.CancelCauseFunc) func(context.Context, *PlannedRequest) Record {
+	if !opts.FailFast {
+		return send
+	}
+	var failed atomic.Int64
+	return func(ctx context.Context, r *PlannedRequest) Record {
+		rec := send(ctx, r)
+		if rec.Success || ctx.Err() != nil {
+			return rec
+		}
+		if n := int(failed.Add(1)); Hopeless(n, total, opts.MaxFailedFraction) {
+			cancel(fmt.Errorf("%w: %d of %d requests failed, more than max_failed_fraction %v of them", errRunStopped, n, total, opts.MaxFailedFraction))
+		}
+		return rec
+	}
 }
 
 // Hopeless reports whether a run of total requests, failed of which have
