@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand"
-	"sort"
 
 	"github.com/servetune/servetune/space"
 )
@@ -176,24 +175,12 @@ func (ps *priorSampler) probeNeighbours(c space.Config) []space.Config {
 // probeSources are the incumbent and the probeSources fully predicted
 // feasible candidates the prior rates best.
 func (ps *priorSampler) probeSources() []space.Config {
-	type scored struct {
-		cfg space.Config
-		s   float64
-	}
-	var all []scored
-	for _, k := range ps.order {
-		cd := ps.cands[k]
-		if !cd.refined || !cd.feasible {
-			continue
-		}
-		if s, ok := ps.score(cd, cd.values, true, 0); ok {
-			all = append(all, scored{cd.cfg, s})
-		}
-	}
-	sort.SliceStable(all, func(a, b int) bool { return all[a].s > all[b].s })
+	best := ps.ranked(0, func(_ string, cd *candidate) ([]float64, bool) {
+		return cd.values, cd.refined && cd.feasible
+	})
 	out := []space.Config{ps.incumbent}
-	for i := 0; i < len(all) && i < probeSources; i++ {
-		out = append(out, all[i].cfg)
+	for _, cd := range best[:min(probeSources, len(best))] {
+		out = append(out, cd.cfg)
 	}
 	return out
 }

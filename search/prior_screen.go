@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"runtime"
@@ -170,6 +171,15 @@ func (ps *priorSampler) topScreened(obj, n int) []*candidate {
 // topScreenedWhere are the screened, unmeasured candidates satisfying
 // keep, best first on objective obj by corrected screening value.
 func (ps *priorSampler) topScreenedWhere(obj int, keep func(*candidate) bool) []*candidate {
+	return ps.ranked(obj, func(k string, cd *candidate) ([]float64, bool) {
+		return cd.fast, cd.fastOK && !ps.told[k] && keep(cd)
+	})
+}
+
+// ranked are the candidates whose prediction pred gives (false: left
+// out), best first on objective obj by corrected value, ties in the
+// candidates' order.
+func (ps *priorSampler) ranked(obj int, pred func(string, *candidate) ([]float64, bool)) []*candidate {
 	type scored struct {
 		cd *candidate
 		s  float64
@@ -177,22 +187,15 @@ func (ps *priorSampler) topScreenedWhere(obj int, keep func(*candidate) bool) []
 	var all []scored
 	for _, k := range ps.order {
 		cd := ps.cands[k]
-		if !cd.fastOK || ps.told[k] || !keep(cd) {
+		vals, ok := pred(k, cd)
+		if !ok {
 			continue
 		}
-		if s, ok := ps.score(cd, cd.fast, true, obj); ok {
+		if s, ok := ps.score(cd, vals, true, obj); ok {
 			all = append(all, scored{cd, s})
 		}
 	}
-	slices.SortStableFunc(all, func(a, b scored) int {
-		switch {
-		case a.s > b.s:
-			return -1
-		case a.s < b.s:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(all, func(a, b scored) int { return cmp.Compare(b.s, a.s) })
 	out := make([]*candidate, len(all))
 	for i, s := range all {
 		out[i] = s.cd
