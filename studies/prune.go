@@ -133,10 +133,18 @@ func (l *loop) spared(i int) bool {
 	if l.Prune == nil || t.State != store.Complete || isRemeasure(t.Origin) || t.ReusedFrom != 0 {
 		return false
 	}
+	if v, ok := l.sparedOf[t.Number]; ok {
+		return v
+	}
 	before := l.trials[:i]
 	var series [][]search.Checkpoint
 	for _, inc := range incumbentsOf(l.Space, before) {
 		series = append(series, inc.Intermediate)
 	}
-	return noiseAware(l.Prune, l.Space, before).Spared(t.Intermediate, series, l.Space.Objectives)
+	v := noiseAware(l.Prune, l.Space, before).Spared(t.Intermediate, series, l.Space.Objectives)
+	if l.sparedOf == nil {
+		l.sparedOf = map[int]bool{}
+	}
+	l.sparedOf[t.Number] = v
+	return v
 }

@@ -202,6 +202,11 @@ type loop struct {
 	// rest of the last batch, used before the sampler is asked again.
 	batch    int
 	proposed []space.Config
+	// sparedOf remembers, by trial number, whether a finished trial was
+	// spared (spared): confirmState asks for every config at every
+	// proposal, and each answer judges the trial against the incumbents
+	// of all the trials before it.
+	sparedOf map[int]bool
 }
 
 // maxRuleStreak bounds consecutive rule-breaking proposals: a sampler that
