@@ -180,7 +180,7 @@ func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.
 		ps.refine(ctx, refinePerAsk)
 		ps.climbFull(ctx)
 		ps.budget = -1
-		if c, ok := ps.pick(ps.memoryBusy(keySet(ps.sp, busy))); ok {
+		if c, ok := ps.pick(keySet(ps.sp, busy)); ok {
 			ps.note(ctx, c, ps.originOf(c))
 			return c, nil
 		}

@@ -194,7 +194,7 @@ func (ps *priorSampler) frontEstimates(busy map[string]bool) map[string][]float6
 	fixes := ps.pairFixes(ms)
 	out := map[string][]float64{}
 	for _, k := range ps.order {
-		if !ps.open(k, busy) {
+		if !ps.openAnywhere(k, busy) {
 			continue
 		}
 		if est, ok := ps.nearEstimate(ps.cands[k], ms, fixes); ok {

@@ -7,8 +7,9 @@ import (
 	"github.com/servetune/servetune/space"
 )
 
-// pick is the prior's proposal: with one objective the unmeasured,
-// non-busy, fully predicted feasible candidate with the best corrected
+// pick is the prior's proposal (busy: the configs running or asked in
+// this batch): with one objective the unmeasured, non-busy (nor ruled out
+// by the learned memory plan), fully predicted feasible candidate with the best corrected
 // prediction; with several the one whose corrected prediction adds the
 // most hypervolume to the measured front.
 // The first picks of a multi-objective study are the best of each
@@ -17,15 +18,16 @@ import (
 func (ps *priorSampler) pick(busy map[string]bool) (space.Config, bool) {
 	d := len(ps.sp.Objectives)
 	ps.picks++
+	mem := ps.memoryBusy(busy)
 	if d > 1 && ps.picks > d {
-		if c, ok := ps.pickProbe(busy); ok { // prior_front_probe.go
+		if c, ok := ps.pickProbe(mem); ok { // prior_front_probe.go
 			return c, true
 		}
-		if c, ok := ps.pickHV(busy); ok {
+		if c, ok := ps.pickHV(busy); ok { // prior_front_pick.go: weighs memory itself
 			return c, true
 		}
 	}
-	return ps.pickBest(busy, (ps.picks-1)%d)
+	return ps.pickBest(mem, (ps.picks-1)%d)
 }
 
 // open reports whether the prior may propose candidate k: fully
@@ -37,9 +39,20 @@ func (ps *priorSampler) pick(busy map[string]bool) (space.Config, bool) {
 // A pruned config is open again once revisitable (on Qwen3-8B a dozen attention-backend and
 // CUDA-graph variants of one config would otherwise take turns).
 func (ps *priorSampler) open(k string, busy map[string]bool) bool {
+	return ps.regionOpen(ps.cands[k]) && ps.openAnywhere(k, busy)
+}
+
+// regionOpen reports whether the prior's current pick may go to cd's
+// regions (regionTurn).
+func (ps *priorSampler) regionOpen(cd *candidate) bool {
+	return regionTurn(ps.regions.every(cd.cfg), ps.picks)
+}
+
+// openAnywhere is open without the regions' shares.
+func (ps *priorSampler) openAnywhere(k string, busy map[string]bool) bool {
 	cd := ps.cands[k]
 	_, ok := ps.estimate(cd)
-	if !cd.refined || !ok || busy[k] || !regionTurn(ps.regions.every(cd.cfg), ps.picks) {
+	if !cd.refined || !ok || busy[k] {
 		return false
 	}
 	if ps.told[k] {
@@ -90,37 +103,6 @@ func (ps *priorSampler) pickBest(busy map[string]bool, obj int) (space.Config, b
 		return nil, false
 	}
 	return best.cfg, true
-}
-
-// pickHV maximises the predicted hypervolume improvement over the front
-// of measured values; false when no candidate improves it. A neighbour of
-// a measured front member is estimated from that member's measurement
-// (frontEstimates), any other candidate by its corrected prediction.
-func (ps *priorSampler) pickHV(busy map[string]bool) (space.Config, bool) {
-	local := ps.frontEstimates(busy)
-	var preds [][]float64
-	var cds []*candidate
-	for _, k := range ps.order {
-		if !ps.open(k, busy) {
-			continue
-		}
-		cd := ps.cands[k]
-		p, ok := local[k]
-		if !ok {
-			p = ps.corrected(cd, !cd.feasible)
-		}
-		cds, preds = append(cds, cd), append(preds, p)
-	}
-	points := meanPoints(ps.measuredMeans())
-	ref := ps.frontRef(append(append([][]float64(nil), preds...), points...))
-	if ref == nil {
-		return nil, false
-	}
-	i, _ := bestGain(points, preds, ps.sp.Objectives, ref)
-	if i < 0 {
-		return nil, false
-	}
-	return cds[i].cfg, true
 }
 
 // frontRef is the reference point of the front of pts: the hypervolume
