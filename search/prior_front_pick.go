@@ -5,7 +5,7 @@ import "github.com/servetune/servetune/space"
 // The prior's two-objective pick, by expected hypervolume improvement
 // (issue 21, branch hvx6). On h200-extreme (20 seeds, main 410692a:
 // HV@40 94.6%, worst 83.5%) the missed hypervolume was one band of the
-// true front on 17 of 20 seeds: SGLang with DP attention and DeepEP at
+// true front on 16–17 of 20 seeds (15–19 of seeds 21–40): SGLang with DP attention and DeepEP at
 // chunked_prefill 32768, mem_fraction 0.75 (11,690 tok/s @ 95.6 ms,
 // 10,787 @ 90.5, 6,835 @ 74.3), one knob from configs the studies had
 // measured (chunked_prefill 16384). The prior had them fully predicted,
