@@ -76,6 +76,21 @@ func TestNextConfirm(t *testing.T) {
 			end(3, m("a", 200, 1), m("b", 199, 1), m("c", 198, 1), m("d", 197, 1))(s)
 			s.Remaining = 5 // the leader, three rivals and one more: 5 > 3 left of the budget
 		}), Confirm{"a", "confirm"}, true},
+		{"a race: a leader on two lucky draws and a rival measured once low start the end early", st(func(s *ConfirmState) {
+			// h200-is-b200 seed 2 at trial 37 of 40 (budget 4, the early
+			// two spent): the config reported on two high draws, a twin
+			// as high, the optimum measured once low. Each wants a third
+			// measurement: four trials, two more than the budget left;
+			// the leader first (its closest rival is measured as often).
+			s.Budget, s.NTrials, s.Used, s.Done, s.Remaining = 4, 40, 2, 36, 4
+			s.Ranked = []Measured{m("twin", 55507, 2), m("lucky", 55425, 2), m("optimum", 53349, 1)}
+			s.CV, s.CVDF, s.AssumedCV = 0.036, 4, 0.05
+		}), Confirm{"twin", "confirm"}, true},
+		{"a race: no earlier than the leader and the rivals need", st(func(s *ConfirmState) {
+			s.Budget, s.NTrials, s.Used, s.Done, s.Remaining = 4, 40, 2, 35, 5
+			s.Ranked = []Measured{m("twin", 55507, 2), m("lucky", 55425, 2), m("optimum", 53349, 1)}
+			s.CV, s.CVDF, s.AssumedCV = 0.036, 4, 0.05
+		}), Confirm{}, false},
 		{"not earlier than the budget when the leader is separated", st(func(s *ConfirmState) {
 			end(3, m("a", 200, 1), m("b", 100, 1))(s)
 			s.Remaining = 4
