@@ -14,9 +14,10 @@ import (
 // measured once, and then, while a rival could still be truly better —
 // the upper confidence bound of the rival's lead over the leader is
 // positive — the rival with the highest such bound or the leader,
-// whichever has fewer measurements. When rivals still overlap, the share
-// grows by up to half; when the leader is separated, the trials left go
-// back to the search. NextConfirm is the one decision; the study turns
+// whichever has fewer measurements. The end starts early enough for that
+// race to measure the leader and every rival that overlaps it three
+// times: the share grows by up to half; when the leader is separated,
+// the trials left go back to the search. NextConfirm is the one decision; the study turns
 // its answer into a trial of origin "noise" or "confirm", which counts
 // toward n_trials like any other.
 
