@@ -146,3 +146,28 @@ func TestDetectDrift(t *testing.T) {
 		t.Errorf("mean change of two halvings = %v%%, want -50%%", d.MeanPct)
 	}
 }
+
+func TestRaceWants(t *testing.T) {
+	m := func(key string, mean float64, n int) Measured { return Measured{Key: key, Mean: mean, N: n} }
+	running := m("r", 199, 1)
+	running.Running = true
+	for _, c := range []struct {
+		name   string
+		ranked []Measured
+		want   int
+	}{
+		{"a separated leader measured once: its second", []Measured{m("a", 200, 1), m("b", 100, 1)}, 1},
+		{"a separated leader measured twice: nothing", []Measured{m("a", 200, 2), m("b", 100, 1)}, 0},
+		{"an overlapping rival: both to three", []Measured{m("a", 200, 2), m("b", 199, 1)}, 1 + 2},
+		{"every overlapping rival, not the separated one", []Measured{m("a", 200, 1), m("b", 199, 2), m("c", 198, 3), m("d", 100, 1)}, 2 + 1 + 0},
+		{"a rival being measured is not planned again", []Measured{m("a", 200, 2), running}, 1},
+		{"everyone at the limit: nothing", []Measured{m("a", 200, MaxMeasurements), m("b", 199, MaxMeasurements)}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := ConfirmState{Ranked: c.ranked, CV: 0.05}
+			if got := s.raceWants(c.ranked[0]); got != c.want {
+				t.Errorf("raceWants = %d, want %d", got, c.want)
+			}
+		})
+	}
+}
