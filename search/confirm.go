@@ -17,9 +17,9 @@ import (
 // whichever has fewer measurements. The end starts early enough for that
 // race to measure the leader and every rival that overlaps it three
 // times: the share grows by up to half; when the leader is separated,
-// the trials left go back to the search. NextConfirm is the one decision; the study turns
-// its answer into a trial of origin "noise" or "confirm", which counts
-// toward n_trials like any other.
+// the trials left go back to the search. NextConfirm is the one
+// decision; the study turns its answer into a trial of origin "noise" or
+// "confirm", which counts toward n_trials like any other.
 
 // DefaultConfirmShare is the share of n_trials spent on noise repeats and
 // confirmations when the user does not say (servetune run --confirm).
@@ -147,7 +147,7 @@ func (s ConfirmState) endTrials() int {
 
 // raceWants is how many more measurements the end's race wants: a
 // separated leader its second; while rivals overlap it, the leader and
-// every overlapping rival (not measured already, running) MaxMeasurements
+// every overlapping rival not being measured already MaxMeasurements
 // each. Two measurements each leave a leader on two lucky draws and a
 // rival measured low overlapping (the lab's h200-is-b200 seed 2 reported
 // a config 8.3% below the best on two draws 3% high; a budget planned for
