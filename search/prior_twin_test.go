@@ -94,3 +94,37 @@ func TestNoTwinBeyondTheNoise(t *testing.T) {
 		t.Errorf("picked %v with the a=6 group 37%% behind, want a=4", c)
 	}
 }
+
+// The prior ranks a group above the leader only if its cards and its
+// corrected prediction both do: a residual fitted to lucky draws (a=5
+// read high, a=6 low) must not put a group the cards rank 18% below the
+// leader above it.
+func TestRankedAboveNeedsTheCardsAndTheCorrection(t *testing.T) {
+	sp := twinSpace()
+	p := priorFunc(func(c space.Config) ([]float64, bool) {
+		a, _ := c.Int("a")
+		return []float64{float64(10 * a)}, true
+	})
+	s := newPriorSampler(t, sp, p).(*priorSampler)
+	ctx := context.Background()
+	five := s.predict(ctx, space.Config{"a": int64(5), "c": int64(1)})
+	six := s.predict(ctx, space.Config{"a": int64(6), "c": int64(1)})
+	if got, ok := s.rankedAbove(six, five); !ok || got <= 0 {
+		t.Fatalf("no residual: rankedAbove(a=6, a=5) = %g, %v; want the cards' margin > 0", got, ok)
+	}
+	for range 4 {
+		s.resid.add(0, five.cfg, 0.4)
+		s.resid.add(0, six.cfg, -0.4)
+	}
+	fs, _ := s.score(five, five.values, true, 0)
+	ss, _ := s.score(six, six.values, true, 0)
+	if fs <= ss {
+		t.Fatalf("fixture: the residual should rank a=5 above a=6 (scores %g, %g)", fs, ss)
+	}
+	if got, _ := s.rankedAbove(five, six); got >= 0 {
+		t.Errorf("rankedAbove(a=5, a=6) = %g with the cards 18%% against it, want < 0", got)
+	}
+	if got, _ := s.rankedAbove(six, five); got >= 0 {
+		t.Errorf("rankedAbove(a=6, a=5) = %g with the correction against it, want < 0", got)
+	}
+}
