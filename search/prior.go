@@ -67,12 +67,8 @@ type priorSampler struct {
 	// measuredCfgs the same trials with their configs (prior_front.go).
 	measured     [][]float64
 	measuredCfgs []measuredConfig
-	// twins holds the predictions of the configs told (valuesKey);
-	// twinGroups their completed measurements, in twinOrder
-	// (prior_twin.go).
-	twins      map[string]bool
-	twinGroups map[string]*twinDraws
-	twinOrder  []string
+	// twins holds the predictions of the configs told (valuesKey).
+	twins map[string]bool
 	resid *residual
 	asked int
 	picks int // the prior's own proposals so far
@@ -251,7 +247,6 @@ func (ps *priorSampler) Tell(ctx context.Context, o Observation) error {
 		ps.twins[valuesKey(cd.values)] = true
 	}
 	done := o.State == Complete && len(o.Values) == len(ps.sp.Objectives) && !hasNaN(o.Values)
-	ps.tellTwin(cd, firstIf(done, o.Values))
 	if done {
 		ps.measured = append(ps.measured, o.Values)
 		ps.measuredCfgs = append(ps.measuredCfgs, measuredConfig{c, o.Values})

@@ -222,7 +222,7 @@ func (ps *priorSampler) localOpen(cd *candidate) bool {
 		marginal := cd.fastOK && localDue(ps.trust.errs, ps.trust.ranks(), true, 1)
 		return marginal || ps.failureDoubted(cd.cfg)
 	}
-	return ps.twinOpen(cd)
+	return !ps.twins[valuesKey(cd.values)]
 }
 
 // failureDoubted reports whether the prior's failure prediction for c no

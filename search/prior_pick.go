@@ -32,8 +32,7 @@ func (ps *priorSampler) pick(busy map[string]bool) (space.Config, bool) {
 // predicted feasible, neither measured nor running, and not a twin of a
 // measured config — one the prior predicts exactly the same values for
 // differs only in knobs the prior says do not matter, so measuring it
-// teaches the prior nothing, unless it disputes its group's one draw
-// (prior_twin.go); and in a region where the prior's
+// teaches the prior nothing; and in a region where the prior's
 // predictions miss, only on its share of the prior's picks (regionTurn).
 // A pruned config is open again once revisitable (on Qwen3-8B a dozen attention-backend and
 // CUDA-graph variants of one config would otherwise take turns).
@@ -46,7 +45,7 @@ func (ps *priorSampler) open(k string, busy map[string]bool) bool {
 	if ps.told[k] {
 		return ps.revisitable(k, cd)
 	}
-	return ps.twinOpen(cd)
+	return !ps.twins[valuesKey(cd.values)]
 }
 
 // estimate is the prediction the prior ranks cd by: its full one when it
