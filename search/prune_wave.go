@@ -40,11 +40,7 @@ func (r PruneRule) ShouldPruneSeries(series []Checkpoint, incumbents [][]Checkpo
 		return true, violates(cur)
 	}
 	for _, s := range incumbents {
-		b := outOfStepBurst(series, s, cur.Step, cur.Profile, objs) // prune_burst.go
-		if cur.Step <= b {
-			continue
-		}
-		inc, ok := envelopeAfter(s, cur.Profile, cur.Step, b, objs)
+		inc, ok := Envelope(s, cur.Profile, cur.Step, objs)
 		if !ok || !leads(inc, objs) {
 			continue
 		}

@@ -59,23 +59,20 @@ func TestShouldPruneSeries(t *testing.T) {
 		// 0.979): on the envelopes alone it is 14.5% behind at 70%,
 		// beyond the step's 13%, though it ends 6% ahead.
 		{"family seed 15 on its draws", scaled(waveOptimum, 0.916), [][]Checkpoint{scaled(waveIncumbent, 0.979)}, 0},
-		// The 512 batch's first burst (to 40%) is not judged against, and
-		// its crest leaves its envelope after it (prune_burst.go): the
-		// optimum runs to the end. Main's rule pruned it at 40%.
-		{"h200-extreme seed 11: a 256 batch against a 512 batch's early crest", extremeOptimum, [][]Checkpoint{extremeIncumbent}, 0},
+		// Its lead at 20% is before the judged steps, and the 25% the
+		// ratio ranges over 30-40% does not cover the 31% the 512 batch's
+		// crest overstates: a limit of the rule, kept so a 256 batch far
+		// behind a 512 batch still in its first wave is pruned (below).
+		{"h200-extreme seed 11: a 256 batch against a 512 batch's early crest", extremeOptimum, [][]Checkpoint{extremeIncumbent}, 4},
 		// h200-is-b200 seed 14: a 256 batch (final 36,569) against a 512
 		// batch (58,177) whose first wave finishes in one burst to 50%:
 		// the 256 batch leads at 20%, and is behind by a third from 40%.
-		// Judged on the 512 batch's waves after its burst, it is still
-		// pruned, at 90% (main: at 40%).
 		{"a 256 batch far behind a 512 batch's first wave", series("p", 14405, 28810, 21690, 28920, 36150, 28957, 33783, 29255, 32912),
-			[][]Checkpoint{series("p", 11534, 23068, 34602, 46137, 57671, 34927, 40739, 46559, 52379)}, 9},
+			[][]Checkpoint{series("p", 11534, 23068, 34602, 46137, 57671, 34927, 40739, 46559, 52379)}, 4},
 		{"trials in step: their ratio decides (13.2% at 70%, on the crests at 50%)", b200Trial, [][]Checkpoint{b200Incumbent}, 7},
 		{"a steady trial at half pace against a wave", half, [][]Checkpoint{waveIncumbent}, 3},
-		// waveIncumbent's burst ends at 20%; at 30% its envelope is its
-		// trough (6,297), so the steady trial is stopped at 40%.
-		{"a steady trial a third behind a wave's crests", steady64, [][]Checkpoint{waveIncumbent}, 4},
-		{"one of two incumbents suffices", steady64, [][]Checkpoint{series("p", 1, 1, 1), waveIncumbent}, 4},
+		{"a steady trial a third behind a wave's crests", steady64, [][]Checkpoint{waveIncumbent}, 3},
+		{"one of two incumbents suffices", steady64, [][]Checkpoint{series("p", 1, 1, 1), waveIncumbent}, 3},
 		{"no incumbent", half, nil, 0},
 	}
 	for _, c := range cases {
