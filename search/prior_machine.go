@@ -44,8 +44,13 @@ var cardMachine = [2]float64{1, 1}
 
 // rankMachine is the machine the prior predicts on: the card until the
 // learned plan is contradicted; then the plan's mean scales rounded to
-// the nearest rungs of its ladder (within it), so the machine moves
-// only when the evidence moves it a rung.
+// steps of machineRungs rungs of its ladder (within it), so the machine
+// moves only when the evidence moves it that far — if that machine has at
+// least the card's room on both scales (memory ≥, overheads ≤ the
+// card's). On a machine with less room the learned plan already keeps the
+// prior off the configs that run out of memory, and ranking on the
+// smaller machine was measured to cost h200-extreme (gap@30 worst seed
+// 6.4% → 14.7%, docs/issue21-plan6.md).
 func rankMachine(contradicted bool, mem, overhead float64) [2]float64 {
 	if !contradicted || !(mem > 0) || !(overhead > 0) {
 		return cardMachine
@@ -55,8 +60,8 @@ func rankMachine(contradicted bool, mem, overhead float64) [2]float64 {
 		return math.Exp(math.Max(-ladderHalf, math.Min(ladderHalf, i*machineRungs)) * step)
 	}
 	m := [2]float64{rung(mem, memStep), rung(overhead, overStep)}
-	if math.Abs(m[0]-1) < 1e-9 && math.Abs(m[1]-1) < 1e-9 {
-		return cardMachine
+	if m[0] < 1-1e-9 || m[1] > 1+1e-9 || (math.Abs(m[0]-1) < 1e-9 && math.Abs(m[1]-1) < 1e-9) {
+		return cardMachine // less room than the card on either scale, or the card
 	}
 	return m
 }

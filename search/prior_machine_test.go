@@ -22,7 +22,10 @@ func TestRankMachine(t *testing.T) {
 		{"contradicted, within half a step of the card", true, math.Exp(0.4 * m), math.Exp(-0.4 * o), cardMachine},
 		{"more memory, rounded to its step", true, math.Exp(1.3 * m), 1, [2]float64{math.Exp(m), 1}},
 		{"fewer overheads, rounded to its step", true, 1.0, math.Exp(-1.6 * o), [2]float64{1, math.Exp(-2 * o)}},
-		{"less memory (a card that overrates the machine)", true, math.Exp(-0.7 * m), math.Exp(0.6 * o), [2]float64{math.Exp(-m), math.Exp(o)}},
+		{"more memory and fewer overheads", true, math.Exp(1.2 * m), math.Exp(-0.9 * o), [2]float64{math.Exp(m), math.Exp(-o)}},
+		{"less memory (a card that overrates the machine): the card", true, math.Exp(-0.7 * m), math.Exp(0.6 * o), cardMachine},
+		{"less memory, fewer overheads: the card", true, math.Exp(-1.2 * m), math.Exp(-1.2 * o), cardMachine},
+		{"more memory, more overheads: the card", true, math.Exp(1.2 * m), math.Exp(1.2 * o), cardMachine},
 		{"past the ladder: its last rung", true, 3, 0.01, [2]float64{rung(ladderHalf, memStep), rung(-ladderHalf, overStep)}},
 		{"no scales: the card", true, math.NaN(), 1, cardMachine},
 	}
