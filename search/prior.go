@@ -94,6 +94,9 @@ type priorSampler struct {
 	// nil when the prior cannot be asked about other machines.
 	memory *memoryModel
 	probes probeState // memory probes (prior_probe.go)
+	// machine is the machine the prior predicts on (prior_machine.go);
+	// zero: the card.
+	machine [2]float64
 }
 
 // candidate is a screened config: fast is its screening prediction,
@@ -135,7 +138,7 @@ func (ps *priorSampler) predict(ctx context.Context, c space.Config) *candidate 
 		ps.order = append(ps.order, k)
 	}
 	if !cd.refined {
-		v, ok := ps.prior.Predict(ctx, c)
+		v, ok := ps.predictFull(ctx, c)
 		if ctx.Err() != nil {
 			return cd // cut short: not a prediction, and the run is over
 		}
@@ -170,6 +173,7 @@ func (ps *priorSampler) Ask(ctx context.Context, n int, pending []space.Config) 
 }
 
 func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.Config, error) {
+	ps.followMachine(ctx)
 	ps.screen(ctx, screenPerAsk)
 	ps.screenAround(ctx, ps.incumbent)
 	ps.asked++

@@ -50,13 +50,8 @@ func (ps *priorSampler) screenAll(ctx context.Context, cs []space.Config) {
 			fresh = append(fresh, c)
 		}
 	}
-	sc, ok := ps.prior.(Screener)
-	out := parallel(ctx, fresh, func(c space.Config) prediction {
-		if ok {
-			return predictWith(ctx, sc.Screen, c)
-		}
-		return predictWith(ctx, ps.prior.Predict, c)
-	})
+	ok := ps.screens()
+	out := parallel(ctx, fresh, func(c space.Config) prediction { return predictWith(ctx, ps.predictFast, c) })
 	if ctx.Err() != nil {
 		return // the run is over; what was cut short is not a prediction
 	}
@@ -142,7 +137,7 @@ func (ps *priorSampler) refineAll(ctx context.Context, todo []*candidate) {
 	for i, cd := range todo {
 		cs[i] = cd.cfg
 	}
-	out := parallel(ctx, cs, func(c space.Config) prediction { return predictWith(ctx, ps.prior.Predict, c) })
+	out := parallel(ctx, cs, func(c space.Config) prediction { return predictWith(ctx, ps.predictFull, c) })
 	if ctx.Err() != nil {
 		return
 	}

@@ -74,8 +74,18 @@ func (p *simPrior) MemoryFits(c space.Config, mem, overhead float64) (fits, ok b
 // study's profiles would measure on a machine with mem times the card's
 // usable memory and overhead times its overheads (search.MachinePredictor).
 func (p *simPrior) PredictOn(ctx context.Context, c space.Config, mem, overhead float64) ([]float64, bool) {
-	r := objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: p.memory.Cards(mem, overhead)}))
-	return p.simulateWith(ctx, r, c, p.sp.Profiles)
+	return p.simulateWith(ctx, p.scaledRunner(mem, overhead), c, p.sp.Profiles)
+}
+
+// ScreenOn simulates the shortened screening profiles on the cards scaled
+// so (search.MachineScreener).
+func (p screeningSimPrior) ScreenOn(ctx context.Context, c space.Config, mem, overhead float64) ([]float64, bool) {
+	return p.simulateWith(ctx, p.scaledRunner(mem, overhead), c, p.screening)
+}
+
+// scaledRunner simulates on the cards scaled by mem and overhead.
+func (p *simPrior) scaledRunner(mem, overhead float64) *objective.SimRunner {
+	return objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: p.memory.Cards(mem, overhead)}))
 }
 
 func (p *simPrior) simulate(ctx context.Context, c space.Config, profiles []bench.Profile) ([]float64, bool) {

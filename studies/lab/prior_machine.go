@@ -33,3 +33,9 @@ func (p oraclePrior) machine(mem, overhead float64) *Oracle {
 func (p oraclePrior) PredictOn(ctx context.Context, c space.Config, mem, overhead float64) ([]float64, bool) {
 	return p.values(ctx, p.machine(mem, overhead), c)
 }
+
+// ScreenOn returns the values on the scaled machine's screening
+// profiles (search.MachineScreener).
+func (p oraclePrior) ScreenOn(ctx context.Context, c space.Config, mem, overhead float64) ([]float64, bool) {
+	return p.values(ctx, p.machine(mem, overhead).Screening(), c)
+}

@@ -52,3 +52,24 @@ func TestOraclePriorPredictsOnAnotherMachine(t *testing.T) {
 	}
 	t.Fatal("no config one knob from the expert's is refused by the card and started by a machine with more room: the check tells nothing")
 }
+
+// The lab's prior screens on other machines too (search.MachineScreener):
+// on the card's own scales exactly as Screen.
+func TestOraclePriorScreensOnAnotherMachine(t *testing.T) {
+	sp, err := Load("glm52")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newOraclePrior(NewOracle(sp), sp)
+	var ms search.MachineScreener = p
+	ctx := context.Background()
+	c := sp.WithTargetEngine(Expert("glm52"))
+	want, ok := p.Screen(ctx, c)
+	got, gotOK := ms.ScreenOn(ctx, c, 1, 1)
+	if !ok || !gotOK || !slices.Equal(got, want) {
+		t.Errorf("on the card's scales: %v %v, Screen %v %v", got, gotOK, want, ok)
+	}
+	if full, _ := p.Predict(ctx, c); slices.Equal(full, want) {
+		t.Skip("screening does not shorten this landscape's benchmark: the check tells nothing")
+	}
+}
