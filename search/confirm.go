@@ -118,7 +118,8 @@ func NextConfirm(s ConfirmState) (Confirm, bool) {
 }
 
 // confirmEarly spends the smaller half of the budget: the baseline again
-// a quarter of the way in, the leader half-way in if measured once.
+// a quarter of the way in, the leader half-way in if measured once, else
+// a rival measured once that overlaps it (onceRival, confirm_rival.go).
 func (s ConfirmState) confirmEarly() (Confirm, bool) {
 	early := s.Budget - (s.Budget+1)/2
 	l, ok := s.leader()
@@ -127,8 +128,13 @@ func (s ConfirmState) confirmEarly() (Confirm, bool) {
 		return Confirm{}, false
 	case s.Baseline != nil && s.Baseline.N == 1 && !s.Baseline.Running:
 		return Confirm{s.Baseline.Key, "noise"}, true
-	case 2*s.Done >= s.NTrials && ok && l.N == 1 && !l.Running:
+	case 2*s.Done < s.NTrials || !ok || l.Running:
+		return Confirm{}, false
+	case l.N == 1:
 		return Confirm{l.Key, "confirm"}, true
+	}
+	if r, ok := s.onceRival(l); ok {
+		return Confirm{r.Key, "confirm"}, true
 	}
 	return Confirm{}, false
 }
