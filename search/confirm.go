@@ -87,8 +87,10 @@ type ConfirmState struct {
 	Baseline *Measured
 	Ranked   []Measured
 	Leader   string
-	// Minimize is the first objective's direction.
-	Minimize bool
+	// Minimize is the first objective's direction; Several whether the
+	// study has more objectives (a front leader's rivals on the first
+	// alone are not its rivals: onceRival is one objective's).
+	Minimize, Several bool
 	// CV is the measurement noise (relative): measured from CVDF degrees
 	// of freedom of repeats, or, with none, AssumedCV.
 	CV        float64
@@ -133,7 +135,7 @@ func (s ConfirmState) confirmEarly() (Confirm, bool) {
 	case l.N == 1:
 		return Confirm{l.Key, "confirm"}, true
 	}
-	if r, ok := s.onceRival(l); ok {
+	if r, ok := s.onceRival(l); ok && !s.Several {
 		return Confirm{r.Key, "confirm"}, true
 	}
 	return Confirm{}, false

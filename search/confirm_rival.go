@@ -7,7 +7,8 @@ package search
 // leader that is measured twice already tells the report little; the
 // rival measured once is the draw in doubt. So the half-way turn, when
 // the leader has two measurements or more, measures the strongest rival
-// that overlaps it and was measured once.
+// that overlaps it and was measured once. With several objectives the
+// leader is a front member and the rule does not apply.
 
 // onceRival is the rival measured once, not running, with the highest
 // upper confidence bound on its lead over l, if that bound is positive.

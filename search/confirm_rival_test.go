@@ -38,6 +38,11 @@ func TestNextConfirmHalfWayRival(t *testing.T) {
 			half(m("lucky", 17390, 2), m("far", 9000, 1)), Confirm{}, false},
 		{"a rival being measured: nothing",
 			half(m("lucky", 16097, 2), running), Confirm{}, false},
+		{"several objectives: a front leader's rivals on the first are not its rivals", func() ConfirmState {
+			s := half(m("lucky", 17390, 2), m("twin", 16178, 1))
+			s.Several = true
+			return s
+		}(), Confirm{}, false},
 		{"not before half-way", func() ConfirmState {
 			s := half(m("lucky", 16097, 2), m("twin", 16178, 1))
 			s.Done = 19
