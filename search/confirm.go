@@ -87,10 +87,8 @@ type ConfirmState struct {
 	Baseline *Measured
 	Ranked   []Measured
 	Leader   string
-	// Minimize is the first objective's direction; Several whether the
-	// study has more objectives (a front leader's rivals on the first
-	// alone are not its rivals: onceRival is one objective's).
-	Minimize, Several bool
+	// Minimize is the first objective's direction.
+	Minimize bool
 	// CV is the measurement noise (relative): measured from CVDF degrees
 	// of freedom of repeats, or, with none, AssumedCV.
 	CV        float64
@@ -120,8 +118,7 @@ func NextConfirm(s ConfirmState) (Confirm, bool) {
 }
 
 // confirmEarly spends the smaller half of the budget: the baseline again
-// a quarter of the way in, the leader half-way in if measured once, else
-// a rival measured once that overlaps it (onceRival, confirm_rival.go).
+// a quarter of the way in, the leader half-way in if measured once.
 func (s ConfirmState) confirmEarly() (Confirm, bool) {
 	early := s.Budget - (s.Budget+1)/2
 	l, ok := s.leader()
@@ -130,13 +127,8 @@ func (s ConfirmState) confirmEarly() (Confirm, bool) {
 		return Confirm{}, false
 	case s.Baseline != nil && s.Baseline.N == 1 && !s.Baseline.Running:
 		return Confirm{s.Baseline.Key, "noise"}, true
-	case 2*s.Done < s.NTrials || !ok || l.Running:
-		return Confirm{}, false
-	case l.N == 1:
+	case 2*s.Done >= s.NTrials && ok && l.N == 1 && !l.Running:
 		return Confirm{l.Key, "confirm"}, true
-	}
-	if r, ok := s.onceRival(l); ok && !s.Several {
-		return Confirm{r.Key, "confirm"}, true
 	}
 	return Confirm{}, false
 }

@@ -45,7 +45,7 @@ func (l *loop) confirmNext() (next, bool) {
 // confirmState is the study as search.NextConfirm sees it.
 func (l *loop) confirmState(budget int) search.ConfirmState {
 	s := search.ConfirmState{Budget: budget, NTrials: l.Space.Study.NTrials, AssumedCV: DefaultNoiseCV,
-		Minimize: l.Space.Objectives[0].Direction == space.Minimize, Several: len(l.Space.Objectives) > 1}
+		Minimize: l.Space.Objectives[0].Direction == space.Minimize}
 	running := map[string]bool{}
 	for _, t := range l.trials {
 		if t.State == store.Running {
