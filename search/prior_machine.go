@@ -50,7 +50,7 @@ var cardMachine = [2]float64{1, 1}
 // card's). On a machine with less room the learned plan already keeps the
 // prior off the configs that run out of memory, and ranking on the
 // smaller machine was measured to cost h200-extreme (gap@30 worst seed
-// 6.4% → 14.7%, docs/issue21-plan6.md).
+// 6.4% → 14.7%, docs/benchmarks.md, "Issue 21, sixth pass", branch `plan6`).
 func rankMachine(contradicted bool, mem, overhead float64) [2]float64 {
 	if !contradicted || !(mem > 0) || !(overhead > 0) {
 		return cardMachine
