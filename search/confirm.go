@@ -14,12 +14,11 @@ import (
 // measured once, and then, while a rival could still be truly better —
 // the upper confidence bound of the rival's lead over the leader is
 // positive — the rival with the highest such bound or the leader,
-// whichever has fewer measurements. The end starts early enough for that
-// race to measure the leader and every rival that overlaps it three
-// times: the share grows by up to half; when the leader is separated,
-// the trials left go back to the search. NextConfirm is the one
-// decision; the study turns its answer into a trial of origin "noise" or
-// "confirm", which counts toward n_trials like any other.
+// whichever has fewer measurements. When rivals still overlap, the share
+// grows by up to half; when the leader is separated, the trials left go
+// back to the search. NextConfirm is the one decision; the study turns
+// its answer into a trial of origin "noise" or "confirm", which counts
+// toward n_trials like any other.
 
 // DefaultConfirmShare is the share of n_trials spent on noise repeats and
 // confirmations when the user does not say (servetune run --confirm).
@@ -134,38 +133,31 @@ func (s ConfirmState) confirmEarly() (Confirm, bool) {
 }
 
 // endTrials is how many of the last trials confirmation takes: what is
-// left of the budget, or as many as the race among the leader and the
-// rivals that overlap it wants (raceWants), up to the limit.
+// left of the budget, or as many as the leader and its rivals measured
+// once still want (one more when a rival overlaps), up to the limit.
 func (s ConfirmState) endTrials() int {
 	left := s.Budget - s.Used
 	l, ok := s.leader()
 	if !ok {
 		return left
 	}
-	return max(left, min(s.raceWants(l), ConfirmLimit(s.Budget)-s.Used))
-}
-
-// raceWants is how many more measurements the end's race wants: a
-// separated leader its second; while rivals overlap it, the leader and
-// every overlapping rival not being measured already MaxMeasurements
-// each. Two measurements each leave a leader on two lucky draws and a
-// rival measured low overlapping (the lab's h200-is-b200 seed 2 reported
-// a config 8.3% below the best on two draws 3% high; a budget planned for
-// two measurements each gave its last trial to the rival alone), so the
-// end starts early enough to measure both again. The limit bounds it,
-// and a leader found separated on the way hands the trials left back to
-// the search.
-func (s ConfirmState) raceWants(l Measured) int {
-	if _, lead := s.rival(l); lead <= 0 {
-		return max(0, 2-l.N)
+	want := 0
+	if l.N < 2 {
+		want++
 	}
-	want := max(0, MaxMeasurements-l.N)
+	threatened := false
 	for _, r := range s.Ranked {
-		if r.Key != l.Key && !r.Running && s.lead(r, l) > 0 {
-			want += max(0, MaxMeasurements-r.N)
+		if r.Key != l.Key && s.lead(r, l) > 0 {
+			threatened = true
+			if r.N < 2 {
+				want++
+			}
 		}
 	}
-	return want
+	if threatened {
+		want++
+	}
+	return max(left, min(want, ConfirmLimit(s.Budget)-s.Used))
 }
 
 // confirmEnd measures the leader again if it was measured once; then,

@@ -76,21 +76,6 @@ func TestNextConfirm(t *testing.T) {
 			end(3, m("a", 200, 1), m("b", 199, 1), m("c", 198, 1), m("d", 197, 1))(s)
 			s.Remaining = 5 // the leader, three rivals and one more: 5 > 3 left of the budget
 		}), Confirm{"a", "confirm"}, true},
-		{"a race: a leader on two lucky draws and a rival measured once low start the end early", st(func(s *ConfirmState) {
-			// h200-is-b200 seed 2 at trial 37 of 40 (budget 4, the early
-			// two spent): the config reported on two high draws, a twin
-			// as high, the optimum measured once low. Each wants a third
-			// measurement: four trials, two more than the budget left;
-			// the leader first (its closest rival is measured as often).
-			s.Budget, s.NTrials, s.Used, s.Done, s.Remaining = 4, 40, 2, 36, 4
-			s.Ranked = []Measured{m("twin", 55507, 2), m("lucky", 55425, 2), m("optimum", 53349, 1)}
-			s.CV, s.CVDF, s.AssumedCV = 0.036, 4, 0.05
-		}), Confirm{"twin", "confirm"}, true},
-		{"a race: no earlier than the leader and the rivals need", st(func(s *ConfirmState) {
-			s.Budget, s.NTrials, s.Used, s.Done, s.Remaining = 4, 40, 2, 35, 5
-			s.Ranked = []Measured{m("twin", 55507, 2), m("lucky", 55425, 2), m("optimum", 53349, 1)}
-			s.CV, s.CVDF, s.AssumedCV = 0.036, 4, 0.05
-		}), Confirm{}, false},
 		{"not earlier than the budget when the leader is separated", st(func(s *ConfirmState) {
 			end(3, m("a", 200, 1), m("b", 100, 1))(s)
 			s.Remaining = 4
@@ -144,30 +129,5 @@ func TestDetectDrift(t *testing.T) {
 	}
 	if d := DetectDrift([]float64{l(0.5), l(0.5)}); math.Abs(d.MeanPct+50) > 1e-9 {
 		t.Errorf("mean change of two halvings = %v%%, want -50%%", d.MeanPct)
-	}
-}
-
-func TestRaceWants(t *testing.T) {
-	m := func(key string, mean float64, n int) Measured { return Measured{Key: key, Mean: mean, N: n} }
-	running := m("r", 199, 1)
-	running.Running = true
-	for _, c := range []struct {
-		name   string
-		ranked []Measured
-		want   int
-	}{
-		{"a separated leader measured once: its second", []Measured{m("a", 200, 1), m("b", 100, 1)}, 1},
-		{"a separated leader measured twice: nothing", []Measured{m("a", 200, 2), m("b", 100, 1)}, 0},
-		{"an overlapping rival: both to three", []Measured{m("a", 200, 2), m("b", 199, 1)}, 1 + 2},
-		{"every overlapping rival, not the separated one", []Measured{m("a", 200, 1), m("b", 199, 2), m("c", 198, 3), m("d", 100, 1)}, 2 + 1 + 0},
-		{"a rival being measured is not planned again", []Measured{m("a", 200, 2), running}, 1},
-		{"everyone at the limit: nothing", []Measured{m("a", 200, MaxMeasurements), m("b", 199, MaxMeasurements)}, 0},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			s := ConfirmState{Ranked: c.ranked, CV: 0.05}
-			if got := s.raceWants(c.ranked[0]); got != c.want {
-				t.Errorf("raceWants = %d, want %d", got, c.want)
-			}
-		})
 	}
 }
