@@ -21,6 +21,8 @@ type simPrior struct {
 	// screening are the study's profiles shortened for screening.
 	screening []bench.Profile
 	memory    *MemoryPlan
+	// onMachine remembers the predictions on scaled machines.
+	onMachine *machineMemo
 }
 
 // New returns the simulator prior for the study, or nil when the
@@ -39,7 +41,7 @@ func New(sp *space.Space, cards *sim.Cards) search.Prior {
 	t := sp.Target
 	t.Sim.NoiseCV = 0
 	p := &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})),
-		screening: sim.ScreeningProfiles(sp.Profiles), memory: NewMemoryPlan(cards)}
+		screening: sim.ScreeningProfiles(sp.Profiles), memory: NewMemoryPlan(cards), onMachine: newMachineMemo(machineMemoSize)}
 	if reflect.DeepEqual(p.screening, sp.Profiles) {
 		return p // short benchmarks: screening would simulate them twice
 	}
@@ -74,13 +76,26 @@ func (p *simPrior) MemoryFits(c space.Config, mem, overhead float64) (fits, ok b
 // study's profiles would measure on a machine with mem times the card's
 // usable memory and overhead times its overheads (search.MachinePredictor).
 func (p *simPrior) PredictOn(ctx context.Context, c space.Config, mem, overhead float64) ([]float64, bool) {
-	return p.simulateWith(ctx, p.scaledRunner(mem, overhead), c, p.sp.Profiles)
+	return p.simulateOn(ctx, c, memoKey{config: c.Key(), mem: mem, overhead: overhead}, p.sp.Profiles)
 }
 
 // ScreenOn simulates the shortened screening profiles on the cards scaled
 // so (search.MachineScreener).
 func (p screeningSimPrior) ScreenOn(ctx context.Context, c space.Config, mem, overhead float64) ([]float64, bool) {
-	return p.simulateWith(ctx, p.scaledRunner(mem, overhead), c, p.screening)
+	return p.simulateOn(ctx, c, memoKey{config: c.Key(), mem: mem, overhead: overhead, screen: true}, p.screening)
+}
+
+// simulateOn simulates c's profiles on k's machine, or remembers it did;
+// a simulation ctx cut short is not remembered (not a prediction).
+func (p *simPrior) simulateOn(ctx context.Context, c space.Config, k memoKey, profiles []bench.Profile) ([]float64, bool) {
+	if v, ok, hit := p.onMachine.get(k); hit {
+		return v, ok
+	}
+	v, ok := p.simulateWith(ctx, p.scaledRunner(k.mem, k.overhead), c, profiles)
+	if ctx.Err() == nil {
+		p.onMachine.put(k, v, ok)
+	}
+	return v, ok
 }
 
 // scaledRunner simulates on the cards scaled by mem and overhead.

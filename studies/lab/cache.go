@@ -61,6 +61,9 @@ func (o *Oracle) cacheName(dir, code string) string {
 
 // Restore loads the oracle's outcomes cached in dir, if any.
 func (o *Oracle) Restore(dir string) error {
+	o.mu.Lock()
+	o.dir = dir
+	o.mu.Unlock()
 	f, err := os.Open(o.cacheFile(dir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -126,8 +129,14 @@ func RestoreAll(dir string, oracles ...*Oracle) error {
 }
 
 // PersistAll persists each oracle and its screening twin to dir ("": no
-// cache).
+// cache), and the scaled machines it keeps for the prior
+// (prior_machine.go).
 func PersistAll(dir string, oracles ...*Oracle) error {
+	for _, o := range oracles {
+		if err := eachCached(dir, o.kept(), (*Oracle).Persist); err != nil {
+			return err
+		}
+	}
 	return eachCached(dir, oracles, (*Oracle).Persist)
 }
 

@@ -46,7 +46,10 @@ type Oracle struct {
 	// screening is the oracle on the screening profiles, made on first use.
 	screening *Oracle
 	// machines are the prior's oracles on scaled machines (prior_machine.go).
-	machines map[[2]float64]*Oracle
+	machines machines
+	// dir is the lab cache the oracle was restored from ("": none), which
+	// its machines are restored from and persisted to as well.
+	dir string
 }
 
 // NewOracle returns an oracle for a landscape on the embedded cards.

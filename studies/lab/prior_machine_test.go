@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
 )
 
@@ -71,5 +72,88 @@ func TestOraclePriorScreensOnAnotherMachine(t *testing.T) {
 	}
 	if full, _ := p.Predict(ctx, c); slices.Equal(full, want) {
 		t.Skip("screening does not shorten this landscape's benchmark: the check tells nothing")
+	}
+}
+
+// A lab cache keeps the prior's scaled machines: a later run's prior
+// reads a machine's predictions back (without simulating them again) and
+// they are what the machine simulated; another machine answers for
+// itself.
+func TestOraclePriorMachinesPersist(t *testing.T) {
+	sp, err := Load("glm52")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx := context.Background()
+	c := sp.WithTargetEngine(Expert("glm52"))
+	run := func() (*Oracle, oraclePrior) {
+		o := NewOracle(sp)
+		if err := RestoreAll(dir, o); err != nil {
+			t.Fatal(err)
+		}
+		return o, newOraclePrior(o, sp)
+	}
+	o, p := run()
+	screen, sOK := p.ScreenOn(ctx, c, 1.105, 1)
+	full, fOK := p.PredictOn(ctx, c, 1.3, 1)
+	if err := PersistAll(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	_, back := run()
+	key := c.Key()
+	if _, ok := back.machine(1.105, 1).Screening().cache[key]; !ok {
+		t.Error("the screening on ×1.105 memory is not read back from the cache")
+	}
+	if _, ok := back.machine(1.3, 1).cache[key]; !ok {
+		t.Error("the prediction on ×1.3 memory is not read back from the cache")
+	}
+	if v, ok := back.ScreenOn(ctx, c, 1.105, 1); ok != sOK || !slices.Equal(v, screen) {
+		t.Errorf("screening read back: %v %v, simulated %v %v", v, ok, screen, sOK)
+	}
+	if v, ok := back.PredictOn(ctx, c, 1.3, 1); ok != fOK || !slices.Equal(v, full) {
+		t.Errorf("prediction read back: %v %v, simulated %v %v", v, ok, full, fOK)
+	}
+	other, _ := newOraclePrior(NewOracle(sp), sp).PredictOn(ctx, c, 1.105, 1)
+	if v, _ := back.PredictOn(ctx, c, 1.105, 1); !slices.Equal(v, other) || slices.Equal(v, full) {
+		t.Errorf("×1.105 memory predicts %v, simulated afresh %v; ×1.3 %v: machines must answer for themselves and differ here", v, other, full)
+	}
+}
+
+// An oracle keeps at most maxMachines machines in memory; the least
+// recently used is persisted when dropped and read back when asked again.
+func TestOracleMachinesBounded(t *testing.T) {
+	sp, err := Load("glm52")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	o := NewOracle(sp)
+	if err := RestoreAll(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	made := 0
+	at := func(i int) *Oracle {
+		cards := simprior.NewMemoryPlan(o.cards).Cards(1+0.1*float64(i), 1)
+		return o.machine([2]float64{float64(i), 1}, func() *Oracle { made++; return newOracle(o.sp, cards, nil) })
+	}
+	first := at(0)
+	first.cache["c"] = &outcome{metrics: map[string]float64{"total_tps": 42}}
+	for i := 1; i <= maxMachines; i++ {
+		at(i)
+		at(i) // asked twice, made once
+	}
+	if n := len(o.kept()); n != maxMachines {
+		t.Fatalf("%d machines kept, bound %d", n, maxMachines)
+	}
+	if made != maxMachines+1 {
+		t.Errorf("%d machines made for %d distinct ones", made, maxMachines+1)
+	}
+	again := at(0)
+	if again == first {
+		t.Fatal("the least recently used machine was not dropped")
+	}
+	if out := again.cache["c"]; out == nil || out.metrics["total_tps"] != 42 {
+		t.Errorf("the dropped machine's outcome is not read back: %+v", out)
 	}
 }
