@@ -62,6 +62,9 @@ func BenchmarkLabPriorFamily(b *testing.B) {
 		if _, err := EvaluatePerturbed(context.Background(), sp, []Options{opt}); err != nil {
 			b.Fatal(err)
 		}
+		if err := PersistAll(dir, prior); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -101,5 +104,8 @@ func runMatrixRow(b *testing.B, m Matrix, keep func(*Options) bool) {
 				b.Fatal(err)
 			}
 		}
+	}
+	if err := PersistAll(m.Cache, o, prior); err != nil { // as the command does
+		b.Fatal(err)
 	}
 }
