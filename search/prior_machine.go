@@ -68,7 +68,7 @@ func rankMachine(contradicted bool, mem, overhead float64) [2]float64 {
 
 // machineOf is the machine the study's prior predicts on now: the plan's
 // (rankMachine), or one with more memory the measured values point to
-// (fitMachine) while the plan has learnt no less room than the card's;
+// (fitMachine) while the plan has not learnt less memory than the card's;
 // the card when the prior cannot predict on another.
 func (ps *priorSampler) machineOf(ctx context.Context) [2]float64 {
 	if ps.memory == nil {
@@ -80,19 +80,17 @@ func (ps *priorSampler) machineOf(ctx context.Context) [2]float64 {
 	}
 	mem, over := ps.memory.scales()
 	base := rankMachine(ps.memory.contradicted, mem, over)
-	if !fitDue(ps.memory.contradicted, mem, over) {
+	if !fitDue(ps.memory.contradicted, mem) {
 		return base
 	}
 	return ps.fitMachine(ctx, mp, base)
 }
 
 // fitDue reports whether the measured values may move the machine: once
-// the card's plan is contradicted (as rankMachine), and only while the
-// plan's mean has at least the card's room on both scales (memory ≥,
-// overheads ≤ the card's: rankMachine's rule; h200-extreme's plan learns
-// less room).
-func fitDue(contradicted bool, mem, over float64) bool {
-	return contradicted && mem >= 1-1e-9 && over <= 1+1e-9
+// the card's plan is contradicted (as rankMachine), and not while the
+// plan's memory is below the card's.
+func fitDue(contradicted bool, mem float64) bool {
+	return contradicted && mem >= 1-1e-9
 }
 
 // onCard reports whether the prior predicts on its card.
