@@ -66,37 +66,21 @@ func rankMachine(contradicted bool, mem, overhead float64) [2]float64 {
 	return m
 }
 
-// machineOf is the machine the study's prior predicts on now: the plan's
-// (rankMachine), or one with more memory the measured values point to
-// (fitMachine) while the plan has not learnt less memory than the card's;
-// the card when the prior cannot predict on another.
-func (ps *priorSampler) machineOf(ctx context.Context) [2]float64 {
+// machineOf is the machine the study's prior predicts on now; the card
+// when it cannot predict on another.
+func (ps *priorSampler) machineOf() [2]float64 {
 	if ps.memory == nil {
 		return cardMachine()
 	}
-	mp, ok := unwrapPrior(ps.prior).(MachinePredictor)
-	if !ok {
+	if _, ok := unwrapPrior(ps.prior).(MachinePredictor); !ok {
 		return cardMachine()
 	}
 	mem, over := ps.memory.scales()
-	base := rankMachine(ps.memory.contradicted, mem, over)
-	if !fitDue(ps.memory.contradicted, mem) {
-		return base
-	}
-	return ps.fitMachine(ctx, mp, base)
-}
-
-// fitDue reports whether the measured values may move the machine: once
-// the card's plan is contradicted (as rankMachine), and not while the
-// plan's memory is below the card's.
-func fitDue(contradicted bool, mem float64) bool {
-	return contradicted && mem >= 1-1e-9
+	return rankMachine(ps.memory.contradicted, mem, over)
 }
 
 // onCard reports whether the prior predicts on its card.
-func (ps *priorSampler) onCard() bool {
-	return ps.machine == [2]float64{} || ps.machine == cardMachine()
-}
+func (ps *priorSampler) onCard() bool { return ps.machine == [2]float64{} || ps.machine == cardMachine() }
 
 // predictFull is c's full prediction on the machine the prior predicts on.
 func (ps *priorSampler) predictFull(ctx context.Context, c space.Config) ([]float64, bool) {
@@ -135,7 +119,7 @@ func (ps *priorSampler) predictFast(ctx context.Context, c space.Config) ([]floa
 // residual is relearnt from the completed trials against the new
 // predictions.
 func (ps *priorSampler) followMachine(ctx context.Context) {
-	m := ps.machineOf(ctx)
+	m := ps.machineOf()
 	if m == ps.machine || (ps.onCard() && m == cardMachine()) {
 		return
 	}

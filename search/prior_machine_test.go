@@ -66,7 +66,7 @@ func TestPriorRanksOnTheLearnedMachine(t *testing.T) {
 	if err := s.Tell(ctx, observe(c9, 10)); err != nil {
 		t.Fatal(err)
 	}
-	if m := s.machineOf(ctx); m == cardMachine() || m[0]/m[1] <= 1 {
+	if m := s.machineOf(); m == cardMachine() || m[0]/m[1] <= 1 {
 		t.Fatalf("a+b=9 started on a card that starts a+b ≤ 8, yet the prior's machine is ×%.3f memory ×%.3f overheads", m[0], m[1])
 	}
 	c, err := askOne(s)

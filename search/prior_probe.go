@@ -188,13 +188,7 @@ func (ps *priorSampler) probeSources() []space.Config {
 // probePredict is c's prediction on the likeliest machine it starts on,
 // made once per machine.
 func (ps *priorSampler) probePredict(ctx context.Context, mp MachinePredictor, k string, c space.Config) prediction {
-	return ps.predictOn(ctx, mp, k, c, ps.memory.likeliestFit(k, c))
-}
-
-// predictOn is c's (key k) full prediction on machine m, made once per
-// machine (the probes and the machine fit share them).
-func (ps *priorSampler) predictOn(ctx context.Context, mp MachinePredictor, k string, c space.Config, m [2]float64) prediction {
-	pk := probeKey{k, m}
+	pk := probeKey{k, ps.memory.likeliestFit(k, c)}
 	if pr, ok := ps.probes.preds[pk]; ok {
 		return pr
 	}
