@@ -39,8 +39,8 @@ type MachineScreener interface {
 // the evidence moves it that far.
 const machineRungs = 4
 
-// cardMachine is the card's own scales.
-var cardMachine = [2]float64{1, 1}
+// cardMachine is the card's own scales (a function: no package state).
+func cardMachine() [2]float64 { return [2]float64{1, 1} }
 
 // rankMachine is the machine the prior predicts on: the card until the
 // learned plan is contradicted; then the plan's mean scales rounded to
@@ -53,7 +53,7 @@ var cardMachine = [2]float64{1, 1}
 // 6.4% → 14.7%, docs/benchmarks.md, "Issue 21, sixth pass", branch `plan6`).
 func rankMachine(contradicted bool, mem, overhead float64) [2]float64 {
 	if !contradicted || !(mem > 0) || !(overhead > 0) {
-		return cardMachine
+		return cardMachine()
 	}
 	rung := func(x, step float64) float64 {
 		i := math.Round(math.Log(x) / (machineRungs * step))
@@ -61,7 +61,7 @@ func rankMachine(contradicted bool, mem, overhead float64) [2]float64 {
 	}
 	m := [2]float64{rung(mem, memStep), rung(overhead, overStep)}
 	if m[0] < 1-1e-9 || m[1] > 1+1e-9 || (math.Abs(m[0]-1) < 1e-9 && math.Abs(m[1]-1) < 1e-9) {
-		return cardMachine // less room than the card on either scale, or the card
+		return cardMachine() // less room than the card on either scale, or the card
 	}
 	return m
 }
@@ -70,17 +70,17 @@ func rankMachine(contradicted bool, mem, overhead float64) [2]float64 {
 // when it cannot predict on another.
 func (ps *priorSampler) machineOf() [2]float64 {
 	if ps.memory == nil {
-		return cardMachine
+		return cardMachine()
 	}
 	if _, ok := unwrapPrior(ps.prior).(MachinePredictor); !ok {
-		return cardMachine
+		return cardMachine()
 	}
 	mem, over := ps.memory.scales()
 	return rankMachine(ps.memory.contradicted, mem, over)
 }
 
 // onCard reports whether the prior predicts on its card.
-func (ps *priorSampler) onCard() bool { return ps.machine == [2]float64{} || ps.machine == cardMachine }
+func (ps *priorSampler) onCard() bool { return ps.machine == [2]float64{} || ps.machine == cardMachine() }
 
 // predictFull is c's full prediction on the machine the prior predicts on.
 func (ps *priorSampler) predictFull(ctx context.Context, c space.Config) ([]float64, bool) {
@@ -120,7 +120,7 @@ func (ps *priorSampler) predictFast(ctx context.Context, c space.Config) ([]floa
 // predictions.
 func (ps *priorSampler) followMachine(ctx context.Context) {
 	m := ps.machineOf()
-	if m == ps.machine || (ps.onCard() && m == cardMachine) {
+	if m == ps.machine || (ps.onCard() && m == cardMachine()) {
 		return
 	}
 	ps.machine = m

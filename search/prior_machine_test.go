@@ -17,17 +17,17 @@ func TestRankMachine(t *testing.T) {
 		mem, over    float64
 		want         [2]float64
 	}{
-		{"the card's plan stands: the card", false, 1.3, 0.7, cardMachine},
-		{"contradicted, the plan's mean on the card", true, 1, 1, cardMachine},
-		{"contradicted, within half a step of the card", true, math.Exp(0.4 * m), math.Exp(-0.4 * o), cardMachine},
+		{"the card's plan stands: the card", false, 1.3, 0.7, cardMachine()},
+		{"contradicted, the plan's mean on the card", true, 1, 1, cardMachine()},
+		{"contradicted, within half a step of the card", true, math.Exp(0.4 * m), math.Exp(-0.4 * o), cardMachine()},
 		{"more memory, rounded to its step", true, math.Exp(1.3 * m), 1, [2]float64{math.Exp(m), 1}},
 		{"fewer overheads, rounded to its step", true, 1.0, math.Exp(-1.6 * o), [2]float64{1, math.Exp(-2 * o)}},
 		{"more memory and fewer overheads", true, math.Exp(1.2 * m), math.Exp(-0.9 * o), [2]float64{math.Exp(m), math.Exp(-o)}},
-		{"less memory (a card that overrates the machine): the card", true, math.Exp(-0.7 * m), math.Exp(0.6 * o), cardMachine},
-		{"less memory, fewer overheads: the card", true, math.Exp(-1.2 * m), math.Exp(-1.2 * o), cardMachine},
-		{"more memory, more overheads: the card", true, math.Exp(1.2 * m), math.Exp(1.2 * o), cardMachine},
+		{"less memory (a card that overrates the machine): the card", true, math.Exp(-0.7 * m), math.Exp(0.6 * o), cardMachine()},
+		{"less memory, fewer overheads: the card", true, math.Exp(-1.2 * m), math.Exp(-1.2 * o), cardMachine()},
+		{"more memory, more overheads: the card", true, math.Exp(1.2 * m), math.Exp(1.2 * o), cardMachine()},
 		{"past the ladder: its last rung", true, 3, 0.01, [2]float64{rung(ladderHalf, memStep), rung(-ladderHalf, overStep)}},
-		{"no scales: the card", true, math.NaN(), 1, cardMachine},
+		{"no scales: the card", true, math.NaN(), 1, cardMachine()},
 	}
 	for _, c := range cases {
 		got := rankMachine(c.contradicted, c.mem, c.over)
@@ -66,7 +66,7 @@ func TestPriorRanksOnTheLearnedMachine(t *testing.T) {
 	if err := s.Tell(ctx, observe(c9, 10)); err != nil {
 		t.Fatal(err)
 	}
-	if m := s.machineOf(); m == cardMachine || m[0]/m[1] <= 1 {
+	if m := s.machineOf(); m == cardMachine() || m[0]/m[1] <= 1 {
 		t.Fatalf("a+b=9 started on a card that starts a+b ≤ 8, yet the prior's machine is ×%.3f memory ×%.3f overheads", m[0], m[1])
 	}
 	c, err := askOne(s)
