@@ -2,7 +2,9 @@ package studies
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/servetune/servetune/search"
@@ -211,7 +213,11 @@ func noiseCV(sp *space.Space, trials []store.Trial) (float64, bool) {
 // was. The lab's per-trial reading of the report uses it too.
 func PooledCV(groups map[string][]float64) (float64, bool) {
 	ss, n := 0.0, 0
-	for _, g := range groups {
+	// Sorted keys: a float sum over Go's random map order differs in its
+	// last bits from run to run, and a tolerance compared at the edge
+	// would then flip between two runs of the same study.
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
+		g := groups[k]
 		if len(g) < 2 {
 			continue
 		}
