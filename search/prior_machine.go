@@ -80,7 +80,9 @@ func (ps *priorSampler) machineOf() [2]float64 {
 }
 
 // onCard reports whether the prior predicts on its card.
-func (ps *priorSampler) onCard() bool { return ps.machine == [2]float64{} || ps.machine == cardMachine() }
+func (ps *priorSampler) onCard() bool {
+	return ps.machine == [2]float64{} || ps.machine == cardMachine()
+}
 
 // predictFull is c's full prediction on the machine the prior predicts on.
 func (ps *priorSampler) predictFull(ctx context.Context, c space.Config) ([]float64, bool) {
