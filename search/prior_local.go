@@ -142,8 +142,9 @@ func (ps *priorSampler) local(ctx context.Context, busy []space.Config, spent bo
 	if ps.incumbent == nil || len(ps.sp.Objectives) != 1 {
 		return nil, false
 	}
+	due := localDue(ps.trust.errs, ps.trust.ranks(), true, 1)
 	if !spent {
-		if !localDue(ps.trust.errs, ps.trust.ranks(), true, 1) {
+		if !due {
 			return nil, false
 		}
 		ps.localSt.turns++
@@ -152,6 +153,11 @@ func (ps *priorSampler) local(ctx context.Context, busy []space.Config, spent bo
 		}
 	}
 	taken := keySet(ps.sp, busy)
+	if due {
+		if c, ok := ps.localProbe(ctx, taken); ok { // prior_local_engine.go
+			return c, true
+		}
+	}
 	var one []space.Config
 	for _, c := range ps.localSt.near(ps.sp.Objectives[0]) {
 		ps.screenAround(ctx, c)
