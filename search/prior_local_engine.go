@@ -19,8 +19,9 @@ import (
 //
 // So with one objective, when local search has the turn and is due (the
 // prior caught wrong beyond the noise), and the residual's mean log miss
-// on the first objective over at least localProbeAfter completed trials
-// is below -errTolerance (the cards too optimistic as a whole), the turn
+// on the first objective over at least localProbeAfter completed trials,
+// oriented by its direction (betterSum), is below -errTolerance (the
+// cards too optimistic as a whole), the turn
 // goes first to an engine no completed trial ran that the prior's
 // proposals have tried fewer than engineProbeTries times (unprobed): its
 // engineProbeRefine candidates that screen best inside the learned
@@ -34,11 +35,24 @@ import (
 // optimistic, the engine measured may be the one they overrate most.
 const localProbeAfter = 3
 
-// cardsOffBy reports whether the residual's first-objective log misses
-// (sum over n completed trials) say the cards are too optimistic as a
-// whole: at least localProbeAfter trials, mean below -errTolerance.
+// cardsOffBy reports whether the residual's first-objective log misses,
+// oriented by betterSum (sum over n completed trials), say the cards are
+// too optimistic as a whole: at least localProbeAfter trials, mean below
+// -errTolerance.
 func cardsOffBy(sum float64, n int) bool {
 	return n >= localProbeAfter && sum < -errTolerance*float64(n)
+}
+
+// betterSum orients a sum of log(real / predicted) misses so that
+// negative means reality is worse than the cards: lower throughput, or
+// higher latency for an objective to minimize (a latency study's cards
+// are too optimistic when the measured latency is *above* their forecast,
+// a positive log miss).
+func betterSum(o space.Objective, sum float64) float64 {
+	if o.Direction == space.Minimize {
+		return -sum
+	}
+	return sum
 }
 
 // localEngines are the engines local search should probe now: none
@@ -48,7 +62,8 @@ func (ps *priorSampler) localEngines() []string {
 	if len(ps.sp.Objectives) != 1 {
 		return nil
 	}
-	if o := ps.resid.obj[0]; !cardsOffBy(o.sum, o.n) {
+	o := ps.resid.obj[0]
+	if !cardsOffBy(betterSum(ps.sp.Objectives[0], o.sum), o.n) {
 		return nil
 	}
 	var values []string
