@@ -19,9 +19,8 @@ import (
 //
 // So with one objective, when local search has the turn and is due (the
 // prior caught wrong beyond the noise), and the residual's mean log miss
-// on the first objective over at least localProbeAfter completed trials,
-// oriented by its direction (betterSum), is below -errTolerance (the
-// cards too optimistic as a whole), the turn
+// on the first objective over at least localProbeAfter completed trials
+// is below -errTolerance (the cards too optimistic as a whole), the turn
 // goes first to an engine no completed trial ran that the prior's
 // proposals have tried fewer than engineProbeTries times (unprobed): its
 // engineProbeRefine candidates that screen best inside the learned
@@ -33,37 +32,34 @@ import (
 // local turns on vLLM away from the SGLang memory steps that pay there
 // (medians @20 1.6 → 3.1%, @30 0.0 → 3.1%). Where the cards are
 // optimistic, the engine measured may be the one they overrate most.
+//
+// Only a throughput (an objective to maximize) probes. fam8 read the
+// log miss's sign as for throughput on every objective, so on a latency
+// it probed where the cards were too cautious; that cost Qwen3-8B seed
+// 26 (2.6 → 7.3% from trial 20). Read by the latency's direction, the
+// probe moved six of 80 Qwen3 seeds and cost seed 55 0.0 → 14.4% from
+// trial 20 (docs/benchmarks.md, "Issue 21, ninth pass"). Neither
+// orientation paid on the one latency landscape, so none probes.
 const localProbeAfter = 3
 
-// cardsOffBy reports whether the residual's first-objective log misses,
-// oriented by betterSum (sum over n completed trials), say the cards are
-// too optimistic as a whole: at least localProbeAfter trials, mean below
-// -errTolerance.
+// cardsOffBy reports whether the residual's first-objective log misses
+// (sum over n completed trials) say the cards are too optimistic as a
+// whole: at least localProbeAfter trials, mean below -errTolerance.
 func cardsOffBy(sum float64, n int) bool {
 	return n >= localProbeAfter && sum < -errTolerance*float64(n)
 }
 
-// betterSum orients a sum of log(real / predicted) misses so that
-// negative means reality is worse than the cards: lower throughput, or
-// higher latency for an objective to minimize (a latency study's cards
-// are too optimistic when the measured latency is *above* their forecast,
-// a positive log miss).
-func betterSum(o space.Objective, sum float64) float64 {
-	if o.Direction == space.Minimize {
-		return -sum
-	}
-	return sum
-}
-
 // localEngines are the engines local search should probe now: none
-// unless the study has one objective and the cards are off (cardsOffBy),
-// or without an engine knob.
+// unless the study has one objective, a throughput, and the cards are
+// off (cardsOffBy), or without an engine knob.
 func (ps *priorSampler) localEngines() []string {
 	if len(ps.sp.Objectives) != 1 {
 		return nil
 	}
-	o := ps.resid.obj[0]
-	if !cardsOffBy(betterSum(ps.sp.Objectives[0], o.sum), o.n) {
+	if ps.sp.Objectives[0].Direction == space.Minimize {
+		return nil
+	}
+	if o := ps.resid.obj[0]; !cardsOffBy(o.sum, o.n) {
 		return nil
 	}
 	var values []string
