@@ -32,6 +32,14 @@ import (
 // local turns on vLLM away from the SGLang memory steps that pay there
 // (medians @20 1.6 → 3.1%, @30 0.0 → 3.1%). Where the cards are
 // optimistic, the engine measured may be the one they overrate most.
+//
+// Only a throughput (an objective to maximize) probes. fam8 read the
+// log miss's sign as for throughput on every objective, so on a latency
+// it probed where the cards were too cautious; that cost Qwen3-8B seed
+// 26 (2.6 → 7.3% from trial 20). Read by the latency's direction, the
+// probe moved six of 80 Qwen3 seeds and cost seed 55 0.0 → 14.4% from
+// trial 20 (docs/benchmarks.md, "Issue 21, ninth pass"). Neither
+// orientation paid on the one latency landscape, so none probes.
 const localProbeAfter = 3
 
 // cardsOffBy reports whether the residual's first-objective log misses
@@ -42,10 +50,13 @@ func cardsOffBy(sum float64, n int) bool {
 }
 
 // localEngines are the engines local search should probe now: none
-// unless the study has one objective and the cards are off (cardsOffBy),
-// or without an engine knob.
+// unless the study has one objective, a throughput, and the cards are
+// off (cardsOffBy), or without an engine knob.
 func (ps *priorSampler) localEngines() []string {
 	if len(ps.sp.Objectives) != 1 {
+		return nil
+	}
+	if ps.sp.Objectives[0].Direction == space.Minimize {
 		return nil
 	}
 	if o := ps.resid.obj[0]; !cardsOffBy(o.sum, o.n) {
