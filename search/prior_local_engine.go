@@ -17,7 +17,7 @@ import (
 // no vLLM trial completed in 40, and the optimum (vLLM) was never
 // measured (docs/benchmarks.md, "Issue 21, seventh pass").
 //
-// So with one objective, when local search has the turn and is due (the
+// So with one objective to maximize, when local search has the turn and is due (the
 // prior caught wrong beyond the noise), and the residual's mean log miss
 // on the first objective over at least localProbeAfter completed trials
 // is below -errTolerance (the cards too optimistic as a whole), the turn
@@ -53,10 +53,7 @@ func cardsOffBy(sum float64, n int) bool {
 // unless the study has one objective, a throughput, and the cards are
 // off (cardsOffBy), or without an engine knob.
 func (ps *priorSampler) localEngines() []string {
-	if len(ps.sp.Objectives) != 1 {
-		return nil
-	}
-	if ps.sp.Objectives[0].Direction == space.Minimize {
+	if len(ps.sp.Objectives) != 1 || ps.sp.Objectives[0].Direction == space.Minimize {
 		return nil
 	}
 	if o := ps.resid.obj[0]; !cardsOffBy(o.sum, o.n) {
