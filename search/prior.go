@@ -264,6 +264,13 @@ func (ps *priorSampler) Tell(ctx context.Context, o Observation) error {
 		ps.trust.miss(miss)
 		ps.regions.miss(c, math.Abs(miss))
 	}
+	if o.State == Pruned && cd.feasible && len(o.Values) == len(ps.sp.Objectives) {
+		for i, v := range o.Values {
+			if v > 0 && cd.values[i] > 0 {
+				ps.resid.addPruned(i, c, math.Log(v/cd.values[i]))
+			}
+		}
+	}
 	if done && cd.feasible {
 		for i := range o.Values {
 			if o.Values[i] > 0 && cd.values[i] > 0 {

@@ -22,6 +22,10 @@ type residualObj struct {
 	// by knob=value: sum and count of residuals.
 	bySum map[string]float64
 	byN   map[string]int
+	// pSum and pN: pruned trials' projected residuals by knob=value
+	// (residual_pruned.go).
+	pSum map[string]float64
+	pN   map[string]int
 }
 
 // shrink is how many trials a knob value's deviation is worth half its
@@ -67,10 +71,15 @@ func (r *residual) predict(obj int, c space.Config) float64 {
 	o := &r.obj[obj]
 	mean := o.sum / float64(o.n)
 	est := mean
-	for _, k := range knobKeys(c) {
+	keys := knobKeys(c)
+	dev, pruned := o.prunedDev(keys, mean)
+	est += dev
+	for _, k := range keys {
 		n := o.byN[k]
 		if n == 0 {
-			est += o.trend(k, mean)
+			if !pruned {
+				est += o.trend(k, mean)
+			}
 			continue
 		}
 		if n == o.n {
