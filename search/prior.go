@@ -67,6 +67,9 @@ type priorSampler struct {
 	// measuredCfgs the same trials with their configs (prior_front.go).
 	measured     [][]float64
 	measuredCfgs []measuredConfig
+	// prunedCfgs are the pruned trials with their projected values
+	// (residual_pruned.go).
+	prunedCfgs []measuredConfig
 	// twins holds the predictions of the configs told (valuesKey).
 	twins map[string]bool
 	resid *residual
@@ -264,12 +267,10 @@ func (ps *priorSampler) Tell(ctx context.Context, o Observation) error {
 		ps.trust.miss(miss)
 		ps.regions.miss(c, math.Abs(miss))
 	}
-	if o.State == Pruned && cd.feasible && len(o.Values) == len(ps.sp.Objectives) {
-		for i, v := range o.Values {
-			if v > 0 && cd.values[i] > 0 {
-				ps.resid.addPruned(i, c, math.Log(v/cd.values[i]))
-			}
-		}
+	if o.State == Pruned && len(o.Values) == len(ps.sp.Objectives) {
+		mc := measuredConfig{c, o.Values}
+		ps.prunedCfgs = append(ps.prunedCfgs, mc)
+		ps.learnPruned(mc, cd)
 	}
 	if done && cd.feasible {
 		for i := range o.Values {

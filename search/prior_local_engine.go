@@ -17,8 +17,8 @@ import (
 // no vLLM trial completed in 40, and the optimum (vLLM) was never
 // measured (docs/benchmarks.md, "Issue 21, seventh pass").
 //
-// So with one objective to maximize, when local search has the turn and is due (the
-// prior caught wrong beyond the noise), and the residual's mean log miss
+// So with one objective to maximize, when local search has the turn and
+// is due (the prior caught wrong beyond the noise), and the residual's mean log miss
 // on the first objective over at least localProbeAfter completed trials
 // is below -errTolerance (the cards too optimistic as a whole), the turn
 // goes first to an engine no completed trial ran that the prior's

@@ -168,7 +168,8 @@ func (ps *priorSampler) rescreen(ctx context.Context, cds []*candidate) {
 }
 
 // relearn rebuilds what the prior learnt against its predictions — the
-// residual over the completed trials and the told configs' twins — on
+// residual over the completed trials and the pruned ones' projections,
+// and the told configs' twins — on
 // the current machine's predictions.
 func (ps *priorSampler) relearn(ctx context.Context) {
 	ps.resid = newResidual(len(ps.sp.Objectives))
@@ -182,6 +183,9 @@ func (ps *priorSampler) relearn(ctx context.Context) {
 				ps.resid.add(i, mc.cfg, math.Log(v/cd.values[i]))
 			}
 		}
+	}
+	for _, mc := range ps.prunedCfgs {
+		ps.learnPruned(mc, ps.predict(ctx, mc.cfg))
 	}
 	ps.twins = map[string]bool{}
 	for _, k := range ps.order {

@@ -22,7 +22,7 @@ type residualObj struct {
 	// by knob=value: sum and count of residuals.
 	bySum map[string]float64
 	byN   map[string]int
-	// pSum and pN: pruned trials' projected residuals by knob=value
+	// pSum and pN: pruned trials' projected residuals by engine=value
 	// (residual_pruned.go).
 	pSum map[string]float64
 	pN   map[string]int
@@ -35,7 +35,7 @@ const shrink = 2.0
 func newResidual(objectives int) *residual {
 	r := &residual{obj: make([]residualObj, objectives)}
 	for i := range r.obj {
-		r.obj[i] = residualObj{bySum: map[string]float64{}, byN: map[string]int{}}
+		r.obj[i] = residualObj{bySum: map[string]float64{}, byN: map[string]int{}, pSum: map[string]float64{}, pN: map[string]int{}}
 	}
 	return r
 }
@@ -43,10 +43,13 @@ func newResidual(objectives int) *residual {
 func knobKeys(c space.Config) []string {
 	var ks []string
 	for _, k := range c.Keys() {
-		ks = append(ks, k+"="+space.FormatValue(c[k]))
+		ks = append(ks, knobKey(k, c[k]))
 	}
 	return ks
 }
+
+// knobKey is the residual's key of one knob value: "knob=value".
+func knobKey(name string, v any) string { return name + "=" + space.FormatValue(v) }
 
 func (r *residual) add(obj int, c space.Config, v float64) {
 	if obj >= len(r.obj) || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -71,10 +74,9 @@ func (r *residual) predict(obj int, c space.Config) float64 {
 	o := &r.obj[obj]
 	mean := o.sum / float64(o.n)
 	est := mean
-	keys := knobKeys(c)
-	dev, pruned := o.prunedDev(keys, mean)
+	dev, pruned := o.prunedDev(c, mean)
 	est += dev
-	for _, k := range keys {
+	for _, k := range knobKeys(c) {
 		n := o.byN[k]
 		if n == 0 {
 			if !pruned {

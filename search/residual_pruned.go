@@ -19,41 +19,51 @@ import (
 // knob value, pruned projections moved h200-is-b200's memory steps and
 // cost its seeds 41–60 median at 20 trials 0.0 → 3.1%.
 
-// prunedShrink is how many pruned projections a knob value's pruned
+// prunedShrink is how many pruned projections an engine's pruned
 // deviation is worth half its weight: less than a completed trial's
-// shrink, since it is the only evidence there is for that value.
+// shrink, since it is the only evidence there is for that engine.
 const prunedShrink = 0.5
 
-// addPruned records a pruned trial's projected log miss v on objective obj.
+// addPruned records a pruned trial's projected log miss v on objective
+// obj against its engine (nothing for a space without an engine knob).
 func (r *residual) addPruned(obj int, c space.Config, v float64) {
-	if obj >= len(r.obj) || math.IsNaN(v) || math.IsInf(v, 0) {
+	e, ok := c[engineProbeKnob]
+	if obj >= len(r.obj) || !ok || math.IsNaN(v) || math.IsInf(v, 0) {
 		return
 	}
-	o := &r.obj[obj]
-	if o.pSum == nil {
-		o.pSum, o.pN = map[string]float64{}, map[string]int{}
-	}
-	if e, ok := c[engineProbeKnob]; ok {
-		k := engineProbeKnob + "=" + space.FormatValue(e)
-		o.pSum[k] += v
-		o.pN[k]++
-	}
+	k := knobKey(engineProbeKnob, e)
+	r.obj[obj].pSum[k] += v
+	r.obj[obj].pN[k]++
 }
 
-// prunedDev is the deviation from mean that the pruned trials give the
-// unmeasured knob values of keys: that of the one with the most pruned
-// projections (the first on a tie), shrunk; false when none has any.
-func (o *residualObj) prunedDev(keys []string, mean float64) (float64, bool) {
-	best := ""
-	for _, k := range keys {
-		if o.byN[k] == 0 && o.pN[k] > o.pN[best] {
-			best = k
-		}
-	}
-	n := o.pN[best]
-	if n == 0 {
+// prunedDev is the deviation from mean that c's engine takes from its
+// pruned trials, shrunk; false when a completed trial ran that engine or
+// none of its trials was pruned with a projection. Such a config gets no
+// interpolated trend either (predict): the levels it would interpolate
+// were measured on another engine.
+func (o *residualObj) prunedDev(c space.Config, mean float64) (float64, bool) {
+	e, ok := c[engineProbeKnob]
+	if !ok {
 		return 0, false
 	}
-	dev := o.pSum[best]/float64(n) - mean
+	k := knobKey(engineProbeKnob, e)
+	n := o.pN[k]
+	if n == 0 || o.byN[k] > 0 {
+		return 0, false
+	}
+	dev := o.pSum[k]/float64(n) - mean
 	return dev * float64(n) / (float64(n) + prunedShrink), true
+}
+
+// learnPruned adds a pruned trial's projected misses against cd, its
+// prediction on the current machine, to the residual.
+func (ps *priorSampler) learnPruned(mc measuredConfig, cd *candidate) {
+	if !cd.feasible {
+		return
+	}
+	for i, v := range mc.values {
+		if v > 0 && cd.values[i] > 0 {
+			ps.resid.addPruned(i, mc.cfg, math.Log(v/cd.values[i]))
+		}
+	}
 }

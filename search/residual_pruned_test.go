@@ -64,7 +64,8 @@ func TestResidualPrunedEvidenceIsPerEngine(t *testing.T) {
 // Told through the prior: sglang's completed trials run at twice the
 // cards' TPOT, vllm's one pruned trial projects its card's value. vllm
 // is corrected by its own pruned evidence, not by sglang's ×2; a pruned
-// trial without a projection teaches nothing.
+// trial without a projection teaches nothing, and relearning on another
+// machine keeps what the pruned trial taught.
 func TestPriorLearnsAnEngineFromItsPrunedTrials(t *testing.T) {
 	for _, c := range []struct {
 		name      string
@@ -99,6 +100,12 @@ func TestPriorLearnsAnEngineFromItsPrunedTrials(t *testing.T) {
 			got := s.resid.predict(0, space.Config{"engine": "vllm", "n": int64(5)})
 			if got > c.wantBelow || got < c.wantAbove {
 				t.Errorf("vllm's correction = %.3f, want in [%.2f, %.2f]", got, c.wantAbove, c.wantBelow)
+			}
+			// A change of machine relearns the residual: the pruned
+			// evidence is relearnt with it (the cards' machine here).
+			s.relearn(ctx)
+			if again := s.resid.predict(0, space.Config{"engine": "vllm", "n": int64(5)}); math.Abs(again-got) > 1e-9 {
+				t.Errorf("after relearn vllm's correction = %.3f, was %.3f", again, got)
 			}
 		})
 	}
