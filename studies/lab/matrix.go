@@ -48,6 +48,10 @@ type Matrix struct {
 	// RealityCards, when set, replace Cards (or the built-in cards) for
 	// the truth only; the prior keeps Cards.
 	RealityCards *sim.Cards
+	// Keep, when set, is the directory the studies are written to and
+	// left in, so that a seed's trials can be read with `servetune show`;
+	// by default they go to a temporary directory removed at the end.
+	Keep string
 }
 
 // UsageError is a bad choice of the caller's (an unknown landscape): the
@@ -59,11 +63,13 @@ func (e UsageError) Unwrap() error { return e.Err }
 
 // Run runs the matrix, writing each result's table to w as it is done.
 func (m Matrix) Run(ctx context.Context, log zerolog.Logger, w io.Writer) ([]*Result, error) {
-	dir, err := os.MkdirTemp("", "servetune-lab-")
+	dir, err := m.studiesDir()
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	if m.Keep == "" {
+		defer os.RemoveAll(dir)
+	}
 	var all []*Result
 	for _, name := range m.Landscapes {
 		res, err := m.landscape(ctx, name, dir, log, w)
@@ -73,6 +79,14 @@ func (m Matrix) Run(ctx context.Context, log zerolog.Logger, w io.Writer) ([]*Re
 		all = append(all, res...)
 	}
 	return all, nil
+}
+
+// studiesDir is where the studies go: Keep, or a new temporary directory.
+func (m Matrix) studiesDir() (string, error) {
+	if m.Keep != "" {
+		return m.Keep, os.MkdirAll(m.Keep, 0o755)
+	}
+	return os.MkdirTemp("", "servetune-lab-")
 }
 
 // landscape runs the matrix on one landscape.

@@ -2,6 +2,8 @@ package lab
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -53,4 +55,24 @@ func describeRun(o Options, prior *Oracle) string {
 		s += " prior"
 	}
 	return s
+}
+
+// TestStudiesDir: --keep writes the studies to the named directory (made
+// if missing); without it each run gets its own new temporary one.
+func TestStudiesDir(t *testing.T) {
+	keep := filepath.Join(t.TempDir(), "a", "b")
+	got, err := Matrix{Keep: keep}.studiesDir()
+	if err != nil || got != keep {
+		t.Fatalf("Keep: %q, %v; want %q", got, err, keep)
+	}
+	if fi, err := os.Stat(keep); err != nil || !fi.IsDir() {
+		t.Fatalf("Keep was not made: %v", err)
+	}
+	one, err1 := Matrix{}.studiesDir()
+	two, err2 := Matrix{}.studiesDir()
+	defer os.RemoveAll(one)
+	defer os.RemoveAll(two)
+	if err1 != nil || err2 != nil || one == two || one == keep {
+		t.Fatalf("temporary dirs %q, %q (%v, %v): want two new ones", one, two, err1, err2)
+	}
 }
