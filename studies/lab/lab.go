@@ -71,6 +71,8 @@ type Options struct {
 	// Cache, when set, keeps the oracles' outcomes between runs
 	// (EvaluatePerturbed: each seed's reality).
 	Cache string
+	// Trace records each run's trials (Run.Trials).
+	Trace bool
 	Log   zerolog.Logger
 }
 
@@ -100,6 +102,8 @@ type Run struct {
 	// Confirm checks the study's reported best against the best config
 	// it measured (nil when it reports none).
 	Confirm *ConfirmCheck `json:"confirm,omitempty"`
+	// Trials are the study's trials as the lab sees them, with Trace.
+	Trials []TrialTrace `json:"trials,omitempty"`
 }
 
 // MarshalJSON writes NaN (no feasible trial yet) as null.
@@ -221,6 +225,9 @@ func runOne(ctx context.Context, o *Oracle, base *space.Space, objs []space.Obje
 		return Run{}, err
 	}
 	r := score(ctx, o, &sp, truth, label, seed, trials)
+	if opt.Trace {
+		r.Trials = traceOf(ctx, o, opt.Prior, &sp, trials)
+	}
 	r.ToExpert = math.NaN()
 	if opt.Expert != nil {
 		if v := trueValue(ctx, o, sp.WithTargetEngine(opt.Expert), sp.Objectives[0]); !math.IsNaN(v) {

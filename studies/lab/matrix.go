@@ -48,6 +48,8 @@ type Matrix struct {
 	// RealityCards, when set, replace Cards (or the built-in cards) for
 	// the truth only; the prior keeps Cards.
 	RealityCards *sim.Cards
+	// Trace records each run's trials in its result (Options.Trace).
+	Trace bool
 	// Keep, when set, is the directory the studies are written to and
 	// left in, so that a seed's trials can be read with `servetune show`;
 	// by default they go to a temporary directory removed at the end.
@@ -143,7 +145,7 @@ func evaluateOn(ctx context.Context, o *Oracle, grid *Truth0, sp *space.Space, o
 // margin; the first with the prior; the two-objective samplers, and the
 // first of them with the prior.
 func (m Matrix) Runs(name string, prior *Oracle, dir string, log zerolog.Logger) []Options {
-	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, FirstSeed: m.FirstSeed, Trials: m.Trials, NoiseCV: m.NoiseCV, Confirm: m.Confirm, Dir: dir, Log: log, Workers: m.Workers}
+	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, FirstSeed: m.FirstSeed, Trials: m.Trials, NoiseCV: m.NoiseCV, Confirm: m.Confirm, Dir: dir, Log: log, Workers: m.Workers, Trace: m.Trace}
 	runs := []Options{with(base, func(o *Options) { o.Samplers = m.Samplers; o.NoFeasibility = true })}
 	first := m.Samplers[:1]
 	if m.Pruning {
@@ -179,7 +181,7 @@ func (m Matrix) perturbed(ctx context.Context, name string, sp *space.Space, pri
 		samplers = m.MOSamplers
 	}
 	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, FirstSeed: m.FirstSeed, Trials: m.Trials, NoiseCV: m.NoiseCV, Confirm: m.Confirm,
-		Dir: dir, Log: log, Samplers: samplers, Prune: true, Cache: m.Cache, Multi: m.Multi}
+		Dir: dir, Log: log, Samplers: samplers, Prune: true, Cache: m.Cache, Multi: m.Multi, Trace: m.Trace}
 	withPrior := base
 	withPrior.Samplers, withPrior.Prior = samplers[:1], prior
 	log.Info().Str("landscape", name).Msg("running studies against perturbed realities, without and with the prior")
