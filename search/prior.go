@@ -187,10 +187,6 @@ func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.
 		ps.refine(ctx, refinePerAsk)
 		ps.climbFull(ctx)
 		ps.budget = -1
-		if c, ok := ps.localProbe(ctx, keySet(ps.sp, busy)); ok { // prior_local_engine.go
-			ps.note(ctx, c, "prior")
-			return c, nil
-		}
 		if c, ok := ps.pick(keySet(ps.sp, busy)); ok {
 			ps.note(ctx, c, ps.originOf(c))
 			return c, nil

@@ -49,20 +49,14 @@ func cardsOffBy(sum float64, n int) bool {
 	return n >= localProbeAfter && sum < -errTolerance*float64(n)
 }
 
-// localEngines are the engines the probe may go to now: none unless the
-// study has one objective, a throughput, and the cards are off
-// (cardsOffBy) on the completed and pruned trials together (allMisses);
-// then each engine no completed trial ran that the prior's proposals
-// tried fewer than engineProbeTries times. Engines, not parallelism
-// families too: probing each family no completed trial ran (the widened
-// family's seed 79 misses plain TP that way) spent the prior's turns on
-// SGLang's DP-attention and DeepEP families, two tries each, on seed 69
-// before vLLM, its optimum (docs/benchmarks.md, "Issue 21, eleventh pass").
+// localEngines are the engines local search should probe now: none
+// unless the study has one objective, a throughput, and the cards are
+// off (cardsOffBy), or without an engine knob.
 func (ps *priorSampler) localEngines() []string {
 	if len(ps.sp.Objectives) != 1 || ps.sp.Objectives[0].Direction == space.Minimize {
 		return nil
 	}
-	if sum, n := ps.resid.obj[0].allMisses(); !cardsOffBy(sum, n) {
+	if o := ps.resid.obj[0]; !cardsOffBy(o.sum, o.n) {
 		return nil
 	}
 	var values []string
@@ -84,19 +78,8 @@ func (ps *priorSampler) localEngines() []string {
 	return unprobed(values, completed, picked)
 }
 
-// cardBeats reports whether a card value v could beat the incumbent's
-// measurement: while the cards are too optimistic as a whole, a config's
-// card value is an optimistic estimate of it, so an engine whose best
-// card value is below what was measured is not worth a trial (none is
-// measured yet: anything could).
-func cardBeats(v, incumbent float64) bool {
-	return math.IsNaN(incumbent) || v > incumbent
-}
-
-// localProbe is the probe of an engine no completed trial ran
-// (localEngines) whose card could beat the incumbent (cardBeats): the
-// open candidate of the first such engine with the best corrected
-// prediction; false when there is none.
+// localProbe is local search's probe of an engine no completed trial
+// ran (localEngines), false when there is none or no candidate is open.
 func (ps *priorSampler) localProbe(ctx context.Context, taken map[string]bool) (space.Config, bool) {
 	for _, v := range ps.localEngines() {
 		top := ps.topScreenedWhere(0, func(cd *candidate) bool { return inRegion(cd, v) && ps.memoryOpen(cd) })
@@ -112,7 +95,7 @@ func (ps *priorSampler) localProbe(ctx context.Context, taken map[string]bool) (
 			return nil, false
 		}
 		var best *candidate
-		bestScore, card := math.Inf(-1), 0.0
+		bestScore := math.Inf(-1)
 		for _, k := range ps.order {
 			cd := ps.cands[k]
 			if !inRegion(cd, v) || !ps.openAnywhere(k, taken) {
@@ -120,10 +103,10 @@ func (ps *priorSampler) localProbe(ctx context.Context, taken map[string]bool) (
 			}
 			vals, _ := ps.estimate(cd)
 			if s, ok := ps.score(cd, vals, true, 0); ok && s > bestScore {
-				best, bestScore, card = cd, s, vals[0]
+				best, bestScore = cd, s
 			}
 		}
-		if best != nil && cardBeats(card, ps.incumbentVal) {
+		if best != nil {
 			return best.cfg, true
 		}
 	}

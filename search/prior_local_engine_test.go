@@ -2,28 +2,10 @@ package search
 
 import (
 	"context"
-	"math"
 	"testing"
 
 	"github.com/servetune/servetune/space"
 )
-
-func TestCardBeats(t *testing.T) {
-	for _, c := range []struct {
-		name         string
-		v, incumbent float64
-		want         bool
-	}{
-		{"nothing measured yet", 10, math.NaN(), true},
-		{"card above the measurement", 960, 640, true},
-		{"card below it: cannot win while the cards overrate", 960, 1120, false},
-		{"equal: no gain", 960, 960, false},
-	} {
-		if got := cardBeats(c.v, c.incumbent); got != c.want {
-			t.Errorf("%s: cardBeats(%v, %v) = %v, want %v", c.name, c.v, c.incumbent, got, c.want)
-		}
-	}
-}
 
 func TestCardsOffBy(t *testing.T) {
 	for _, c := range []struct {
@@ -130,59 +112,6 @@ func TestLocalSearchDoesNotProbeOnALatencyObjective(t *testing.T) {
 	for _, scale := range []float64{2.5, 0.4, 1} {
 		if got := localAfterSGLangOn(t, 1, scale); got["engine"] != "sglang" {
 			t.Errorf("TPOT at %v× the cards: local step %v, want sglang", scale, got)
-		}
-	}
-}
-
-// turnAfterPrunedSGLang is the prior's own next proposal (an Ask on its
-// turn, before any error has thinned its share) after sglang n=16
-// completed and n=15, 14, 13 were pruned, all at scale × the cards'
-// throughput: the pruned trials' projections are the evidence.
-func turnAfterPrunedSGLang(t *testing.T, scale float64) space.Config {
-	t.Helper()
-	s := newPriorSampler(t, oneObjSpace(0), priorFunc(func(c space.Config) ([]float64, bool) {
-		v, ok := twoEnginePrior(c)
-		return v[:1], ok
-	})).(*priorSampler)
-	ctx := context.Background()
-	for i, n := range []int64{16, 15, 14, 13} {
-		cfg := space.Config{"engine": "sglang", "n": n}
-		v, _ := twoEnginePrior(cfg)
-		y := v[0] * scale
-		o := Observation{Config: cfg, State: Pruned, Values: []float64{y}}
-		if i == 0 {
-			o = Observation{Config: cfg, State: Complete, Value: y, Values: []float64{y}}
-		}
-		s.note(ctx, cfg, "prior")
-		if err := s.Tell(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if localDue(s.trust.errs, s.trust.ranks(), true, 1) {
-		t.Fatalf("setup: local search is due (errors %v); the probe must come from the prior's own turn", s.trust.errs)
-	}
-	got, err := s.Ask(ctx, 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got[0]
-}
-
-// One completed trial and three pruned ones, all sglang at 0.4 of the
-// cards: the prior's own turn probes vllm, which the cards rank below
-// every sglang config and no trial ran (the widened family's seed 69:
-// until trial 25 main kept proposing sglang, whose trials were pruned,
-// and counted only completed trials as evidence). With the cards right
-// or too cautious it keeps to sglang, and at 0.7 of the cards too: sglang
-// n=16 then measures 1120, above vllm's best card value (960), so vllm
-// cannot win even if its card is right.
-func TestPriorTurnProbesAnEngineWhenPrunedTrialsShowTheCardsOff(t *testing.T) {
-	for _, c := range []struct {
-		scale float64
-		want  string
-	}{{0.4, "vllm"}, {0.7, "sglang"}, {1, "sglang"}, {2.5, "sglang"}} {
-		if got := turnAfterPrunedSGLang(t, c.scale); got["engine"] != c.want {
-			t.Errorf("sglang at %v× the cards: the prior proposed %v, want %s", c.scale, got, c.want)
 		}
 	}
 }

@@ -1,9 +1,7 @@
 package search
 
 import (
-	"maps"
 	"math"
-	"slices"
 
 	"github.com/servetune/servetune/space"
 )
@@ -68,19 +66,4 @@ func (ps *priorSampler) learnPruned(mc measuredConfig, cd *candidate) {
 			ps.resid.addPruned(i, mc.cfg, math.Log(v/cd.values[i]))
 		}
 	}
-}
-
-// allMisses is the sum and count of every log miss the residual holds on
-// this objective: the completed trials' and the pruned trials'
-// projections. Whether the cards are too optimistic as a whole
-// (cardsOffBy) reads both: where the cards overrate the engine measured,
-// most of its trials are pruned, and the completed ones alone took until
-// trial 20-25 to say so (docs/benchmarks.md, "Issue 21, eleventh pass").
-func (o *residualObj) allMisses() (sum float64, n int) {
-	sum, n = o.sum, o.n
-	for _, k := range slices.Sorted(maps.Keys(o.pSum)) { // one order: the same sum every run
-		sum += o.pSum[k]
-		n += o.pN[k]
-	}
-	return sum, n
 }
