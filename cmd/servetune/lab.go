@@ -35,7 +35,6 @@ func labCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "multi", Usage: "with --perturbed: on both objectives (hypervolume against each reality's front), with the first of --mo-samplers"},
 			&cli.StringFlag{Name: "cache", Usage: "keep every simulated outcome (truths and the prior's) in this directory between runs; a simulated outcome is keyed on the cards, the reality, the profiles and the simulator's code, so a changed simulator misses it; clear it after a change to the load generator or the trial code"},
 			&cli.BoolFlag{Name: "trace", Usage: "with --json: each run's trials too (config, origin, state, measured, true and predicted value of the first objective), to read where a seed's study went"},
-			&cli.StringFlag{Name: "keep", Usage: "write the studies to `DIR` and keep them there (default: a temporary directory, removed), to read a seed's trials with servetune show --dir DIR"},
 			&cli.StringFlag{Name: "cards", Usage: "TOML `FILE` of cards (servetune card output) over the built-in ones, for the truth and the prior alike"},
 			&cli.StringFlag{Name: "reality-cards", Usage: "TOML cards (the --cards format) that override the cards for the truth only; the prior keeps the built-in (or --cards) cards"},
 		},
@@ -65,7 +64,7 @@ func labMatrix(c *cli.Context) (lab.Matrix, error) {
 		Seeds: c.Int("seeds"), FirstSeed: c.Int("first-seed"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Confirm: c.Float64("confirm"), Workers: c.Int("workers"),
 		Pruning: c.Bool("pruning"), Margins: c.Float64Slice("prune-margin"), Prior: c.Bool("prior"),
 		Perturbed: c.Bool("perturbed"), Multi: c.Bool("multi"), Cache: c.String("cache"),
-		Keep: c.String("keep"), Trace: c.Bool("trace"),
+		Trace: c.Bool("trace"),
 	}
 	if err := m.Check(); err != nil {
 		return m, usagef("%v", err)

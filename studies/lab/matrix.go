@@ -50,10 +50,6 @@ type Matrix struct {
 	RealityCards *sim.Cards
 	// Trace records each run's trials in its result (Options.Trace).
 	Trace bool
-	// Keep, when set, is the directory the studies are written to and
-	// left in, so that a seed's trials can be read with `servetune show`;
-	// by default they go to a temporary directory removed at the end.
-	Keep string
 }
 
 // UsageError is a bad choice of the caller's (an unknown landscape): the
@@ -65,13 +61,11 @@ func (e UsageError) Unwrap() error { return e.Err }
 
 // Run runs the matrix, writing each result's table to w as it is done.
 func (m Matrix) Run(ctx context.Context, log zerolog.Logger, w io.Writer) ([]*Result, error) {
-	dir, err := m.studiesDir()
+	dir, err := os.MkdirTemp("", "servetune-lab-")
 	if err != nil {
 		return nil, err
 	}
-	if m.Keep == "" {
-		defer os.RemoveAll(dir)
-	}
+	defer os.RemoveAll(dir)
 	var all []*Result
 	for _, name := range m.Landscapes {
 		res, err := m.landscape(ctx, name, dir, log, w)
@@ -81,14 +75,6 @@ func (m Matrix) Run(ctx context.Context, log zerolog.Logger, w io.Writer) ([]*Re
 		all = append(all, res...)
 	}
 	return all, nil
-}
-
-// studiesDir is where the studies go: Keep, or a new temporary directory.
-func (m Matrix) studiesDir() (string, error) {
-	if m.Keep != "" {
-		return m.Keep, os.MkdirAll(m.Keep, 0o755)
-	}
-	return os.MkdirTemp("", "servetune-lab-")
 }
 
 // landscape runs the matrix on one landscape.

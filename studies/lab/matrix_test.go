@@ -2,8 +2,6 @@ package lab
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -14,7 +12,7 @@ import (
 // order, for the flag combinations that change them.
 func TestMatrixRuns(t *testing.T) {
 	prior := &Oracle{}
-	base := Matrix{Samplers: []string{"motpe", "tpe"}, MOSamplers: []string{"motpe", "random"}, Seeds: 3, Trials: 7, NoiseCV: 0.05, Workers: 2}
+	base := Matrix{Samplers: []string{"motpe", "tpe"}, MOSamplers: []string{"motpe", "random"}, Seeds: 3, Trials: 7, NoiseCV: 0.05, Workers: 2, Trace: true}
 	cases := []struct {
 		name string
 		m    func(Matrix) Matrix
@@ -29,7 +27,7 @@ func TestMatrixRuns(t *testing.T) {
 	for _, c := range cases {
 		var got []string
 		for _, o := range c.m(base).Runs("glm52", prior, "/tmp/d", zerolog.Nop()) {
-			if o.Landscape != "glm52" || o.Seeds != 3 || o.Trials != 7 || o.NoiseCV != 0.05 || o.Workers != 2 || o.Dir != "/tmp/d" || o.Expert == nil {
+			if o.Landscape != "glm52" || o.Seeds != 3 || o.Trials != 7 || o.NoiseCV != 0.05 || o.Workers != 2 || o.Dir != "/tmp/d" || o.Expert == nil || !o.Trace {
 				t.Errorf("%s: a run lost the matrix's settings: %+v", c.name, o)
 			}
 			got = append(got, describeRun(o, prior))
@@ -55,24 +53,4 @@ func describeRun(o Options, prior *Oracle) string {
 		s += " prior"
 	}
 	return s
-}
-
-// TestStudiesDir: --keep writes the studies to the named directory (made
-// if missing); without it each run gets its own new temporary one.
-func TestStudiesDir(t *testing.T) {
-	keep := filepath.Join(t.TempDir(), "a", "b")
-	got, err := Matrix{Keep: keep}.studiesDir()
-	if err != nil || got != keep {
-		t.Fatalf("Keep: %q, %v; want %q", got, err, keep)
-	}
-	if fi, err := os.Stat(keep); err != nil || !fi.IsDir() {
-		t.Fatalf("Keep was not made: %v", err)
-	}
-	one, err1 := Matrix{}.studiesDir()
-	two, err2 := Matrix{}.studiesDir()
-	defer os.RemoveAll(one)
-	defer os.RemoveAll(two)
-	if err1 != nil || err2 != nil || one == two || one == keep {
-		t.Fatalf("temporary dirs %q, %q (%v, %v): want two new ones", one, two, err1, err2)
-	}
 }
