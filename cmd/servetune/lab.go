@@ -69,6 +69,9 @@ func labMatrix(c *cli.Context) (lab.Matrix, error) {
 	if err := m.Check(); err != nil {
 		return m, usagef("%v", err)
 	}
+	if m.Trace && c.String("json") == "" {
+		return m, usagef("--trace puts each run's trials into the --json file: give --json FILE")
+	}
 	var err error
 	m.Cards, m.RealityCards, err = labCards(c.String("cards"), c.String("reality-cards"))
 	return m, err
