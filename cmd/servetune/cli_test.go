@@ -145,8 +145,9 @@ func TestQuickstartPrintsFrontWithServingCommands(t *testing.T) {
 	}
 }
 
-// A sampler that cannot serve the lab's runs is a usage error before any
-// simulation starts.
+// A lab the flags cannot run as asked (a sampler that cannot serve its
+// runs, a bad share or seed, --trace with nowhere to write the trials) is
+// a usage error before any simulation starts.
 func TestLabRejectsSamplersItCannotRun(t *testing.T) {
 	cases := map[string][]string{
 		"tpe optimises one objective; this study has 2":       {"lab", "--mo-samplers", "motpe,tpe"},
