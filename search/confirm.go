@@ -66,6 +66,9 @@ type Measured struct {
 	// Spared: its first measurement ran to the end only because the wave
 	// rule spared it (PruneRule.Spared; confirm_spared.go).
 	Spared bool
+	// Disputed: its two measurements disagree beyond the noise (Disputed;
+	// confirm_dispute.go).
+	Disputed bool
 }
 
 // ConfirmState is what NextConfirm decides from.
@@ -109,6 +112,9 @@ func NextConfirm(s ConfirmState) (Confirm, bool) {
 	s.Used -= min(s.SparedUsed, s.Used)
 	if s.Budget <= 0 || s.Used >= ConfirmLimit(s.Budget) {
 		return Confirm{}, false
+	}
+	if c, ok := s.confirmDisputed(); ok {
+		return c, true
 	}
 	if s.Remaining <= s.endTrials() {
 		return s.confirmEnd()
@@ -232,20 +238,9 @@ func (s ConfirmState) lead(r, l Measured) float64 {
 	if s.Minimize {
 		d = -d
 	}
-	cv := s.decisionCV()
+	cv := PriorCV(s.CV, s.CVDF, s.AssumedCV)
 	se := cv * math.Sqrt(r.Mean*r.Mean/float64(max(1, r.N))+l.Mean*l.Mean/float64(max(1, l.N)))
 	return d + confirmZ*se
-}
-
-// decisionCV is the noise confirmation decides with: the measured CV
-// pooled with the assumed one at noisePriorDF degrees of freedom, so a
-// few quiet repeats do not declare a lucky leader separated.
-func (s ConfirmState) decisionCV() float64 {
-	if s.CVDF <= 0 || s.AssumedCV <= 0 {
-		return s.CV
-	}
-	df := float64(s.CVDF)
-	return math.Sqrt((df*s.CV*s.CV + noisePriorDF*s.AssumedCV*s.AssumedCV) / (df + noisePriorDF))
 }
 
 // Drift is what the repeated measurements say about a machine whose
