@@ -1,6 +1,7 @@
 package studies
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -16,7 +17,8 @@ import (
 // "noise" (the baseline) or "confirm" (a top candidate), is never pruned
 // and never reused, counts toward n_trials and the GPU-time budget like
 // any other, and passes the store's no-config-twice check on purpose
-// (claim.go). Reports rank configs by the mean of their measurements.
+// (claim.go). Reports rank configs by the mean of their measurements, or a
+// disputed config's median (configGroup).
 
 // isRemeasure reports whether a trial's origin measures a config again on
 // purpose: an explicit --repeat, a noise repeat or a confirmation.
@@ -67,7 +69,8 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 		}
 	}
 	measured := func(g *configGroup) search.Measured {
-		return search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key], Spared: spared[g.key]}
+		return search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key], Spared: spared[g.key],
+			Disputed: g.disputed}
 	}
 	if b := Baseline(l.trials); b != nil {
 		if g := groups.of(b.Config.Key()); g != nil {
@@ -115,11 +118,15 @@ func (l *loop) budgetLeft() int {
 }
 
 // configGroup is one config's measurements: the complete trials that
-// measured it (reuses excluded), oldest first, and the mean of each
-// objective over them and of their SLO violations.
+// measured it (reuses excluded), oldest first; whether they disagree
+// beyond the noise (search.Disputed, on the first objective, against the
+// noise of the other configs' repeats); each objective's value over them
+// (search.Central: the mean, a disputed config's median from three on);
+// and their mean SLO violation.
 type configGroup struct {
 	key       string
 	runs      []int // indices into the trials
+	disputed  bool
 	mean      []float64
 	violation float64
 }
@@ -131,6 +138,7 @@ type groups []*configGroup
 func configGroups(sp *space.Space, trials []store.Trial) groups {
 	var out groups
 	at := map[string]*configGroup{}
+	vals := map[string][][]float64{} // per config, per objective
 	base := Baseline(trials)
 	for i, t := range trials {
 		if t.State != store.Complete || t.ReusedFrom != 0 {
@@ -140,16 +148,45 @@ func configGroups(sp *space.Space, trials []store.Trial) groups {
 		if g == nil {
 			g = &configGroup{key: t.Config.Key(), mean: make([]float64, len(sp.Objectives))}
 			at[g.key] = g
+			vals[g.key] = make([][]float64, len(sp.Objectives))
 			out = append(out, g)
 		}
 		n := float64(len(g.runs))
 		for j, v := range Values(sp, t) {
-			g.mean[j] = (g.mean[j]*n + v) / (n + 1)
+			vals[g.key][j] = append(vals[g.key][j], v)
 		}
 		g.violation = (g.violation*n + Violation(sp, t, base)) / (n + 1)
 		g.runs = append(g.runs, i)
 	}
+	first := map[string][]float64{}
+	for k, vs := range vals {
+		first[k] = slices.DeleteFunc(slices.Clone(vs[0]), math.IsNaN)
+	}
+	for _, g := range out {
+		g.disputed = DisputedConfig(first, g.key)
+		for j := range g.mean {
+			g.mean[j] = search.Central(vals[g.key][j], g.disputed)
+		}
+	}
 	return out
+}
+
+// DisputedConfig reports whether config key's measurements (byConfig: the
+// first objective's, by config) disagree beyond the noise the other
+// configs' repeats measure, pooled with DefaultNoiseCV (search.PriorCV):
+// an outlier among them would inflate the noise it is judged by.
+func DisputedConfig(byConfig map[string][]float64, key string) bool {
+	if len(byConfig[key]) < 2 {
+		return false
+	}
+	others := maps.Clone(byConfig)
+	delete(others, key)
+	cv, _ := PooledCV(others)
+	df := 0
+	for _, vs := range others {
+		df += max(0, len(vs)-1)
+	}
+	return search.Disputed(byConfig[key], search.PriorCV(cv, df, DefaultNoiseCV))
 }
 
 func (gs groups) of(key string) *configGroup {
@@ -256,30 +293,32 @@ func (gs groups) valuesOf(sp *space.Space, t store.Trial) []float64 {
 	return Values(sp, t)
 }
 
-// meanTrial is t with every metric the mean over its config's
-// measurements (t itself when measured once).
+// meanTrial is t with every metric its config's value over its
+// measurements (search.Central, as its objectives; t itself when measured
+// once).
 func (gs groups) meanTrial(trials []store.Trial, t store.Trial) store.Trial {
 	g := gs.of(t.Config.Key())
 	if g == nil || len(g.runs) < 2 {
 		return t
 	}
-	sum, n := map[string]map[string]float64{}, map[string]map[string]int{}
+	vals := map[string]map[string][]float64{}
 	for _, i := range g.runs {
 		for p, ms := range trials[i].Metrics {
-			if sum[p] == nil {
-				sum[p], n[p] = map[string]float64{}, map[string]int{}
+			if vals[p] == nil {
+				vals[p] = map[string][]float64{}
 			}
 			for k, v := range ms {
-				sum[p][k] += v
-				n[p][k]++
+				vals[p][k] = append(vals[p][k], v)
 			}
 		}
 	}
-	for p, ms := range sum {
-		for k := range ms {
-			ms[k] /= float64(n[p][k])
+	out := map[string]map[string]float64{}
+	for p, ms := range vals {
+		out[p] = map[string]float64{}
+		for k, vs := range ms {
+			out[p][k] = search.Central(vs, g.disputed)
 		}
 	}
-	t.Metrics = sum
+	t.Metrics = out
 	return t
 }

@@ -265,3 +265,50 @@ func TestReportPoolsNearTwins(t *testing.T) {
 		t.Errorf("confirmation's leader %q, want the report's pick %q", s.Leader, rec.Config.Key())
 	}
 }
+
+// A leader whose two measurements disagree beyond the noise (one of them
+// an outlier) is measured a third time, the disagreement judged against
+// the noise measured without the pair itself (here none: the assumed);
+// from three measurements on, the report ranks it by their median, which
+// the outlier does not move.
+func TestDisputedLeaderIsSettledByAThirdMeasurement(t *testing.T) {
+	sp := studySpace(t, 40, "")
+	cfg := func(mr int64) space.Config {
+		return sp.WithTargetEngine(space.Config{"max_running": mr, "mem_fraction": 0.8})
+	}
+	trial := func(n int, origin string, c space.Config, tps float64) store.Trial {
+		return store.Trial{Number: n, State: store.Complete, Origin: origin, Config: c,
+			Metrics: map[string]map[string]float64{"p": {"total_tps": tps}}}
+	}
+	outlier, rival := cfg(64), cfg(128)
+	trials := []store.Trial{
+		trial(1, "baseline", cfg(8), 30000),
+		trial(2, "sampler", outlier, 60000), // +43% on a true ~42000
+		trial(3, "sampler", rival, 45000),
+		trial(4, "confirm", outlier, 41000),
+	}
+	l := &loop{RunOptions: RunOptions{Space: sp, Confirm: 0.1}, trials: trials}
+	s := l.confirmState(4)
+	if s.Leader != outlier.Key() {
+		t.Fatalf("leader %q, want the pair's mean %q on top", s.Leader, outlier.Key())
+	}
+	if c, ok := search.NextConfirm(s); !ok || c.Key != outlier.Key() {
+		t.Fatalf("NextConfirm = %v, %v; want the disputed leader a third time", c, ok)
+	}
+	l.trials = append(l.trials, trial(5, "confirm", outlier, 42000))
+	rep := BuildReport(sp, l.trials, nil)
+	if rec := rep.Recommendations[0]; rec.Config.Key() != rival.Key() {
+		t.Errorf("report names %v, want the rival once the outlier's median (42000) ranks it below", rec.Config)
+	}
+	l.trials[2].Metrics["p"]["total_tps"] = 40000 // a weaker rival: the settled config wins
+	rep = BuildReport(sp, l.trials, nil)
+	if w := rep.Winners[0]; w.Config.Key() != outlier.Key() || w.Measurements != 3 || w.Values[0] != 42000 {
+		t.Errorf("winner %v at %v over %d measurements, want %v at the median 42000 over 3", w.Config, w.Values, w.Measurements, outlier)
+	}
+	// Three measurements that agree keep their mean.
+	l.trials[1].Metrics["p"]["total_tps"] = 44000
+	rep = BuildReport(sp, l.trials, nil)
+	if w := rep.Winners[0]; w.Measurements != 3 || math.Abs(w.Values[0]-42333.333) > 0.001 {
+		t.Errorf("winner at %v over %d measurements, want the mean 42333.3 of three that agree", w.Values, w.Measurements)
+	}
+}

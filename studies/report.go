@@ -104,7 +104,8 @@ type Row struct {
 	Command      string `json:"command,omitempty"`
 	CommandError string `json:"command_error,omitempty"`
 	// Measurements is how many times the config was measured (absent
-	// when once): Values are then the mean of its measurements, and
+	// when once): Values are then the mean of its measurements (their
+	// median when they disagree beyond the noise: search.Central), and
 	// Trial its first. UncertaintyPct is the half-width of the 95%
 	// interval of Values[0], in %: 1.96·NoiseCV/√Measurements.
 	Measurements   int     `json:"measurements,omitempty"`

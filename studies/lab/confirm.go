@@ -108,7 +108,7 @@ func (r *reporter) add(c space.Config, v float64) {
 func (r *reporter) best() space.Config {
 	arms := make([]search.Arm, len(r.order))
 	for i, k := range r.order {
-		arms[i] = search.Arm{Config: r.cfg[k], Mean: mean(r.vals[k]), N: len(r.vals[k])}
+		arms[i] = search.Arm{Config: r.cfg[k], Mean: search.Central(r.vals[k], studies.DisputedConfig(r.vals, k)), N: len(r.vals[k])}
 	}
 	// Ranked best first (stable), as the report ranks its candidates.
 	slices.SortStableFunc(arms, func(a, b search.Arm) int {
@@ -130,12 +130,4 @@ func (r *reporter) best() space.Config {
 func (r *reporter) noiseCV() float64 {
 	cv, _ := studies.PooledCV(r.vals)
 	return cv
-}
-
-func mean(vs []float64) float64 {
-	s := 0.0
-	for _, v := range vs {
-		s += v
-	}
-	return s / float64(len(vs))
 }

@@ -64,6 +64,21 @@ func TestReporterRanksConfigsByTheirMeans(t *testing.T) {
 	}
 }
 
+// The lab reads a disputed config as the report does (studies.
+// TestDisputedLeaderIsSettledByAThirdMeasurement): by the median of its
+// three measurements, which its outlier does not move.
+func TestReporterReadsADisputedConfigByItsMedian(t *testing.T) {
+	a, b := space.Config{"x": int64(1)}, space.Config{"x": int64(2)}
+	r := newReporter(space.Objective{Metric: "m", Direction: space.Maximize})
+	for _, v := range []float64{60000, 41000, 42000} { // mean 47667, median 42000
+		r.add(a, v)
+	}
+	r.add(b, 45000)
+	if got := r.best(); got.Key() != b.Key() {
+		t.Errorf("best = %v, want b (45000 over a's median 42000)", got)
+	}
+}
+
 // The lab's per-trial reading of the report pools near-twins as the report
 // does (studies.TestReportPoolsNearTwins): a lucky single does not outrank
 // the knob value its similar configs' repeats favour.

@@ -82,7 +82,8 @@ type Run struct {
 	Seed    int    `json:"seed"`
 	// Best[k] is the true (noiseless) value of the config the study would
 	// report after k+1 counted trials: the best by the mean of its noisy
-	// measurements (one, unless repeated or confirmed).
+	// measurements (one, unless repeated or confirmed; a disputed
+	// config's median), as the report picks it.
 	Best []float64 `json:"best"`
 	// GPUHours[k] is the GPU time spent by then, failures included.
 	GPUHours []float64 `json:"gpu_hours"`
