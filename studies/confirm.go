@@ -162,8 +162,9 @@ func configGroups(sp *space.Space, trials []store.Trial) groups {
 	for k, vs := range vals {
 		first[k] = slices.DeleteFunc(slices.Clone(vs[0]), math.IsNaN)
 	}
+	disputed := DisputedConfigs(first)
 	for _, g := range out {
-		g.disputed = DisputedConfig(first, g.key)
+		g.disputed = disputed[g.key]
 		for j := range g.mean {
 			g.mean[j] = search.Central(vals[g.key][j], g.disputed)
 		}
@@ -171,22 +172,34 @@ func configGroups(sp *space.Space, trials []store.Trial) groups {
 	return out
 }
 
-// DisputedConfig reports whether config key's measurements (byConfig: the
+// DisputedConfigs are the configs whose measurements (byConfig: the
 // first objective's, by config) disagree beyond the noise the other
 // configs' repeats measure, pooled with DefaultNoiseCV (search.PriorCV):
-// an outlier among them would inflate the noise it is judged by.
-func DisputedConfig(byConfig map[string][]float64, key string) bool {
-	if len(byConfig[key]) < 2 {
-		return false
+// an outlier among them would inflate the noise it is judged by. One pass
+// over the configs, each left out by subtraction: a study with --repeat
+// has every config repeated.
+func DisputedConfigs(byConfig map[string][]float64) map[string]bool {
+	keys := slices.Sorted(maps.Keys(byConfig))
+	ss, df := 0.0, 0
+	for _, k := range keys {
+		s, d := spread(byConfig[k])
+		ss, df = ss+s, df+d
 	}
-	others := maps.Clone(byConfig)
-	delete(others, key)
-	cv, _ := PooledCV(others)
-	df := 0
-	for _, vs := range others {
-		df += max(0, len(vs)-1)
+	out := map[string]bool{}
+	for _, k := range keys {
+		s, d := spread(byConfig[k])
+		if d == 0 {
+			continue
+		}
+		cv := DefaultNoiseCV
+		if df > d {
+			cv = math.Sqrt(max(0, ss-s) / float64(df-d))
+		}
+		if search.Disputed(byConfig[k], search.PriorCV(cv, df-d, DefaultNoiseCV)) {
+			out[k] = true
+		}
 	}
-	return search.Disputed(byConfig[key], search.PriorCV(cv, df, DefaultNoiseCV))
+	return out
 }
 
 func (gs groups) of(key string) *configGroup {

@@ -2,7 +2,10 @@ package studies
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"math"
+	"math/rand"
 	"slices"
 	"strconv"
 	"testing"
@@ -310,5 +313,35 @@ func TestDisputedLeaderIsSettledByAThirdMeasurement(t *testing.T) {
 	rep = BuildReport(sp, l.trials, nil)
 	if w := rep.Winners[0]; w.Measurements != 3 || math.Abs(w.Values[0]-42333.333) > 0.001 {
 		t.Errorf("winner at %v over %d measurements, want the mean 42333.3 of three that agree", w.Values, w.Measurements)
+	}
+}
+
+// DisputedConfigs leaves each config out by subtraction; it answers as
+// judging each against PooledCV of the others would, on a study where
+// every config is repeated (--repeat) and one pair is an outlier.
+func TestDisputedConfigsLeavesEachConfigOut(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	byConfig := map[string][]float64{"once": {100}}
+	for i := range 40 {
+		v := 1000 + 100*float64(i)
+		byConfig[fmt.Sprint("c", i)] = []float64{v * (1 + 0.03*rng.NormFloat64()), v * (1 + 0.03*rng.NormFloat64())}
+	}
+	byConfig["outlier"] = []float64{5000, 3400}
+	byConfig["quiet pair, noisy study"] = []float64{5000, 4300} // 15%: within 3·√2 of the study's noise
+	got := DisputedConfigs(byConfig)
+	for k, vs := range byConfig {
+		others := maps.Clone(byConfig)
+		delete(others, k)
+		cv, _ := PooledCV(others)
+		df := 0
+		for _, o := range others {
+			df += max(0, len(o)-1)
+		}
+		if want := search.Disputed(vs, search.PriorCV(cv, df, DefaultNoiseCV)); got[k] != want {
+			t.Errorf("%s %v: disputed %v, want %v (cv of the others %.4f)", k, vs, got[k], want, cv)
+		}
+	}
+	if !got["outlier"] || got["quiet pair, noisy study"] {
+		t.Errorf("disputed %v: want the outlier only", got)
 	}
 }

@@ -238,6 +238,27 @@ func PooledCV(groups map[string][]float64) (float64, bool) {
 	return math.Sqrt(ss / float64(n)), true
 }
 
+// spread is one config's contribution to PooledCV (DisputedConfigs
+// subtracts it; PooledCV adds each term in turn, as it always has, so
+// the noise reports state does not move in its last bits): the sum of its
+// measurements' squared relative deviations from their mean, and its
+// degrees of freedom (none when measured once).
+func spread(g []float64) (float64, int) {
+	if len(g) < 2 {
+		return 0, 0
+	}
+	mean := 0.0
+	for _, v := range g {
+		mean += v
+	}
+	mean /= float64(len(g))
+	ss := 0.0
+	for _, v := range g {
+		ss += (v - mean) * (v - mean) / (mean * mean)
+	}
+	return ss, len(g) - 1
+}
+
 func (c *Counts) add(t store.Trial) {
 	c.Total++
 	switch {

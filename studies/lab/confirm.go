@@ -107,8 +107,9 @@ func (r *reporter) add(c space.Config, v float64) {
 // (nil before any).
 func (r *reporter) best() space.Config {
 	arms := make([]search.Arm, len(r.order))
+	disputed := studies.DisputedConfigs(r.vals)
 	for i, k := range r.order {
-		arms[i] = search.Arm{Config: r.cfg[k], Mean: search.Central(r.vals[k], studies.DisputedConfig(r.vals, k)), N: len(r.vals[k])}
+		arms[i] = search.Arm{Config: r.cfg[k], Mean: search.Central(r.vals[k], disputed[k]), N: len(r.vals[k])}
 	}
 	// Ranked best first (stable), as the report ranks its candidates.
 	slices.SortStableFunc(arms, func(a, b search.Arm) int {
