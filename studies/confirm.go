@@ -182,12 +182,13 @@ func DisputedConfigs(byConfig map[string][]float64) map[string]bool {
 	keys := slices.Sorted(maps.Keys(byConfig))
 	ss, df := 0.0, 0
 	for _, k := range keys {
-		s, d := spread(byConfig[k])
-		ss, df = ss+s, df+d
+		var d int
+		ss, d = addSpread(ss, byConfig[k])
+		df += d
 	}
 	out := map[string]bool{}
 	for _, k := range keys {
-		s, d := spread(byConfig[k])
+		s, d := addSpread(0, byConfig[k])
 		if d == 0 {
 			continue
 		}

@@ -218,19 +218,9 @@ func PooledCV(groups map[string][]float64) (float64, bool) {
 	// last bits from run to run, and a tolerance compared at the edge
 	// would then flip between two runs of the same study.
 	for _, k := range slices.Sorted(maps.Keys(groups)) {
-		g := groups[k]
-		if len(g) < 2 {
-			continue
-		}
-		mean := 0.0
-		for _, v := range g {
-			mean += v
-		}
-		mean /= float64(len(g))
-		for _, v := range g {
-			ss += (v - mean) * (v - mean) / (mean * mean)
-		}
-		n += len(g) - 1
+		var df int
+		ss, df = addSpread(ss, groups[k])
+		n += df
 	}
 	if n == 0 {
 		return DefaultNoiseCV, false
@@ -238,21 +228,21 @@ func PooledCV(groups map[string][]float64) (float64, bool) {
 	return math.Sqrt(ss / float64(n)), true
 }
 
-// spread is one config's contribution to PooledCV (DisputedConfigs
-// subtracts it; PooledCV adds each term in turn, as it always has, so
-// the noise reports state does not move in its last bits): the sum of its
-// measurements' squared relative deviations from their mean, and its
-// degrees of freedom (none when measured once).
-func spread(g []float64) (float64, int) {
+// addSpread adds one config's contribution to PooledCV to ss, term by
+// term (one order of summation for the pooled noise and the left-out one
+// DisputedConfigs subtracts, so the noise reports state is the same to
+// the last bit): its measurements' squared relative deviations from their
+// mean. It returns the sum and the config's degrees of freedom (none when
+// measured once).
+func addSpread(ss float64, g []float64) (float64, int) {
 	if len(g) < 2 {
-		return 0, 0
+		return ss, 0
 	}
 	mean := 0.0
 	for _, v := range g {
 		mean += v
 	}
 	mean /= float64(len(g))
-	ss := 0.0
 	for _, v := range g {
 		ss += (v - mean) * (v - mean) / (mean * mean)
 	}
