@@ -258,12 +258,16 @@ func jointLogPDF(zs map[string]*parzen, w []float64, c space.Config) float64 {
 	for j := range w {
 		logs[j] = math.Log(w[j])
 	}
-	for name, v := range c {
+	// In key order: a float sum in Go's random map order differs in its
+	// last bits from run to run, and the sampler's argmax over near-tied
+	// candidates then proposes another config (the lab's seeded rows were
+	// not repeatable).
+	for _, name := range c.Keys() {
 		z, ok := zs[name]
 		if !ok {
 			continue
 		}
-		x := z.internalOf(v)
+		x := z.internalOf(c[name])
 		for j := range w {
 			ci, has := z.comp[j]
 			if !has {
