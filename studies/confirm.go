@@ -284,8 +284,8 @@ func drift(sp *space.Space, trials []store.Trial) search.Drift {
 }
 
 // fill gives a row of a config measured more than once the mean of its
-// measurements, their count and the uncertainty of the mean.
-func (gs groups) fill(rw *Row, cv float64) {
+// measurements, their count and the uncertainty of the mean at r's noise.
+func (gs groups) fill(rw *Row, r Report) {
 	g := gs.of(rw.Config.Key())
 	if g == nil || rw.Origin == "reused" {
 		return
@@ -294,7 +294,7 @@ func (gs groups) fill(rw *Row, cv float64) {
 		rw.Values = append([]float64(nil), g.mean...)
 		rw.Feasible = g.violation == 0
 		rw.Measurements = n
-		rw.UncertaintyPct = 1.96 * cv / math.Sqrt(float64(n)) * 100
+		rw.UncertaintyPct = r.uncertaintyPct(n)
 	}
 }
 

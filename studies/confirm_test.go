@@ -131,7 +131,10 @@ func TestConfirmedBestUnderSimulatedNoise(t *testing.T) {
 		if !r.NoiseMeasured || !rec.Confirmed || rec.Measurements < 2 {
 			t.Fatalf("workers %d: recommendation %+v (noise measured %v), want a confirmed best", workers, rec, r.NoiseMeasured)
 		}
-		want := 1.96 * r.NoiseCV / math.Sqrt(float64(rec.Measurements)) * 100
+		if df := repeatsOf(trials); r.NoiseDF != df {
+			t.Errorf("workers %d: noise from %d degrees of freedom, want %d (every measurement past a config's first)", workers, r.NoiseDF, df)
+		}
+		want := search.HalfWidth(r.NoiseCV, r.NoiseDF, rec.Measurements, DefaultNoiseCV) * 100
 		if math.Abs(rec.UncertaintyPct-want) > 1e-9 || r.NoiseCV < 0.02 || r.NoiseCV > 0.3 {
 			t.Errorf("workers %d: uncertainty %.2f%% at noise %.3f, want %.2f%% for a 10%% simulated noise", workers, rec.UncertaintyPct, r.NoiseCV, want)
 		}
@@ -260,7 +263,7 @@ func TestReportPoolsNearTwins(t *testing.T) {
 	if rec.Config["max_running"] != int64(128) {
 		t.Errorf("report names %v, want a max_running 128 config (the lucky single is %v)", rec.Config, lucky)
 	}
-	if rec.Config.Key() == good.Key() && (rec.Measurements != 2 || rec.UncertaintyPct != 1.96*rep.NoiseCV/math.Sqrt2*100) {
+	if rec.Config.Key() == good.Key() && (rec.Measurements != 2 || rec.UncertaintyPct != search.HalfWidth(rep.NoiseCV, rep.NoiseDF, 2, DefaultNoiseCV)*100) {
 		t.Errorf("pick %+v: want its own 2 measurements and their uncertainty", rec)
 	}
 	l := &loop{RunOptions: RunOptions{Space: sp}, trials: trials}
@@ -344,4 +347,19 @@ func TestDisputedConfigsLeavesEachConfigOut(t *testing.T) {
 	if !got["outlier"] || got["quiet pair, noisy study"] {
 		t.Errorf("disputed %v: want the outlier only", got)
 	}
+}
+
+// repeatsOf counts the complete measurements past each config's first.
+func repeatsOf(trials []store.Trial) int {
+	seen, n := map[string]bool{}, 0
+	for _, tr := range trials {
+		if tr.State != store.Complete || tr.ReusedFrom != 0 {
+			continue
+		}
+		if seen[tr.Config.Key()] {
+			n++
+		}
+		seen[tr.Config.Key()] = true
+	}
+	return n
 }

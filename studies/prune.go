@@ -66,7 +66,7 @@ func noiseAware(rule *search.PruneRule, sp *space.Space, trials []store.Trial) *
 		return nil
 	}
 	r := *rule
-	if cv, measured := noiseCV(sp, trials); measured {
+	if cv, df := noiseCV(sp, trials); df > 0 {
 		r.Margin = math.Max(r.Margin, noiseMargins*cv)
 	}
 	return &r

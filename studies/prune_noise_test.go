@@ -28,10 +28,10 @@ func TestPruneMarginFollowsMeasuredNoise(t *testing.T) {
 	again.Number, again.Origin = 4, "repeat"
 	again.Metrics = map[string]map[string]float64{"balanced": {"total_tps": 9000 * 1.35}, "sharegpt": {"total_tps": 5900}}
 	noisy := append(append([]store.Trial(nil), trials...), again)
-	cv, measured := noiseCV(sp, noisy)
+	cv, df := noiseCV(sp, noisy)
 	r := noiseAware(&def, sp, noisy)
-	if !measured || r.Margin != noiseMargins*cv || r.Margin <= def.Margin {
-		t.Fatalf("measured CV %v (%v): margin %v, want %v", cv, measured, r.Margin, noiseMargins*cv)
+	if df != 1 || r.Margin != noiseMargins*cv || r.Margin <= def.Margin {
+		t.Fatalf("measured CV %v (%d degrees of freedom): margin %v, want %v", cv, df, r.Margin, noiseMargins*cv)
 	}
 	cur := search.Checkpoint{Profile: "balanced", Step: 5, Values: []float64{9000}}
 	inc := search.Checkpoint{Profile: "balanced", Step: 5, Values: []float64{12000}}

@@ -25,7 +25,7 @@ type Recommendation struct {
 	// Measurements is how many times the config was measured; with more
 	// than one (Confirmed) the values are their means. UncertaintyPct is
 	// the half-width of the 95% interval of the first objective's value,
-	// in %, from the study's noise (Report.NoiseCV).
+	// in %, from the study's noise (Report.NoiseCV and NoiseDF).
 	Measurements   int     `json:"measurements"`
 	Confirmed      bool    `json:"confirmed"`
 	UncertaintyPct float64 `json:"uncertainty_pct"`
@@ -164,7 +164,7 @@ func recommendations(sp *space.Space, trials []store.Trial, r Report) []Recommen
 	for _, p := range picks {
 		w := r.Winners[p.Index]
 		rec := Recommendation{Goal: p.Goal, Trial: w.Trial, Why: p.Why, Config: w.Config, Command: w.Command, CommandError: w.CommandError,
-			Measurements: max(1, w.Measurements), Confirmed: w.Measurements > 1, UncertaintyPct: 1.96 * r.NoiseCV / math.Sqrt(float64(max(1, w.Measurements))) * 100}
+			Measurements: max(1, w.Measurements), Confirmed: w.Measurements > 1, UncertaintyPct: r.uncertaintyPct(w.Measurements)}
 		for _, t := range trials {
 			if t.Number == w.Trial {
 				rec.Profiles = profileChanges(sp, gs.meanTrial(trials, t), base)

@@ -91,7 +91,11 @@ func (r Report) noiseText(w io.Writer, indent, end string) {
 	if !r.NoiseMeasured {
 		return
 	}
-	fmt.Fprintf(w, "%sNoise: %.1f%% per measurement, measured from repeated configs", indent, r.NoiseCV*100)
+	// The ± intervals are wider than the measured noise alone makes them
+	// (Report.uncertaintyPct): say why, or a deterministic simulator's
+	// 0.0% beside ±4% reads as a bug.
+	fmt.Fprintf(w, "%sNoise: %.1f%% per measurement, measured from %d repeats (the ± intervals also weigh the assumed %.0f%%)",
+		indent, r.NoiseCV*100, r.NoiseDF, DefaultNoiseCV*100)
 	if d := r.Drift; d != nil {
 		verdict := "no drift detected"
 		if d.Detected {

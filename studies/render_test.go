@@ -159,10 +159,10 @@ func TestNoiseMeasuredFromRepeats(t *testing.T) {
 	rep.Number = 9
 	rep.Metrics = map[string]map[string]float64{"balanced": {"total_tps": 17500 * 1.1, "mean_tpot_ms": 218, "p99_ttft_ms": 1900}}
 	trials = append(trials, rep)
-	cv, measured := noiseCV(sp, trials)
+	cv, df := noiseCV(sp, trials)
 	// Two measurements 17500 and 19250: mean 18375, sample std 1237.4.
-	if !measured || math.Abs(cv-1237.4/18375) > 1e-3 {
-		t.Errorf("cv = %v (measured %v), want ≈ %.4f", cv, measured, 1237.4/18375)
+	if df != 1 || math.Abs(cv-1237.4/18375) > 1e-3 {
+		t.Errorf("cv = %v (%d degrees of freedom), want ≈ %.4f from 1", cv, df, 1237.4/18375)
 	}
 }
 

@@ -47,9 +47,11 @@ type Report struct {
 	Recommendations []Recommendation `json:"recommendations,omitempty"`
 	// NoiseCV is the run-to-run coefficient of variation used to flag front
 	// members within noise of a neighbour: measured from repeated configs
-	// when the study has any (NoiseMeasured), else DefaultNoiseCV.
+	// when the study has any (NoiseMeasured, from NoiseDF degrees of
+	// freedom: each repeat beyond a config's first), else DefaultNoiseCV.
 	NoiseCV       float64 `json:"noise_cv"`
 	NoiseMeasured bool    `json:"noise_measured"`
+	NoiseDF       int     `json:"noise_df,omitempty"`
 	// Drift compares every repeated measurement with its config's first
 	// (absent when nothing was measured twice).
 	Drift *search.Drift `json:"drift,omitempty"`
@@ -107,7 +109,7 @@ type Row struct {
 	// when once): Values are then the mean of its measurements (their
 	// median when they disagree beyond the noise: search.Central), and
 	// Trial its first. UncertaintyPct is the half-width of the 95%
-	// interval of Values[0], in %: 1.96·NoiseCV/√Measurements.
+	// interval of Values[0], in % (uncertaintyPct).
 	Measurements   int     `json:"measurements,omitempty"`
 	UncertaintyPct float64 `json:"uncertainty_pct,omitempty"`
 	// Ran is the command the trial's engine really ran with (prefix,
@@ -145,11 +147,12 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 	base := Baseline(trials)
 	r.GuardBreaks = guardBreaks(sp, trials, base)
 	r.SLOs = profileSLOs(sp)
-	r.NoiseCV, r.NoiseMeasured = noiseCV(sp, trials)
+	r.NoiseCV, r.NoiseDF = noiseCV(sp, trials)
+	r.NoiseMeasured = r.NoiseDF > 0
 	gs := configGroups(sp, trials)
 	row := func(t store.Trial) Row {
 		rw := Row{Trial: t.Number, Origin: t.Origin, Config: t.Config, Values: Values(sp, t), Feasible: Violation(sp, t, base) == 0}
-		gs.fill(&rw, r.NoiseCV)
+		gs.fill(&rw, r)
 		if base != nil {
 			bv := gs.valuesOf(sp, *base)
 			for i, v := range rw.Values {
@@ -195,8 +198,9 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 }
 
 // noiseCV estimates the run-to-run coefficient of variation of the first
-// objective from configs measured more than once (--repeat), pooled.
-func noiseCV(sp *space.Space, trials []store.Trial) (float64, bool) {
+// objective from configs measured more than once (--repeat), pooled, and
+// its degrees of freedom (0: none was, and the CV is DefaultNoiseCV).
+func noiseCV(sp *space.Space, trials []store.Trial) (float64, int) {
 	groups := map[string][]float64{}
 	for _, t := range trials {
 		if t.State == store.Complete && t.ReusedFrom == 0 {
@@ -205,7 +209,7 @@ func noiseCV(sp *space.Space, trials []store.Trial) (float64, bool) {
 			}
 		}
 	}
-	return PooledCV(groups)
+	return pooledNoise(groups)
 }
 
 // PooledCV is the run-to-run noise the report states: the relative spread
@@ -213,6 +217,12 @@ func noiseCV(sp *space.Space, trials []store.Trial) (float64, bool) {
 // the configs measured more than once; DefaultNoiseCV and false when none
 // was. The lab's per-trial reading of the report uses it too.
 func PooledCV(groups map[string][]float64) (float64, bool) {
+	cv, df := pooledNoise(groups)
+	return cv, df > 0
+}
+
+// pooledNoise is PooledCV and its degrees of freedom.
+func pooledNoise(groups map[string][]float64) (float64, int) {
 	ss, n := 0.0, 0
 	// Sorted keys: a float sum over Go's random map order differs in its
 	// last bits from run to run, and a tolerance compared at the edge
@@ -223,9 +233,17 @@ func PooledCV(groups map[string][]float64) (float64, bool) {
 		n += df
 	}
 	if n == 0 {
-		return DefaultNoiseCV, false
+		return DefaultNoiseCV, 0
 	}
-	return math.Sqrt(ss / float64(n)), true
+	return math.Sqrt(ss / float64(n)), n
+}
+
+// uncertaintyPct is the half-width of the 95% interval of the mean of n
+// measurements, in %, at the noise r states: Student-t's, the measured
+// noise pooled with DefaultNoiseCV (search.HalfWidth), because a few
+// repeats measure the noise only roughly.
+func (r Report) uncertaintyPct(n int) float64 {
+	return search.HalfWidth(r.NoiseCV, r.NoiseDF, n, DefaultNoiseCV) * 100
 }
 
 // addSpread adds one config's contribution to PooledCV to ss, term by

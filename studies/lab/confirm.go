@@ -18,7 +18,9 @@ import (
 // every config's true value, so it can check the claim: the reported
 // config's true value against the truly best config among those the study
 // measured, with the tolerance the report itself states (the half-width of
-// its 95% interval, 1.96·CV/√n from the study's measured noise).
+// its 95% interval, Recommendation.UncertaintyPct). The same interval
+// about the value the report gives the config should hold its true value:
+// Covered checks that claim too.
 
 // ConfirmCheck is one study's confirmation, as the lab scores it.
 type ConfirmCheck struct {
@@ -38,14 +40,27 @@ type ConfirmCheck struct {
 	Gap       float64 `json:"gap"`
 	Tolerance float64 `json:"tolerance"`
 	Within    bool    `json:"within"`
+	// Value is what the report says the config measures; Covered whether
+	// its stated interval, Value ± Tolerance·Value, holds Reported.
+	Value   float64 `json:"value"`
+	Covered bool    `json:"covered"`
 }
 
-// checkConfirm judges a reported value against the best measured one.
-func checkConfirm(reported, bestMeasured, cv float64, measured bool, n int, minimize bool) ConfirmCheck {
-	c := ConfirmCheck{Reported: reported, BestMeasured: bestMeasured, Measurements: n, NoiseCV: cv, NoiseMeasured: measured}
-	c.Gap = max(0, gap(reported, bestMeasured, minimize))
-	c.Tolerance = 1.96 * cv / math.Sqrt(float64(max(1, n)))
+// reportedOf is what a report says of the config it names: its value
+// and its stated uncertainty (relative), from n measurements.
+type reportedOf struct {
+	value, tolerance float64
+	n                int
+}
+
+// checkConfirm judges the report's claims about the config it names,
+// whose true value is truth, against the best true value it measured.
+func checkConfirm(truth, bestMeasured float64, rep reportedOf, cv float64, measured, minimize bool) ConfirmCheck {
+	c := ConfirmCheck{Reported: truth, BestMeasured: bestMeasured, Measurements: rep.n, NoiseCV: cv, NoiseMeasured: measured,
+		Tolerance: rep.tolerance, Value: rep.value}
+	c.Gap = max(0, gap(truth, bestMeasured, minimize))
 	c.Within = c.Gap <= c.Tolerance+1e-12
+	c.Covered = math.Abs(truth-rep.value) <= c.Tolerance*math.Abs(rep.value)+1e-12
 	return c
 }
 
@@ -71,7 +86,13 @@ func confirmOf(ctx context.Context, o *Oracle, sp *space.Space, trials []store.T
 	if math.IsNaN(v) || math.IsNaN(best) {
 		return nil
 	}
-	c := checkConfirm(v, best, rep.NoiseCV, rep.NoiseMeasured, rec.Measurements, obj.Direction == space.Minimize)
+	said := reportedOf{value: math.NaN(), tolerance: rec.UncertaintyPct / 100, n: rec.Measurements}
+	for _, w := range rep.Winners {
+		if w.Trial == rec.Trial {
+			said.value = w.Values[0]
+		}
+	}
+	c := checkConfirm(v, best, said, rep.NoiseCV, rep.NoiseMeasured, obj.Direction == space.Minimize)
 	return &c
 }
 

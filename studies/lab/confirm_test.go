@@ -12,25 +12,26 @@ import (
 
 func TestCheckConfirmUsesTheReportsStatedUncertainty(t *testing.T) {
 	for _, c := range []struct {
-		name               string
-		reported, best, cv float64
-		n                  int
-		minimize           bool
-		wantGap, wantTol   float64
-		within             bool
+		name            string
+		truth, best     float64
+		said            reportedOf
+		minimize        bool
+		wantGap         float64
+		within, covered bool
 	}{
-		{"the best measured is reported", 100, 100, 0.05, 3, false, 0, 0.0566, true},
-		{"a confirmed report inside its interval", 95, 100, 0.05, 3, false, 0.05, 0.0566, true},
-		{"a confirmed report outside it", 93, 100, 0.05, 3, false, 0.07, 0.0566, false},
-		{"one measurement states a wider interval", 91, 100, 0.05, 1, false, 0.09, 0.098, true},
-		{"a quieter measured noise is stricter", 97, 100, 0.01, 3, false, 0.03, 0.0113, false},
-		{"minimising: a higher latency is the gap", 1.1, 1.0, 0.05, 3, true, 0.1, 0.0566, false},
-		{"reported truly better than the best measured cannot happen, but is no gap", 101, 100, 0.05, 1, false, 0, 0.098, true},
+		{"the best measured is reported at its truth", 100, 100, reportedOf{100, 0.06, 3}, false, 0, true, true},
+		{"a confirmed report inside its interval", 95, 100, reportedOf{98, 0.06, 3}, false, 0.05, true, true},
+		{"a confirmed report outside it", 93, 100, reportedOf{98, 0.06, 3}, false, 0.07, false, true},
+		{"its value read high beyond its interval", 95, 100, reportedOf{105, 0.06, 3}, false, 0.05, true, false},
+		{"a wider stated interval tolerates more", 91, 100, reportedOf{100, 0.1, 1}, false, 0.09, true, true},
+		{"minimising: a higher latency is the gap", 1.1, 1.0, reportedOf{1.08, 0.06, 3}, true, 0.1, false, true},
+		{"reported truly better than the best measured cannot happen, but is no gap", 101, 100, reportedOf{101, 0.1, 1}, false, 0, true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := checkConfirm(c.reported, c.best, c.cv, true, c.n, c.minimize)
-			if math.Abs(got.Gap-c.wantGap) > 1e-9 || math.Abs(got.Tolerance-c.wantTol) > 5e-4 || got.Within != c.within {
-				t.Errorf("checkConfirm = gap %.4f tol %.4f within %v, want %.4f %.4f %v", got.Gap, got.Tolerance, got.Within, c.wantGap, c.wantTol, c.within)
+			got := checkConfirm(c.truth, c.best, c.said, 0.05, true, c.minimize)
+			if math.Abs(got.Gap-c.wantGap) > 1e-9 || got.Tolerance != c.said.tolerance || got.Within != c.within || got.Covered != c.covered {
+				t.Errorf("checkConfirm = gap %.4f tol %.4f within %v covered %v, want %.4f %.4f %v %v",
+					got.Gap, got.Tolerance, got.Within, got.Covered, c.wantGap, c.said.tolerance, c.within, c.covered)
 			}
 		})
 	}
@@ -109,13 +110,13 @@ func TestReporterPoolsNearTwins(t *testing.T) {
 func TestConfirmStatsCountsTheSeedsWithinNoise(t *testing.T) {
 	runs := []Run{
 		{Confirm: &ConfirmCheck{Gap: 0, Within: true}},
-		{Confirm: &ConfirmCheck{Gap: 0.08, Within: false}},
+		{Confirm: &ConfirmCheck{Gap: 0.08, Within: false, Covered: true}},
 		{Confirm: &ConfirmCheck{Gap: 0.02, Within: true}},
 		{}, // reported nothing: not a seed of the check
 	}
-	within, seeds, g := confirmStats(runs)
-	if within != 2 || seeds != 3 || !eqPtr(g.Median, ptr(0.02)) || !eqPtr(g.Worst, ptr(0.08)) {
-		t.Errorf("confirmStats = %d of %d, gap %s / %s; want 2 of 3, 0.02 / 0.08", within, seeds, show(g.Median), show(g.Worst))
+	within, covered, seeds, g := confirmStats(runs)
+	if within != 2 || covered != 1 || seeds != 3 || !eqPtr(g.Median, ptr(0.02)) || !eqPtr(g.Worst, ptr(0.08)) {
+		t.Errorf("confirmStats = %d (covered %d) of %d, gap %s / %s; want 2 (1) of 3, 0.02 / 0.08", within, covered, seeds, show(g.Median), show(g.Worst))
 	}
 }
 
@@ -140,6 +141,9 @@ func TestEvaluateChecksTheConfirmedReport(t *testing.T) {
 		}
 		if c.Measurements < 2 || !c.NoiseMeasured {
 			t.Errorf("seed %d: reported best measured %d times (noise measured %v), want a confirmed one", run.Seed, c.Measurements, c.NoiseMeasured)
+		}
+		if !(c.Value > 0) || !(c.Tolerance > 0) {
+			t.Errorf("seed %d: the report states %v ± %v of its pick, want a value and an interval", run.Seed, c.Value, c.Tolerance)
 		}
 		if c.BestMeasured > c.Reported+1e-12 || last(run.Best) != c.Reported {
 			t.Errorf("seed %d: reported %v, best measured %v, curve ends %v", run.Seed, c.Reported, c.BestMeasured, last(run.Best))

@@ -189,24 +189,25 @@ func writeHeadlines(w io.Writer, hs []Headline) {
 	for _, k := range headlineMarks()[:n] {
 		fmt.Fprintf(w, " gap@%d |", k)
 	}
-	fmt.Fprint(w, " GPU-h to within 5% (seeds never) | HV@40 (worst) | GPU-h to expert | reported within noise of best measured | its gap median / worst |\n|---|")
-	fmt.Fprint(w, strings.Repeat("---|", n+5), "\n")
+	fmt.Fprint(w, " GPU-h to within 5% (seeds never) | HV@40 (worst) | GPU-h to expert | reported within noise of best measured | its gap median / worst | its stated interval holds its truth |\n|---|")
+	fmt.Fprint(w, strings.Repeat("---|", n+6), "\n")
 	for _, h := range hs {
 		fmt.Fprintf(w, "| %s |", h.Sampler)
 		for _, g := range h.Gaps {
 			fmt.Fprintf(w, " %s / %s |", fmtGap(g.Median), fmtGap(g.Worst))
 		}
 		fmt.Fprintf(w, " %s (%d of %d) | %s |", fmtOpt(h.ToWithin, "%.1f", "never"), h.Never, h.Seeds, fmtHV(h))
-		fmt.Fprintf(w, " %s | %s | %s / %s |\n", fmtOpt(h.ToExpert, "%.1f", "-"), fmtConfirmed(h), fmtGap(h.ConfirmGap.Median), fmtGap(h.ConfirmGap.Worst))
+		fmt.Fprintf(w, " %s | %s | %s / %s | %s |\n", fmtOpt(h.ToExpert, "%.1f", "-"), fmtShare(h.Confirmed, h.ConfirmSeeds), fmtGap(h.ConfirmGap.Median), fmtGap(h.ConfirmGap.Worst),
+			fmtShare(h.Covered, h.ConfirmSeeds))
 	}
 }
 
-// fmtConfirmed is the share of seeds whose report passed the check.
-func fmtConfirmed(h Headline) string {
-	if h.ConfirmSeeds == 0 {
+// fmtShare is "k of n (p%)", "-" of none.
+func fmtShare(k, n int) string {
+	if n == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%d of %d (%.0f%%)", h.Confirmed, h.ConfirmSeeds, 100*float64(h.Confirmed)/float64(h.ConfirmSeeds))
+	return fmt.Sprintf("%d of %d (%.0f%%)", k, n, 100*float64(k)/float64(n))
 }
 
 func fmtGap(g *float64) string {
@@ -305,6 +306,9 @@ type Headline struct {
 	Confirmed    int     `json:"confirmed_within_noise"`
 	ConfirmSeeds int     `json:"confirm_seeds"`
 	ConfirmGap   GapStat `json:"confirm_gap"`
+	// Covered counts the seeds, of ConfirmSeeds, whose reported config's
+	// true value lies within the 95% interval the report states about it.
+	Covered int `json:"interval_covers"`
 }
 
 // GapStat is the relative gap to the reality optimum after Trials
@@ -361,7 +365,7 @@ func headline(sampler string, runs []Run, optimum float64, minimize bool, trials
 		}
 		h.Gaps = append(h.Gaps, gapStat(k, gaps))
 	}
-	h.Confirmed, h.ConfirmSeeds, h.ConfirmGap = confirmStats(runs)
+	h.Confirmed, h.Covered, h.ConfirmSeeds, h.ConfirmGap = confirmStats(runs)
 	h.ToWithin, h.Never = medianFinite(hours), countInf(hours)
 	h.ToExpert = medianFinite(expert)
 	if len(hv) > 0 {
@@ -456,7 +460,7 @@ func (r *Result) perSeed() bool {
 // confirmStats counts the runs whose reported best is within noise of the
 // best config they measured, of those that report one, with the spread
 // of the true gap between the two.
-func confirmStats(runs []Run) (within, seeds int, gaps GapStat) {
+func confirmStats(runs []Run) (within, covered, seeds int, gaps GapStat) {
 	var gs []float64
 	for _, run := range runs {
 		if c := run.Confirm; c != nil {
@@ -465,7 +469,10 @@ func confirmStats(runs []Run) (within, seeds int, gaps GapStat) {
 			if c.Within {
 				within++
 			}
+			if c.Covered {
+				covered++
+			}
 		}
 	}
-	return within, seeds, gapStat(0, gs)
+	return within, covered, seeds, gapStat(0, gs)
 }
