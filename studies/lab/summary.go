@@ -181,7 +181,7 @@ func (r *Result) Markdown(w io.Writer) {
 
 // writeHeadlines writes the figures that can fail as a second table.
 func writeHeadlines(w io.Writer, hs []Headline) {
-	fmt.Fprint(w, "\nGap to each seed's reality optimum, median / worst seed (none: no complete trial yet); GPU-hours until the reported best is within 5% of it; the expert's config is secondary; the seeds whose reported best is truly within the report's stated uncertainty (1.96·CV/√n, its measured noise) of the best config they measured, and how far below it.\n\n| sampler |")
+	fmt.Fprint(w, "\nGap to each seed's reality optimum, median / worst seed (none: no complete trial yet); GPU-hours until the reported best is within 5% of it; the expert's config is secondary; the seeds whose reported best is truly within the report's stated uncertainty (its 95% interval, search.HalfWidth) of the best config they measured, and how far below it; the seeds whose reported config's true value lies within that interval about the value the report states.\n\n| sampler |")
 	n := 0
 	if len(hs) > 0 {
 		n = len(hs[0].Gaps)
