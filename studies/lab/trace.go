@@ -25,6 +25,11 @@ type TrialTrace struct {
 	// Prior is the prior's noiseless prediction (runs with the prior),
 	// absent when it predicts a failure.
 	Prior *float64 `json:"prior,omitempty"`
+	// PrunedAt is the checkpoint a pruned trial stopped at, in tenths of
+	// its requests, and Why the rule's reason: whether a false prune came
+	// late, where the margin is narrow, or early, from a ramp.
+	PrunedAt int    `json:"pruned_at,omitempty"`
+	Why      string `json:"why,omitempty"`
 }
 
 // traceOf traces the trials that count (a config that broke a rule never
@@ -40,6 +45,9 @@ func traceOf(ctx context.Context, o, prior *Oracle, sp *space.Space, trials []st
 			True: finite(trueValue(ctx, o, t.Config, obj))}
 		if t.State == store.Complete {
 			tt.Measured = finite(studies.Values(sp, t)[0])
+		}
+		if n := len(t.Intermediate); t.State == store.Pruned && n > 0 {
+			tt.PrunedAt, tt.Why = t.Intermediate[n-1].Step, t.Reason
 		}
 		if prior != nil {
 			tt.Prior = finite(trueValue(ctx, prior, t.Config, obj))

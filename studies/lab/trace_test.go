@@ -20,7 +20,8 @@ func TestEvaluateTracesEachRunsTrials(t *testing.T) {
 	sp.Objectives = sp.Objectives[:1]
 	o := NewOracle(sp)
 	ctx := context.Background()
-	opt := Options{Landscape: "qwen3", Samplers: []string{"random"}, Seeds: 1, Trials: 6, NoiseCV: 0.05, Dir: t.TempDir(), Log: zerolog.Nop(), Trace: true}
+	opt := Options{Landscape: "qwen3", Samplers: []string{"random"}, Seeds: 1, Trials: 8, NoiseCV: 0.05, Dir: t.TempDir(), Log: zerolog.Nop(), Trace: true, Prune: true}
+	pruned := 0
 	for _, withPrior := range []bool{false, true} {
 		opt.Prior = nil
 		if withPrior {
@@ -50,7 +51,16 @@ func TestEvaluateTracesEachRunsTrials(t *testing.T) {
 			if (tt.Prior != nil) != withPrior {
 				t.Errorf("trial %d: prior value %v in a run with prior = %v", tt.Number, tt.Prior, withPrior)
 			}
+			if tt.State == "pruned" {
+				pruned++
+			}
+			if (tt.PrunedAt != 0) != (tt.State == "pruned") || (tt.PrunedAt != 0 && (tt.PrunedAt < 3 || tt.PrunedAt > 9 || tt.Why == "")) {
+				t.Errorf("trial %d (%s): pruned at %d0%% (%q)", tt.Number, tt.State, tt.PrunedAt, tt.Why)
+			}
 		}
+	}
+	if pruned == 0 {
+		t.Error("no trial was pruned: the test no longer shows where a pruned trial stopped")
 	}
 	opt.Trace, opt.Prior = false, nil
 	res, err := Evaluate(ctx, o, &Truth{Optimum: 0.77}, sp, opt)
