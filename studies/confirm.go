@@ -60,7 +60,7 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 	}
 	s.Done += store.CountDone(l.trials)
 	s.Remaining = min(s.NTrials-s.Done, l.budgetLeft())
-	s.CV, _ = noiseCV(l.Space, l.trials)
+	s.CV, s.CVDF = noiseCV(l.Space, l.trials)
 	groups := configGroups(l.Space, l.trials)
 	spared := map[string]bool{}
 	for _, g := range groups {
@@ -77,9 +77,6 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 			b := measured(g)
 			s.Baseline = &b
 		}
-	}
-	for _, g := range groups {
-		s.CVDF += len(g.runs) - 1
 	}
 	for _, g := range groups.feasible(l.Space) {
 		s.Ranked = append(s.Ranked, measured(g))
