@@ -88,12 +88,19 @@ func (p Profile) traceProblems(bad func(key, format string, a ...any)) {
 	if p.DatasetPath == "" {
 		bad("dataset_path", "is required for the trace dataset (the trace file)")
 	}
-	if p.InputLen != 0 || p.OutputLen != 0 || p.PrefixLen != 0 || p.RangeRatio != 0 {
-		bad("input_len", "output_len, prefix_len and range_ratio are not used by the trace dataset (the trace gives each request's lengths)")
+	unused := func(key string, set bool, why string) {
+		if set {
+			bad(key, "is not used by the trace dataset: %s", why)
+		}
 	}
-	if p.RequestRate != 0 || p.Burstiness != 0 {
-		bad("request_rate", "and burstiness are not used by the trace dataset (arrivals are the trace's; scale them with trace.speedup)")
-	}
+	lengths := "the trace gives each request's lengths"
+	unused("input_len", p.InputLen != 0, lengths)
+	unused("output_len", p.OutputLen != 0, lengths)
+	unused("prefix_len", p.PrefixLen != 0, "the trace's hashes give its shared prefixes")
+	unused("range_ratio", p.RangeRatio != 0, lengths)
+	arrivals := "arrivals are the trace's (scale them with trace.speedup)"
+	unused("request_rate", p.RequestRate != 0, arrivals)
+	unused("burstiness", p.Burstiness != 0, arrivals)
 	if len(p.Stages) > 0 {
 		bad("stages", "do not apply to the trace dataset (cut a window with trace.start and trace.duration)")
 	}

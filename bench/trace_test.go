@@ -335,3 +335,51 @@ func TestTraceArrivalSpan(t *testing.T) {
 		t.Fatal("a trace profile is not an unlimited-rate one")
 	}
 }
+
+// BenchmarkTraceBody is the client's own work between a request falling
+// due and its send: the JSON body of a 16-block (8,192-token) trace prompt.
+//
+//	go test ./bench -run '^$' -bench TraceBody
+func BenchmarkTraceBody(b *testing.B) {
+	h := make([]int64, 16)
+	for i := range h {
+		h[i] = int64(i)
+	}
+	pl, err := traceProfile(writeTrace(b, TraceMooncake, []synthRow{{0, 16 * 512, 32, h}}), nil).Plan()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &pl.Requests[0]
+	for b.Loop() {
+		_ = pl.appendBody(make([]byte, 0, 64+8*r.InputLen), r, "m")
+	}
+}
+
+// The documentation's example traces plan as their formats say, each
+// detected from its file: BurstGPT's two failed requests (0 response
+// tokens) are skipped, and the formats with hashes share prefixes.
+func TestExampleTraces(t *testing.T) {
+	cases := []struct {
+		file     string
+		n        int
+		prefixes bool
+	}{
+		{"mooncake.jsonl", 48, true},
+		{"generic.jsonl", 36, true},
+		{"azure.csv", 48, false},
+		{"burstgpt.csv", 46, false},
+	}
+	for _, c := range cases {
+		pl, err := traceProfile(filepath.Join("..", "examples", "traces", c.file), nil).Plan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared := 0
+		for _, r := range pl.Requests {
+			shared += r.Shared
+		}
+		if len(pl.Requests) != c.n || (shared > 0) != c.prefixes {
+			t.Errorf("%s: %d requests, %d shared tokens; want %d requests, shared %v", c.file, len(pl.Requests), shared, c.n, c.prefixes)
+		}
+	}
+}
