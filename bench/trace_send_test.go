@@ -44,6 +44,12 @@ func BenchmarkTraceSendError(b *testing.B) {
 			late = append(late, r.Start-plan.Requests[r.Index].Arrival)
 		}
 	}
+	reportLateness(b, late)
+}
+
+// reportLateness reports the send lateness's p50, p99 and max in ms and
+// the share of requests sent within 1 ms of their time.
+func reportLateness(b *testing.B, late []time.Duration) {
 	slices.Sort(late)
 	within := 0
 	for _, d := range late {
@@ -79,4 +85,33 @@ func writeSendTrace(b *testing.B, n int, rate float64) string {
 		b.Fatal(err)
 	}
 	return path
+}
+
+// BenchmarkTraceSendFloor is the same schedule with nothing sent: each
+// request's goroutine only reads the clock when woken. It is this
+// machine's timer and scheduler latency at the moment, the floor under
+// BenchmarkTraceSendError's figure (run them together to compare).
+//
+//	go test ./bench -run '^$' -bench 'TraceSend' -benchtime 1x
+func BenchmarkTraceSendFloor(b *testing.B) {
+	path := writeSendTrace(b, 3000, 100)
+	p := bench.Profile{Name: "trace", Dataset: bench.DatasetTrace, DatasetPath: path, Seed: 1}
+	plan, err := p.Plan()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var late []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		timer := time.NewTimer(time.Hour)
+		for _, r := range plan.Requests {
+			if wait := time.Until(start.Add(r.Arrival)); wait > 0 {
+				timer.Reset(wait)
+				<-timer.C
+			}
+			late = append(late, time.Since(start)-r.Arrival)
+		}
+		timer.Stop()
+	}
+	reportLateness(b, late)
 }
