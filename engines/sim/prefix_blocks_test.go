@@ -19,8 +19,8 @@ import (
 // writeMooncake writes a synthetic Mooncake trace of n requests over span:
 // Poisson arrivals; each prompt opens with one of prefixes shared prompts
 // (2 to 10 blocks of 512 tokens: tool and agent instructions) followed by
-// its own blocks, the lengths of Mooncake's tool & agent trace (mean
-// input about 8.6K tokens, mean output about 180).
+// its own blocks (23,608 requests of it: mean input 5.7K tokens, mean
+// output 181).
 func writeMooncake(tb testing.TB, n int, span time.Duration, prefixes int, seed uint64) string {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(seed, 2))
