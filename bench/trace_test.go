@@ -383,3 +383,19 @@ func TestExampleTraces(t *testing.T) {
 		}
 	}
 }
+
+// A trace file over the size bound is refused before it is read (a
+// sparse file: nothing is written).
+func TestTraceFileSizeLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.jsonl")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, maxTraceBytes+1); err != nil {
+		t.Skip("no sparse files here:", err)
+	}
+	_, err := traceProfile(path, nil).Plan()
+	if err == nil || !strings.Contains(err.Error(), "more than the 1073741824 a plan reads") {
+		t.Fatalf("error %v", err)
+	}
+}
