@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -203,10 +204,10 @@ func readCSVTrace(r io.Reader, cols []string, parse func([]string) (traceRow, er
 			return err
 		}
 		line, _ := cr.FieldPos(0)
+		if len(rec) <= slices.Max(idx) {
+			return &lineError{line, fmt.Errorf("has %d fields, the header %d", len(rec), len(head))}
+		}
 		for i, j := range idx {
-			if j >= len(rec) {
-				return &lineError{line, fmt.Errorf("has %d fields, the header %d", len(rec), len(head))}
-			}
 			picked[i] = strings.TrimSpace(rec[j])
 		}
 		row, err := parse(picked)
