@@ -107,6 +107,7 @@ type sender struct {
 	maxLine int                  // SSE line cap; 0: maxSSELine
 	since   func() time.Duration // monotonic offset from the benchmark start
 	start   time.Time            // the benchmark start, for kernel receive stamps
+	bodies  *bodies              // bodies built ahead (prebuild.go); nil: none
 }
 
 var errRequestTimeout = errors.New("request timeout")
@@ -159,7 +160,10 @@ func (s *sender) exchange(ctx context.Context, r *PlannedRequest) Record {
 // request builds the HTTP request; the connection it goes out on is stored
 // in *conn once known, and the response's first byte feeds the watchdog.
 func (s *sender) request(ctx context.Context, r *PlannedRequest, dog *watchdog) (*http.Request, *net.Conn, error) {
-	body := s.plan.appendBody(make([]byte, 0, 64+8*r.InputLen), r, s.model)
+	body := s.bodies.take(r.Index)
+	if body == nil {
+		body = s.plan.appendBody(make([]byte, 0, 64+8*r.InputLen), r, s.model)
+	}
 	var conn net.Conn
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GotConn:              func(info httptrace.GotConnInfo) { conn = info.Conn },

@@ -14,6 +14,21 @@ var plainMetrics = map[string]bool{
 	"slo_attainment": true, "max_rate_under_slo": true, "answer_accuracy": true, "baseline_agreement": true,
 }
 
+// Cost metrics (package cost computes them from a trial's GPUs, the price
+// of its GPU type in the user's price file and its throughput). They are
+// not in KnownMetric: nothing yet gives a trial a price, and an objective
+// naming one would be undefined on every trial.
+const (
+	MetricUSDPerHour       = "usd_per_hour"
+	MetricUSDPerMTokOutput = "usd_per_mtok_output"
+	MetricUSDPerMTokTotal  = "usd_per_mtok_total"
+)
+
+// CostMetric reports whether name is one of the cost metrics.
+func CostMetric(name string) bool {
+	return name == MetricUSDPerHour || name == MetricUSDPerMTokOutput || name == MetricUSDPerMTokTotal
+}
+
 var stagePrefix = regexp.MustCompile(`^stage[0-9]+_`)
 
 // KnownMetric reports whether name is a metric Metrics.Values can produce

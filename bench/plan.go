@@ -34,6 +34,12 @@ type PlannedRequest struct {
 	// Session and Round place a multi-turn request in its conversation
 	// (Session -1 outside one).
 	Session, Round int
+	// Blocks are the keys of a trace request's full prompt blocks of
+	// BlockTokens tokens each, in order: each names its block and every
+	// block before it, so two requests share their first k blocks of
+	// prompt exactly when their first k keys agree (trace_plan.go).
+	Blocks      []uint64
+	BlockTokens int
 
 	offset int        // random dataset: where this prompt's token cycle starts
 	segs   []tokenRun // shared_prefix: the prompt as runs of the token cycle
@@ -78,6 +84,8 @@ func (p Profile) Plan() (Plan, error) {
 		pl.Requests, err = jsonlFile(p)
 	case DatasetSharedPrefix:
 		pl.Requests = sharedPrefixRequests(p, p.Count())
+	case DatasetTrace:
+		pl.Requests, err = traceRequests(p) // arrivals and prefixes are the trace's
 	}
 	if err != nil {
 		return Plan{}, err
@@ -90,6 +98,9 @@ func (p Profile) Plan() (Plan, error) {
 	for i := range pl.Requests {
 		r := &pl.Requests[i]
 		r.Index = i
+		if p.DatasetName() == DatasetTrace {
+			continue
+		}
 		r.Arrival = arrivals[i]
 		if p.DatasetName() != DatasetSharedPrefix {
 			r.Group, r.GroupLen, r.Shared, r.After, r.Session = -1, 0, 0, -1, -1

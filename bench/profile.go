@@ -16,7 +16,8 @@ import (
 type Profile struct {
 	Name string `toml:"-" json:"name"`
 
-	// Dataset is "random" (default), "sharegpt", "jsonl" or "shared_prefix".
+	// Dataset is "random" (default), "sharegpt", "jsonl", "shared_prefix"
+	// or "trace".
 	Dataset     string `toml:"dataset" json:"dataset"`
 	DatasetPath string `toml:"dataset_path" json:"dataset_path,omitempty"`
 
@@ -30,6 +31,8 @@ type Profile struct {
 
 	// SharedPrefix shapes the shared_prefix dataset (inference-perf's).
 	SharedPrefix *SharedPrefix `toml:"shared_prefix" json:"shared_prefix,omitempty"`
+	// Trace shapes the replay of the trace dataset's file (trace.go).
+	Trace *Trace `toml:"trace" json:"trace,omitempty"`
 
 	NumPrompts int `toml:"num_prompts" json:"num_prompts"`
 	// RequestRate is in requests per second; +Inf (TOML `inf`) sends all at once.
@@ -77,7 +80,7 @@ type RateSearch struct {
 
 // Unlimited reports whether requests are all sent at time zero.
 func (p Profile) Unlimited() bool {
-	return len(p.Stages) == 0 && (p.RequestRate <= 0 || math.IsInf(p.RequestRate, 1))
+	return len(p.Stages) == 0 && p.DatasetName() != DatasetTrace && (p.RequestRate <= 0 || math.IsInf(p.RequestRate, 1))
 }
 
 // Dataset names.
@@ -166,7 +169,7 @@ func (p Profile) Problems() []Problem {
 	if p.PrefixLen < 0 {
 		bad("prefix_len", "must be >= 0, not %d", p.PrefixLen)
 	}
-	if p.NumPrompts <= 0 && len(p.Stages) == 0 {
+	if p.NumPrompts <= 0 && len(p.Stages) == 0 && p.DatasetName() != DatasetTrace {
 		bad("num_prompts", "must be > 0, not %d", p.NumPrompts)
 	}
 	p.stageProblems(bad)
@@ -233,8 +236,10 @@ func (p Profile) datasetProblems(bad func(key, format string, a ...any)) {
 		if p.InputLen != 0 || p.OutputLen != 0 || p.PrefixLen != 0 {
 			bad("input_len", "output_len and prefix_len are not used by shared_prefix (set its table's lengths)")
 		}
+	case DatasetTrace:
+		p.traceProblems(bad)
 	default:
-		bad("dataset", "must be random, sharegpt, jsonl or shared_prefix, not %q%s", p.Dataset,
-			suggest.Hint(p.Dataset, []string{DatasetRandom, DatasetShareGPT, DatasetJSONL, DatasetSharedPrefix}))
+		bad("dataset", "must be random, sharegpt, jsonl, shared_prefix or trace, not %q%s", p.Dataset,
+			suggest.Hint(p.Dataset, []string{DatasetRandom, DatasetShareGPT, DatasetJSONL, DatasetSharedPrefix, DatasetTrace}))
 	}
 }

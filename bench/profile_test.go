@@ -101,7 +101,7 @@ func TestProfileChoicesSuggest(t *testing.T) {
 		p    Profile
 		want string
 	}{
-		{Profile{Dataset: "shared-prefix", NumPrompts: 1}, `dataset must be random, sharegpt, jsonl or shared_prefix, not "shared-prefix"; did you mean "shared_prefix"?`},
+		{Profile{Dataset: "shared-prefix", NumPrompts: 1}, `dataset must be random, sharegpt, jsonl, shared_prefix or trace, not "shared-prefix"; did you mean "shared_prefix"?`},
 		{Profile{Dataset: DatasetSharedPrefix, SharedPrefix: sp, NumPrompts: 1}, `not "truncat"; did you mean "truncate"?`},
 		{Profile{InputLen: 1, OutputLen: 1, NumPrompts: 1, Endpoint: "caht"}, `not "caht"; did you mean "chat"?`},
 		{Profile{InputLen: 1, OutputLen: 1, NumPrompts: 1, Kind: "quallity"}, `not "quallity"; did you mean "quality"?`},

@@ -44,6 +44,9 @@ type RunOptions struct {
 	// maxLine overrides the SSE line cap, so a test can hit it without
 	// streaming 16 MiB.
 	maxLine int
+	// noPrebuild builds every body when its request is sent, so a
+	// benchmark can measure what prebuilding buys.
+	noPrebuild bool
 }
 
 // Progress is a run's progress so far.
@@ -104,6 +107,14 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 	res.Start = time.Now()
 	s.since = func() time.Duration { return time.Since(res.Start) }
 	s.start = res.Start
+	preCtx, stopPre := context.WithCancel(runCtx)
+	preDone := make(chan struct{})
+	if opts.noPrebuild {
+		close(preDone)
+	} else {
+		s.bodies = newBodies(len(plan.Requests))
+		go func() { defer close(preDone); s.prebuild(preCtx, s.bodies, plan.Requests, res.Start) }()
+	}
 	total := len(plan.Requests)
 	due := CheckpointSteps(total)
 	failed := 0
@@ -127,6 +138,8 @@ func RunPlan(ctx context.Context, c Client, plan Plan, opts RunOptions) (Result,
 			cancel(fmt.Errorf("%w: checkpoint %d asked to stop after %d requests", errRunStopped, step, done))
 		}
 	})
+	stopPre()
+	<-preDone
 	res.Duration = time.Since(res.Start)
 	sort.Slice(res.Records, func(i, j int) bool { return res.Records[i].Index < res.Records[j].Index })
 	res.Records = append(warm, res.Records...)

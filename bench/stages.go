@@ -40,6 +40,9 @@ func (p Profile) ArrivalSpan() time.Duration {
 		}
 		return d
 	}
+	if p.DatasetName() == DatasetTrace {
+		return p.traceArrivalSpan()
+	}
 	if p.Unlimited() {
 		return 0
 	}

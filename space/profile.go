@@ -125,7 +125,7 @@ func isProfileField(sub map[string]any, word string) bool {
 func profileFields() []string {
 	var out []string
 	for _, t := range []reflect.Type{reflect.TypeFor[bench.Profile](), reflect.TypeFor[bench.SharedPrefix](),
-		reflect.TypeFor[bench.Stage](), reflect.TypeFor[bench.SLO](), reflect.TypeFor[bench.RateSearch]()} {
+		reflect.TypeFor[bench.Stage](), reflect.TypeFor[bench.SLO](), reflect.TypeFor[bench.RateSearch](), reflect.TypeFor[bench.Trace]()} {
 		for f := range t.Fields() {
 			if name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); name != "" && name != "-" {
 				out = append(out, name)

@@ -134,8 +134,26 @@ func expectedDuration(p bench.Profile) time.Duration {
 	if len(p.Stages) > 0 {
 		return p.ArrivalSpan()
 	}
+	if p.DatasetName() == bench.DatasetTrace {
+		return traceDuration(p)
+	}
 	if p.Unlimited() {
 		return 0
 	}
 	return time.Duration(float64(p.NumPrompts+p.Warmup) / p.RequestRate * float64(time.Second))
+}
+
+// traceDuration is how long a trace profile's arrivals take: its window
+// over its speedup, or, for a window running to the trace's end, its last
+// planned arrival (one read of the trace file; 0 when it cannot be read,
+// which the trial itself then reports).
+func traceDuration(p bench.Profile) time.Duration {
+	if d := p.ArrivalSpan(); d > 0 {
+		return d
+	}
+	pl, err := p.Plan()
+	if err != nil || len(pl.Requests) == 0 {
+		return 0
+	}
+	return pl.Requests[len(pl.Requests)-1].Arrival
 }

@@ -30,7 +30,7 @@ func benchCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "bench",
 		Usage:     "benchmark a running OpenAI-compatible server (vllm bench serve metrics)",
-		UsageText: "servetune bench --base-url URL --model NAME [--profile NAME | --dataset random|sharegpt|jsonl|shared_prefix ...] [--stages RATE:DURATION,...] [--json FILE]",
+		UsageText: "servetune bench --base-url URL --model NAME [--profile NAME | --dataset random|sharegpt|jsonl|shared_prefix|trace ...] [--stages RATE:DURATION,...] [--json FILE]",
 		Description: "Sends a profile's requests (streaming /v1/completions or /v1/chat/completions) and prints the\n" +
 			"\"Serving Benchmark Result\" block. Built-in profiles: " + strings.Join(bench.BuiltinNames(), ", ") + ".\n" +
 			"Flags given with --profile override that profile's fields. --json FILE writes every metric to FILE and\n" +
@@ -41,8 +41,8 @@ func benchCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "model name sent in each request"},
 			&cli.StringFlag{Name: "endpoint", Value: bench.EndpointCompletions, Usage: "completions | chat"},
 			&cli.StringFlag{Name: "profile", Usage: "built-in profile name"},
-			&cli.StringFlag{Name: "dataset", Value: bench.DatasetRandom, Usage: "random | sharegpt | jsonl | shared_prefix (inference-perf's: --num-unique-system-prompts ...)"},
-			&cli.StringFlag{Name: "dataset-path", Usage: "ShareGPT JSON or JSONL file (sharegpt without a file uses the built-in synthetic lengths)"},
+			&cli.StringFlag{Name: "dataset", Value: bench.DatasetRandom, Usage: "random | sharegpt | jsonl | shared_prefix (inference-perf's: --num-unique-system-prompts ...) | trace (--dataset-path FILE, --speedup ...)"},
+			&cli.StringFlag{Name: "dataset-path", Usage: "ShareGPT JSON, JSONL or trace file (sharegpt without a file uses the built-in synthetic lengths)"},
 			&cli.IntFlag{Name: "input-len", Value: 1024, Usage: "random: prompt tokens"},
 			&cli.IntFlag{Name: "output-len", Value: 128, Usage: "random: max_tokens; sharegpt: overrides the reply length"},
 			&cli.Float64Flag{Name: "range-ratio", Usage: "random: lengths uniform in [L(1-r), L(1+r)]"},
@@ -66,7 +66,7 @@ func benchCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "format", Value: string(bench.LayoutFull), Usage: "result block layout: full | vllm"},
 			&cli.StringFlag{Name: "json", Usage: "write metrics JSON here and records JSONL beside it"},
 			&cli.StringFlag{Name: "from-records", Usage: "recompute metrics from a records JSONL instead of sending requests"},
-		}, sharedPrefixFlags()...),
+		}, append(sharedPrefixFlags(), traceFlags()...)...),
 		Action: func(c *cli.Context) error {
 			opts, err := benchOptionsFrom(c)
 			if err != nil {
@@ -163,6 +163,9 @@ func profileFrom(c *cli.Context) (bench.Profile, error) {
 		return p, usagef("--dataset-path needs --dataset sharegpt or jsonl")
 	}
 	if err := applyWorkload(c, &p); err != nil {
+		return p, err
+	}
+	if err := applyTrace(c, &p); err != nil {
 		return p, err
 	}
 	return p, profileProblems(p)

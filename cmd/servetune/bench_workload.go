@@ -85,6 +85,9 @@ func profileProblems(p bench.Profile) error {
 }
 
 func flagOfKey(key string) string {
+	if f, ok := traceFlagOfKey[key]; ok {
+		return f
+	}
 	key = strings.TrimPrefix(key, "shared_prefix.")
 	if i := strings.IndexAny(key, "[."); i >= 0 {
 		key = key[:i] // stages[1].rate → stages

@@ -11,6 +11,7 @@ type prefixCache struct {
 	convs  map[int]int  // finished request index → tokens held
 	order  []int        // convs, oldest first
 	held   int
+	blocks blockCache // a trace's prompt blocks (prefix_blocks.go)
 }
 
 func newPrefixCache() *prefixCache {
@@ -23,6 +24,9 @@ func newPrefixCache() *prefixCache {
 func (pc *prefixCache) peek(r *simReq) (cached, owned int) {
 	if r.gen > 0 {
 		return 0, 0 // recomputation after preemption starts from scratch
+	}
+	if len(r.blocks) > 0 {
+		return pc.blocks.cachedTokens(r), 0
 	}
 	if _, ok := pc.convs[r.after]; ok && r.after >= 0 {
 		c := min(r.shared, r.prompt-1)
@@ -52,9 +56,11 @@ func (pc *prefixCache) keep(idx, tokens int) {
 	pc.held += tokens
 }
 
-// evict frees the oldest reusable blocks until used + held fits capacity.
+// evict frees the oldest reusable blocks until used + held fits capacity:
+// the conversations' first, then a trace's blocks.
 func (pc *prefixCache) evict(used, capacity int) {
-	for pc.held > 0 && used+pc.held > capacity && len(pc.order) > 0 {
+	defer func() { pc.blocks.evict(used+pc.held, capacity) }()
+	for pc.held > 0 && used+pc.held+pc.blocks.held > capacity && len(pc.order) > 0 {
 		idx := pc.order[0]
 		pc.order = pc.order[1:]
 		if n, ok := pc.convs[idx]; ok {

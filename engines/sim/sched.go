@@ -33,6 +33,7 @@ type simReq struct {
 	continued bool // a later round of the conversation continues it
 	tr        *reqTrace
 	finish    float64
+	pinned    int // leading blocks it uses in the block cache (prefix_blocks.go)
 }
 
 type rankState struct {
@@ -375,6 +376,7 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 		}
 		r.cached = cached
 		r.prefilled = cached
+		sc.blocksAdmitted(rk, r)
 		arrive(rk, r)                        // live_pd.go
 		r.prefilled += sc.off.restore(rk, r) // KV spilled to host at preemption
 		r.kv += owned
@@ -462,6 +464,7 @@ func (sc *scheduler) makeRoom(rk *rankState) {
 		sc.off.spill(rk, v, sc.now) // offload.go: keep its KV on the host
 		rk.kvUsed -= v.kv
 		v.kv, v.prefilled = 0, 0
+		sc.blocksReleased(rk, v)
 		v.prompt = v.in + v.gen
 		rk.waiting = append([]*simReq{v}, rk.waiting...)
 	}
@@ -481,6 +484,7 @@ func (sc *scheduler) finish(g *group) {
 			sc.advance(rk, r, at)
 			if r.done {
 				rk.kvUsed -= r.kv
+				sc.blocksReleased(rk, r)
 				if sc.s.prefixCache && r.failed == "" && r.continued {
 					rk.cache.keep(r.idx, r.kv)
 					rk.cache.evict(rk.kvUsed, rk.kvCap)
@@ -511,6 +515,7 @@ func (sc *scheduler) advance(rk *rankState, r *simReq, at float64) {
 		if r.same >= 0 && sc.s.prefixCache {
 			rk.cache.same[r.same] = true
 		}
+		sc.blocksComputed(rk, r)
 		if r.gen > 0 {
 			return // recomputed after preemption; decoding resumes next step
 		}

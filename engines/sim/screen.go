@@ -1,6 +1,11 @@
 package sim
 
-import "github.com/servetune/servetune/bench"
+import (
+	"cmp"
+	"math"
+
+	"github.com/servetune/servetune/bench"
+)
 
 // Screening shortens a benchmark: one wave of requests at the profile's
 // concurrency, but never fewer than screenPrompts (a mean over a handful
@@ -27,7 +32,9 @@ func ScreeningProfile(p bench.Profile) bench.Profile {
 	if len(p.Stages) > 0 {
 		return p // the stages are the benchmark's shape
 	}
-	p.NumPrompts = min(p.NumPrompts, max(p.MaxConcurrency, screenPrompts))
+	// A trace's num_prompts 0 caps nothing: screening replays its first
+	// requests only.
+	p.NumPrompts = min(cmp.Or(p.NumPrompts, math.MaxInt), max(p.MaxConcurrency, screenPrompts))
 	if p.DatasetName() == bench.DatasetRandom && p.OutputLen > screenMinOutput {
 		p.OutputLen = max(p.OutputLen/screenOutputDiv, screenMinOutput)
 	}

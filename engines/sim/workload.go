@@ -25,6 +25,11 @@ type request struct {
 	// arrived is the prompt tokens whose KV came from a prefill server
 	// (live_pd.go); 0 outside a disaggregated decode server.
 	arrived int
+	// blocks are a trace request's full prompt blocks of blockLen tokens
+	// (bench.PlannedRequest.Blocks), which the block cache serves
+	// (prefix_blocks.go); nil outside a trace.
+	blocks   []uint64
+	blockLen int
 }
 
 // workload takes lengths and arrivals from the profile's plan, the same
@@ -38,7 +43,7 @@ func workload(p bench.Profile) ([]request, error) {
 	users := repeatingUsers(p)
 	for i, r := range pl.Requests {
 		reqs[i] = request{in: r.InputLen, out: max(r.OutputLen, 1), group: r.Group, groupLen: r.GroupLen,
-			shared: r.Shared, after: r.After, arrival: r.Arrival.Seconds(), same: -1}
+			shared: r.Shared, after: r.After, arrival: r.Arrival.Seconds(), same: -1, blocks: r.Blocks, blockLen: r.BlockTokens}
 		if users > 0 {
 			reqs[i].same = i % users
 		}

@@ -20,6 +20,9 @@ func workload(p bench.Profile) string {
 	if p.InputLen > 0 || p.OutputLen > 0 {
 		parts = append(parts, fmt.Sprintf("%s in / %s out", tokens(p.InputLen), tokens(p.OutputLen)))
 	}
+	if p.DatasetName() == bench.DatasetTrace {
+		parts = append(parts, fmt.Sprintf("%s (%v)", p.DatasetPath, p.Trace))
+	}
 	if p.PrefixLen > 0 {
 		parts = append(parts, fmt.Sprintf("%s shared prefix", tokens(p.PrefixLen)))
 	}
