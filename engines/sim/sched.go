@@ -36,7 +36,7 @@ type simReq struct {
 }
 
 type rankState struct {
-	waiting    []*simReq
+	waiting    reqQueue
 	running    []*simReq
 	kvUsed     int
 	kvCap      int
@@ -252,7 +252,7 @@ func (sc *scheduler) dispatch(r *simReq) {
 	i := 0
 	for _, g := range sc.groups {
 		for _, rk := range g.ranks {
-			load := len(rk.waiting) + len(rk.running)
+			load := rk.waiting.len() + len(rk.running)
 			// Rotate the starting point so ties spread evenly.
 			if load < bestLoad || (load == bestLoad && (i-sc.rr%n+n)%n == 0) {
 				best, bestLoad = rk, load
@@ -260,7 +260,7 @@ func (sc *scheduler) dispatch(r *simReq) {
 			i++
 		}
 	}
-	best.waiting = append(best.waiting, r)
+	best.waiting.pushBack(r)
 }
 
 // nextEvent is the earliest pending event: a step completion (group
@@ -275,8 +275,8 @@ func (sc *scheduler) nextEvent() (float64, *group, bool) {
 		}
 		if !g.busy {
 			for _, rk := range g.ranks {
-				if len(rk.waiting) > 0 && rk.waiting[0].visible > sc.now && rk.waiting[0].visible < t {
-					t, which = rk.waiting[0].visible, nil
+				if rk.waiting.len() > 0 && rk.waiting.front().visible > sc.now && rk.waiting.front().visible < t {
+					t, which = rk.waiting.front().visible, nil
 				}
 			}
 		}
@@ -349,8 +349,8 @@ func (sc *scheduler) admitCutoff(g *group) float64 {
 // while the running cap and the KV cache allow.
 func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 	s := sc.s
-	for len(rk.waiting) > 0 && len(rk.running) < s.maxRunning {
-		r := rk.waiting[0]
+	for rk.waiting.len() > 0 && len(rk.running) < s.maxRunning {
+		r := rk.waiting.front()
 		if r.visible > cutoff {
 			return
 		}
@@ -362,14 +362,14 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 		// count against it like new ones.
 		need := r.prompt - cached + owned
 		if r.in+r.out > rk.kvCap {
-			rk.waiting = rk.waiting[1:]
+			rk.waiting.popFront()
 			sc.fail(r, "sim: request needs more KV cache than the engine has")
 			continue
 		}
 		if sc.committed(rk)+need+int(s.eng.reserve*float64(r.out-r.gen)) > rk.kvCap {
 			return
 		}
-		rk.waiting = rk.waiting[1:]
+		rk.waiting.popFront()
 		if owned > 0 {
 			rk.cache.take(r.after)
 		}
@@ -463,7 +463,7 @@ func (sc *scheduler) makeRoom(rk *rankState) {
 		rk.kvUsed -= v.kv
 		v.kv, v.prefilled = 0, 0
 		v.prompt = v.in + v.gen
-		rk.waiting = append([]*simReq{v}, rk.waiting...)
+		rk.waiting.pushFront(v)
 	}
 }
 
