@@ -349,6 +349,9 @@ func (sc *scheduler) admitCutoff(g *group) float64 {
 // while the running cap and the KV cache allow.
 func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 	s := sc.s
+	// What the running requests reserve does not change while requests
+	// join: it is summed once, not once per request admitted.
+	reserved := -1
 	for rk.waiting.len() > 0 && len(rk.running) < s.maxRunning {
 		r := rk.waiting.front()
 		if r.visible > cutoff {
@@ -366,7 +369,10 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 			sc.fail(r, "sim: request needs more KV cache than the engine has")
 			continue
 		}
-		if sc.committed(rk)+need+int(s.eng.reserve*float64(r.out-r.gen)) > rk.kvCap {
+		if reserved < 0 {
+			reserved = sc.reserved(rk)
+		}
+		if rk.kvUsed+reserved+need+int(s.eng.reserve*float64(r.out-r.gen)) > rk.kvCap {
 			return
 		}
 		rk.waiting.popFront()
@@ -381,18 +387,33 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 		rk.kvUsed += owned
 		rk.cache.evict(rk.kvUsed, rk.kvCap)
 		rk.running = append(rk.running, r)
+		reserved += sc.reserve(r)
 	}
 }
 
 // committed is KV in use plus what admitted requests have reserved.
-func (sc *scheduler) committed(rk *rankState) int {
-	c := rk.kvUsed
-	if res := sc.s.eng.reserve; res > 0 {
+func (sc *scheduler) committed(rk *rankState) int { return rk.kvUsed + sc.reserved(rk) }
+
+// reserved is what admitted requests have reserved beyond the KV they
+// use: the KV committed is rk.kvUsed plus this.
+func (sc *scheduler) reserved(rk *rankState) int {
+	c := 0
+	if sc.s.eng.reserve > 0 {
 		for _, r := range rk.running {
-			c += r.prompt - r.prefilled + int(res*float64(r.out-r.gen))
+			c += sc.reserve(r)
 		}
 	}
 	return c
+}
+
+// reserve is what running request r holds back: the rest of its prompt
+// and the engine's share of the reply still to come.
+func (sc *scheduler) reserve(r *simReq) int {
+	res := sc.s.eng.reserve
+	if res <= 0 {
+		return 0
+	}
+	return r.prompt - r.prefilled + int(res*float64(r.out-r.gen))
 }
 
 // batch decides what one rank computes this step.
@@ -402,22 +423,23 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 	if budget == 0 {
 		budget = math.MaxInt
 	}
+	// One pass over the running requests for what a step needs of them
+	// all; only a preemption, which shortens the batch, takes another.
 	prefillPending := false
 	for _, r := range rk.running {
 		r.portion = 0
 		if r.prefilled < r.prompt {
 			prefillPending = true
+		} else {
+			l.decodeSeqs++
+			l.ctx += float64(r.prompt + r.gen)
 		}
 	}
 	mixed := sc.s.eng.mixed
 	rk.prefilling = prefillPending && !mixed
 	if !rk.prefilling {
-		sc.makeRoom(rk)
-		for _, r := range rk.running {
-			if r.prefilled >= r.prompt {
-				l.decodeSeqs++
-				l.ctx += float64(r.prompt + r.gen)
-			}
+		if sc.makeRoom(rk, l.decodeSeqs) {
+			l.decodeSeqs, l.ctx = decoding(rk.running)
 		}
 		if mixed {
 			budget -= l.decodeSeqs * sc.pf.q
@@ -425,6 +447,9 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 	}
 	if !prefillPending {
 		return l
+	}
+	if rk.prefilling {
+		l.decodeSeqs, l.ctx = 0, 0 // decoding stalls behind a prefill step
 	}
 	for _, r := range rk.running {
 		if budget <= 0 {
@@ -444,15 +469,23 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 	return l
 }
 
-// makeRoom preempts the newest requests when decoding would overflow the
-// KV cache (vLLM recompute / SGLang retract).
-func (sc *scheduler) makeRoom(rk *rankState) {
-	grow := 0
-	for _, r := range rk.running {
+// decoding is how many requests decode and their summed context.
+func decoding(running []*simReq) (n int, ctx float64) {
+	for _, r := range running {
 		if r.prefilled >= r.prompt {
-			grow += sc.pf.q
+			n++
+			ctx += float64(r.prompt + r.gen)
 		}
 	}
+	return n, ctx
+}
+
+// makeRoom preempts the newest requests when decoding (decoders
+// requests) would overflow the KV cache (vLLM recompute / SGLang
+// retract); true if it preempted any.
+func (sc *scheduler) makeRoom(rk *rankState, decoders int) bool {
+	grow := decoders * sc.pf.q
+	preempted := false
 	for rk.kvUsed+grow > rk.kvCap && len(rk.running) > 1 {
 		v := rk.running[len(rk.running)-1]
 		rk.running = rk.running[:len(rk.running)-1]
@@ -464,7 +497,9 @@ func (sc *scheduler) makeRoom(rk *rankState) {
 		v.kv, v.prefilled = 0, 0
 		v.prompt = v.in + v.gen
 		rk.waiting.pushFront(v)
+		preempted = true
 	}
+	return preempted
 }
 
 // finish applies a completed step at sc.now: tokens reach the client half
@@ -476,8 +511,11 @@ func (sc *scheduler) finish(g *group) {
 		if sc.tracing {
 			sc.traceStep(g, rk)
 		}
-		keep := rk.running[:0]
-		for _, r := range rk.running {
+		// Compacted in place, writing a pointer only after a request left:
+		// most steps finish none, and a pointer write per running request
+		// per step costs a write barrier while the collector runs.
+		n := 0
+		for i, r := range rk.running {
 			sc.advance(rk, r, at)
 			if r.done {
 				rk.kvUsed -= r.kv
@@ -489,10 +527,13 @@ func (sc *scheduler) finish(g *group) {
 				sc.released(r)
 				continue
 			}
-			keep = append(keep, r)
+			if n != i {
+				rk.running[n] = r
+			}
+			n++
 		}
-		clear(rk.running[len(keep):])
-		rk.running = keep
+		clear(rk.running[n:])
+		rk.running = rk.running[:n]
 	}
 }
 
