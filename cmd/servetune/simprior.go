@@ -43,6 +43,15 @@ func newSimPrior(sp *space.Space, cards *sim.Cards, d studydir.Dir, log zerolog.
 }
 
 func cachedSimPrior(p search.Prior, sp *space.Space, cards *sim.Cards, d studydir.Dir) (search.Prior, func() error, error) {
+	if err := os.MkdirAll(d.Path(), 0o755); err != nil {
+		return nil, nil, err
+	}
+	return priorIn(p, sp, cards, filepath.Join(d.Path(), priorFile))
+}
+
+// priorIn is p with its predictions kept in path, under the key of this
+// build of the simulator on these cards.
+func priorIn(p search.Prior, sp *space.Space, cards *sim.Cards, path string) (search.Prior, func() error, error) {
 	build, err := executableHash()
 	if err != nil {
 		return nil, nil, err
@@ -51,10 +60,37 @@ func cachedSimPrior(p search.Prior, sp *space.Space, cards *sim.Cards, d studydi
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := os.MkdirAll(d.Path(), 0o755); err != nil {
-		return nil, nil, err
+	return search.CachePrior(p, sp, path, key)
+}
+
+// dryRunPrior is the prior a dry run ranks with: the study's kept
+// predictions read from a scratch copy of its prior file (a dry run
+// writes nothing), so that a dry run after a first run answers without
+// screening again. screens is true when nothing usable is kept: the dry
+// run then pays the prior's full screening, as the study's first run
+// will.
+func dryRunPrior(p search.Prior, sp *space.Space, cards *sim.Cards, d studydir.Dir) (prior search.Prior, screens bool, done func()) {
+	kept, err := os.ReadFile(filepath.Join(d.Path(), priorFile))
+	if p == nil || err != nil {
+		return p, p != nil, func() {}
 	}
-	return search.CachePrior(p, sp, filepath.Join(d.Path(), priorFile), key)
+	tmp, err := os.CreateTemp("", "servetune-dry-run-prior-")
+	if err != nil {
+		return p, true, func() {}
+	}
+	remove := func() { _ = os.Remove(tmp.Name()) }
+	_, err = tmp.Write(kept)
+	if cerr := tmp.Close(); err != nil || cerr != nil {
+		remove()
+		return p, true, func() {}
+	}
+	cp, closer, err := priorIn(p, sp, cards, tmp.Name())
+	if err != nil {
+		remove()
+		return p, true, func() {}
+	}
+	known, _ := cp.(interface{ Known() []space.Config })
+	return cp, known == nil || len(known.Known()) == 0, func() { _ = closer(); remove() }
 }
 
 // executableHash stands for the simulator's version: any rebuild of
