@@ -84,10 +84,18 @@ type scheduler struct {
 	rr        int
 	now       float64
 	off       *offloads // CPU KV offload (offload.go); nil without
+	// noGaps: the records carry no inter-token gaps (Simulator.NoGaps).
+	noGaps bool
 }
 
 func newScheduler(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Profile, noise float64) *scheduler {
-	sc := &scheduler{s: s, pf: pf, plan: plan, noise: noise, cap: p.MaxConcurrency, halfRO: s.eng.requestOverhead / 2, off: newOffloads(s, plan)}
+	return newSchedulerGaps(s, pf, plan, reqs, p, noise, true)
+}
+
+// newSchedulerGaps is newScheduler whose records carry the inter-token
+// gaps only if gaps is set.
+func newSchedulerGaps(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Profile, noise float64, gaps bool) *scheduler {
+	sc := &scheduler{s: s, pf: pf, plan: plan, noise: noise, cap: p.MaxConcurrency, halfRO: s.eng.requestOverhead / 2, off: newOffloads(s, plan), noGaps: !gaps}
 	if p.MaxDuration > 0 {
 		sc.maxDur = p.MaxDuration.Seconds()
 	}
@@ -96,13 +104,18 @@ func newScheduler(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Prof
 	// walks the running requests every step, and a benchmark's million
 	// gaps appended one by one dominated its allocations.
 	all := make([]simReq, len(reqs))
-	gaps := 0
+	total := 0
 	for _, r := range reqs {
-		gaps += max(r.out, 0)
+		if gaps {
+			total += max(r.out, 0)
+		}
 	}
-	itl := make([]time.Duration, 0, gaps)
+	itl := make([]time.Duration, 0, total)
 	for i, r := range reqs {
-		n := max(r.out, 0)
+		n := 0
+		if gaps {
+			n = max(r.out, 0)
+		}
 		all[i] = simReq{request: r, idx: i, prompt: r.in, itl: itl[:0:n]}
 		itl = itl[n:n:cap(itl)]
 		sc.reqs[i] = &all[i]
@@ -574,7 +587,7 @@ func (sc *scheduler) advance(rk *rankState, r *simReq, at float64) {
 	r.kv += k
 	r.tokenTraced()
 	sc.complete(r, at)
-	if r.textChunk(k, sc.s.model.TokensPerChunk) {
+	if r.textChunk(k, sc.s.model.TokensPerChunk) && !sc.noGaps {
 		r.itl = append(r.itl, seconds(at-r.last))
 		r.last = at
 	}

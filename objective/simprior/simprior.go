@@ -45,7 +45,7 @@ func New(sp *space.Space, cards *sim.Cards) search.Prior {
 	t := sp.Target
 	t.Sim.NoiseCV = 0
 	sm := &sim.Simulator{Cards: cards}
-	p := &simPrior{sp: sp, target: t, runner: simRunner(sm, sp.Objectives),
+	p := &simPrior{sp: sp, target: t, runner: simRunner(cards, sp.Objectives),
 		screening: sim.ScreeningProfiles(sp.Profiles), memory: NewMemoryPlan(cards), onMachine: newMachineMemo(machineMemoSize),
 		sim: sm, twins: newMachineMemo(machineMemoSize)}
 	if reflect.DeepEqual(p.screening, sp.Profiles) {
@@ -98,7 +98,7 @@ func (p *simPrior) simulateOn(ctx context.Context, c space.Config, k memoKey) ([
 		return v, ok
 	}
 	sm := p.memory.at(k.mem, k.overhead)
-	v, ok := p.simulateTwin(ctx, sm, simRunner(sm, p.sp.Objectives), c, k)
+	v, ok := p.simulateTwin(ctx, sm, simRunner(sm.Cards, p.sp.Objectives), c, k)
 	if ctx.Err() == nil {
 		p.onMachine.put(k, v, ok)
 	}

@@ -44,15 +44,18 @@ func (p *simPrior) simulateTwin(ctx context.Context, sm *sim.Simulator, r *objec
 	return v, feasible
 }
 
-// simRunner is the prior's runner on sm: it summarises only what the
-// objectives can read, skipping the inter-token-gap distribution — the
-// costliest part of a summary — unless an objective is an ITL metric.
-func simRunner(sm *sim.Simulator, objs []space.Objective) *objective.SimRunner {
-	opt := bench.SummaryOptions{NoITL: true}
+// simRunner is the prior's runner on cards: it simulates and summarises
+// only what the objectives can read. Unless an objective is an ITL or
+// peak metric, the records carry no inter-token gaps and the summary
+// walks none (the gaps are most of a summary's cost and of a
+// simulation's memory); every other metric is the same number.
+func simRunner(cards *sim.Cards, objs []space.Objective) *objective.SimRunner {
+	gaps := false
 	for _, o := range objs {
-		if strings.Contains(o.Metric, "itl") {
-			opt.NoITL = false
+		if strings.Contains(o.Metric, "itl") || strings.Contains(o.Metric, "peak") {
+			gaps = true
 		}
 	}
-	return objective.NewSimRunner(objective.WithSimulator(sm), objective.WithSummary(opt))
+	sm := &sim.Simulator{Cards: cards, NoGaps: !gaps}
+	return objective.NewSimRunner(objective.WithSimulator(sm), objective.WithSummary(bench.SummaryOptions{NoITL: !gaps, NoPeaks: !gaps}))
 }

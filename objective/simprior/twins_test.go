@@ -50,18 +50,20 @@ func TestSimPriorSimulatesTwinsOnce(t *testing.T) {
 	}
 }
 
-// The prior skips the inter-token-gap distribution only where no
-// objective reads it: an ITL objective is still predicted.
-func TestSimPriorPredictsAnITLObjective(t *testing.T) {
+// The prior leaves out the inter-token gaps and the peaks only where no
+// objective reads them: an ITL or a peak objective is still predicted.
+func TestSimPriorPredictsGapObjectives(t *testing.T) {
 	sp, err := lab.Load("glm52")
 	if err != nil {
 		t.Fatal(err)
 	}
-	withITL := *sp
-	withITL.Objectives = append(slices.Clone(sp.Objectives), space.Objective{Metric: "p99_itl_ms", Direction: "minimize"})
-	p := simprior.New(&withITL, sim.DefaultCards())
-	v, ok := p.(search.Screener).Screen(context.Background(), sp.WithTargetEngine(lab.Expert("glm52")))
-	if !ok || len(v) != len(withITL.Objectives) || !(v[len(v)-1] > 0) {
-		t.Fatalf("screening with a p99 ITL objective: %v %v", v, ok)
+	for _, metric := range []string{"p99_itl_ms", "peak_output_tps"} {
+		with := *sp
+		with.Objectives = append(slices.Clone(sp.Objectives), space.Objective{Metric: metric, Direction: "minimize"})
+		p := simprior.New(&with, sim.DefaultCards())
+		v, ok := p.(search.Screener).Screen(context.Background(), sp.WithTargetEngine(lab.Expert("glm52")))
+		if !ok || len(v) != len(with.Objectives) || !(v[len(v)-1] > 0) {
+			t.Errorf("screening with a %s objective: %v %v", metric, v, ok)
+		}
 	}
 }
