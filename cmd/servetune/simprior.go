@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -90,7 +91,39 @@ func dryRunPrior(p search.Prior, sp *space.Space, cards *sim.Cards, d studydir.D
 		return p, true, func() {}
 	}
 	known, _ := cp.(interface{ Known() []space.Config })
-	return cp, known == nil || len(known.Known()) == 0, func() { _ = closer(); remove() }
+	return keptOnly(cp), known == nil || len(known.Known()) == 0, func() { _ = closer(); remove() }
+}
+
+// keptPrior answers from a cached prior's predictions without offering
+// the configs it knows as a start-up to resume: a study's prior file
+// holds every config its run predicted, and a dry run's start-up must
+// rank the candidates a first run ranks, to show that run's first
+// trials. What else the sampler asks reaches the prior beneath (Unwrap).
+type keptPrior struct{ cached search.Prior }
+
+func (k keptPrior) Predict(ctx context.Context, c space.Config) ([]float64, bool) {
+	return k.cached.Predict(ctx, c)
+}
+
+func (k keptPrior) Unwrap() search.Prior {
+	if u, ok := k.cached.(interface{ Unwrap() search.Prior }); ok {
+		return u.Unwrap()
+	}
+	return k.cached
+}
+
+// keptScreener is keptPrior of a screening prior.
+type keptScreener struct{ keptPrior }
+
+func (k keptScreener) Screen(ctx context.Context, c space.Config) ([]float64, bool) {
+	return k.cached.(search.Screener).Screen(ctx, c)
+}
+
+func keptOnly(cp search.Prior) search.Prior {
+	if _, ok := cp.(search.Screener); ok {
+		return keptScreener{keptPrior{cp}}
+	}
+	return keptPrior{cp}
 }
 
 // executableHash stands for the simulator's version: any rebuild of
