@@ -55,6 +55,8 @@ type Metrics struct {
 	// the requests planned in it (as inference-perf groups them by the
 	// stage that scheduled them).
 	Stages []Metrics `json:"stages,omitempty"`
+	// noPeaks: the peaks were not computed (SummaryOptions.NoPeaks).
+	noPeaks bool
 }
 
 // SLO bounds, in milliseconds, for goodput and SLO attainment; zero means
@@ -80,6 +82,11 @@ type SummaryOptions struct {
 	// summaries that do not need it (the simulator's pruning checkpoints).
 	// The ITL metrics are then absent from Values.
 	NoITL bool
+	// NoPeaks skips the peak output throughput and concurrency, which walk
+	// every token's arrival: for summaries that do not need them (the
+	// simulator prior's, whose records may carry no gaps). They are then
+	// absent from Values.
+	NoPeaks bool
 }
 
 // Summarize computes metrics from records over a benchmark of the given
@@ -158,7 +165,9 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 		slo := opt.Goodput
 		m.GoodputSLO = &slo
 	}
-	m.PeakOutputThroughput, m.PeakConcurrent = peaks(recs)
+	if m.noPeaks = opt.NoPeaks; !opt.NoPeaks {
+		m.PeakOutputThroughput, m.PeakConcurrent = peaks(recs)
+	}
 	m.TTFT = summarize(ttfts, pcts)
 	m.TPOT = summarize(tpots, pcts)
 	if !opt.NoITL {
@@ -221,8 +230,9 @@ func (m Metrics) Values() map[string]float64 {
 		"duration_s":          m.DurationS,
 		"total_input_tokens":  float64(m.TotalInput),
 		"total_output_tokens": float64(m.TotalOutput),
-		"peak_output_tps":     m.PeakOutputThroughput,
-		"peak_concurrency":    m.PeakConcurrent,
+	}
+	if !m.noPeaks {
+		v["peak_output_tps"], v["peak_concurrency"] = m.PeakOutputThroughput, m.PeakConcurrent
 	}
 	if m.DurationS > 0 {
 		v["request_tps"] = m.RequestThroughput

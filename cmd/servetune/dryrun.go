@@ -54,8 +54,14 @@ func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
 	}
 	in.Run = studies.RunOptions{Repeat: o.repeat, Confirm: o.confirm, Budget: o.budget, Workers: o.workers, Devices: o.devices,
 		Enqueue: sp.Enqueue, ReuseKey: studies.RenderedKey(sp.Target)}
-	// Not the study's cached prior: a dry run writes nothing.
-	in.Run.Search.Prior = simprior.New(sp, cards)
+	// The study's kept predictions, from a scratch copy: a dry run
+	// writes nothing.
+	prior, screens, done := dryRunPrior(simprior.New(sp, cards), sp, cards, studydir.For(o.root, sp))
+	defer done()
+	in.Run.Search.Prior = prior
+	if screens {
+		e.log.Info().Msg("dry run: no prior screening is kept with this study yet: the simulator prior screens the space first, as the study's first run will (seconds to minutes); a dry run after a run reads the screening kept")
+	}
 	if o.prune {
 		rule := search.DefaultPruneRule()
 		in.Run.Prune = &rule

@@ -131,3 +131,35 @@ func TestDryRunShowsTheStudysFirstTrials(t *testing.T) {
 		}
 	}
 }
+
+// A dry run before the first run says it pays the prior's full
+// screening; one after it reads the screening the run kept, from a
+// scratch copy: it says nothing of screening, shows the same first
+// trials and leaves the study's prior file as it was.
+func TestDryRunReadsTheKeptScreening(t *testing.T) {
+	dir := t.TempDir()
+	space := writeSpaceIn(t, dir, exportSpace)
+	const note = "no prior screening is kept with this study yet"
+	code, before, errText := runCLI(t, dir, "run", "--dry-run", space)
+	if code != 0 || !strings.Contains(errText, note) {
+		t.Fatalf("first dry run: exit %d, stderr without the screening note:\n%s", code, errText)
+	}
+	if code, _, errText := runCLI(t, dir, "run", space); code != 0 {
+		t.Fatalf("run: exit %d %s", code, errText)
+	}
+	kept := filepath.Join(dir, "studies", "exp", priorFile)
+	was, err := os.ReadFile(kept)
+	if err != nil || len(was) == 0 {
+		t.Fatalf("the run kept no prior file: %v", err)
+	}
+	code, after, errText := runCLI(t, dir, "run", "--dry-run", space)
+	if code != 0 || strings.Contains(errText, note) {
+		t.Fatalf("dry run after the run: exit %d, screens again:\n%s", code, errText)
+	}
+	if now, _ := os.ReadFile(kept); string(now) != string(was) {
+		t.Error("the dry run changed the study's prior file")
+	}
+	if first := func(s string) string { return s[strings.Index(s, "trial "):] }; first(after) != first(before) {
+		t.Errorf("the dry runs disagree on the first trials:\n%s\n---\n%s", before, after)
+	}
+}

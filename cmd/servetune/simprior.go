@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -43,6 +44,15 @@ func newSimPrior(sp *space.Space, cards *sim.Cards, d studydir.Dir, log zerolog.
 }
 
 func cachedSimPrior(p search.Prior, sp *space.Space, cards *sim.Cards, d studydir.Dir) (search.Prior, func() error, error) {
+	if err := os.MkdirAll(d.Path(), 0o755); err != nil {
+		return nil, nil, err
+	}
+	return priorIn(p, sp, cards, filepath.Join(d.Path(), priorFile))
+}
+
+// priorIn is p with its predictions kept in path, under the key of this
+// build of the simulator on these cards.
+func priorIn(p search.Prior, sp *space.Space, cards *sim.Cards, path string) (search.Prior, func() error, error) {
 	build, err := executableHash()
 	if err != nil {
 		return nil, nil, err
@@ -51,10 +61,69 @@ func cachedSimPrior(p search.Prior, sp *space.Space, cards *sim.Cards, d studydi
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := os.MkdirAll(d.Path(), 0o755); err != nil {
-		return nil, nil, err
+	return search.CachePrior(p, sp, path, key)
+}
+
+// dryRunPrior is the prior a dry run ranks with: the study's kept
+// predictions read from a scratch copy of its prior file (a dry run
+// writes nothing), so that a dry run after a first run answers without
+// screening again. screens is true when nothing usable is kept: the dry
+// run then pays the prior's full screening, as the study's first run
+// will.
+func dryRunPrior(p search.Prior, sp *space.Space, cards *sim.Cards, d studydir.Dir) (prior search.Prior, screens bool, done func()) {
+	kept, err := os.ReadFile(filepath.Join(d.Path(), priorFile))
+	if p == nil || err != nil {
+		return p, p != nil, func() {}
 	}
-	return search.CachePrior(p, sp, filepath.Join(d.Path(), priorFile), key)
+	tmp, err := os.CreateTemp("", "servetune-dry-run-prior-")
+	if err != nil {
+		return p, true, func() {}
+	}
+	remove := func() { _ = os.Remove(tmp.Name()) }
+	_, err = tmp.Write(kept)
+	if cerr := tmp.Close(); err != nil || cerr != nil {
+		remove()
+		return p, true, func() {}
+	}
+	cp, closer, err := priorIn(p, sp, cards, tmp.Name())
+	if err != nil {
+		remove()
+		return p, true, func() {}
+	}
+	known, _ := cp.(interface{ Known() []space.Config })
+	return keptOnly(cp), known == nil || len(known.Known()) == 0, func() { _ = closer(); remove() }
+}
+
+// keptPrior answers from a cached prior's predictions without offering
+// the configs it knows as a start-up to resume: a study's prior file
+// holds every config its run predicted, and a dry run's start-up must
+// rank the candidates a first run ranks, to show that run's first
+// trials. What else the sampler asks reaches the prior beneath (Unwrap).
+type keptPrior struct{ cached search.Prior }
+
+func (k keptPrior) Predict(ctx context.Context, c space.Config) ([]float64, bool) {
+	return k.cached.Predict(ctx, c)
+}
+
+func (k keptPrior) Unwrap() search.Prior {
+	if u, ok := k.cached.(interface{ Unwrap() search.Prior }); ok {
+		return u.Unwrap()
+	}
+	return k.cached
+}
+
+// keptScreener is keptPrior of a screening prior.
+type keptScreener struct{ keptPrior }
+
+func (k keptScreener) Screen(ctx context.Context, c space.Config) ([]float64, bool) {
+	return k.cached.(search.Screener).Screen(ctx, c)
+}
+
+func keptOnly(cp search.Prior) search.Prior {
+	if _, ok := cp.(search.Screener); ok {
+		return keptScreener{keptPrior{cp}}
+	}
+	return keptPrior{cp}
 }
 
 // executableHash stands for the simulator's version: any rebuild of

@@ -21,6 +21,12 @@ type Simulator struct {
 	Coef *Coefficients
 	// Skew, when set, moves the engines away from their fit (skew.go).
 	Skew *Skew
+	// NoGaps leaves the inter-token gaps out of the records (ITL nil):
+	// for a caller that reads no ITL or peak-throughput metric (the
+	// prior), which then costs neither the gaps' memory — 8 bytes per
+	// token — nor the summary's walk over them. Aggregated configs only;
+	// every other field of the records is the same.
+	NoGaps bool
 }
 
 // New returns a simulator over the embedded cards.
@@ -75,7 +81,7 @@ func (sm *Simulator) evaluate(ctx context.Context, cfg space.Config, t space.Tar
 		return nil, 0, nil, err
 	}
 	pf := newPerf(s, plan)
-	sc := newScheduler(s, pf, plan, reqs, p, noiseFactor(seed, t.Sim.NoiseCV))
+	sc := newSchedulerGaps(s, pf, plan, reqs, p, noiseFactor(seed, t.Sim.NoiseCV), !sm.NoGaps)
 	if trace {
 		sc.tracing = true
 		for _, r := range sc.reqs {

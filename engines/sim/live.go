@@ -250,7 +250,7 @@ func (l *Live) abort(st *Stream) {
 	delete(l.streams, r)
 	for _, g := range l.sc.groups {
 		for _, rk := range g.ranks {
-			rk.waiting = remove(rk.waiting, r)
+			rk.waiting.remove(r)
 			if n := len(rk.running); n > 0 {
 				if rk.running = remove(rk.running, r); len(rk.running) < n {
 					rk.kvUsed -= r.kv

@@ -82,7 +82,7 @@ func leastLoadedRank(srv *pdServer, waits map[*rankState][]*pdReq) *rankState {
 	bestLoad := math.MaxInt
 	for _, g := range srv.sc.groups {
 		for _, rk := range g.ranks {
-			if l := len(rk.running) + len(rk.waiting) + len(waits[rk]); l < bestLoad {
+			if l := len(rk.running) + rk.waiting.len() + len(waits[rk]); l < bestLoad {
 				best, bestLoad = rk, l
 			}
 		}
@@ -176,7 +176,7 @@ func (d *pdSim) arrive(r *pdReq) {
 // reaches the client when the step that takes it in starts.
 func (d *pdSim) join(srv *pdServer, rk *rankState) {
 	q := d.readyQ[rk]
-	for len(q) > 0 && len(rk.waiting) == 0 && len(rk.running) < srv.sc.s.maxRunning {
+	for len(q) > 0 && rk.waiting.len() == 0 && len(rk.running) < srv.sc.s.maxRunning {
 		dr := q[0].dr
 		q = q[1:]
 		dr.first = d.now + srv.sc.outOverhead()

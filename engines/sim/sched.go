@@ -37,7 +37,7 @@ type simReq struct {
 }
 
 type rankState struct {
-	waiting    []*simReq
+	waiting    reqQueue
 	running    []*simReq
 	kvUsed     int
 	kvCap      int
@@ -85,10 +85,18 @@ type scheduler struct {
 	rr        int
 	now       float64
 	off       *offloads // CPU KV offload (offload.go); nil without
+	// noGaps: the records carry no inter-token gaps (Simulator.NoGaps).
+	noGaps bool
 }
 
 func newScheduler(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Profile, noise float64) *scheduler {
-	sc := &scheduler{s: s, pf: pf, plan: plan, noise: noise, cap: p.MaxConcurrency, halfRO: s.eng.requestOverhead / 2, off: newOffloads(s, plan)}
+	return newSchedulerGaps(s, pf, plan, reqs, p, noise, true)
+}
+
+// newSchedulerGaps is newScheduler whose records carry the inter-token
+// gaps only if gaps is set.
+func newSchedulerGaps(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Profile, noise float64, gaps bool) *scheduler {
+	sc := &scheduler{s: s, pf: pf, plan: plan, noise: noise, cap: p.MaxConcurrency, halfRO: s.eng.requestOverhead / 2, off: newOffloads(s, plan), noGaps: !gaps}
 	if p.MaxDuration > 0 {
 		sc.maxDur = p.MaxDuration.Seconds()
 	}
@@ -97,13 +105,18 @@ func newScheduler(s *setup, pf *perf, plan memPlan, reqs []request, p bench.Prof
 	// walks the running requests every step, and a benchmark's million
 	// gaps appended one by one dominated its allocations.
 	all := make([]simReq, len(reqs))
-	gaps := 0
+	total := 0
 	for _, r := range reqs {
-		gaps += max(r.out, 0)
+		if gaps {
+			total += max(r.out, 0)
+		}
 	}
-	itl := make([]time.Duration, 0, gaps)
+	itl := make([]time.Duration, 0, total)
 	for i, r := range reqs {
-		n := max(r.out, 0)
+		n := 0
+		if gaps {
+			n = max(r.out, 0)
+		}
 		all[i] = simReq{request: r, idx: i, prompt: r.in, itl: itl[:0:n]}
 		itl = itl[n:n:cap(itl)]
 		sc.reqs[i] = &all[i]
@@ -253,7 +266,7 @@ func (sc *scheduler) dispatch(r *simReq) {
 	i := 0
 	for _, g := range sc.groups {
 		for _, rk := range g.ranks {
-			load := len(rk.waiting) + len(rk.running)
+			load := rk.waiting.len() + len(rk.running)
 			// Rotate the starting point so ties spread evenly.
 			if load < bestLoad || (load == bestLoad && (i-sc.rr%n+n)%n == 0) {
 				best, bestLoad = rk, load
@@ -261,7 +274,7 @@ func (sc *scheduler) dispatch(r *simReq) {
 			i++
 		}
 	}
-	best.waiting = append(best.waiting, r)
+	best.waiting.pushBack(r)
 }
 
 // nextEvent is the earliest pending event: a step completion (group
@@ -276,8 +289,8 @@ func (sc *scheduler) nextEvent() (float64, *group, bool) {
 		}
 		if !g.busy {
 			for _, rk := range g.ranks {
-				if len(rk.waiting) > 0 && rk.waiting[0].visible > sc.now && rk.waiting[0].visible < t {
-					t, which = rk.waiting[0].visible, nil
+				if rk.waiting.len() > 0 && rk.waiting.front().visible > sc.now && rk.waiting.front().visible < t {
+					t, which = rk.waiting.front().visible, nil
 				}
 			}
 		}
@@ -350,8 +363,11 @@ func (sc *scheduler) admitCutoff(g *group) float64 {
 // while the running cap and the KV cache allow.
 func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 	s := sc.s
-	for len(rk.waiting) > 0 && len(rk.running) < s.maxRunning {
-		r := rk.waiting[0]
+	// What the running requests reserve does not change while requests
+	// join: it is summed once, not once per request admitted.
+	reserved := -1
+	for rk.waiting.len() > 0 && len(rk.running) < s.maxRunning {
+		r := rk.waiting.front()
 		if r.visible > cutoff {
 			return
 		}
@@ -363,14 +379,17 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 		// count against it like new ones.
 		need := r.prompt - cached + owned
 		if r.in+r.out > rk.kvCap {
-			rk.waiting = rk.waiting[1:]
+			rk.waiting.popFront()
 			sc.fail(r, "sim: request needs more KV cache than the engine has")
 			continue
 		}
-		if sc.committed(rk)+need+int(s.eng.reserve*float64(r.out-r.gen)) > rk.kvCap {
+		if reserved < 0 {
+			reserved = sc.reserved(rk)
+		}
+		if rk.kvUsed+reserved+need+int(s.eng.reserve*float64(r.out-r.gen)) > rk.kvCap {
 			return
 		}
-		rk.waiting = rk.waiting[1:]
+		rk.waiting.popFront()
 		if owned > 0 {
 			rk.cache.take(r.after)
 		}
@@ -383,18 +402,33 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 		rk.kvUsed += owned
 		rk.cache.evict(rk.kvUsed, rk.kvCap)
 		rk.running = append(rk.running, r)
+		reserved += sc.reserve(r)
 	}
 }
 
 // committed is KV in use plus what admitted requests have reserved.
-func (sc *scheduler) committed(rk *rankState) int {
-	c := rk.kvUsed
-	if res := sc.s.eng.reserve; res > 0 {
+func (sc *scheduler) committed(rk *rankState) int { return rk.kvUsed + sc.reserved(rk) }
+
+// reserved is what admitted requests have reserved beyond the KV they
+// use: the KV committed is rk.kvUsed plus this.
+func (sc *scheduler) reserved(rk *rankState) int {
+	c := 0
+	if sc.s.eng.reserve > 0 {
 		for _, r := range rk.running {
-			c += r.prompt - r.prefilled + int(res*float64(r.out-r.gen))
+			c += sc.reserve(r)
 		}
 	}
 	return c
+}
+
+// reserve is what running request r holds back: the rest of its prompt
+// and the engine's share of the reply still to come.
+func (sc *scheduler) reserve(r *simReq) int {
+	res := sc.s.eng.reserve
+	if res <= 0 {
+		return 0
+	}
+	return r.prompt - r.prefilled + int(res*float64(r.out-r.gen))
 }
 
 // batch decides what one rank computes this step.
@@ -404,22 +438,23 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 	if budget == 0 {
 		budget = math.MaxInt
 	}
+	// One pass over the running requests for what a step needs of them
+	// all; only a preemption, which shortens the batch, takes another.
 	prefillPending := false
 	for _, r := range rk.running {
 		r.portion = 0
 		if r.prefilled < r.prompt {
 			prefillPending = true
+		} else {
+			l.decodeSeqs++
+			l.ctx += float64(r.prompt + r.gen)
 		}
 	}
 	mixed := sc.s.eng.mixed
 	rk.prefilling = prefillPending && !mixed
 	if !rk.prefilling {
-		sc.makeRoom(rk)
-		for _, r := range rk.running {
-			if r.prefilled >= r.prompt {
-				l.decodeSeqs++
-				l.ctx += float64(r.prompt + r.gen)
-			}
+		if sc.makeRoom(rk, l.decodeSeqs) {
+			l.decodeSeqs, l.ctx = decoding(rk.running)
 		}
 		if mixed {
 			budget -= l.decodeSeqs * sc.pf.q
@@ -427,6 +462,9 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 	}
 	if !prefillPending {
 		return l
+	}
+	if rk.prefilling {
+		l.decodeSeqs, l.ctx = 0, 0 // decoding stalls behind a prefill step
 	}
 	for _, r := range rk.running {
 		if budget <= 0 {
@@ -446,15 +484,23 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 	return l
 }
 
-// makeRoom preempts the newest requests when decoding would overflow the
-// KV cache (vLLM recompute / SGLang retract).
-func (sc *scheduler) makeRoom(rk *rankState) {
-	grow := 0
-	for _, r := range rk.running {
+// decoding is how many requests decode and their summed context.
+func decoding(running []*simReq) (n int, ctx float64) {
+	for _, r := range running {
 		if r.prefilled >= r.prompt {
-			grow += sc.pf.q
+			n++
+			ctx += float64(r.prompt + r.gen)
 		}
 	}
+	return n, ctx
+}
+
+// makeRoom preempts the newest requests when decoding (decoders
+// requests) would overflow the KV cache (vLLM recompute / SGLang
+// retract); true if it preempted any.
+func (sc *scheduler) makeRoom(rk *rankState, decoders int) bool {
+	grow := decoders * sc.pf.q
+	preempted := false
 	for rk.kvUsed+grow > rk.kvCap && len(rk.running) > 1 {
 		v := rk.running[len(rk.running)-1]
 		rk.running = rk.running[:len(rk.running)-1]
@@ -466,8 +512,10 @@ func (sc *scheduler) makeRoom(rk *rankState) {
 		v.kv, v.prefilled = 0, 0
 		sc.blocksReleased(rk, v)
 		v.prompt = v.in + v.gen
-		rk.waiting = append([]*simReq{v}, rk.waiting...)
+		rk.waiting.pushFront(v)
+		preempted = true
 	}
+	return preempted
 }
 
 // finish applies a completed step at sc.now: tokens reach the client half
@@ -479,8 +527,11 @@ func (sc *scheduler) finish(g *group) {
 		if sc.tracing {
 			sc.traceStep(g, rk)
 		}
-		keep := rk.running[:0]
-		for _, r := range rk.running {
+		// Compacted in place, writing a pointer only after a request left:
+		// most steps finish none, and a pointer write per running request
+		// per step costs a write barrier while the collector runs.
+		n := 0
+		for i, r := range rk.running {
 			sc.advance(rk, r, at)
 			if r.done {
 				rk.kvUsed -= r.kv
@@ -493,10 +544,13 @@ func (sc *scheduler) finish(g *group) {
 				sc.released(r)
 				continue
 			}
-			keep = append(keep, r)
+			if n != i {
+				rk.running[n] = r
+			}
+			n++
 		}
-		clear(rk.running[len(keep):])
-		rk.running = keep
+		clear(rk.running[n:])
+		rk.running = rk.running[:n]
 	}
 }
 
@@ -538,7 +592,7 @@ func (sc *scheduler) advance(rk *rankState, r *simReq, at float64) {
 	r.kv += k
 	r.tokenTraced()
 	sc.complete(r, at)
-	if r.textChunk(k, sc.s.model.TokensPerChunk) {
+	if r.textChunk(k, sc.s.model.TokensPerChunk) && !sc.noGaps {
 		r.itl = append(r.itl, seconds(at-r.last))
 		r.last = at
 	}

@@ -36,7 +36,7 @@ func pending(sc *scheduler) []float64 {
 			continue
 		}
 		for _, rk := range g.ranks {
-			for _, r := range rk.waiting {
+			for r := range rk.waiting.all() {
 				if r.visible > sc.now {
 					ts = append(ts, r.visible)
 				}

@@ -54,7 +54,7 @@ func (sc *scheduler) traceStep(g *group, rk *rankState) {
 		}
 		r.tr.gap.add(&g.feat, 1)
 	}
-	for _, r := range rk.waiting {
+	for r := range rk.waiting.all() {
 		charge(r)
 	}
 	for _, r := range rk.running {

@@ -13,3 +13,15 @@ func MachineMemoLen(p search.Prior) int {
 	}
 	return -1
 }
+
+// TwinMemoLen is how many predictions p remembers by fingerprint (-1: p
+// is not the simulator prior).
+func TwinMemoLen(p search.Prior) int {
+	switch sp := p.(type) {
+	case *simPrior:
+		return sp.twins.len()
+	case screeningSimPrior:
+		return sp.twins.len()
+	}
+	return -1
+}

@@ -23,6 +23,10 @@ type simPrior struct {
 	memory    *MemoryPlan
 	// onMachine remembers the predictions on scaled machines.
 	onMachine *machineMemo
+	// sim is the simulator on the unscaled cards; twins remembers
+	// predictions by what the simulator resolves a config to (twins.go).
+	sim   *sim.Simulator
+	twins *machineMemo
 }
 
 // New returns the simulator prior for the study, or nil when the
@@ -40,8 +44,10 @@ func New(sp *space.Space, cards *sim.Cards) search.Prior {
 	}
 	t := sp.Target
 	t.Sim.NoiseCV = 0
-	p := &simPrior{sp: sp, target: t, runner: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})),
-		screening: sim.ScreeningProfiles(sp.Profiles), memory: NewMemoryPlan(cards), onMachine: newMachineMemo(machineMemoSize)}
+	sm := &sim.Simulator{Cards: cards}
+	p := &simPrior{sp: sp, target: t, runner: simRunner(cards, sp.Objectives),
+		screening: sim.ScreeningProfiles(sp.Profiles), memory: NewMemoryPlan(cards), onMachine: newMachineMemo(machineMemoSize),
+		sim: sm, twins: newMachineMemo(machineMemoSize)}
 	if reflect.DeepEqual(p.screening, sp.Profiles) {
 		return p // short benchmarks: screening would simulate them twice
 	}
@@ -54,7 +60,7 @@ type screeningSimPrior struct{ *simPrior }
 
 // Screen simulates the shortened screening profiles.
 func (p screeningSimPrior) Screen(ctx context.Context, c space.Config) ([]float64, bool) {
-	return p.simulate(ctx, c, p.screening)
+	return p.simulate(ctx, c, true)
 }
 
 // Predict simulates every profile of the study. A config the simulator
@@ -62,7 +68,7 @@ func (p screeningSimPrior) Screen(ctx context.Context, c space.Config) ([]float6
 // objectives it cannot produce. The simulation is CPU-bound, short on an
 // idle machine but seconds on a loaded one: it stops with ctx.
 func (p *simPrior) Predict(ctx context.Context, c space.Config) ([]float64, bool) {
-	return p.simulate(ctx, c, p.sp.Profiles)
+	return p.simulate(ctx, c, false)
 }
 
 // MemoryFits asks the simulator's memory plan about c on a machine with
@@ -76,37 +82,44 @@ func (p *simPrior) MemoryFits(c space.Config, mem, overhead float64) (fits, ok b
 // study's profiles would measure on a machine with mem times the card's
 // usable memory and overhead times its overheads (search.MachinePredictor).
 func (p *simPrior) PredictOn(ctx context.Context, c space.Config, mem, overhead float64) ([]float64, bool) {
-	return p.simulateOn(ctx, c, memoKey{config: c.Key(), mem: mem, overhead: overhead}, p.sp.Profiles)
+	return p.simulateOn(ctx, c, memoKey{config: c.Key(), mem: mem, overhead: overhead})
 }
 
 // ScreenOn simulates the shortened screening profiles on the cards scaled
 // so (search.MachineScreener).
 func (p screeningSimPrior) ScreenOn(ctx context.Context, c space.Config, mem, overhead float64) ([]float64, bool) {
-	return p.simulateOn(ctx, c, memoKey{config: c.Key(), mem: mem, overhead: overhead, screen: true}, p.screening)
+	return p.simulateOn(ctx, c, memoKey{config: c.Key(), mem: mem, overhead: overhead, screen: true})
 }
 
 // simulateOn simulates c's profiles on k's machine, or remembers it did;
 // a simulation ctx cut short is not remembered (not a prediction).
-func (p *simPrior) simulateOn(ctx context.Context, c space.Config, k memoKey, profiles []bench.Profile) ([]float64, bool) {
+func (p *simPrior) simulateOn(ctx context.Context, c space.Config, k memoKey) ([]float64, bool) {
 	if v, ok, hit := p.onMachine.get(k); hit {
 		return v, ok
 	}
-	v, ok := p.simulateWith(ctx, p.scaledRunner(k.mem, k.overhead), c, profiles)
+	sm := p.memory.at(k.mem, k.overhead)
+	v, ok := p.simulateTwin(ctx, sm, simRunner(sm.Cards, p.sp.Objectives), c, k)
 	if ctx.Err() == nil {
 		p.onMachine.put(k, v, ok)
 	}
 	return v, ok
 }
 
-// scaledRunner simulates on the cards scaled by mem and overhead.
-func (p *simPrior) scaledRunner(mem, overhead float64) *objective.SimRunner {
-	return objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: p.memory.Cards(mem, overhead)}))
+// simulate predicts c on the unscaled cards, on the screening profiles
+// or the study's.
+func (p *simPrior) simulate(ctx context.Context, c space.Config, screen bool) ([]float64, bool) {
+	return p.simulateTwin(ctx, p.sim, p.runner, c, memoKey{screen: screen})
 }
 
-func (p *simPrior) simulate(ctx context.Context, c space.Config, profiles []bench.Profile) ([]float64, bool) {
-	return p.simulateWith(ctx, p.runner, c, profiles)
+// profiles are the benchmarks a prediction simulates.
+func (p *simPrior) profiles(screen bool) []bench.Profile {
+	if screen {
+		return p.screening
+	}
+	return p.sp.Profiles
 }
 
+// simulateWith runs one noiseless trial of c and reads its objectives.
 func (p *simPrior) simulateWith(ctx context.Context, r *objective.SimRunner, c space.Config, profiles []bench.Profile) ([]float64, bool) {
 	res, err := r.Run(ctx, objective.Trial{Config: c, Target: p.target, Profiles: profiles})
 	if err != nil {
