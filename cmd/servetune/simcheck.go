@@ -93,6 +93,7 @@ func (e *env) simCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	e.noteReplaced(c.String("cards"), in.rp.Cards)
 	mode, predict := "fitted", fidelity.Fitted(in.rp, nil)
 	if c.Bool("loo") {
 		mode = "leave-one-out"
@@ -123,6 +124,7 @@ func (e *env) simFit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	e.noteReplaced(c.String("cards"), in.rp.Cards)
 	coef, err := fidelity.Fit(c.Context, in.rp, in.file.Runs, in.opt)
 	if err != nil {
 		return err

@@ -108,6 +108,9 @@ type Cards struct {
 	GPUs   []GPUCard   `toml:"gpu"`
 	Models []ModelCard `toml:"model"`
 	Drafts []DraftCard `toml:"draft"`
+	// Replaced says which cards added ones replaced, and by which name
+	// (cardmerge.go), for the command line to tell the user.
+	Replaced []string `toml:"-" json:"-"`
 }
 
 // DefaultCards returns the embedded catalogue.
@@ -149,19 +152,6 @@ func (c *Cards) Add(r io.Reader) error {
 	}
 	c.merge(more)
 	return nil
-}
-
-// merge adds checked cards, replacing those of the same name.
-func (c *Cards) merge(more Cards) {
-	for _, g := range more.GPUs {
-		c.GPUs = replaceByName(c.GPUs, g, func(x GPUCard) string { return x.Name })
-	}
-	for _, m := range more.Models {
-		c.Models = replaceByName(c.Models, m, func(x ModelCard) string { return x.Name })
-	}
-	for _, d := range more.Drafts {
-		c.Drafts = replaceByName(c.Drafts, d, func(x DraftCard) string { return x.Name })
-	}
 }
 
 // problem is the first key of a GPU card that is missing or impossible.
@@ -257,16 +247,6 @@ func orGQA(a string) string {
 		return "GQA"
 	}
 	return a
-}
-
-func replaceByName[T any](xs []T, x T, name func(T) string) []T {
-	for i := range xs {
-		if strings.EqualFold(name(xs[i]), name(x)) {
-			xs[i] = x
-			return xs
-		}
-	}
-	return append(xs, x)
 }
 
 // GPU finds a GPU card by name or alias, case-insensitively.
