@@ -11,20 +11,20 @@ package sim
 // (seconds); docs/sim.md says what each term covers.
 func FittedVLLM() Coefficients {
 	return Coefficients{
-		fWeights:      1.12941,
-		fExperts:      1.37185,
+		fWeights:      1.17914,
+		fExperts:      1.36625,
 		fLinear:       3,
-		fExpertLinear: 5.27808,
-		fKV:           1.26153,
+		fExpertLinear: 5.50627,
+		fKV:           1.27693,
 		fAttn:         1.33391,
-		fComm:         2.94222,
-		fReduce:       7.30402e-06,
-		fStep:         0.00152482,
-		fSeq:          1.03738e-05,
-		fMultiproc:    4.74621e-05,
-		fMoE:          2.22632e-05,
-		fRequest:      0.00813124,
-		fPromptK:      0.00126507,
+		fComm:         2.42375,
+		fReduce:       1.06878,
+		fStep:         0.0012783,
+		fSeq:          1.13324e-05,
+		fMultiproc:    4.70201e-05,
+		fMoE:          2.48988e-05,
+		fRequest:      0.00796155,
+		fPromptK:      0.00127182,
 		fFixed:        1,
 	}
 }
