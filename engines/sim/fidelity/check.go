@@ -27,6 +27,9 @@ type Row struct {
 	Sim       map[string]float64 `json:"sim_ms"`
 	APE       map[string]float64 `json:"ape_pct"`
 	Saturated bool               `json:"saturated,omitempty"`
+	// Interval is each simulated metric's stated uncertainty (stage rows;
+	// sim.Uncertainty), absent where the metric has none.
+	Interval map[string]sim.Interval `json:"interval_ms,omitempty"`
 }
 
 // RunReport is one run's rows.
@@ -65,6 +68,9 @@ type Report struct {
 	// Groups is always present in the JSON ([] when the file has none),
 	// so a reader can tell "no one-knob group" from an older report.
 	Groups []Group `json:"groups"`
+	// Coverage is how often the stage rows' measured values fell within
+	// their stated intervals (interval.go); nil until AddIntervals.
+	Coverage *Coverage `json:"interval_coverage,omitempty"`
 }
 
 // Predictor simulates run i; Check uses the fitted model, CheckLOO a
