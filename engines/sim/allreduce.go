@@ -25,9 +25,10 @@ const (
 	customARMaxBytes = 8 << 20
 	// customARBusFrac is the share of the per-GPU NVLink bandwidth the
 	// custom all-reduce's bytes move at: from the slopes of the H100
-	// table of sglang PR #2904 between 1 and 4 MiB (TP2 one-shot 230 GB/s,
-	// TP4 and TP8 two-shot 241 and 263 GB/s of link bytes, of 450).
-	customARBusFrac = 0.55
+	// table of sglang PR #2904 ("custom allreduce") between 1 and 4 MiB
+	// (TP2 one-shot 262 GB/s, TP4 and TP8 two-shot 274 and 322 GB/s of
+	// link bytes, of 450).
+	customARBusFrac = 0.6
 	// ringNVLinkFrac is NCCL's ring bus bandwidth over NVLink without
 	// NVLink SHARP: 230–250 GB/s on 8×A100 SXM (NVLink-3, 300 GB/s).
 	ringNVLinkFrac = 0.8
@@ -41,16 +42,19 @@ const (
 )
 
 // customARLatency is the one-shot custom all-reduce's small-message
-// latency on H100 by TP degree: the mean of the 2 KiB and 16 KiB rows of
-// the vLLM kernel's H100 table in sglang PR #2904 (eager launches,
-// float32 test tensors of 512 and 4096 elements): TP2 9.15 µs, TP4
-// 8.8 µs, TP8 9.7 µs. TP6 is interpolated.
-var customARLatency = map[int]float64{2: 9.15e-6, 4: 8.8e-6, 6: 9.25e-6, 8: 9.7e-6}
+// latency on H100 by TP degree, as a CUDA graph replays it: the mean of
+// the 2 KiB and 16 KiB rows of the "custom allreduce" H100 table in
+// sglang PR #2904 (float32 test tensors of 512 and 4096 elements): TP2
+// 3.8 µs, TP4 4.25 µs, TP8 5.8 µs; TP6 interpolated. That kernel reads
+// its input from registered buffers, as vLLM's does inside a CUDA graph;
+// the same table's "vllm" column (9–10 µs) adds an eager copy of the
+// input into the shared buffer, which graph replay does not pay.
+var customARLatency = map[int]float64{2: 3.8e-6, 4: 4.25e-6, 6: 5.0e-6, 8: 5.8e-6}
 
 // twoShotLatency is the two-shot kernel's (two barriers): the intercept
 // of the same table's line through its 1, 2 and 4 MiB rows, where vLLM
-// runs two-shot (TP4 14.1 µs, TP8 17.1 µs; TP6 interpolated).
-var twoShotLatency = map[int]float64{4: 14.1e-6, 6: 15.6e-6, 8: 17.1e-6}
+// runs two-shot (TP4 8.2 µs, TP8 11.0 µs; TP6 interpolated).
+var twoShotLatency = map[int]float64{4: 8.2e-6, 6: 9.6e-6, 8: 11.0e-6}
 
 // arCost is one all-reduce: its latency (seconds at the cited figures)
 // and the bytes each GPU moves over its link, at the algorithm's

@@ -11,20 +11,21 @@ package sim
 // (seconds); docs/sim.md says what each term covers.
 func FittedVLLM() Coefficients {
 	return Coefficients{
-		fWeights:      1.17914,
-		fExperts:      1.36625,
+		fWeights:      1.16995,
+		fExperts:      1.37913,
 		fLinear:       3,
-		fExpertLinear: 5.50627,
-		fKV:           1.27693,
+		fExpertLinear: 5.44046,
+		fKV:           1.2619,
 		fAttn:         1.33391,
-		fComm:         2.42375,
-		fReduce:       1.06878,
-		fStep:         0.0012783,
-		fSeq:          1.13324e-05,
-		fMultiproc:    4.70201e-05,
-		fMoE:          2.48988e-05,
-		fRequest:      0.00796155,
-		fPromptK:      0.00127182,
+		fComm:         2.38875,
+		fReduce:       1.54391,
+		fStep:         0.00104509,
+		fSeq:          1.1335e-05,
+		fMultiproc:    4.82407e-05,
+		fMoE:          2.46196e-05,
+		fLayer:        9.99589e-06,
+		fRequest:      0.00811558,
+		fPromptK:      0.00126434,
 		fFixed:        1,
 	}
 }

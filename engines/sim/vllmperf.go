@@ -26,6 +26,7 @@ func (pf *perf) vllmStep(loads []rankLoad, decodeOnly bool) (float64, feat) {
 		}
 	}
 	f[fStep] = 1
+	f[fLayer] = float64(s.model.Layers)
 	f[fSeq] = float64(seqs)
 	if s.model.Experts > 0 {
 		f[fMoE] = float64(max(s.model.MoELayers, 1))
