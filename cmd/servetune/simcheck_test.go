@@ -38,7 +38,7 @@ func TestSimCheckReportsMAPE(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 	code, out, _ = runCLI(t, dir, "sim", "check", path)
-	if code != 0 || !strings.Contains(out, "MAPE (fitted) over 1 stages") {
+	if code != 0 || !strings.Contains(out, "MAPE (fitted) over 1 stages") || !strings.Contains(out, "interval coverage over stage rows") {
 		t.Errorf("text report: exit %d\n%s", code, out)
 	}
 }
@@ -100,5 +100,21 @@ max_context = 32768
 		if _, ok := rep[k]; !ok {
 			t.Errorf("JSON report lacks %q", k)
 		}
+	}
+	// Each stage row carries its intervals around the simulated value.
+	var runs []struct {
+		Stages []struct {
+			Sim      map[string]float64 `json:"sim_ms"`
+			Interval map[string]struct {
+				Lo80, Hi80, Lo95, Hi95 float64
+			} `json:"interval_ms"`
+		} `json:"stages"`
+	}
+	if err := json.Unmarshal(rep["runs"], &runs); err != nil {
+		t.Fatal(err)
+	}
+	iv, ok := runs[0].Stages[0].Interval["e2e_mean"]
+	if sim := runs[0].Stages[0].Sim["e2e_mean"]; !ok || !(iv.Lo95 < iv.Lo80 && iv.Lo80 < sim && sim < iv.Hi95 && iv.Hi80 < iv.Hi95) {
+		t.Errorf("e2e_mean %v: interval %+v (present %v)", sim, iv, ok)
 	}
 }

@@ -1,7 +1,9 @@
 package fidelity
 
 import (
+	"encoding/json"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/servetune/servetune/engines/sim"
@@ -53,3 +55,60 @@ func TestSpreadsAndCoverage(t *testing.T) {
 	}
 }
 
+// The built-in spreads are those of the stored leave-one-out report of
+// the calibration set (engines/sim/testdata/loo-report.json, written by
+// `servetune sim check --loo --json`; docs/benchmarks.md, issue 45).
+func TestLOOSpreadsReproduce(t *testing.T) {
+	b, err := os.ReadFile("../testdata/loo-report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Mode != "leave-one-out" {
+		t.Fatalf("stored report is %q, want leave-one-out", rep.Mode)
+	}
+	got := Spreads(rep.stageRowsExcept(-1))
+	want := sim.LOOSpreads()
+	if len(got) != len(metricNames) || len(want) != len(got) {
+		t.Fatalf("spreads for %d metrics, built-in %d, want %d", len(got), len(want), len(metricNames))
+	}
+	for m, g := range got {
+		w := want[m]
+		if math.Abs(g.Bias-w.Bias) > 5e-5 || math.Abs(g.H80-w.H80) > 5e-5 || math.Abs(g.H95-w.H95) > 5e-5 {
+			t.Errorf("%s: report gives %+v, built-in %+v", m, g, w)
+		}
+	}
+}
+
+// The built-in intervals cover about their nominal share of the stored
+// leave-one-out report's stage rows (by construction: the spreads come
+// from those rows), and the nested figure — each run's intervals built
+// from the other runs' errors — is what docs/benchmarks.md reports as the
+// honest coverage (go test -run LOOCoverage -v prints it).
+func TestLOOCoverage(t *testing.T) {
+	b, err := os.ReadFile("../testdata/loo-report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	u := &sim.Uncertainty{Spreads: sim.LOOSpreads()} // calibration runs: vLLM, H100, TP ≤ 4, no extrapolation
+	us := make([]*sim.Uncertainty, len(rep.Runs))
+	for i := range us {
+		us[i] = u
+	}
+	rep.AddIntervals(us)
+	c := rep.Coverage
+	for _, m := range metricNames {
+		t.Logf("%s: %d rows, stated 80%% %.0f%%, 95%% %.0f%%; nested 80%% %.0f%%, 95%% %.0f%%",
+			m, c.Rows[m], c.Stated80[m], c.Stated95[m], c.Nested80[m], c.Nested95[m])
+		if s := c.Stated80[m]; s < 75 || s > 86 {
+			t.Errorf("%s: stated 80%% intervals cover %.0f%% of the rows they were taken from", m, s)
+		}
+	}
+}
