@@ -24,7 +24,7 @@ func cardCommand(e *env) *cli.Command {
 			"bits of FP8/AWQ/GPTQ/compressed-tensors/ModelOpt checkpoints, derived parameter counts) for\n" +
 			"`run --cards`, `[target.sim] cards`, `sim serve --cards`, `calibrate --cards` and `lab --cards`.\n" +
 			"--max-model-len sets the context the KV cache is planned for (the server's --max-model-len);\n" +
-			"without it the config's max_position_embeddings is used. Example:\n" +
+			"without it the config's max_position_embeddings is used, or 32768 where that is over 1M tokens. Example:\n" +
 			"  servetune card ~/models/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic --max-model-len 131072 --out cards.toml",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "name", Usage: "card name (default: the config's _name_or_path, else the directory name)"},
@@ -96,11 +96,17 @@ func defaultCardName(path string) string {
 // with: Llama-4 Scout declares 10M tokens, no KV cache holds that.
 const longContext = 1 << 20
 
+// defaultLongContext is the context a card plans for when the config
+// declares more than longContext and no --max-model-len is given: the
+// 32K a deployment of such a model typically runs with (vLLM's own
+// default, the config's maximum, would not start: its KV cache cannot
+// hold one 10M-token request).
+const defaultLongContext = 32768
+
 // cardContext applies --max-model-len as the card's max_model_len (the
 // planned context; max_context stays the config's, the limit of a
-// max_model_len knob); without it a context past
-// longContext gets a note, since the simulated vLLM would refuse to
-// start (its KV cache cannot hold one such request).
+// max_model_len knob); without it a context past longContext is planned
+// at defaultLongContext, and the command says so.
 func (e *env) cardContext(m *sim.ModelCard, maxLen int) error {
 	switch {
 	case maxLen < 0:
@@ -110,7 +116,8 @@ func (e *env) cardContext(m *sim.ModelCard, maxLen int) error {
 	case maxLen > 0:
 		m.MaxModelLen = maxLen
 	case m.MaxContext > longContext:
-		fmt.Fprintf(e.stderr, "card: %s declares a %d-token context; the KV plan is sized for it. Pass --max-model-len (or set the max_model_len knob) to what the server runs with.\n", m.Name, m.MaxContext)
+		m.MaxModelLen = defaultLongContext
+		fmt.Fprintf(e.stderr, "card: %s declares a %d-token context, more than any KV cache holds; the card plans KV for %d tokens (max_model_len). Pass --max-model-len (or set the max_model_len knob) to what the server runs with.\n", m.Name, m.MaxContext, defaultLongContext)
 	}
 	return nil
 }

@@ -68,7 +68,8 @@ func TestCardQuantisedMoEAndMaxModelLen(t *testing.T) {
 	}
 	dir := t.TempDir()
 	code, out, errText := runCLI(t, dir, "card", cfg, "--name", "scout")
-	if code != 0 || !strings.Contains(errText, "10485760-token context") || !strings.Contains(out, "max_context = 10485760") {
+	if code != 0 || !strings.Contains(errText, "10485760-token context") || !strings.Contains(errText, "plans KV for 32768 tokens") ||
+		!strings.Contains(out, "max_context = 10485760") || !strings.Contains(out, "max_model_len = 32768") {
 		t.Fatalf("no --max-model-len: exit %d\n%s\n%s", code, out, errText)
 	}
 	code, out, errText = runCLI(t, dir, "card", cfg, "--name", "scout", "--max-model-len", "131072")

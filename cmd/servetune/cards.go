@@ -83,6 +83,22 @@ func (e *env) studyCards(ctx context.Context, sp *space.Space, store *store.Stor
 	if err != nil {
 		return nil, err
 	}
+	cards, err := e.studyCardsLoad(ctx, sp, store, stored)
+	if err == nil {
+		e.noteReplaced(sp.Target.Sim.Cards, cards)
+	}
+	return cards, err
+}
+
+// noteReplaced tells the user which cards a cards file replaced under
+// another name (an alias of a built-in card, say).
+func (e *env) noteReplaced(file string, cards *sim.Cards) {
+	for _, n := range cards.Replaced {
+		e.log.Info().Str("cards", file).Msg(n)
+	}
+}
+
+func (e *env) studyCardsLoad(ctx context.Context, sp *space.Space, store *store.Store, stored string) (*sim.Cards, error) {
 	t := &sp.Target.Sim
 	if t.Cards == "" {
 		if stored != "" {

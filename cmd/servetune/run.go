@@ -402,6 +402,11 @@ func newRunner(e *env, sp *space.Space, d studydir.Dir, cards *sim.Cards) (objec
 		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(e.guardEngines),
 			objective.WithBenchOptions(bench.RunOptions{Progress: e.requests().report})), nil
 	default:
+		for _, p := range sp.Profiles {
+			for _, n := range sim.ProfileNotes(p) {
+				e.log.Warn().Str("study", sp.Study.Name).Msg(n)
+			}
+		}
 		return objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})), nil
 	}
 }

@@ -93,6 +93,7 @@ func (e *env) simCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	e.noteReplaced(c.String("cards"), in.rp.Cards)
 	mode, predict := "fitted", fidelity.Fitted(in.rp, nil)
 	if c.Bool("loo") {
 		mode = "leave-one-out"
@@ -110,6 +111,7 @@ func (e *env) simCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	rep.AddIntervals(in.rp.Uncertainties(in.file.Runs))
 	if c.Bool("json") {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -123,6 +125,7 @@ func (e *env) simFit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	e.noteReplaced(c.String("cards"), in.rp.Cards)
 	coef, err := fidelity.Fit(c.Context, in.rp, in.file.Runs, in.opt)
 	if err != nil {
 		return err

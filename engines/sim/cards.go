@@ -26,6 +26,10 @@ type GPUCard struct {
 	FP8TFLOPs float64 `toml:"fp8_tflops"`
 	NVLinkGBs float64 `toml:"nvlink_gbs"`
 	PCIeGBs   float64 `toml:"pcie_gbs"`
+	// Generation is the GPU's architecture (ampere, ada, hopper,
+	// blackwell): what its kernels achieve of the datasheet depends on
+	// it (uncertainty.go). Absent: unknown, an extrapolation.
+	Generation string `toml:"generation,omitempty"`
 	// NetGBs is the per-GPU network bandwidth to another node (one
 	// direction, GB/s: a 400 Gb/s RDMA NIC per GPU is 50), which moves a
 	// disaggregated deployment's KV cache across nodes (pdlink.go);
@@ -108,6 +112,9 @@ type Cards struct {
 	GPUs   []GPUCard   `toml:"gpu"`
 	Models []ModelCard `toml:"model"`
 	Drafts []DraftCard `toml:"draft"`
+	// Replaced says which cards added ones replaced, and by which name
+	// (cardmerge.go), for the command line to tell the user.
+	Replaced []string `toml:"-" json:"-"`
 }
 
 // DefaultCards returns the embedded catalogue.
@@ -149,19 +156,6 @@ func (c *Cards) Add(r io.Reader) error {
 	}
 	c.merge(more)
 	return nil
-}
-
-// merge adds checked cards, replacing those of the same name.
-func (c *Cards) merge(more Cards) {
-	for _, g := range more.GPUs {
-		c.GPUs = replaceByName(c.GPUs, g, func(x GPUCard) string { return x.Name })
-	}
-	for _, m := range more.Models {
-		c.Models = replaceByName(c.Models, m, func(x ModelCard) string { return x.Name })
-	}
-	for _, d := range more.Drafts {
-		c.Drafts = replaceByName(c.Drafts, d, func(x DraftCard) string { return x.Name })
-	}
 }
 
 // problem is the first key of a GPU card that is missing or impossible.
@@ -257,16 +251,6 @@ func orGQA(a string) string {
 		return "GQA"
 	}
 	return a
-}
-
-func replaceByName[T any](xs []T, x T, name func(T) string) []T {
-	for i := range xs {
-		if strings.EqualFold(name(xs[i]), name(x)) {
-			xs[i] = x
-			return xs
-		}
-	}
-	return append(xs, x)
 }
 
 // GPU finds a GPU card by name or alias, case-insensitively.

@@ -11,20 +11,42 @@ package sim
 // (seconds); docs/sim.md says what each term covers.
 func FittedVLLM() Coefficients {
 	return Coefficients{
-		fWeights:      1.12941,
-		fExperts:      1.37185,
+		fWeights:      1.16995,
+		fExperts:      1.37913,
 		fLinear:       3,
-		fExpertLinear: 5.27808,
-		fKV:           1.26153,
+		fExpertLinear: 5.44046,
+		fKV:           1.2619,
 		fAttn:         1.33391,
-		fComm:         2.94222,
-		fReduce:       7.30402e-06,
-		fStep:         0.00152482,
-		fSeq:          1.03738e-05,
-		fMultiproc:    4.74621e-05,
-		fMoE:          2.22632e-05,
-		fRequest:      0.00813124,
-		fPromptK:      0.00126507,
+		fComm:         2.38875,
+		fReduce:       1.54391,
+		fStep:         0.00104509,
+		fSeq:          1.1335e-05,
+		fMultiproc:    4.82407e-05,
+		fMoE:          2.46196e-05,
+		fLayer:        9.99589e-06,
+		fRequest:      0.00811558,
+		fPromptK:      0.00126434,
 		fFixed:        1,
+	}
+}
+
+// LOOSpreads are the leave-one-out errors of FittedVLLM's model on the
+// calibration set, per metric (log(simulated / measured) over the 21
+// stage rows): the base of every stated interval (uncertainty.go). They
+// reproduce from the leave-one-out report:
+//
+//	servetune sim check --loo --json --seeds engines/sim/testdata/calibration.toml ../shared/calibration/vllm-0.15.1-h100.json
+//
+// (fidelity.Spreads of it; engines/sim/testdata/loo-report.json is the
+// report they were taken from, TestLOOSpreadsReproduce checks them).
+func LOOSpreads() map[string]Spread {
+	return map[string]Spread{
+		"e2e_mean":  {Bias: 0.04726, H80: 0.10376, H95: 0.13110},  // 21 rows
+		"e2e_p90":   {Bias: 0.05629, H80: 0.10613, H95: 0.15792},  // 21 rows
+		"e2e_p99":   {Bias: 0.03306, H80: 0.10347, H95: 0.18629},  // 21 rows
+		"ttft_mean": {Bias: 0.01261, H80: 0.15597, H95: 0.30729},  // 21 rows
+		"ttft_p90":  {Bias: 0.00942, H80: 0.17605, H95: 0.36182},  // 21 rows
+		"ttft_p99":  {Bias: -0.05276, H80: 0.29968, H95: 0.56746}, // 21 rows
+		"itl_mean":  {Bias: 0.05679, H80: 0.12114, H95: 0.15849},  // 21 rows
 	}
 }

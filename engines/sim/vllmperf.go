@@ -2,11 +2,6 @@ package sim
 
 import "math"
 
-// pciePenalty is how much longer an all-reduce's latency is over PCIe than
-// over NVLink (no custom all-reduce: NCCL through the host bridge). It is
-// not fitted: the calibration runs are all NVLink H100s.
-const pciePenalty = 2.5
-
 // vllmStep is a vLLM V1 step's time and features: the slowest rank of a
 // lockstep group, plus the per-step CPU work.
 func (pf *perf) vllmStep(loads []rankLoad, decodeOnly bool) (float64, feat) {
@@ -31,6 +26,7 @@ func (pf *perf) vllmStep(loads []rankLoad, decodeOnly bool) (float64, feat) {
 		}
 	}
 	f[fStep] = 1
+	f[fLayer] = float64(s.model.Layers)
 	f[fSeq] = float64(seqs)
 	if s.model.Experts > 0 {
 		f[fMoE] = float64(max(s.model.MoELayers, 1))
@@ -86,16 +82,13 @@ func (pf *perf) vllmRank(l rankLoad, groupTokens int) feat {
 		f[fFixed] += pf.backend.prefillOverhead
 	}
 	if n := s.attnTP; n > 1 {
-		// Two all-reduces per layer. Each one's latency is a hop per
-		// peer: NCCL's ring passes n-1 chunks each way, and vLLM's
-		// one-shot custom all-reduce reads n-1 peers' buffers behind a
-		// barrier that waits on all of them; the bytes are the comm term.
+		// Two all-reduces per layer of the step's hidden states (BF16),
+		// by the algorithm vLLM picks for that size (allreduce.go): the
+		// cited latency in reduce, the link bytes in comm.
 		layers := 2 * float64(s.model.Layers)
-		f[fReduce] = layers * float64(n-1)
-		if s.gpu.NVLinkGBs == 0 {
-			f[fReduce] *= pciePenalty
-		}
-		f[fComm] = layers * tok * float64(s.model.Hidden) * 2 * 2 * float64(n-1) / float64(n) / pf.linkRaw
+		ar := allReduceCost(tok*float64(s.model.Hidden)*2, n, s.gpu.NVLinkGBs > 0)
+		f[fReduce] = layers * ar.latency
+		f[fComm] = layers * ar.linkBytes / pf.linkRaw
 	}
 	return f
 }

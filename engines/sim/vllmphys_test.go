@@ -166,33 +166,3 @@ tokens_per_chunk = 0.5
 		t.Fatalf("want an error naming tokens_per_chunk, got %v", err)
 	}
 }
-
-// An all-reduce's latency is a hop per peer: a TP4 step pays three hops
-// per all-reduce where TP2 pays one, and PCIe multiplies each hop.
-func TestAllReduceHopsGrowWithPeers(t *testing.T) {
-	hops := func(tp int, gpu string) float64 {
-		t.Helper()
-		s, err := resolve(DefaultCards(), space.Config{"engine": "vllm", "tp": int64(tp), "max_model_len": int64(4096)},
-			space.Target{Engine: "vllm", Model: "Llama-3.1-70B", GPU: gpu, GPUs: tp})
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := s.plan()
-		if err != nil {
-			t.Fatal(err)
-		}
-		pf := newPerf(s, plan)
-		f := pf.vllmRank(rankLoad{decodeSeqs: 8, ctx: 8000}, 8)
-		return f[fReduce]
-	}
-	layers := 2 * 80.0 // Llama-3.1-70B: 80 layers, two all-reduces each
-	for _, c := range []struct {
-		tp   int
-		gpu  string
-		want float64
-	}{{2, "H100", layers}, {4, "H100", 3 * layers}, {8, "H100", 7 * layers}, {4, "L40S", 3 * layers * pciePenalty}} {
-		if got := hops(c.tp, c.gpu); got != c.want {
-			t.Errorf("tp %d on %s: %v all-reduce hops per step, want %v", c.tp, c.gpu, got, c.want)
-		}
-	}
-}

@@ -27,6 +27,9 @@ type Row struct {
 	Sim       map[string]float64 `json:"sim_ms"`
 	APE       map[string]float64 `json:"ape_pct"`
 	Saturated bool               `json:"saturated,omitempty"`
+	// Interval is each simulated metric's stated uncertainty (stage rows;
+	// sim.Uncertainty), absent where the metric has none.
+	Interval map[string]sim.Interval `json:"interval_ms,omitempty"`
 }
 
 // RunReport is one run's rows.
@@ -61,8 +64,13 @@ type Report struct {
 	Stages      int                `json:"stages"`
 	// SaturatedStages counts stages whose simulated queue grew without
 	// bound while the real server kept up (every measured stage here did).
-	SaturatedStages int     `json:"saturated_stages"`
-	Groups          []Group `json:"groups,omitempty"`
+	SaturatedStages int `json:"saturated_stages"`
+	// Groups is always present in the JSON ([] when the file has none),
+	// so a reader can tell "no one-knob group" from an older report.
+	Groups []Group `json:"groups"`
+	// Coverage is how often the stage rows' measured values fell within
+	// their stated intervals (interval.go); nil until AddIntervals.
+	Coverage *Coverage `json:"interval_coverage,omitempty"`
 }
 
 // Predictor simulates run i; Check uses the fitted model, CheckLOO a
@@ -217,17 +225,29 @@ func (r Run) knob(k string) string {
 	return fmt.Sprint(*r.GPUMemUtil)
 }
 
+// key identifies a workload by value: the pointer fields (ignore_eos) by
+// what they point to, so two runs of one workload share a key.
+func (w Workload) key() string {
+	eos := "unset"
+	if w.IgnoreEOS != nil {
+		eos = fmt.Sprint(*w.IgnoreEOS)
+	}
+	c := w
+	c.IgnoreEOS = nil
+	return fmt.Sprintf("%+v|ignore_eos=%s", c, eos)
+}
+
 // groups finds the one-knob sweeps and ranks each metric of their
 // summaries.
 func groups(f *File, rep *Report) []Group {
-	var out []Group
+	out := []Group{}
 	for _, k := range knobs {
 		byRest := map[string][]int{}
 		for i, r := range f.Runs {
 			if rep.Runs[i].Error != "" {
 				continue
 			}
-			key := fmt.Sprintf("%s|%+v", r.Model, r.Workload)
+			key := r.Model + "|" + r.Workload.key()
 			for _, o := range knobs {
 				if o != k {
 					key += "|" + r.knob(o)

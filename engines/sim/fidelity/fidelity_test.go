@@ -200,3 +200,45 @@ func TestReportJSONHasTheFigures(t *testing.T) {
 		t.Errorf("stages %+v", rep.Runs[0].Stages)
 	}
 }
+
+// Two runs of one workload that differ in max_num_seqs form a one-knob
+// group although each parsed run has its own ignore_eos pointer, and the
+// JSON report always has a groups section.
+func TestOneKnobGroupOnACalibrationFormatFile(t *testing.T) {
+	two := strings.Replace(oneRun, `]}`, `, `+strings.Replace(strings.Replace(runJSON(oneRun), `"id": "a"`, `"id": "b"`, 1),
+		`"max_num_seqs": 128`, `"max_num_seqs": 256`, 1)+`]}`, 1)
+	f, err := Parse([]byte(two))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Runs[0].Workload.IgnoreEOS == f.Runs[1].Workload.IgnoreEOS {
+		t.Fatal("the runs share an ignore_eos pointer; the test would not exercise the key")
+	}
+	e2e := []float64{800, 900}
+	predict := func(_ context.Context, i int, _ Run) (*Simulated, error) {
+		s := &Simulated{}
+		s.Metrics.E2EL = bench.Dist{N: 10, Mean: e2e[i] * 1.1}
+		return s, nil
+	}
+	rep, err := Check(context.Background(), f, "fitted", predict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 1 || rep.Groups[0].Knob != "max_num_seqs" || len(rep.Groups[0].Runs) != 2 {
+		t.Fatalf("groups %+v, want one max_num_seqs group of runs a and b", rep.Groups)
+	}
+	one, _ := Parse([]byte(oneRun))
+	rep1, err := Check(context.Background(), one, "fitted", predict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(rep1)
+	if !strings.Contains(string(b), `"groups":[]`) {
+		t.Errorf("JSON without groups: want \"groups\":[], got %s", b)
+	}
+}
+
+// runJSON is the single run object of a one-run file.
+func runJSON(file string) string {
+	return file[strings.Index(file, "[")+1 : strings.LastIndex(file, "]")]
+}

@@ -42,6 +42,7 @@ func WriteText(w io.Writer, rep *Report) error {
 			fmt.Fprintf(w, " %s %.1f%%", m, v)
 		}
 	}
+	writeCoverage(w, rep.Coverage)
 	fmt.Fprintf(w, "\nstages where the simulated queue saturates and the real one did not: %d of %d\n", rep.SaturatedStages, rep.Stages)
 	for _, g := range rep.Groups {
 		fmt.Fprintf(w, "one-knob group %s (%s, runs %v): Spearman", g.Knob, g.Model, g.Runs)
@@ -80,4 +81,23 @@ func writeRow(w io.Writer, rr RunReport, row Row) {
 		fmt.Fprint(w, "\tSATURATED")
 	}
 	fmt.Fprintln(w)
+}
+
+// writeCoverage prints how often the measured values fell within the
+// stated 80% and 95% intervals (stated: the built-in spreads; nested:
+// spreads from the other runs only).
+func writeCoverage(w io.Writer, c *Coverage) {
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(w, "\ninterval coverage over stage rows (nominal 80%% / 95%%):")
+	for _, m := range metricNames {
+		if n, ok := c.Rows[m]; ok {
+			fmt.Fprintf(w, " %s %.0f/%.0f%%", m, c.Stated80[m], c.Stated95[m])
+			if v, ok := c.Nested80[m]; ok {
+				fmt.Fprintf(w, " (nested %.0f/%.0f%%)", v, c.Nested95[m])
+			}
+			fmt.Fprintf(w, " of %d;", n)
+		}
+	}
 }

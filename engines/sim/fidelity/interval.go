@@ -1,0 +1,147 @@
+package fidelity
+
+import (
+	"math"
+	"sort"
+
+	"github.com/servetune/servetune/engines/sim"
+)
+
+// Coverage is how often the measured values fell within the stated
+// intervals, per metric, in %: "stated" with the simulator's built-in
+// spreads (sim.LOOSpreads, what a user sees), "nested" with spreads taken
+// from this report's other runs only (each run's intervals built without
+// its own errors: the honest figure when the report is leave-one-out).
+type Coverage struct {
+	Rows     map[string]int     `json:"rows"`
+	Stated80 map[string]float64 `json:"stated80_pct"`
+	Stated95 map[string]float64 `json:"stated95_pct"`
+	Nested80 map[string]float64 `json:"nested80_pct,omitempty"`
+	Nested95 map[string]float64 `json:"nested95_pct,omitempty"`
+}
+
+// Spreads are the log-space error spreads of rows (simulated vs measured),
+// per metric: what sim.LOOSpreads holds for the leave-one-out report.
+func Spreads(rows []Row) map[string]sim.Spread {
+	out := map[string]sim.Spread{}
+	for _, m := range metricNames {
+		r := logErrors(rows, m)
+		if len(r) < 2 {
+			continue
+		}
+		bias := quantile(r, 0.5)
+		dev := make([]float64, len(r))
+		for i, x := range r {
+			dev[i] = math.Abs(x - bias)
+		}
+		out[m] = sim.Spread{Bias: bias, H80: quantile(dev, 0.8), H95: quantile(dev, 0.95)}
+	}
+	return out
+}
+
+func logErrors(rows []Row, m string) []float64 {
+	var r []float64
+	for _, row := range rows {
+		real, ok1 := row.Real[m]
+		s, ok2 := row.Sim[m]
+		if ok1 && ok2 && real > 0 && s > 0 {
+			r = append(r, math.Log(s/real))
+		}
+	}
+	return r
+}
+
+// quantile is the q-quantile of xs, linearly interpolated (xs is sorted
+// in place).
+func quantile(xs []float64, q float64) float64 {
+	sort.Float64s(xs)
+	p := q * float64(len(xs)-1)
+	i := int(math.Floor(p))
+	if i+1 >= len(xs) {
+		return xs[len(xs)-1]
+	}
+	return xs[i] + (p-float64(i))*(xs[i+1]-xs[i])
+}
+
+// AddIntervals puts each stage row's stated intervals (u of its run, nil
+// for a failed run) in the report and measures their coverage, stated and
+// nested.
+func (rep *Report) AddIntervals(u []*sim.Uncertainty) {
+	stated := newTally()
+	nested := newTally()
+	for i := range rep.Runs {
+		rr := &rep.Runs[i]
+		if rr.Error != "" || u[i] == nil {
+			continue
+		}
+		others := rep.stageRowsExcept(i)
+		own := sim.Uncertainty{Spreads: Spreads(others), Extrapolations: u[i].Extrapolations}
+		for k := range rr.Stages {
+			row := &rr.Stages[k]
+			row.Interval = map[string]sim.Interval{}
+			for m, v := range row.Sim {
+				iv, ok := u[i].Interval(m, v)
+				if !ok {
+					continue
+				}
+				row.Interval[m] = iv
+				if real, ok := row.Real[m]; ok {
+					stated.add(m, real, iv)
+					if niv, ok := own.Interval(m, v); ok {
+						nested.add(m, real, niv)
+					}
+				}
+			}
+		}
+	}
+	rep.Coverage = &Coverage{Rows: stated.n, Stated80: stated.pct(stated.in80), Stated95: stated.pct(stated.in95),
+		Nested80: nested.pct(nested.in80), Nested95: nested.pct(nested.in95)}
+}
+
+func (rep *Report) stageRowsExcept(skip int) []Row {
+	var rows []Row
+	for j, rr := range rep.Runs {
+		if j != skip {
+			rows = append(rows, rr.Stages...)
+		}
+	}
+	return rows
+}
+
+type tally struct{ n, in80, in95 map[string]int }
+
+func newTally() tally { return tally{map[string]int{}, map[string]int{}, map[string]int{}} }
+
+func (t tally) add(m string, real float64, iv sim.Interval) {
+	t.n[m]++
+	if real >= iv.Lo80 && real <= iv.Hi80 {
+		t.in80[m]++
+	}
+	if real >= iv.Lo95 && real <= iv.Hi95 {
+		t.in95[m]++
+	}
+}
+
+func (t tally) pct(in map[string]int) map[string]float64 {
+	out := map[string]float64{}
+	for m, n := range t.n {
+		out[m] = 100 * float64(in[m]) / float64(n)
+	}
+	return out
+}
+
+// Uncertainties are the stated uncertainty of each run's config, nil for
+// a run the simulator cannot resolve.
+func (rp *Replayer) Uncertainties(runs []Run) []*sim.Uncertainty {
+	out := make([]*sim.Uncertainty, len(runs))
+	for i, r := range runs {
+		cs, err := cardsFor(rp.Cards, r, rp.TokensPerChunk)
+		if err != nil {
+			continue
+		}
+		if u, err := (&sim.Simulator{Cards: cs}).Uncertainty(r.Config(), r.Target()); err == nil {
+			out[i] = &u
+		}
+	}
+	return out
+}
