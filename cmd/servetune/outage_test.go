@@ -41,11 +41,15 @@ func TestWorkerStopsPastTheStoreOutageBound(t *testing.T) {
 	if err := pg.Stop(); err != nil {
 		t.Fatal(err)
 	}
+	// The bound on the test is not the worker's: on a loaded machine its
+	// retries (1 s doubling) and their connection attempts come late, so
+	// the test waits long, and only asserts the worker stopped at all and
+	// not before its 3 s.
 	var r result
 	select {
 	case r = <-ended:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the worker still runs 2 minutes into the outage, with --store-outage 3s")
+	case <-time.After(5 * time.Minute):
+		t.Fatal("the worker still runs 5 minutes into the outage, with --store-outage 3s")
 	}
 	if r.code != 1 || !regexp.MustCompile(`the study store stayed unreachable for \d+s \(--store-outage 3s\)`).MatchString(r.stderr) {
 		t.Errorf("exit %d, want 1 with the outage and its bound named:\n%s", r.code, r.stderr)
@@ -66,7 +70,7 @@ func awaitTrials(t *testing.T, url string, n int) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(5 * time.Minute) // a loaded machine's trials come slowly
 	for time.Now().Before(deadline) {
 		var schema string
 		var got int
