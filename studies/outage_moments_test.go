@@ -218,3 +218,39 @@ func countLaunched(ts []store.Trial) int64 {
 	}
 	return n
 }
+
+// A store that goes down for good once the study's last result is
+// written leaves nothing to wait for: the study ends done, at once,
+// not past the outage bound with an error.
+func TestAnOutageAfterTheLastResultEndsTheStudyDone(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		synctest.Test(t, func(t *testing.T) {
+			const nTrials = 6
+			sp := studySpace(t, nTrials, "")
+			st, dir := openStore(t)
+			last := func(op string, _ int) moment {
+				ts, err := st.Trials(context.Background())
+				if op == "finish" && err == nil && store.CountDone(ts) == nTrials-1 {
+					return answered
+				}
+				return notYet
+			}
+			db := &outageStore{Store: st, cue: last, lasts: time.Hour}
+			err := Run(t.Context(), RunOptions{Space: sp, Store: st, db: db, Runner: &slowRunner{}, Dir: dir, Log: zerolog.Nop(),
+				Shared: shared, Workers: 1, WorkerID: "w", Lease: time.Minute, StoreOutage: 5 * time.Minute})
+			if err != nil {
+				t.Fatalf("shared %v: the study ended with %v, want done", shared, err)
+			}
+			if db.began.IsZero() {
+				t.Fatalf("shared %v: the store never went down", shared)
+			}
+			if held := time.Since(db.began); held >= 5*time.Minute {
+				t.Errorf("shared %v: the study waited %s for a store it no longer needed", shared, held)
+			}
+			ts, _ := st.Trials(context.Background())
+			if got := store.CountDone(ts); got != nTrials {
+				t.Errorf("shared %v: %d trials done, want %d", shared, got, nTrials)
+			}
+		})
+	}
+}

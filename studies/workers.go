@@ -118,7 +118,8 @@ func (l *loop) run(ctx context.Context) error {
 // something to wait for, as a result waiting to be written is: a claim or
 // a read that failed for an outage is tried again, within --store-outage,
 // whether or not a trial is in flight — a worker never ends its study
-// early, exit 0, because the store went away between two trials.
+// early, exit 0, because the store went away between two trials. A study
+// whose n_trials are all written has nothing left to wait for.
 func (p *pool) over() bool {
 	if p.inFlight > 0 {
 		return false
@@ -127,7 +128,8 @@ func (p *pool) over() bool {
 		// The virtual clock has nothing to advance to while it waits.
 		p.stopErr = fmt.Errorf("%w (the lab's virtual clock cannot wait for it)", store.ErrStoreOutage)
 	}
-	return p.stopErr != nil || (!p.store.Down() && !p.peersRunning())
+	waitStore := p.store.Down() && store.CountDone(p.trials) < p.Space.Study.NTrials
+	return p.stopErr != nil || (!waitStore && !p.peersRunning())
 }
 
 // newPool is the loop's workers, none busy yet.
