@@ -178,11 +178,11 @@ func TestRunFailures(t *testing.T) {
 		{"http 503", benchtest.Fault{Status: 503}, bench.ClassHTTP, "HTTP 503: injected failure"},
 		{"reset mid-stream", benchtest.Fault{After: 2, Reset: true}, bench.ClassStream, "unexpected EOF"},
 		{"truncated", benchtest.Fault{After: 3, Truncate: true}, bench.ClassStream, "without [DONE]"},
-		{"done never arrives", benchtest.Fault{After: 5, Hang: true}, bench.ClassTimeout, "request stalled: no byte received for 100ms"},
+		{"done never arrives", benchtest.Fault{After: 5, Hang: true}, bench.ClassTimeout, "request stalled: no byte received for 2s"},
 		{"malformed line", benchtest.Fault{After: 1, Malformed: true}, bench.ClassProtocol, "malformed SSE data"},
 		{"error event", benchtest.Fault{After: 2, ErrorEvent: true}, bench.ClassServer, "injected error event"},
 		{"not a stream", benchtest.Fault{NotStream: true}, bench.ClassProtocol, "not an event stream"},
-		{"no headers", benchtest.Fault{HangBeforeHeaders: true}, bench.ClassTimeout, "request stalled: no byte received for 100ms"},
+		{"no headers", benchtest.Fault{HangBeforeHeaders: true}, bench.ClassTimeout, "request stalled: no byte received for 2s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,7 +195,16 @@ func TestRunFailures(t *testing.T) {
 				return benchtest.Fault{}
 			}}
 			p := bench.Profile{InputLen: 4, OutputLen: 5, NumPrompts: 3}
-			res, _ := run(t, cfg, p, bench.RunOptions{StallTimeout: 100 * time.Millisecond, RequestTimeout: 2 * time.Second})
+			// The failures other than a stall are events (a status, a
+			// reset, a bad line): no stall bound can pre-empt them, even on
+			// a loaded machine. A stall takes its bound, 2 s: far above any
+			// pause a busy machine puts between the healthy requests'
+			// chunks (1 ms apart), which a 100 ms bound took for stalls.
+			stall := time.Minute
+			if tc.class == bench.ClassTimeout {
+				stall = 2 * time.Second
+			}
+			res, _ := run(t, cfg, p, bench.RunOptions{StallTimeout: stall, RequestTimeout: 2 * time.Minute})
 			m := res.Metrics
 			if m.Completed != 2 || m.Failed != 1 {
 				t.Fatalf("completed %d failed %d (%v), want 2 and 1", m.Completed, m.Failed, m.Errors)

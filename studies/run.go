@@ -106,6 +106,9 @@ type RunOptions struct {
 	// finished (e.g. the Optuna mirror); its failures are logged, never
 	// the study's.
 	Observer TrialObserver
+	// db, when set, stands in front of Store for the loop's reads,
+	// claims, leases and results (tests stop it at chosen moments).
+	db trialStore
 }
 
 // TrialObserver hears of each finished trial after the store has it.

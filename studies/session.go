@@ -35,6 +35,10 @@ type OpenOptions struct {
 	// StoreOutage bounds how long OpenShared waits for a store it cannot
 	// reach (default DefaultStoreOutage), as a running worker does.
 	StoreOutage time.Duration
+	// StoreConnect bounds instead the wait for a store never reached
+	// since the start (0: StoreOutage): a mistyped host or port fails
+	// within seconds (store.DefaultStoreConnect is the CLI's default).
+	StoreConnect time.Duration
 	// Check, when set, runs OpenShared's first reads and writes of the
 	// study after the space check, inside the same ride-out: a store that
 	// goes down in the seconds after connecting is waited for too.
@@ -96,7 +100,8 @@ func OpenShared(ctx context.Context, storage string, d studydir.Dir, sp *space.S
 	}
 	s := &Session{Dir: d}
 	o.StoreOutage = cmp.Or(max(o.StoreOutage, 0), store.DefaultStoreOutage)
-	err := store.RideOut(ctx, &store.Outage{Bound: o.StoreOutage}, o.Log, func(ctx context.Context) error {
+	out := &store.Outage{Bound: o.StoreOutage, Connect: max(o.StoreConnect, 0), Where: store.Address(storage)}
+	err := store.RideOut(ctx, out, o.Log, func(ctx context.Context) error {
 		store, err := store.OpenPostgres(ctx, storage, sp.Study.Name, store.Create)
 		if err != nil {
 			return err

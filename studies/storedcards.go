@@ -24,7 +24,10 @@ type StoredCardsAt struct {
 	// StoreOutage bounds the wait for shared storage that does not
 	// answer (default store.DefaultStoreOutage), as OpenShared waits.
 	StoreOutage time.Duration
-	Log         zerolog.Logger
+	// StoreConnect bounds the wait for storage never reached since the
+	// start (0: StoreOutage), as OpenShared's.
+	StoreConnect time.Duration
+	Log          zerolog.Logger
 }
 
 // StoredCards reads, writing nothing, the text of the simulator cards
@@ -48,7 +51,7 @@ func StoredCards(ctx context.Context, sp *space.Space, at StoredCardsAt) (string
 		return storedCardsRead(readCards(ctx, at.Dir.OpenReadOnly))
 	}
 	var text string
-	o := &store.Outage{Bound: cmp.Or(max(at.StoreOutage, 0), store.DefaultStoreOutage)}
+	o := &store.Outage{Bound: cmp.Or(max(at.StoreOutage, 0), store.DefaultStoreOutage), Connect: max(at.StoreConnect, 0), Where: store.Address(at.Storage)}
 	err := store.RideOut(ctx, o, at.Log, func(ctx context.Context) (err error) {
 		text, err = readCards(ctx, func(ctx context.Context) (*store.Store, error) {
 			return store.OpenPostgres(ctx, at.Storage, sp.Study.Name, store.ReadOnly)

@@ -27,6 +27,9 @@ type finished struct {
 	// (nil on the virtual clock): a result waiting for the store to
 	// come back stays leased.
 	stopBeat context.CancelFunc
+	// cut says a write of this result failed for an outage: it may have
+	// been made all the same, its answer lost.
+	cut bool
 }
 
 // pool runs up to Workers trials at once. One goroutine (the loop's)
@@ -57,6 +60,9 @@ type pool struct {
 	// whose result waits for it to come back (still in flight).
 	store     store.Outage
 	unwritten []finished
+	// unsure is a claim the store did not answer (nil: none), settled
+	// before the next one.
+	unsure *cutClaim
 }
 
 // run is the study loop, for one worker (a sequential study) or
@@ -81,7 +87,7 @@ func (l *loop) run(ctx context.Context) error {
 		if p.stopErr == nil {
 			p.stopErr = ctx.Err() // a signal between trials: no new one began
 		}
-		if p.inFlight == 0 && (p.stopErr != nil || !p.peersRunning()) {
+		if p.over() {
 			return p.stopErr
 		}
 		if p.clock != nil {
@@ -105,6 +111,25 @@ func (l *loop) run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// over says the loop may return: nothing of its own in flight and either
+// a reason to stop or nothing left to wait for. A store that is down is
+// something to wait for, as a result waiting to be written is: a claim or
+// a read that failed for an outage is tried again, within --store-outage,
+// whether or not a trial is in flight — a worker never ends its study
+// early, exit 0, because the store went away between two trials. A study
+// whose n_trials are all written has nothing left to wait for.
+func (p *pool) over() bool {
+	if p.inFlight > 0 {
+		return false
+	}
+	if p.stopErr == nil && p.store.Down() && p.clock != nil {
+		// The virtual clock has nothing to advance to while it waits.
+		p.stopErr = fmt.Errorf("%w (the lab's virtual clock cannot wait for it)", store.ErrStoreOutage)
+	}
+	waitStore := p.store.Down() && store.CountDone(p.trials) < p.Space.Study.NTrials
+	return p.stopErr != nil || (!waitStore && !p.peersRunning())
 }
 
 // newPool is the loop's workers, none busy yet.
@@ -136,6 +161,9 @@ func (p *pool) peersRunning() bool {
 // defaults fills the parallel options left unset.
 func (l *loop) defaults() {
 	l.Workers = max(l.Workers, 1)
+	if l.db == nil {
+		l.db = l.Store
+	}
 	if l.Lease <= 0 {
 		l.Lease = store.DefaultLease
 	}
@@ -171,7 +199,13 @@ func (p *pool) fill(ctx context.Context) {
 			p.stopErr = p.store.Failed(err, p.Now(), p.Log) // nil: ride the outage out
 			return
 		}
-		p.store.Answered(p.Now(), p.Log)
+		if adopted, err := p.adopt(ctx); err != nil || adopted {
+			if err != nil {
+				p.stopErr = p.store.Failed(err, p.Now(), p.Log)
+				return
+			}
+			continue
+		}
 		if !p.wanted(ctx) {
 			return
 		}
@@ -180,7 +214,7 @@ func (p *pool) fill(ctx context.Context) {
 			return
 		}
 		err = p.start(ctx, n)
-		if err != nil {
+		if err != nil && p.unsure == nil {
 			p.devices.Release(p.taken)
 		}
 		if errors.Is(err, store.ErrFull) {
@@ -252,10 +286,11 @@ func (p *pool) refresh(ctx context.Context) error {
 	if err := p.reclaim(ctx); err != nil || !p.Shared {
 		return err
 	}
-	all, err := p.Store.Trials(ctx)
+	all, err := p.db.Trials(ctx)
 	if err != nil {
 		return err
 	}
+	p.store.Answered(p.Now(), p.Log)
 	p.trials = all
 	for _, t := range all {
 		if t.State == store.Running || p.told[t.Number] {
@@ -276,10 +311,11 @@ func (p *pool) reclaim(ctx context.Context) error {
 	if !p.store.MayReclaim(p.Now(), p.Lease) {
 		return nil
 	}
-	lost, err := p.Store.ReclaimExpired(ctx, p.Now())
+	lost, err := p.db.ReclaimExpired(ctx, p.Now())
 	if err != nil {
 		return err
 	}
+	p.store.Answered(p.Now(), p.Log)
 	for _, t := range lost {
 		p.Log.Warn().Int("trial", t.Number).Str("worker", t.Worker).Msg("trial's lease expired; its config is retried once")
 		p.replace(t)
@@ -307,24 +343,31 @@ func (p *pool) start(ctx context.Context, n next) error {
 	if p.leased {
 		t.Worker, until = fmt.Sprintf("%s/%d", p.WorkerID, slot), p.Now().Add(p.Lease)
 	}
-	if err := p.Store.ClaimNext(ctx, &t, until, p.Space.Study.NTrials, p.Repeat); err != nil {
+	err := p.db.ClaimNext(ctx, &t, until, p.Space.Study.NTrials, p.Repeat)
+	if !store.Unreachable(err) {
+		p.store.Answered(p.Now(), p.Log) // only a call answered says the store is back
+	}
+	if err != nil {
+		p.claimCutOff(t, slot, err)
 		return err
 	}
-	if err := p.Store.Annotate(ctx, t); err != nil {
-		return err
-	}
+	p.trials = append(p.trials, t)
+	p.launch(ctx, t, slot)
+	return nil
+}
+
+// launch runs a claimed trial on worker slot.
+func (p *pool) launch(ctx context.Context, t store.Trial, slot int) {
 	p.slots[slot] = true
 	p.inFlight++
-	p.trials = append(p.trials, t)
 	p.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: store.CountDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
 	w := *p.loop
 	w.trials = slices.Clone(p.trials)
 	if p.clock != nil {
 		p.runVirtual(ctx, &w, t, slot)
-		return nil
+		return
 	}
 	go w.work(ctx, t, slot, p.done)
-	return nil
 }
 
 // work measures one trial on a worker while its lease, if it has one,
@@ -338,7 +381,7 @@ func (l *loop) work(ctx context.Context, t store.Trial, slot int, done chan<- fi
 		// the store takes to come back, and even after a signal.
 		var beat context.Context
 		beat, stopBeat = context.WithCancel(context.WithoutCancel(ctx))
-		go store.Heartbeat(beat, l.Store, t, l.Lease, l.Now, cancel)
+		go store.Heartbeat(beat, l.db, t, l.Lease, l.Now, cancel)
 	}
 	fatal := l.measure(trialCtx, &t)
 	done <- finished{t: t, slot: slot, fatal: fatal, stopBeat: stopBeat}
@@ -358,11 +401,12 @@ func (p *pool) collect(ctx context.Context, f finished) error {
 func (p *pool) write(ctx context.Context, f finished) error {
 	t := f.t
 	wctx, cancel := store.Graceful(ctx)
-	err := p.Store.FinishLeased(wctx, &t)
+	err := p.db.FinishLeased(wctx, &t)
 	cancel()
 	if err != nil && !errors.Is(err, store.ErrLeaseLost) {
 		stop := p.store.Failed(err, p.Now(), p.Log)
 		if stop == nil && ctx.Err() == nil {
+			f.cut = true
 			p.unwritten = append(p.unwritten, f)
 			return nil
 		}
@@ -370,12 +414,15 @@ func (p *pool) write(ctx context.Context, f finished) error {
 		p.Log.Error().Err(err).Int("trial", t.Number).Msg("the study store is unreachable and this worker is stopping: the trial's result is lost; its lease expires and its config is retried")
 		return cmp.Or(stop, f.fatal)
 	}
+	p.store.Answered(p.Now(), p.Log)
+	if errors.Is(err, store.ErrLeaseLost) && f.cut && p.wroteBefore(ctx, t) {
+		err = nil // an earlier try was written, its answer lost in the outage
+	}
 	p.landed(f)
 	if errors.Is(err, store.ErrLeaseLost) {
 		p.Log.Warn().Int("trial", t.Number).Msg("trial finished after its lease was reclaimed; its result is dropped")
 		return f.fatal
 	}
-	p.store.Answered(p.Now(), p.Log)
 	return p.learn(ctx, t, f.fatal)
 }
 

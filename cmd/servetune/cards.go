@@ -165,7 +165,7 @@ func (e *env) withStoredCards(c *cli.Context, opt space.Options, loadErr error) 
 	if err != nil {
 		return nil, loadErr
 	}
-	at := studies.StoredCardsAt{Storage: url, Dir: studydir.For(c.String("dir"), sp), StoreOutage: c.Duration("store-outage"), Log: e.log}
+	at := studies.StoredCardsAt{Storage: url, Dir: studydir.For(c.String("dir"), sp), StoreOutage: c.Duration("store-outage"), StoreConnect: storeConnect(c), Log: e.log}
 	stored, err := studies.StoredCards(c.Context, sp, at)
 	if err != nil {
 		return nil, fmt.Errorf("%v\n(the cards stored with study %q, which a resume runs on, could not be read: %w)", loadErr, sp.Study.Name, err)

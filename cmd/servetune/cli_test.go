@@ -82,11 +82,11 @@ values = [true]
 
 func TestQuickstartPrintsFrontWithServingCommands(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a 60-trial study")
+		t.Skip("runs a 20-trial study")
 	}
 	abs, _ := filepath.Abs("../../examples/quickstart.toml")
 	dir := t.TempDir()
-	code, out, errText := runCLI(t, dir, "--log-level", "warn", "run", abs)
+	code, out, errText := runCLI(t, dir, "--log-level", "warn", "run", "--n-trials", quickstartTrials, abs)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errText)
 	}

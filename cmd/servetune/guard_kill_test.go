@@ -17,8 +17,9 @@ import (
 // vLLM that forks tensor-parallel workers, one of which leaves the group
 // with setsid; each records "PID PGID" in pids. Its completions are slow
 // enough that the benchmark is still running when servetune is killed.
+// It ignores SIGTERM: only a SIGKILL ends it before the grace period.
 func fakeEngineSpace(t *testing.T, dir, pids string) string {
-	o := enginetest.Options{Workers: 3, Setsid: true, PIDFile: pids, ITL: 10 * time.Millisecond}
+	o := enginetest.Options{Workers: 3, Setsid: true, PIDFile: pids, ITL: 10 * time.Millisecond, IgnoreTerm: true}
 	return fakeStudy{name: "guard", opts: o, outputLen: 1024, prompts: 16}.write(t, dir)
 }
 
@@ -72,8 +73,12 @@ func livePIDs(path string) (recorded int, live []int) {
 }
 
 // kill -9 of servetune while the engine serves the benchmark takes the
-// engine, its workers and the worker that called setsid along within 2 s,
-// without another servetune run to reap them.
+// engine, its workers and the worker that called setsid along, without
+// another servetune run to reap them: the guardian SIGKILLs them on the
+// event (its stdin's end-of-file), not after the grace period an engine
+// ignoring SIGTERM would otherwise get. The bound (10 s, a third of the
+// 30 s grace) tells the two apart on any machine; the figure under load
+// (well under 2 s) is measured in docs/benchmarks.md.
 func TestKill9TakesTheEngineAlong(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and launches engine processes")
@@ -91,17 +96,19 @@ func TestKill9TakesTheEngineAlong(t *testing.T) {
 	if untilBenchmarking(sc) {
 		pgids = enginePGIDs(t, filepath.Join(dir, "studies", "guard"))
 	}
-	if n, live := livePIDs(pids); n != 4 || len(live) != 4 || len(pgids) != 1 {
+	if n, live := awaitPIDs(pids, 4); n != 4 || len(live) != 4 || len(pgids) != 1 {
 		_ = cmd.Process.Kill()
 		t.Fatalf("before the kill: %d processes recorded, %v running, engine groups %v; want 4, 4 and one", n, live, pgids)
 	}
+	killed := time.Now()
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := killed.Add(10 * time.Second)
 	for {
 		_, live := livePIDs(pids)
 		group := liveInGroup(pgids[0])
 		if len(live) == 0 && len(group) == 0 {
+			t.Logf("engine group gone %v after kill -9 of servetune", time.Since(killed).Round(time.Millisecond))
 			return
 		}
 		if time.Now().After(deadline) {
@@ -109,8 +116,22 @@ func TestKill9TakesTheEngineAlong(t *testing.T) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 			_ = syscall.Kill(-pgids[0], syscall.SIGKILL)
-			t.Fatalf("2 s after kill -9 of servetune, engine processes %v are running; engine group %d: %v", live, pgids[0], group)
+			t.Fatalf("10 s after kill -9 of servetune, engine processes %v are running; engine group %d: %v", live, pgids[0], group)
 		}
 		time.Sleep(20 * time.Millisecond) // polling other processes' exit
+	}
+}
+
+// awaitPIDs waits until want processes recorded themselves in path (an
+// engine's workers record theirs as they start, which on a loaded
+// machine can come after the benchmark began), at most a minute.
+func awaitPIDs(path string, want int) (recorded int, live []int) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		recorded, live = livePIDs(path)
+		if recorded >= want || time.Now().After(deadline) {
+			return recorded, live
+		}
+		time.Sleep(20 * time.Millisecond) // polling other processes' start
 	}
 }

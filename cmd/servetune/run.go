@@ -33,7 +33,7 @@ func runCommand(e *env) *cli.Command {
 			repeatFlag(), confirmFlag(), budgetFlag(), noPruneFlag(),
 			&cli.StringFlag{Name: "storage", Usage: "run the study in shared storage at `URL` (postgres://user@host/db), as servetune worker does (default $" + storageEnv + "; otherwise studies/<name>/study.db)"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "run N trials at once on this machine, each leased to a worker; real engines are packed onto the GPUs (--gpus)"},
-			storeOutageFlag(),
+			storeOutageFlag(), storeConnectFlag(), waitForStoreFlag(),
 			gpusFlag(),
 			nodesFlag(),
 			enginesFlag(),
@@ -141,12 +141,15 @@ type runOptions struct {
 	cards *sim.Cards
 	// storeOutage bounds how long an unreachable store is ridden out.
 	storeOutage time.Duration
-	optuna      string // --optuna: an Optuna storage kept current
+	// storeConnect bounds the wait for a store never reached (0: the
+	// outage bound, --wait-for-store).
+	storeConnect time.Duration
+	optuna       string // --optuna: an Optuna storage kept current
 }
 
 // trialOptions reads the flags run and worker share.
 func trialOptions(c *cli.Context, devices []string) runOptions {
-	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), confirm: c.Float64("confirm"), repeatSet: c.IsSet("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers"), storeOutage: c.Duration("store-outage"), optuna: c.String("optuna")}
+	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), confirm: c.Float64("confirm"), repeatSet: c.IsSet("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers"), storeOutage: c.Duration("store-outage"), storeConnect: storeConnect(c), optuna: c.String("optuna")}
 }
 
 // check refuses flag values the study cannot honour.
@@ -160,6 +163,8 @@ func (o runOptions) check(sp *space.Space) error {
 		return usagef("--budget must be positive")
 	case o.storeOutage < 0:
 		return usagef("--store-outage must not be negative")
+	case o.storeConnect < 0:
+		return usagef("--store-connect-timeout must not be negative")
 	}
 	if err := checkOptuna(o.optuna); err != nil {
 		return err

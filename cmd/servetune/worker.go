@@ -31,7 +31,7 @@ func workerCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "trials this process runs at once"},
 			&cli.StringFlag{Name: "worker-id", Usage: "this worker's name in trial leases (default host:pid)"},
 			&cli.DurationFlag{Name: "lease", Value: store.DefaultLease, Usage: "how long a trial stays this worker's without a heartbeat"},
-			storeOutageFlag(),
+			storeOutageFlag(), storeConnectFlag(), waitForStoreFlag(),
 			&cli.IntFlag{Name: "n-trials", Usage: "override study.n_trials"},
 			repeatFlag(), confirmFlag(), budgetFlag(), noPruneFlag(),
 			gpusFlag(),
@@ -80,6 +80,29 @@ type workerOptions struct {
 func storeOutageFlag() cli.Flag {
 	return &cli.DurationFlag{Name: "store-outage", Value: store.DefaultStoreOutage, EnvVars: []string{"SERVETUNE_STORE_OUTAGE"},
 		Usage: "ride out an unreachable study store this long (the trials in flight keep running; their results are written when it is back), then stop"}
+}
+
+// storeConnectFlag bounds the wait for a study store never reached
+// since the start: a mistyped host or port fails within seconds.
+func storeConnectFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "store-connect-timeout", Value: store.DefaultStoreConnect, EnvVars: []string{"SERVETUNE_STORE_CONNECT_TIMEOUT"},
+		Usage: "give up on a study store that has not answered once since the start after this long (an outage after it answered is ridden out for --store-outage)"}
+}
+
+// waitForStoreFlag asks to wait for a store not up yet (started with
+// the workers) as for an outage.
+func waitForStoreFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "wait-for-store", EnvVars: []string{"SERVETUNE_WAIT_FOR_STORE"},
+		Usage: "wait for a study store that does not answer at the start for up to --store-outage, not --store-connect-timeout"}
+}
+
+// storeConnect is the connect bound the flags ask for: 0 (the outage
+// bound) with --wait-for-store.
+func storeConnect(c *cli.Context) time.Duration {
+	if c.Bool("wait-for-store") {
+		return 0
+	}
+	return c.Duration("store-connect-timeout")
 }
 
 func gpusFlag() cli.Flag {
@@ -145,7 +168,7 @@ func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOp
 	if err != nil {
 		return err
 	}
-	oo.StoreOutage = o.trials.storeOutage
+	oo.StoreOutage, oo.StoreConnect = o.trials.storeOutage, o.trials.storeConnect
 	// The study's first reads ride out an outage with the connection.
 	var cards *sim.Cards
 	var trials []store.Trial

@@ -59,9 +59,12 @@ func parseGuardArgs(args []string) (guardOptions, error) {
 // RunGuard is the guardian's main (the hidden `servetune guard` command):
 // args are [--grace D] [--program PATH] -- ARGV... It starts ARGV in the
 // guardian's process group, and when servetune goes away (stdin reaches
-// end-of-file, or SIGHUP from the parent-death signal), a stop signal
-// (SIGTERM, SIGINT, SIGQUIT) arrives or the engine leader exits, it stops the group and every
-// descendant: SIGTERM, then SIGKILL after the grace period. It returns the
+// end-of-file, or SIGHUP from the parent-death signal) it SIGKILLs the
+// group and every descendant at once: nobody is left to record a result,
+// and an engine's own SIGTERM handling, slow on a loaded machine, would
+// keep it alive seconds past its owner. When a stop signal (SIGTERM,
+// SIGINT, SIGQUIT) arrives or the engine leader exits, it stops the group
+// and every descendant: SIGTERM, then SIGKILL after the grace period. It returns the
 // engine's exit code, or ends by the engine's terminating signal.
 func RunGuard(args []string, stdin io.Reader, stdout, stderr *os.File) int {
 	o, err := parseGuardArgs(args)
@@ -99,12 +102,16 @@ func RunGuard(args []string, stdin io.Reader, stdout, stderr *os.File) int {
 	case <-exited:
 		g.stop(nil, o.grace)
 	case <-parentGone:
-		g.stop(nil, o.grace)
+		g.orphaned()
 	case s := <-sigs:
-		if s == syscall.SIGHUP || s == syscall.SIGQUIT { // the parent-death signal; Go's would dump and exit
-			s = nil
+		switch s {
+		case syscall.SIGHUP: // the parent-death signal, the pipe's twin
+			g.orphaned()
+		case syscall.SIGQUIT: // Go's would dump and exit
+			g.stop(nil, o.grace)
+		default:
+			g.stop(s, o.grace)
 		}
-		g.stop(s, o.grace)
 	}
 	<-exited
 	return exitWith(c.ProcessState.Sys().(syscall.WaitStatus))

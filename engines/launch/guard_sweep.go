@@ -89,6 +89,16 @@ func (g *guardian) stop(first os.Signal, grace time.Duration) {
 	g.wait(guardKillWait)
 }
 
+// orphaned ends the engine once servetune is gone (killed, -9
+// included): SIGKILL to the group and every descendant at once, no grace.
+// The kernel ends a SIGKILLed process without its help, so how soon the
+// group is gone hangs on the guardian waking on the event (its stdin's
+// end-of-file), not on the engine being scheduled to shut down.
+func (g *guardian) orphaned() {
+	g.signal(syscall.SIGKILL, false)
+	g.wait(guardKillWait)
+}
+
 func (g *guardian) signal(sig syscall.Signal, outside bool) {
 	g.cur = sig
 	procs := readProcs()

@@ -142,11 +142,11 @@ func cpuHogs(t *testing.T) {
 	}
 }
 
-// When servetune dies on a loaded machine, the guardian's teardown also
-// reaches a process born after its first signal (here a helper the
-// engine's SIGTERM handler starts in a session of its own): it gets the
-// signal at the next poll, and everything is gone long before the grace
-// period would have ended it.
+// On a loaded machine, the guardian's teardown (servetune's SIGTERM to
+// the group) also reaches a process born after its first signal (here a
+// helper the engine's SIGTERM handler starts in a session of its own): it
+// gets the signal at the next poll, and everything is gone long before
+// the grace period would have ended it.
 func TestGuardianTeardownUnderLoadReachesLatecomers(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc")
@@ -158,13 +158,13 @@ func TestGuardianTeardownUnderLoadReachesLatecomers(t *testing.T) {
 	recordedPIDs(t, pidFile, 3)
 	cpuHogs(t)
 	cut := time.Now()
-	launch.CutLifeline(s)
+	_ = syscall.Kill(-s.PGID, syscall.SIGTERM) // as servetune's teardown
 	// The bound is half the grace period: a latecomer left to it would
 	// live until the grace ends.
 	select {
 	case <-s.Done():
 	case <-time.After(l.Grace / 2):
-		t.Fatalf("the guardian was still tearing down %v after servetune went away", time.Since(cut))
+		t.Fatalf("the guardian was still tearing down %v after the stop signal", time.Since(cut))
 	}
 	t.Logf("teardown took %v under load", time.Since(cut))
 	pids := recordedPIDs(t, pidFile, 4) // the helper recorded itself too
@@ -190,7 +190,11 @@ func TestLiveKillEndsEveryEngineAtOnce(t *testing.T) {
 	o := enginetest.Options{IgnoreTerm: true, Workers: 2, Setsid: true, PIDFile: pidFile}
 	s := startReady(t, l, "vllm", o, nil)
 	pids := recordedPIDs(t, pidFile, 3)
-	if left := l.Live.Kill(time.Second); len(left) != 0 {
+	// The wait is a third of the grace, not servetune's 1 s: SIGKILLed
+	// processes take longer than that to be gone on a loaded machine
+	// (load 30 on 2 cores), and what this tells apart is Kill from a
+	// teardown, which would wait the whole grace.
+	if left := l.Live.Kill(l.Grace / 3); len(left) != 0 {
 		t.Fatalf("groups %v still had live processes after Kill", left)
 	}
 	for pid := range pids {
@@ -205,5 +209,37 @@ func TestLiveKillEndsEveryEngineAtOnce(t *testing.T) {
 	tgt := enginetest.Target("vllm", "org/model", o)
 	if _, err := l.Start(context.Background(), nil, tgt, t.TempDir()); !errors.Is(err, context.Canceled) {
 		t.Errorf("a launch after Kill: %v, want a cancellation", err)
+	}
+}
+
+// When servetune dies (kill -9: its end of the guardian's stdin closes)
+// the guardian SIGKILLs the engine at once, on a loaded machine too: an
+// engine that ignores SIGTERM, with a minute's grace, is gone with its
+// workers and the worker that called setsid long before the grace, which
+// the old teardown (SIGTERM, SIGKILL after the grace) waited for. The
+// bound is the event's, not the machine's speed: a tenth of the grace.
+func TestOrphanedGuardianKillsTheEngineAtOnce(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	l := guarded(t)
+	l.Grace = 5 * time.Minute
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	s := startReady(t, l, "vllm", enginetest.Options{IgnoreTerm: true, Workers: 2, Setsid: true, PIDFile: pidFile}, nil)
+	pids := recordedPIDs(t, pidFile, 3)
+	cpuHogs(t)
+	cut := time.Now()
+	launch.CutLifeline(s)
+	select {
+	case <-s.Done():
+	case <-time.After(l.Grace / 10):
+		t.Fatalf("the engine still ran %v after servetune went away: the guardian waited for a grace nobody needs", time.Since(cut))
+	}
+	t.Logf("engine gone %v after servetune went away, under load", time.Since(cut))
+	for pid := range pids {
+		if alive(pid) {
+			t.Errorf("process %d outlived servetune", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }

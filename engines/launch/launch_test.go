@@ -193,7 +193,16 @@ func TestFailureClassesFromFakes(t *testing.T) {
 						t.Fatal(err)
 					}
 					defer s.Stop(context.Background())
-					err = s.WaitReady(context.Background(), 500*time.Millisecond)
+					// The failures end the start-up by the engine's exit, an
+					// event: their limit is long, so a loaded machine that
+					// starts the fake slowly cannot turn them into a timeout.
+					// Only the hang waits for its limit, short, as its
+					// outcome is the timeout however fast the machine.
+					limit := 2 * time.Minute
+					if c.want == engines.StartupTimeout {
+						limit = 500 * time.Millisecond
+					}
+					err = s.WaitReady(context.Background(), limit)
 					f, ok := engines.AsFailure(err)
 					if !ok || f.Class != c.want {
 						t.Fatalf("WaitReady = %v; want class %s\nlog:\n%s", err, c.want, strings.Join(s.Tail(20), "\n"))

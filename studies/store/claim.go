@@ -114,13 +114,20 @@ func (s *Store) insertLeased(ctx context.Context, tx *sql.Tx, t *Trial, until ti
 	if err != nil {
 		return fmt.Errorf("record trial start: %w", err)
 	}
+	// What measures the trial and what the prior predicted for it go in
+	// the same row: a claim is one write, so an outage cannot leave a
+	// claimed trial that its worker gave up on between two writes.
+	pred, err := marshalOrNull(t.Prediction != nil, t.Prediction)
+	if err != nil {
+		return fmt.Errorf("record trial start: %w", err)
+	}
 	var lease any
 	if !until.IsZero() {
 		lease = stamp(until)
 	}
 	t.State = Running
-	err = tx.QueryRowContext(ctx, s.bind(`INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until, devices) VALUES(?,?,?,?,?,?,?,?,?,?) RETURNING number`),
-		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), nullStr(t.Worker), lease, devices).Scan(&t.Number)
+	err = tx.QueryRowContext(ctx, s.bind(`INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until, devices, runner, prediction) VALUES(?,?,?,?,?,?,?,?,?,?,?,?) RETURNING number`),
+		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), nullStr(t.Worker), lease, devices, nullStr(t.Runner), pred).Scan(&t.Number)
 	if err != nil {
 		return fmt.Errorf("study %s: record trial start: %w", s.path, err)
 	}

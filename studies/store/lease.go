@@ -131,13 +131,18 @@ func (s *Store) reclaim(ctx context.Context, l leased, now time.Time) (Trial, bo
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
+// Renewer is what a heartbeat needs of a store.
+type Renewer interface {
+	Renew(ctx context.Context, number int, worker string, until time.Time) error
+}
+
 // Heartbeat renews a trial's lease every third of lease until ctx ends.
 // A renewal that fails (the store is down) is retried soon, with
 // backoff, so that a lease that ran out during an outage is renewed as
 // soon as the store is back, before peers may reclaim it. A lost lease
 // cancels the trial (lost), so the worker stops an engine whose result
 // would no longer be recorded.
-func Heartbeat(ctx context.Context, s *Store, t Trial, lease time.Duration, now func() time.Time, lost context.CancelFunc) {
+func Heartbeat(ctx context.Context, s Renewer, t Trial, lease time.Duration, now func() time.Time, lost context.CancelFunc) {
 	every := lease / 3
 	wait, ok := every, true
 	timer := time.NewTimer(wait)

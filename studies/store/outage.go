@@ -22,6 +22,15 @@ const DefaultStoreOutage = 15 * time.Minute
 // ErrStoreOutage says the study store stayed unreachable past the bound.
 var ErrStoreOutage = errors.New("the study store stayed unreachable")
 
+// DefaultStoreConnect is how long a study store never reached since the
+// start is waited for: a wrong host or port fails within seconds, not
+// after the outage bound.
+const DefaultStoreConnect = 30 * time.Second
+
+// ErrStoreNeverReached says the study store did not answer once since
+// the start, within the connect bound.
+var ErrStoreNeverReached = errors.New("the study store was never reached")
+
 // Unreachable decides whether a store error means the store cannot be
 // reached — a connection refused, reset or closed, the server shutting
 // down or not yet accepting connections — and is worth riding out,
@@ -50,6 +59,13 @@ func Unreachable(err error) bool {
 type Outage struct {
 	// Bound is how long an outage is ridden out before giving up.
 	Bound time.Duration
+	// Connect bounds instead the wait for a store that never answered
+	// since the start (0: Bound): more likely a typo than an outage.
+	Connect time.Duration
+	// Where names the store in that error: host:port, never a secret.
+	Where string
+	// reached says the store answered once.
+	reached bool
 	// since is when the current outage began (zero: the store answers);
 	// back is when the store last came back after one.
 	since, back time.Time
@@ -83,11 +99,21 @@ func (o *Outage) Failed(err error, now time.Time, log zerolog.Logger) error {
 	if !Unreachable(err) {
 		return err
 	}
+	first := !o.reached && o.Connect > 0
 	if o.since.IsZero() {
 		o.since, o.delay = now, 0
-		log.Warn().Err(err).Dur("for_up_to", o.Bound).Msg("the study store is unreachable; the trials in flight keep running, and their results are written when it is back")
+		if first {
+			log.Warn().Err(err).Str("store", o.Where).Dur("for_up_to", o.Connect).Msg("the study store does not answer; waiting for it")
+		} else {
+			log.Warn().Err(err).Dur("for_up_to", o.Bound).Msg("the study store is unreachable; the trials in flight keep running, and their results are written when it is back")
+		}
 	}
-	if down := now.Sub(o.since); down > o.Bound {
+	down := now.Sub(o.since)
+	if first && down > o.Connect {
+		return fmt.Errorf("%w: %s did not answer for %s since the start (--store-connect-timeout %s; check the host and port, or pass --wait-for-store to wait up to --store-outage): %w",
+			ErrStoreNeverReached, o.Where, down.Round(time.Second), o.Connect, err)
+	}
+	if down > o.Bound {
 		return fmt.Errorf("%w for %s (--store-outage %s): %w", ErrStoreOutage, down.Round(time.Second), o.Bound, err)
 	}
 	return nil
@@ -95,6 +121,7 @@ func (o *Outage) Failed(err error, now time.Time, log zerolog.Logger) error {
 
 // Answered records a store call that succeeded at now.
 func (o *Outage) Answered(now time.Time, log zerolog.Logger) {
+	o.reached = true
 	if o.since.IsZero() {
 		return
 	}
@@ -110,6 +137,16 @@ func (o *Outage) Down() bool { return !o.since.IsZero() }
 func (o *Outage) RetryIn() time.Duration {
 	o.delay = nextDelay(o.delay, maxRetry)
 	return o.delay
+}
+
+// retryWithin is RetryIn, but the last try of a store never reached
+// comes just past the connect bound, not up to a backoff step later.
+func (o *Outage) retryWithin(now time.Time) time.Duration {
+	d := o.RetryIn()
+	if o.reached || o.Connect <= 0 || o.since.IsZero() {
+		return d
+	}
+	return max(min(d, o.Connect-now.Sub(o.since)+time.Millisecond), 0)
 }
 
 // nextDelay doubles a backoff from firstRetry up to ceiling.
@@ -148,7 +185,7 @@ func RideOut(ctx context.Context, o *Outage, log zerolog.Logger, try func(contex
 		if stop := o.Failed(err, time.Now(), log); stop != nil {
 			return stop
 		}
-		wait := time.NewTimer(o.RetryIn())
+		wait := time.NewTimer(o.retryWithin(time.Now()))
 		select {
 		case <-ctx.Done():
 			wait.Stop()

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -112,6 +114,21 @@ func pgConfig(storage string) (*pgx.ConnConfig, func(error) error, error) {
 		return nil, nil, mask(fmt.Errorf("storage %s: the driver cannot read it: %w", st, parseProblem(err)))
 	}
 	return cfg, mask, nil
+}
+
+// Address is where storage points, host:port (each host of a list),
+// for a message: never a user, a password or a parameter. A storage the
+// driver cannot read is named by its redacted form.
+func Address(storage string) string {
+	cfg, _, err := pgConfig(storage)
+	if err != nil {
+		return Redact(storage)
+	}
+	addrs := []string{net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))}
+	for _, f := range cfg.Fallbacks {
+		addrs = append(addrs, net.JoinHostPort(f.Host, strconv.Itoa(int(f.Port))))
+	}
+	return strings.Join(slices.Compact(addrs), ",")
 }
 
 // parseProblem is the driver's complaint without the connection string
