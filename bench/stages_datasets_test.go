@@ -25,10 +25,18 @@ func stagedProfiles() map[string]bench.Profile {
 		return p
 	}
 	return map[string]bench.Profile{
-		"random":          with(func(p *bench.Profile) { p.Dataset = bench.DatasetRandom; p.PrefixLen = 8 }),
-		"sharegpt":        with(func(p *bench.Profile) { p.Dataset = bench.DatasetShareGPT; p.InputLen = 0 }),
-		"sharegpt (file)": with(func(p *bench.Profile) { p.Dataset = bench.DatasetShareGPT; p.DatasetPath = "testdata/sharegpt_small.json"; p.InputLen = 0 }),
-		"jsonl":           with(func(p *bench.Profile) { p.Dataset = bench.DatasetJSONL; p.DatasetPath = "testdata/prompts.jsonl"; p.InputLen, p.OutputLen = 0, 0 }),
+		"random":   with(func(p *bench.Profile) { p.Dataset = bench.DatasetRandom; p.PrefixLen = 8 }),
+		"sharegpt": with(func(p *bench.Profile) { p.Dataset = bench.DatasetShareGPT; p.InputLen = 0 }),
+		"sharegpt (file)": with(func(p *bench.Profile) {
+			p.Dataset = bench.DatasetShareGPT
+			p.DatasetPath = "testdata/sharegpt_small.json"
+			p.InputLen = 0
+		}),
+		"jsonl": with(func(p *bench.Profile) {
+			p.Dataset = bench.DatasetJSONL
+			p.DatasetPath = "testdata/prompts.jsonl"
+			p.InputLen, p.OutputLen = 0, 0
+		}),
 		"shared_prefix": with(func(p *bench.Profile) {
 			p.Dataset = bench.DatasetSharedPrefix
 			p.InputLen, p.OutputLen = 0, 0
