@@ -110,7 +110,7 @@ func (r Report) noiseText(w io.Writer, indent, end string) {
 func (p ProfileChange) changes() string {
 	parts := make([]string, len(p.Metrics))
 	for i, m := range p.Metrics {
-		parts[i] = m.Metric + " " + fmtNum(m.Value)
+		parts[i] = m.Metric + " " + fmtMetric(m.Metric, m.Value)
 		if m.VsBaseline != nil {
 			parts[i] += fmt.Sprintf(" (%+.1f%%)", *m.VsBaseline)
 		}

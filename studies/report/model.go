@@ -57,7 +57,7 @@ func Build(sp *space.Space, trials []store.Trial, render studies.Renderer, m Met
 			f.Front[e] = true
 		}
 	}
-	f.Profiles = profileTables(trials, f.Summary)
+	f.Profiles = profileTables(sp, trials, f.Summary)
 	for i := range f.Profiles {
 		for _, p := range sp.Profiles {
 			if p.Name == f.Profiles[i].Profile {
