@@ -17,6 +17,49 @@ var plainMetrics = map[string]bool{
 	"slo_attainment": true, "max_rate_under_slo": true, "answer_accuracy": true, "baseline_agreement": true,
 }
 
+// perGPU are the throughputs that also have a per-GPU figure (NAME_per_gpu,
+// WithPerGPU): a config on 8 GPUs against one on 2 compares fairly only
+// per GPU.
+var perGPU = []string{"total_tps", "output_tps", "request_tps", "goodput_rps", "max_rate_under_slo"}
+
+// PerGPUSuffix names a throughput's per-GPU figure: total_tps_per_gpu.
+const PerGPUSuffix = "_per_gpu"
+
+func init() {
+	for _, n := range perGPU {
+		plainMetrics[n+PerGPUSuffix] = true
+	}
+}
+
+// PerGPUOf is the throughput a per-GPU metric divides ("total_tps" for
+// "stage1_total_tps_per_gpu" is "stage1_total_tps"), false for another
+// metric.
+func PerGPUOf(name string) (string, bool) {
+	total, ok := strings.CutSuffix(name, PerGPUSuffix)
+	if !ok || !slices.Contains(perGPU, BaseMetric(total)) {
+		return "", false
+	}
+	return total, true
+}
+
+// WithPerGPU is m with each throughput's per-GPU figure beside it (the
+// stages' too) for a trial on gpus GPUs; m itself when gpus < 1.
+func WithPerGPU(m map[string]float64, gpus int) map[string]float64 {
+	if gpus < 1 || m == nil {
+		return m
+	}
+	out := make(map[string]float64, len(m)+len(perGPU))
+	for k, v := range m {
+		out[k] = v
+	}
+	for k, v := range m {
+		if slices.Contains(perGPU, BaseMetric(k)) {
+			out[k+PerGPUSuffix] = v / float64(gpus)
+		}
+	}
+	return out
+}
+
 var stagePrefix = regexp.MustCompile(`^stage([0-9]+)_`)
 
 // percentileOf is the percentile a distribution metric names (99 for
@@ -72,7 +115,7 @@ func MetricNames() []string {
 	for _, stat := range []string{"mean", "median", "p50", "p90", "p95", "p99"} {
 		out = append(out, stat+"_e2e_s")
 	}
-	return out
+	return out // the per-GPU names are among plainMetrics
 }
 
 // MetricCandidates is MetricNames under name's stageK_ prefix, if it has

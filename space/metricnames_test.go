@@ -53,6 +53,9 @@ func TestMetricNamesCheckedAgainstTheProfile(t *testing.T) {
 	}{
 		{"goodput_rps", "stage1_p99_ttft_ms <= 4000", nil},
 		{"stage0_goodput_rps", "stage1_p99.9_e2e_s <= 4", nil},
+		{"goodput_rps_per_gpu", "stage1_total_tps_per_gpu >= 100", nil},
+		{"max_rate_under_slo_per_gpu", "p99_ttft_ms <= 4000", []string{"max_rate_under_slo_per_gpu on profile \"burst\" is measured only by a profile with search_rate"}},
+		{"goodput_rps", "p99_ttft_ms_per_gpu <= 4000", []string{`unknown metric "p99_ttft_ms_per_gpu"`}},
 		{"goodput_rps", "stage2_p99_ttft_ms <= 4000", []string{"staged.toml:17: constraints[0].expr:", "names stage 2, but the profile has 2 stages, numbered from 0 (stage0_p99_ttft_ms … stage1_p99_ttft_ms)"}},
 		{"goodput_rps", "p99_tfft_ms <= 4000", []string{"constraints[0].expr", `unknown metric "p99_tfft_ms"; did you mean "p99_ttft_ms"?`}},
 		{"goodput_rps", "stage1_p99_tfft_ms <= 4000", []string{`did you mean "stage1_p99_ttft_ms"?`}},

@@ -64,7 +64,11 @@ func metricNeed(metric string, p bench.Profile, s *Space) string {
 	if why := p.MetricProblem(metric); why != "" {
 		return why
 	}
-	switch bench.BaseMetric(metric) {
+	base := bench.BaseMetric(metric)
+	if total, ok := bench.PerGPUOf(base); ok {
+		base = total // a per-GPU figure needs what its total needs
+	}
+	switch base {
 	case bench.AnswerAccuracy, bench.BaselineAgreement:
 		switch {
 		case !p.Quality():

@@ -131,6 +131,9 @@ func cellText(c Cell) string {
 
 func (f Full) markdownImportance(w io.Writer) {
 	fmt.Fprintf(w, "## Which knobs mattered%s\n\n", f.SimTag())
+	if len(f.BaselineOnly) > 0 {
+		fmt.Fprintf(w, "Not attributed: %s — only the baseline differs on them among the complete trials, so their effect cannot be told from the baseline's other differences (its GPU count among them).\n\n", strings.Join(f.BaselineOnly, ", "))
+	}
 	if len(f.Importance) == 0 {
 		fmt.Fprint(w, "Too few complete trials to say.\n\n")
 		return
