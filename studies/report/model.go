@@ -19,7 +19,7 @@ type Full struct {
 	// BaselineOnly are knobs only the baseline's value varied among the
 	// complete trials: importance credits them with nothing (attributable).
 	BaselineOnly []string
-	Failures   []FailureGroup
+	Failures     []FailureGroup
 	// Front lists the trial numbers of the winners (best or front).
 	Front map[int]bool
 	// ShowWhere adds where each trial ran to the trial table (parallel
