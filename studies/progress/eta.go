@@ -14,10 +14,11 @@ import "time"
 // them.
 //
 // It is the mean over the run, not a moving average: on the quickstart
-// the interval between finishes swings from 0.2 s to 4 s with the
-// machine's load, and the run's mean kept 50 of 55 estimates from trial
-// 5 on within ±30% where weighted averages of recent intervals kept 20
-// to 42 (docs/benchmarks.md, "Issue 50").
+// the interval between finishes swings from 0.2 s to 4.5 s with the
+// machine's load, and replayed on three traces the run's mean kept 50,
+// 34 and 22 of 55 estimates from trial 5 on within ±30%, where weighted
+// averages of recent intervals kept 17 to 42 (docs/benchmarks.md,
+// "Issue 50").
 //
 // The clock starts at the run's first trial start, so a start-up before
 // it (the prior ranking configs) and the time between runs of a resumed
