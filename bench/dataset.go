@@ -35,7 +35,8 @@ func datasetRNG(seed int64) *rand.Rand {
 
 // randomRequests follows vllm's RandomDataset: lengths uniform in the range
 // around input_len/output_len, a shared random prefix, and per request a
-// random offset into a cycle over the token range.
+// random offset into a cycle over the token range. It plans p.Count()
+// requests: num_prompts, or with stages their rate × duration.
 func randomRequests(p Profile) ([]PlannedRequest, []int) {
 	rng := datasetRNG(p.Seed)
 	prefix := make([]int, p.PrefixLen)
@@ -44,7 +45,7 @@ func randomRequests(p Profile) ([]PlannedRequest, []int) {
 	}
 	inLo, inHi := lengthRange(p.InputLen, p.RangeRatio, 1)
 	outLo, outHi := lengthRange(p.OutputLen, p.RangeRatio, 1)
-	reqs := make([]PlannedRequest, p.NumPrompts)
+	reqs := make([]PlannedRequest, p.Count())
 	for i := range reqs {
 		in := inLo + rng.IntN(inHi-inLo+1)
 		out := outLo + rng.IntN(outHi-outLo+1)
@@ -63,8 +64,9 @@ func randomRequests(p Profile) ([]PlannedRequest, []int) {
 // seed 002).
 func syntheticShareGPT(p Profile) []PlannedRequest {
 	rng := datasetRNG(p.Seed)
-	reqs := make([]PlannedRequest, 0, p.NumPrompts)
-	for len(reqs) < p.NumPrompts {
+	n := p.Count()
+	reqs := make([]PlannedRequest, 0, n)
+	for len(reqs) < n {
 		in := int(math.Round(170 * math.Exp(rng.NormFloat64())))
 		out := int(math.Round(150 * math.Exp(rng.NormFloat64())))
 		if p.OutputLen > 0 {
@@ -94,7 +96,8 @@ type shareGPTEntry struct {
 // shareGPTFile samples a ShareGPT JSON file as vllm does: entries with at
 // least two turns, prompt = turn 0, reference reply = turn 1 (its length is
 // max_tokens unless output_len is set), the vllm length filter, seeded
-// shuffle, and oversampling when too few entries pass.
+// shuffle, and oversampling when too few entries pass. Like every dataset
+// it plans p.Count() requests, so stages size it too.
 func shareGPTFile(p Profile) ([]PlannedRequest, error) {
 	f, err := os.Open(p.DatasetPath)
 	if err != nil {
@@ -140,7 +143,7 @@ func shareGPTFile(p Profile) ([]PlannedRequest, error) {
 	}
 	rng := datasetRNG(p.Seed)
 	rng.Shuffle(len(valid), func(i, j int) { valid[i], valid[j] = valid[j], valid[i] })
-	reqs := make([]PlannedRequest, p.NumPrompts)
+	reqs := make([]PlannedRequest, p.Count())
 	for i := range reqs {
 		if i < len(valid) {
 			reqs[i] = valid[i]
@@ -162,7 +165,8 @@ type jsonlEntry struct {
 }
 
 // jsonlFile reads one {"prompt": "...", "max_tokens": N} per line, in file
-// order, cycling when the file has fewer lines than num_prompts.
+// order, cycling when the file has fewer lines than the profile sends
+// (num_prompts, or the stages' rate × duration).
 func jsonlFile(p Profile) ([]PlannedRequest, error) {
 	f, err := os.Open(p.DatasetPath)
 	if err != nil {
@@ -196,7 +200,7 @@ func jsonlFile(p Profile) ([]PlannedRequest, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("jsonl dataset %s: %w", p.DatasetPath, errEmpty)
 	}
-	reqs := make([]PlannedRequest, p.NumPrompts)
+	reqs := make([]PlannedRequest, p.Count())
 	for i := range reqs {
 		reqs[i] = rows[i%len(rows)]
 	}

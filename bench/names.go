@@ -1,7 +1,10 @@
 package bench
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -29,17 +32,152 @@ func CostMetric(name string) bool {
 	return name == MetricUSDPerHour || name == MetricUSDPerMTokOutput || name == MetricUSDPerMTokTotal
 }
 
-var stagePrefix = regexp.MustCompile(`^stage[0-9]+_`)
+
+// perGPU are the throughputs that also have a per-GPU figure (NAME_per_gpu,
+// WithPerGPU): a config on 8 GPUs against one on 2 compares fairly only
+// per GPU.
+var perGPU = []string{"total_tps", "output_tps", "request_tps", "goodput_rps", "max_rate_under_slo"}
+
+// PerGPUSuffix names a throughput's per-GPU figure: total_tps_per_gpu.
+const PerGPUSuffix = "_per_gpu"
+
+func init() {
+	for _, n := range perGPU {
+		plainMetrics[n+PerGPUSuffix] = true
+	}
+}
+
+// PerGPUOf is the throughput a per-GPU metric divides ("total_tps" for
+// "stage1_total_tps_per_gpu" is "stage1_total_tps"), false for another
+// metric.
+func PerGPUOf(name string) (string, bool) {
+	total, ok := strings.CutSuffix(name, PerGPUSuffix)
+	if !ok || !slices.Contains(perGPU, BaseMetric(total)) {
+		return "", false
+	}
+	return total, true
+}
+
+// WithPerGPU is m with each throughput's per-GPU figure beside it (the
+// stages' too) for a trial on gpus GPUs; m itself when gpus < 1.
+func WithPerGPU(m map[string]float64, gpus int) map[string]float64 {
+	if gpus < 1 || m == nil {
+		return m
+	}
+	out := make(map[string]float64, len(m)+len(perGPU))
+	for k, v := range m {
+		out[k] = v
+	}
+	for k, v := range m {
+		if slices.Contains(perGPU, BaseMetric(k)) {
+			out[k+PerGPUSuffix] = v / float64(gpus)
+		}
+	}
+	return out
+}
+
+var stagePrefix = regexp.MustCompile(`^stage([0-9]+)_`)
+
+// percentileOf is the percentile a distribution metric names (99 for
+// p99_ttft_ms), false for a name that names none.
+var percentileOf = regexp.MustCompile(`^p([0-9]+(?:\.[0-9]+)?)_`)
 
 // KnownMetric reports whether name is a metric Metrics.Values can produce
 // (percentiles other than the defaults are produced when requested; a
 // stageK_ prefix names the metric of stage K of a multi-stage profile).
 func KnownMetric(name string) bool {
-	if loc := stagePrefix.FindStringIndex(name); loc != nil {
-		name = name[loc[1]:]
-		if strings.HasPrefix(name, "stage") {
-			return false
+	_, base := splitStage(name)
+	if strings.HasPrefix(base, "stage") {
+		return false
+	}
+	return plainMetrics[base] || metricName.MatchString(base)
+}
+
+// splitStage splits "stage2_p99_ttft_ms" into 2 and "p99_ttft_ms"; a name
+// without the prefix is stage -1.
+func splitStage(name string) (int, string) {
+	m := stagePrefix.FindStringSubmatch(name)
+	if m == nil {
+		return -1, name
+	}
+	k, err := strconv.Atoi(m[1])
+	if err != nil {
+		return -1, name // more digits than an int: no stage a profile has
+	}
+	return k, name[len(m[0]):]
+}
+
+// BaseMetric is name without its stageK_ prefix: the metric each stage
+// reports as the whole run does.
+func BaseMetric(name string) string {
+	_, base := splitStage(name)
+	return base
+}
+
+// MetricNames is every metric name a profile without stages produces with
+// the default percentiles, in a stable order: the candidates a mistyped
+// metric is compared with.
+func MetricNames() []string {
+	out := make([]string, 0, len(plainMetrics)+40)
+	for n := range plainMetrics {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	for _, dist := range []string{"ttft", "tpot", "itl", "e2e"} {
+		for _, stat := range []string{"mean", "median", "std", "p50", "p90", "p95", "p99"} {
+			out = append(out, stat+"_"+dist+"_ms")
 		}
 	}
-	return plainMetrics[name] || metricName.MatchString(name)
+	for _, stat := range []string{"mean", "median", "p50", "p90", "p95", "p99"} {
+		out = append(out, stat+"_e2e_s")
+	}
+	return out // the per-GPU names are among plainMetrics
+}
+
+// MetricCandidates is MetricNames under name's stageK_ prefix, if it has
+// one, so "stage1_p99_tfft_ms" is compared with "stage1_p99_ttft_ms".
+func MetricCandidates(name string) []string {
+	out := MetricNames()
+	if k, _ := splitStage(name); k >= 0 {
+		for i, n := range out {
+			out[i] = fmt.Sprintf("stage%d_%s", k, n)
+		}
+	}
+	return out
+}
+
+// MetricProblem says why the profile cannot produce a known metric ("" when
+// it can): a stage it does not have (stages count from 0), a stage prefix
+// on a profile without stages, or a percentile it does not compute.
+func (p Profile) MetricProblem(name string) string {
+	k, base := splitStage(name)
+	switch {
+	case k >= 0 && len(p.Stages) == 0:
+		return fmt.Sprintf("names stage %d, but the profile has no stages", k)
+	case k >= len(p.Stages):
+		return fmt.Sprintf("names stage %d, but the profile has %d stages, numbered from 0 (%s)", k, len(p.Stages), stageRange(len(p.Stages), base))
+	}
+	if m := percentileOf.FindStringSubmatch(base); m != nil {
+		q, err := strconv.ParseFloat(m[1], 64)
+		have := withDefaultPercentiles(p.Percentiles)
+		if err != nil || PercentileKey(q) != "p"+m[1] || !containsF(have, q) {
+			return fmt.Sprintf("is a percentile the profile does not compute: add %s to its percentiles (it computes %s)", m[1], formatPercentiles(have))
+		}
+	}
+	return ""
+}
+
+func stageRange(n int, base string) string {
+	if n == 1 {
+		return "stage0_" + base
+	}
+	return fmt.Sprintf("stage0_%s … stage%d_%s", base, n-1, base)
+}
+
+func formatPercentiles(ps []float64) string {
+	s := make([]string, len(ps))
+	for i, q := range ps {
+		s[i] = strconv.FormatFloat(q, 'f', -1, 64)
+	}
+	return strings.Join(s, ", ")
 }

@@ -7,14 +7,16 @@ import (
 	"sort"
 	"time"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 )
 
 // errTrialTimeout is the cause of a trial's context ending at its limit.
 var errTrialTimeout = errors.New("trial time limit")
 
-// Measure runs one trial on r within the trial's time limit and judges
-// its benchmark: a trial that outlives Trial.Timeout is torn down and
+// Measure runs one trial on r within the trial's time limit, adds each
+// throughput's per-GPU figure (bench.WithPerGPU, over the config's GPUs)
+// and judges its benchmark: a trial that outlives Trial.Timeout is torn down and
 // fails with class timeout; one whose requests failed beyond
 // Trial.MaxFailedFraction fails with class bench_failed, since its
 // figures describe errors, not the config. Its error is nil, ErrPruned,
@@ -27,6 +29,10 @@ func Measure(ctx context.Context, r Runner, t Trial) (Result, error) {
 		defer cancel()
 	}
 	res, err := r.Run(tctx, t)
+	gpus := engines.GPUs(t.Config, t.Target)
+	for p, m := range res.Metrics {
+		res.Metrics[p] = bench.WithPerGPU(m, gpus)
+	}
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(tctx), errTrialTimeout) {
 		return res, &engines.Failure{Class: engines.Timeout,
 			Message: fmt.Sprintf("the trial did not finish within its time limit of %v (target.trial_timeout)", t.Timeout)}

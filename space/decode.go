@@ -95,7 +95,7 @@ func (d *decoder) objectives(ts []map[string]any) []Objective {
 		if o.Metric == "" {
 			d.fail(join(path, "metric"), "is required")
 		} else if d.opt.Metric != nil && !d.opt.Metric(o.Metric) {
-			d.fail(join(path, "metric"), "unknown metric %q (e.g. total_tps, output_tps, request_tps, mean_tpot_ms, p99_ttft_ms, mean_e2e_s)", o.Metric)
+			d.fail(join(path, "metric"), "unknown metric %q%s (e.g. total_tps, output_tps, request_tps, mean_tpot_ms, p99_ttft_ms, mean_e2e_s)", o.Metric, metricHint(o.Metric))
 		}
 		if o.Direction != Maximize && o.Direction != Minimize {
 			d.fail(join(path, "direction"), "must be \"maximize\" or \"minimize\", got %q", o.Direction)
@@ -120,7 +120,7 @@ func (d *decoder) constraints(ts []map[string]any) []Constraint {
 			continue
 		}
 		if d.opt.Metric != nil && !d.opt.Metric(c.Metric) {
-			d.fail(join(path, "expr"), "unknown metric %q", c.Metric)
+			d.fail(join(path, "expr"), "unknown metric %q%s", c.Metric, metricHint(c.Metric))
 		}
 		c.Profile = d.str(m, "profile", path, "")
 		out = append(out, c)

@@ -4,7 +4,14 @@ import (
 	"fmt"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/space/suggest"
 )
+
+// metricHint is the did-you-mean for a metric name no profile produces
+// (`p99_tfft_ms` → `p99_ttft_ms`, a stage's prefix kept).
+func metricHint(name string) string {
+	return suggest.Hint(name, bench.MetricCandidates(name))
+}
 
 // slo reads the study's [slo] table: the default SLO of every profile
 // that sets none of its own. An absent table is nil.
@@ -50,9 +57,18 @@ func withSLO(ps []bench.Profile, s *bench.SLO) []bench.Profile {
 
 // metricNeed says what a profile must declare for a metric to be defined
 // on it ("" when nothing): a metric no trial can produce would make every
-// trial fail.
+// trial fail, or miss its SLO, and waste the study. A stage's metric
+// (stageK_…, stages counted from 0) needs the stage, and what its base
+// metric needs.
 func metricNeed(metric string, p bench.Profile, s *Space) string {
-	switch metric {
+	if why := p.MetricProblem(metric); why != "" {
+		return why
+	}
+	base := bench.BaseMetric(metric)
+	if total, ok := bench.PerGPUOf(base); ok {
+		base = total // a per-GPU figure needs what its total needs
+	}
+	switch base {
 	case bench.AnswerAccuracy, bench.BaselineAgreement:
 		switch {
 		case !p.Quality():

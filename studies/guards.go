@@ -113,6 +113,9 @@ func (s ProfileSLO) Bounds() string {
 
 // GuardsMarkdown is the SLOs and guardsText as a Markdown table.
 func (r Report) GuardsMarkdown(w io.Writer) {
+	for _, c := range r.Constraints {
+		fmt.Fprintf(w, "\nConstraint: `%s`\n", c)
+	}
 	for _, s := range r.SLOs {
 		fmt.Fprintf(w, "\nLatency SLO (%s): %s\n", s.Profile, s.Bounds())
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
 )
@@ -29,6 +31,12 @@ type Recommendation struct {
 	Measurements   int     `json:"measurements"`
 	Confirmed      bool    `json:"confirmed"`
 	UncertaintyPct float64 `json:"uncertainty_pct"`
+	// GPUs is how many GPUs the config occupies, BaselineGPUs the
+	// baseline's (absent without one): where they differ, a total
+	// compares machines, not configs, and each throughput's change is
+	// also given per GPU (MetricChange.PerGPUVsBaseline).
+	GPUs         int `json:"gpus"`
+	BaselineGPUs int `json:"baseline_gpus,omitempty"`
 }
 
 // ProfileChange is a trial's objective and constraint metrics on one
@@ -46,6 +54,9 @@ type MetricChange struct {
 	Value      float64  `json:"value"`
 	Baseline   *float64 `json:"baseline,omitempty"`
 	VsBaseline *float64 `json:"vs_baseline_pct,omitempty"`
+	// PerGPUVsBaseline is the % change per GPU, for a throughput of a
+	// config on another GPU count than the baseline's.
+	PerGPUVsBaseline *float64 `json:"per_gpu_vs_baseline_pct,omitempty"`
 }
 
 // goalPick is a decision of recommend: front[Index] is the config for Goal.
@@ -164,10 +175,15 @@ func recommendations(sp *space.Space, trials []store.Trial, r Report) []Recommen
 	for _, p := range picks {
 		w := r.Winners[p.Index]
 		rec := Recommendation{Goal: p.Goal, Trial: w.Trial, Why: p.Why, Config: w.Config, Command: w.Command, CommandError: w.CommandError,
-			Measurements: max(1, w.Measurements), Confirmed: w.Measurements > 1, UncertaintyPct: r.uncertaintyPct(w.Measurements)}
+			Measurements: max(1, w.Measurements), Confirmed: w.Measurements > 1, UncertaintyPct: r.uncertaintyPct(w.Measurements),
+			GPUs: engines.GPUs(w.Config, sp.Target)}
+		if base != nil {
+			rec.BaselineGPUs = engines.GPUs(base.Config, sp.Target)
+		}
 		for _, t := range trials {
 			if t.Number == w.Trial {
 				rec.Profiles = profileChanges(sp, gs.meanTrial(trials, t), base)
+				perGPUChanges(rec)
 			}
 		}
 		out = append(out, rec)
@@ -231,6 +247,27 @@ func metricChange(n reported, v float64, base *store.Trial, p string) MetricChan
 		}
 	}
 	return mc
+}
+
+// perGPUChanges gives each throughput's change per GPU where the
+// recommendation and the baseline occupy different GPU counts (issue 50:
+// "total_tps +532.7%" on 8 GPUs against a baseline on 2 read as a better
+// config, when per GPU it was +58%).
+func perGPUChanges(rec Recommendation) {
+	if rec.BaselineGPUs < 1 || rec.GPUs < 1 || rec.GPUs == rec.BaselineGPUs {
+		return
+	}
+	for _, pc := range rec.Profiles {
+		for i := range pc.Metrics {
+			m := &pc.Metrics[i]
+			if _, ok := bench.PerGPUOf(m.Metric + bench.PerGPUSuffix); !ok || m.Baseline == nil {
+				continue
+			}
+			if pct := pctChange(m.Value/float64(rec.GPUs), *m.Baseline/float64(rec.BaselineGPUs)); !math.IsNaN(pct) {
+				m.PerGPUVsBaseline = &pct
+			}
+		}
+	}
 }
 
 func sortedProfiles(m map[string]map[string]float64) []string {

@@ -72,6 +72,9 @@ func (r Report) Text(w io.Writer) error {
 		fmt.Fprintf(w, "SLO: %s\n", c)
 	}
 	r.slosText(w)
+	for _, s := range r.Saturated {
+		fmt.Fprintf(w, "Warning: %s\n", s)
+	}
 	if r.Baseline != nil {
 		fmt.Fprintf(w, "Baseline (trial %d): %s\n", r.Baseline.Trial, r.values(*r.Baseline, false))
 	}
@@ -136,6 +139,9 @@ func (r Report) Markdown(w io.Writer) error {
 		fmt.Fprintf(w, "**%s**\n\n", r.SimulatedNote())
 	}
 	r.recommendationsMarkdown(w)
+	for _, s := range r.Saturated {
+		fmt.Fprintf(w, "> **Warning:** %s\n\n", s)
+	}
 	for _, env := range r.Environment {
 		fmt.Fprintf(w, "Environment, %s.\n\n", env)
 	}
@@ -188,7 +194,7 @@ func sameAs(trials []int) string {
 func (r Report) values(rw Row, withPct bool) string {
 	parts := make([]string, len(r.Objectives))
 	for i, o := range r.Objectives {
-		parts[i] = o.Metric + " " + fmtNum(rw.Values[i])
+		parts[i] = o.Metric + " " + fmtMetric(o.Metric, rw.Values[i])
 		if withPct {
 			parts[i] = o.Metric + " " + r.cell(rw, i)
 		}
@@ -197,7 +203,7 @@ func (r Report) values(rw Row, withPct bool) string {
 }
 
 func (r Report) cell(rw Row, i int) string {
-	s := fmtNum(rw.Values[i])
+	s := fmtMetric(r.Objectives[i].Metric, rw.Values[i])
 	if i < len(rw.VsBaseline) && !math.IsNaN(rw.VsBaseline[i]) && rw.Origin != "baseline" {
 		s += fmt.Sprintf(" (%+.1f%%)", rw.VsBaseline[i])
 	}
@@ -273,7 +279,7 @@ func TrialsText(w io.Writer, sp *space.Space, ts []store.Trial) error {
 			fmt.Fprintf(tw, "\t%s", predictedText(t.Prediction))
 		}
 		for _, c := range cols {
-			fmt.Fprintf(tw, "\t%s", fmtNum(metric(t, c.profile, c.metric)))
+			fmt.Fprintf(tw, "\t%s", fmtMetric(c.metric, metric(t, c.profile, c.metric)))
 		}
 		fmt.Fprintf(tw, "\t%.0f", t.GPUSeconds)
 		if where {

@@ -43,6 +43,9 @@ func (r Report) recommendationsText(w io.Writer) {
 	defer r.noiseText(w, "  ", "\n")
 	for _, rec := range r.Recommendations {
 		fmt.Fprintf(w, "  %s: trial %d (%s%s)\n", rec.Goal, rec.Trial, rec.Why, r.Certainty(rec))
+		if note := rec.GPUNote(); note != "" {
+			fmt.Fprintf(w, "    %s\n", note)
+		}
 		for _, p := range rec.Profiles {
 			fmt.Fprintf(w, "    %s: %s\n", p.Profile, p.changes())
 		}
@@ -63,6 +66,9 @@ func (r Report) recommendationsMarkdown(w io.Writer) {
 	defer r.noiseText(w, "", "\n\n")
 	for _, rec := range r.Recommendations {
 		fmt.Fprintf(w, "**%s**: trial %d (%s%s).", rec.Goal, rec.Trial, rec.Why, r.Certainty(rec))
+		if note := rec.GPUNote(); note != "" {
+			fmt.Fprintf(w, " %s", note)
+		}
 		for _, p := range rec.Profiles {
 			fmt.Fprintf(w, " %s: %s.", p.Profile, p.changes())
 		}
@@ -110,12 +116,25 @@ func (r Report) noiseText(w io.Writer, indent, end string) {
 func (p ProfileChange) changes() string {
 	parts := make([]string, len(p.Metrics))
 	for i, m := range p.Metrics {
-		parts[i] = m.Metric + " " + fmtNum(m.Value)
-		if m.VsBaseline != nil {
+		parts[i] = m.Metric + " " + fmtMetric(m.Metric, m.Value)
+		switch {
+		case m.VsBaseline != nil && m.PerGPUVsBaseline != nil:
+			parts[i] += fmt.Sprintf(" (%+.1f%%; per GPU %+.1f%%)", *m.VsBaseline, *m.PerGPUVsBaseline)
+		case m.VsBaseline != nil:
 			parts[i] += fmt.Sprintf(" (%+.1f%%)", *m.VsBaseline)
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// GPUNote says that the ± compare GPU counts, not only configs, when
+// the recommendation and the baseline occupy different ones.
+func (rec Recommendation) GPUNote() string {
+	if rec.BaselineGPUs < 1 || rec.GPUs < 1 || rec.GPUs == rec.BaselineGPUs {
+		return ""
+	}
+	return fmt.Sprintf("On %d GPUs against the baseline's %d: the ± below compare %d GPUs with %d; per GPU is the fair comparison of the configs.",
+		rec.GPUs, rec.BaselineGPUs, rec.GPUs, rec.BaselineGPUs)
 }
 
 // FlagLines breaks a shell command's first line before each --flag, with

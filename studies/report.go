@@ -61,6 +61,9 @@ type Report struct {
 	// SLOs are the latency bounds goodput_rps and slo_attainment count
 	// against, per profile that has one.
 	SLOs []ProfileSLO `json:"slos,omitempty"`
+	// Saturated lists the objectives the offered load caps on most
+	// trials, so they cannot separate configs, with the change to make.
+	Saturated []Saturation `json:"saturated,omitempty"`
 }
 
 // DefaultNoiseCV is the noise assumed when a study repeated no config:
@@ -147,6 +150,7 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 	base := Baseline(trials)
 	r.GuardBreaks = guardBreaks(sp, trials, base)
 	r.SLOs = profileSLOs(sp)
+	r.Saturated = saturations(sp, trials)
 	r.NoiseCV, r.NoiseDF = noiseCV(sp, trials)
 	r.NoiseMeasured = r.NoiseDF > 0
 	gs := configGroups(sp, trials)

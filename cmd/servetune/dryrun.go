@@ -29,10 +29,13 @@ func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
 	if url == "" && c.Command.Name == "worker" {
 		return usagef("worker needs --storage postgres://… (or $%s)", storageEnv)
 	}
-	// As the run would: one local trial at a time packs nothing and
-	// leaves --gpus unused; its engines see what the environment shows.
+	// As the run would: one local trial at a time packs nothing, so
+	// --gpus is refused there; its engines see what the environment shows.
 	flag := c.String("gpus")
 	if url == "" && c.Int("workers") <= 1 {
+		if err := gpusNeedWorkers(c); err != nil {
+			return err
+		}
 		flag = ""
 	}
 	devices, err := workerDevices(flag)

@@ -59,7 +59,7 @@ func TestRunDryRunChecksTheNode(t *testing.T) {
 		{"a GPU in use", "777, GPU-3, 30000\n", "", exitCheck, []string{"FAIL  gpus        GPU 3 is in use by pid 777", "A check failed"}},
 		{"--gpus avoids it", "777, GPU-3, 30000\n", "--workers=2 --gpus=4-7", 0, []string{"4 of 8 visible GPUs to use (4,5,6,7)"}},
 		{"--gpus too few", "", "--workers=2 --gpus=0-2", exitCheck, []string{"FAIL  study", "needs 4 GPUs and this worker has 3"}},
-		{"--gpus unused by one local trial", "777, GPU-3, 30000\n", "--gpus=4-7", exitCheck, []string{"FAIL  gpus        GPU 3 is in use"}},
+
 		{"storage unreachable", "", "--storage=postgres://servetune:s3cret@127.0.0.1:1/x", exitCheck, []string{"FAIL  storage     postgres://servetune:xxxxx@127.0.0.1:1/x"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,6 +84,24 @@ func TestRunDryRunChecksTheNode(t *testing.T) {
 				t.Errorf("a dry run wrote %v", entries)
 			}
 		})
+	}
+}
+
+// --gpus on one local trial at a time would be ignored: the dry run and
+// the run refuse it, exit 2, saying how to get what it asks.
+func TestGPUsWithoutWorkersIsRefused(t *testing.T) {
+	fakeNode(t, eightFree, "")
+	dir := t.TempDir()
+	space := processSpace(t, dir)
+	for _, args := range [][]string{{"run", "--dry-run", "--gpus=0-1", space}, {"run", "--gpus", "0-1", space}} {
+		code, out, errText := runCLI(t, dir, args...)
+		want := "--gpus 0-1 needs --workers N > 1"
+		if code != exitUsage || !strings.Contains(errText, want) || !strings.Contains(errText, "CUDA_VISIBLE_DEVICES=0,1") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", args, code, errText, want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 || out != "" {
+			t.Errorf("%q wrote %v, printed %q", args, entries, out)
+		}
 	}
 }
 

@@ -29,6 +29,7 @@ func TestUsageErrorsExitTwoWithDidYouMean(t *testing.T) {
 	}{
 		{[]string{"shwo", "x"}, `unknown command "shwo"; did you mean "show"?`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate" (servetune --help lists them)`},
+		{[]string{"version"}, `unknown command "version"; did you mean "--version"?`},
 		{[]string{"sim", "serv"}, `sim: unknown command "serv"; did you mean "serve"?`},
 		{[]string{"show", "--srot", "total_tps", "x"}, "show: unknown flag --srot; did you mean --sort?"},
 		{[]string{"--log-levle", "warn", "studies"}, "unknown flag --log-levle; did you mean --log-level?"},

@@ -190,6 +190,12 @@ func unknownCommand(c *cli.Context) error {
 	if hint := suggest.Hint(name, names); hint != "" {
 		return usagef("unknown command %q%s", name, hint)
 	}
+	// `servetune version` and `servetune help` mean the program's flags.
+	for _, f := range []string{"version", "help"} {
+		if name == f {
+			return usagef("unknown command %q; did you mean \"--%s\"?", name, f)
+		}
+	}
 	return usagef("unknown command %q (servetune --help lists them)", name)
 }
 
@@ -202,21 +208,48 @@ func exitCodesHelp() string {
 	return b.String()
 }
 
-// version is the module version the binary was built from: a tag for
-// `go install ...@v1.2.3`, "(devel)" for a build of a checkout, with
-// its commit when the build recorded one.
+// version is the program's --version: the module version and its commit
+// (versionOf) and the Go version it was built with.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
 	}
+	return versionOf(bi) + " " + bi.GoVersion
+}
+
+// servetuneVersion is the version reports carry: versionOf this binary.
+func servetuneVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	return versionOf(bi)
+}
+
+// versionOf is the module version a binary was built from — a tag for
+// `go install ...@v1.2.3`, "(devel)" for a build of a checkout — with the
+// commit when the build recorded one, "-dirty" when the checkout had
+// changes: "(devel) 5b47d74a1c2e-dirty".
+func versionOf(bi *debug.BuildInfo) string {
 	v := bi.Main.Version
+	var rev string
+	dirty := false
 	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case "vcs.modified":
+			dirty = s.Value == "true"
 		}
 	}
-	return v + " " + bi.GoVersion
+	if rev == "" || strings.Contains(v, rev) {
+		return v // Go 1.24+ stamps a pseudo-version that names the commit (and +dirty)
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return v + " " + rev
 }
 
 func exitCode(err error) int {

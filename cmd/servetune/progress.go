@@ -227,6 +227,9 @@ func (p *progress) log(ev studies.Event) {
 				lg = lg.Float64(o.Metric+"_vs_baseline_pct", math.Round(pct*10)/10)
 			}
 		}
+		if eta, ok := p.stats.eta(p.now()); ok {
+			lg = lg.Str("study_eta", eta.Round(time.Second).String())
+		}
 		switch {
 		case t.Failure != nil:
 			lg = lg.Str("failure", string(t.Failure.Class)).Str("reason", t.Failure.Message)

@@ -32,9 +32,11 @@ func phaseEv(n int, p objective.Phase) studies.Event {
 	return studies.Event{Kind: studies.TrialPhase, Trial: store.Trial{Number: n}, Phase: p, Total: 5}
 }
 
-// The study's ETA is trial durations times trials left: the prior's 50 s
-// start-up and the time between runs are not trials.
-func TestETACountsTrialDurationsOnly(t *testing.T) {
+// The study's ETA is the time between finishes times trials left: the
+// prior's 50 s start-up is not a trial's, but the proposal and start-up
+// between one trial's end and the next's are (issue 50: counting trial
+// durations only read ten times too low).
+func TestETACountsTheTimeBetweenFinishes(t *testing.T) {
 	sp := progressSpace(t)
 	c := &fakeClock{time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	s := newRunStats(sp, nil, 0, c.now())
@@ -48,14 +50,16 @@ func TestETACountsTrialDurationsOnly(t *testing.T) {
 	if eta, _ := s.eta(c.now()); eta != 40*time.Second {
 		t.Errorf("4 trials left of 10 s each: ETA %v, want 40s (not 4 × 60 s)", eta)
 	}
+	c.add(30 * time.Second) // the next proposal takes 30 s
 	s.observe(startEv(2, 1), c.now())
-	c.add(4 * time.Second)
-	if eta, _ := s.eta(c.now()); eta != 36*time.Second {
-		t.Errorf("4 s into trial 2: ETA %v, want 36s", eta)
+	c.add(10 * time.Second)
+	s.observe(finishEv(2, 2), c.now())
+	// 50 s from the first start to the second finish: 25 s per trial.
+	if eta, _ := s.eta(c.now()); eta != 75*time.Second {
+		t.Errorf("3 trials left at 25 s: ETA %v, want 75s (trial time alone says 30s)", eta)
 	}
-	s.observe(startEv(3, 1), c.now()) // two workers from now on
-	if eta, _ := s.eta(c.now()); eta != 18*time.Second {
-		t.Errorf("two trials at once: ETA %v, want 18s ((40 - 4) / 2)", eta)
+	if head := s.block(c.now())[0]; !strings.Contains(head, "ETA 1m15s") {
+		t.Errorf("head %q lacks the ETA", head)
 	}
 }
 

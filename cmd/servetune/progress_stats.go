@@ -12,6 +12,7 @@ import (
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	studyprogress "github.com/servetune/servetune/studies/progress"
 	"github.com/servetune/servetune/studies/store"
 )
 
@@ -24,14 +25,9 @@ type runStats struct {
 	started     time.Time
 	done, total int
 	finished    int // in this run
-	// trialTime sums the durations of the timed trials this run finished
-	// (started and finished under this view): the ETA's only clock, so
-	// the prior's start-up and pauses between runs do not count.
-	trialTime time.Duration
-	timed     int
-	// peak is the most trials seen running at once: trials left share
-	// that many workers.
-	peak   int
+	// clock is the ETA: the measured time per trial, proposals and
+	// start-ups included (studies/progress).
+	clock  studyprogress.ETA
 	screen screening
 	hours  float64
 	base   []float64
@@ -98,7 +94,7 @@ func (s *runStats) observe(ev studies.Event, now time.Time) {
 	switch ev.Kind {
 	case studies.TrialStarted:
 		s.running[ev.Trial.Number] = &current{trial: ev.Trial.Number, summary: ev.Trial.Config.Summary(), phase: objective.Launching, since: now}
-		s.peak = max(s.peak, len(s.running))
+		s.clock.Started(now)
 		s.screen.over = true
 	case studies.TrialPhase:
 		if c := s.running[ev.Trial.Number]; c != nil {
@@ -106,29 +102,18 @@ func (s *runStats) observe(ev studies.Event, now time.Time) {
 		}
 	case studies.TrialFinished:
 		s.record(ev.Trial)
-		if c := s.running[ev.Trial.Number]; c != nil && !ev.Trial.BrokeRule() {
-			s.trialTime += now.Sub(c.since)
-			s.timed++
-		}
 		delete(s.running, ev.Trial.Number)
 		if !ev.Trial.BrokeRule() {
 			s.finished++
+			s.clock.Finished(now)
 		}
 	}
 }
 
-// eta is the time the study still needs, from trial durations only: the
-// mean duration of this run's trials times the trials left, less what the
-// running ones have spent, shared among the workers seen running at once.
+// eta is the time the study still needs: the measured time per trial
+// (the interval between finishes) for each trial left.
 func (s runStats) eta(now time.Time) (time.Duration, bool) {
-	if s.timed == 0 || s.total <= s.done {
-		return 0, false
-	}
-	work := s.trialTime / time.Duration(s.timed) * time.Duration(s.total-s.done)
-	for _, c := range s.running {
-		work -= now.Sub(c.since)
-	}
-	return max(work, 0) / time.Duration(max(s.peak, 1)), true
+	return s.clock.Remaining(now, s.total-s.done)
 }
 
 // requests records the benchmark's request count on the one running

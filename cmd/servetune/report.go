@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -71,22 +70,6 @@ func writeHTML(e *env, full report.Full, file string) error {
 	}
 	fmt.Fprintf(e.stdout, "Report written to %s\n", file)
 	return nil
-}
-
-// servetuneVersion is the module version this binary was built from, with
-// its VCS revision when the build recorded one.
-func servetuneVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " (" + s.Value[:12] + ")"
-		}
-	}
-	return v
 }
 
 // studyOutlook reads the prior's view of the space stored with the study

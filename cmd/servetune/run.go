@@ -78,6 +78,9 @@ func (e *env) runAction(c *cli.Context) error {
 // localRunOptions are the flags of a run in a study.db.
 func localRunOptions(c *cli.Context, sp *space.Space) (runOptions, error) {
 	var devices []string // one trial at a time packs nothing
+	if err := gpusNeedWorkers(c); err != nil {
+		return runOptions{}, err
+	}
 	if c.Int("workers") > 1 {
 		var err error
 		if devices, err = workerDevices(c.String("gpus")); err != nil {
@@ -94,6 +97,21 @@ func localRunOptions(c *cli.Context, sp *space.Space) (runOptions, error) {
 		opts.enqueue = append(opts.enqueue, cfgs...)
 	}
 	return opts, nil
+}
+
+// gpusNeedWorkers refuses --gpus on a local run of one trial at a time,
+// which packs nothing and would ignore it (issue 50: the dry run checked
+// GPUs 0–7 for --gpus 0-1 and said nothing).
+func gpusNeedWorkers(c *cli.Context) error {
+	g := c.String("gpus")
+	if g == "" || c.Int("workers") > 1 {
+		return nil
+	}
+	devs, err := workerDevices(g)
+	if err != nil {
+		return err
+	}
+	return usagef("--gpus %s needs --workers N > 1: one trial at a time runs on the GPUs the environment shows; pack trials onto these with --workers, or restrict that one with CUDA_VISIBLE_DEVICES=%s", g, strings.Join(devs, ","))
 }
 
 // runShared runs the study in shared storage: the run is one worker

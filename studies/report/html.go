@@ -59,7 +59,6 @@ func funcs() template.FuncMap {
 		"pct":           func(x float64) string { return strconv.FormatFloat(x*100, 'f', 0, 64) },
 		"signed":        func(x float64) string { return fmt.Sprintf("%+.1f%%", x) },
 		"date":          func(t time.Time) string { return fmtDate(t) },
-		"columns":       Columns,
 		"hours":         func(h float64) string { return strconv.FormatFloat(h, 'f', 2, 64) },
 		"objs":          func(vs []float64) string { return joinNums(vs) },
 		"version":       func(v string) string { return orDash(v, "not pinned") },

@@ -63,3 +63,32 @@ func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) []Import
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Share[0] > out[b].Share[0] })
 	return out
 }
+
+// attributable splits the knobs into those the complete trials other
+// than the baseline varied, which importance may credit, and those only
+// the baseline's value varied (issue 50: a baseline on another engine
+// and KV-cache type credited both with 20% from one trial): an effect
+// seen on one trial cannot be told from the config's others.
+func attributable(pts []Point, ks []Knob) (ok []Knob, baselineOnly []string) {
+	for _, k := range ks {
+		seen := map[float64]bool{}
+		all := map[float64]bool{}
+		for _, p := range pts {
+			if p.State != store.Complete {
+				continue
+			}
+			x := k.X(p.Config)
+			all[x] = true
+			if p.Origin != "baseline" {
+				seen[x] = true
+			}
+		}
+		switch {
+		case len(seen) > 1:
+			ok = append(ok, k)
+		case len(all) > 1:
+			baselineOnly = append(baselineOnly, k.Name)
+		}
+	}
+	return ok, baselineOnly
+}

@@ -33,3 +33,19 @@ func TestKnobsVariedTogether(t *testing.T) {
 		t.Errorf("together = %v, want %v", got, want)
 	}
 }
+
+// A knob only the baseline varied is credited with nothing: the trials
+// say nothing of it apart from the baseline's other differences.
+func TestImportanceRefusesKnobsOnlyTheBaselineVaried(t *testing.T) {
+	engine := Knob{Name: "engine", Levels: []string{"vllm", "sglang"}}
+	mr := Knob{Name: "max_running", Numeric: true}
+	pt := func(n int, origin, e string, r int64) Point {
+		return Point{Trial: n, State: store.Complete, Origin: origin, Config: space.Config{"engine": e, "max_running": r}}
+	}
+	pts := []Point{pt(1, "baseline", "vllm", 64), pt(2, "sampler", "sglang", 64), pt(3, "sampler", "sglang", 128), pt(4, "sampler", "sglang", 256),
+		{Trial: 5, State: store.Failed, Origin: "sampler", Config: space.Config{"engine": "vllm", "max_running": int64(64)}}}
+	ok, only := attributable(pts, []Knob{engine, mr})
+	if len(ok) != 1 || ok[0].Name != "max_running" || len(only) != 1 || only[0] != "engine" {
+		t.Errorf("attributable = %v, baseline only %v; want max_running, and engine refused", ok, only)
+	}
+}

@@ -50,8 +50,11 @@ func (f Full) Markdown(w io.Writer, plots []Plot) error {
 	fmt.Fprintf(w, "| servetune | %s |\n| trials ran | %s – %s |\n| trials | %s |\n| %s | %s |\n\n",
 		e.Version, fmtDate(e.First), fmtDate(e.Last), f.Summary.Counts, e.Unit, fmt.Sprintf("%.2f", e.DeviceHours))
 	f.markdownRecommended(w)
+	for _, s := range f.Summary.Saturated {
+		fmt.Fprintf(w, "> **Warning:** %s\n\n", s)
+	}
 	f.markdownProfiles(w)
-	if len(f.Summary.SLOs) > 0 || len(f.Summary.GuardBreaks) > 0 {
+	if len(f.Summary.SLOs) > 0 || len(f.Summary.GuardBreaks) > 0 || len(f.Summary.Constraints) > 0 {
 		fmt.Fprint(w, "## SLOs and guards\n")
 		f.Summary.GuardsMarkdown(w)
 		fmt.Fprint(w, "\n")
@@ -93,10 +96,10 @@ func (f Full) markdownProfiles(w io.Writer) {
 			fmt.Fprintf(w, "Workload: %s.\n\n", t.Workload)
 		}
 		fmt.Fprint(w, "| trial |")
-		for _, c := range Columns() {
+		for _, c := range t.Columns {
 			fmt.Fprintf(w, " %s |", c.Label)
 		}
-		fmt.Fprint(w, "\n|---|"+strings.Repeat("---:|", len(Columns()))+"\n")
+		fmt.Fprint(w, "\n|---|"+strings.Repeat("---:|", len(t.Columns))+"\n")
 		for _, r := range t.Rows {
 			label := fmt.Sprint(r.Trial)
 			if r.Baseline {
@@ -116,14 +119,21 @@ func cellText(c Cell) string {
 	if !c.Has {
 		return "–"
 	}
-	if !c.HasPct {
-		return fmtNum(c.Value)
+	v := fmtNum(c.Value)
+	if c.Text != "" {
+		v = c.Text
 	}
-	return fmt.Sprintf("%s (%+.1f%%)", fmtNum(c.Value), c.Pct)
+	if !c.HasPct {
+		return v
+	}
+	return fmt.Sprintf("%s (%+.1f%%)", v, c.Pct)
 }
 
 func (f Full) markdownImportance(w io.Writer) {
 	fmt.Fprintf(w, "## Which knobs mattered%s\n\n", f.SimTag())
+	if len(f.BaselineOnly) > 0 {
+		fmt.Fprintf(w, "Not attributed: %s — only the baseline differs on them among the complete trials, so their effect cannot be told from the baseline's other differences (its GPU count among them).\n\n", strings.Join(f.BaselineOnly, ", "))
+	}
 	if len(f.Importance) == 0 {
 		fmt.Fprint(w, "Too few complete trials to say.\n\n")
 		return

@@ -16,11 +16,17 @@ func (f Full) markdownRecommended(w io.Writer) {
 	fmt.Fprintf(w, "## Recommended%s\n\n", f.SimTag())
 	for _, rec := range f.Summary.Recommendations {
 		fmt.Fprintf(w, "### %s: trial %d\n\n%s%s.\n\n", rec.Goal, rec.Trial, rec.Why, f.Summary.Certainty(rec))
+		if note := rec.GPUNote(); note != "" {
+			fmt.Fprintf(w, "%s\n\n", note)
+		}
 		for _, p := range rec.Profiles {
 			parts := make([]string, len(p.Metrics))
 			for i, m := range p.Metrics {
 				parts[i] = m.Metric + " " + fmtNum(m.Value)
-				if m.VsBaseline != nil {
+				switch {
+				case m.VsBaseline != nil && m.PerGPUVsBaseline != nil:
+					parts[i] += " (" + pctNum(*m.VsBaseline) + "; per GPU " + pctNum(*m.PerGPUVsBaseline) + ")"
+				case m.VsBaseline != nil:
 					parts[i] += " (" + pctNum(*m.VsBaseline) + ")"
 				}
 			}
@@ -73,7 +79,7 @@ func (f Full) markdownViews(w io.Writer) {
 	if len(f.Views) == 0 {
 		return
 	}
-	fmt.Fprint(w, "## What the prior thinks of each knob value\n\nThe best the prior predicted among the configs it looked at with that value, beside the complete trials there: a region with no or few trials is one the search left on the prior's word.\n\n| knob = value |")
+	fmt.Fprint(w, "## What the prior thinks of each knob value\n\nThe best the prior predicted among the configs it looked at with that value, beside the complete trials there: a region with no or few trials is one the search left on the prior's word, and a prediction no trial but the baseline (or none) measured is marked so.\n\n| knob = value |")
 	for _, o := range f.Summary.Objectives {
 		fmt.Fprintf(w, " predicted best %s |", o.Metric)
 	}
@@ -86,7 +92,7 @@ func (f Full) markdownViews(w io.Writer) {
 	for _, v := range f.Views {
 		fmt.Fprintf(w, "| %s = %s |", v.Knob, mdCell(v.Value))
 		for _, p := range v.Predicted {
-			fmt.Fprintf(w, " %s |", fmtNum(p))
+			fmt.Fprintf(w, " %s%s |", fmtNum(p), unsupported(v.Support))
 		}
 		fmt.Fprintf(w, " %d |", v.Trials)
 		for _, m := range v.Measured {
@@ -95,4 +101,12 @@ func (f Full) markdownViews(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
+}
+
+// unsupported marks a prediction no measured trial backs.
+func unsupported(support string) string {
+	if support == "" {
+		return ""
+	}
+	return " (" + support + " measured it)"
 }

@@ -16,7 +16,10 @@ type Full struct {
 	Points     []Point
 	Knobs      []Knob
 	Importance []Importance
-	Failures   []FailureGroup
+	// BaselineOnly are knobs only the baseline's value varied among the
+	// complete trials: importance credits them with nothing (attributable).
+	BaselineOnly []string
+	Failures     []FailureGroup
 	// Front lists the trial numbers of the winners (best or front).
 	Front map[int]bool
 	// ShowWhere adds where each trial ran to the trial table (parallel
@@ -57,7 +60,7 @@ func Build(sp *space.Space, trials []store.Trial, render studies.Renderer, m Met
 			f.Front[e] = true
 		}
 	}
-	f.Profiles = profileTables(trials, f.Summary)
+	f.Profiles = profileTables(sp, trials, f.Summary)
 	for i := range f.Profiles {
 		for _, p := range sp.Profiles {
 			if p.Name == f.Profiles[i].Profile {
@@ -67,7 +70,9 @@ func Build(sp *space.Space, trials []store.Trial, render studies.Renderer, m Met
 	}
 	f.Forecasts = forecasts(f.Points, trials, len(sp.Objectives))
 	f.Views = views(sp, m.Outlook, f.Points)
-	f.Importance = importanceOf(f.Summary.Objectives, f.Points, f.Knobs)
+	var ks []Knob
+	ks, f.BaselineOnly = attributable(f.Points, f.Knobs)
+	f.Importance = importanceOf(f.Summary.Objectives, f.Points, ks)
 	f.Failures = failures(trials)
 	return f
 }

@@ -77,6 +77,11 @@ type View struct {
 	FromScreening bool
 	Trials        int
 	Measured      []float64
+	// Support says which measurement backs the prediction: "" when a
+	// complete trial other than the baseline has the value, "no trial"
+	// or "only the baseline" when none does (issue 50: the prior's vLLM
+	// figure read as measured where only the baseline ran vLLM).
+	Support string
 }
 
 // views sets the prior's outlook beside the complete trials of each knob
@@ -90,17 +95,27 @@ func views(sp *space.Space, outlook []store.Region, pts []Point) []View {
 				v.Predicted[o] = *b
 			}
 		}
+		others := 0
 		for _, p := range pts {
 			x, ok := sp.WithTargetEngine(p.Config)[r.Knob]
 			if p.State != store.Complete || !ok || space.FormatValue(x) != r.Value {
 				continue
 			}
 			v.Trials++
+			if p.Origin != "baseline" {
+				others++
+			}
 			for o, obj := range sp.Objectives {
 				if x := p.Values[o]; !math.IsNaN(x) && (math.IsNaN(v.Measured[o]) || obj.Better(x, v.Measured[o])) {
 					v.Measured[o] = x
 				}
 			}
+		}
+		switch {
+		case v.Trials == 0:
+			v.Support = "no trial"
+		case others == 0:
+			v.Support = "only the baseline"
 		}
 		out = append(out, v)
 	}

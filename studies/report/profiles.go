@@ -1,9 +1,13 @@
 package report
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
+	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
 )
@@ -35,7 +39,11 @@ type ProfileTable struct {
 	// Workload describes the profile's load ("random, 8K in / 1K out,
 	// 1000 prompts, rate 10 req/s").
 	Workload string
-	Rows     []ProfileRow
+	// Columns are Columns() and, where the study measures others on the
+	// profile, its objectives' and constraints' metrics and each stage's
+	// value of its objectives (tableColumns).
+	Columns []Column
+	Rows    []ProfileRow
 }
 
 // ProfileRow is one trial's metrics on the profile, cell by cell in
@@ -53,11 +61,14 @@ type Cell struct {
 	Has, HasPct bool
 	// Better is +1 when the change is an improvement, -1 a regression.
 	Better int
+	// Text is the value as a duration in s or min when it is a long one
+	// (studies.FormatDuration), "" to write the number.
+	Text string
 }
 
 // profileTables builds one table for every profile any trial measured,
 // so a regression on a second workload shows beside the first.
-func profileTables(trials []store.Trial, r studies.Report) []ProfileTable {
+func profileTables(sp *space.Space, trials []store.Trial, r studies.Report) []ProfileTable {
 	byNum := map[int]store.Trial{}
 	seen := map[string]bool{}
 	for _, t := range trials {
@@ -73,25 +84,28 @@ func profileTables(trials []store.Trial, r studies.Report) []ProfileTable {
 	rows = append(rows, r.Winners...)
 	var out []ProfileTable
 	for _, p := range sortedKeys(seen) {
-		tab := ProfileTable{Profile: p}
+		tab := ProfileTable{Profile: p, Columns: tableColumns(sp, p)}
 		var base map[string]float64
 		if r.Baseline != nil {
 			base = byNum[r.Baseline.Trial].Metrics[p]
 		}
 		for _, rw := range rows {
 			isBase := rw.Origin == "baseline" && r.Baseline != nil && rw.Trial == r.Baseline.Trial
-			tab.Rows = append(tab.Rows, ProfileRow{Trial: rw.Trial, Baseline: isBase, Cells: cells(byNum[rw.Trial].Metrics[p], base, isBase)})
+			tab.Rows = append(tab.Rows, ProfileRow{Trial: rw.Trial, Baseline: isBase, Cells: cells(tab.Columns, byNum[rw.Trial].Metrics[p], base, isBase)})
 		}
 		out = append(out, tab)
 	}
 	return out
 }
 
-func cells(m, base map[string]float64, isBase bool) []Cell {
+func cells(cols []Column, m, base map[string]float64, isBase bool) []Cell {
 	var out []Cell
-	for _, c := range Columns() {
+	for _, c := range cols {
 		var cl Cell
 		cl.Value, cl.Has = m[c.Metric]
+		if cl.Has {
+			cl.Text, _ = studies.FormatDuration(c.Metric, cl.Value)
+		}
 		if b, ok := base[c.Metric]; ok && cl.Has && !isBase && b != 0 {
 			cl.Pct, cl.HasPct = (cl.Value-b)/math.Abs(b)*100, true
 			cl.Better = betterSign(cl.Pct, c.Higher)
@@ -99,6 +113,51 @@ func cells(m, base map[string]float64, isBase bool) []Cell {
 		out = append(out, cl)
 	}
 	return out
+}
+
+// tableColumns is the profile's table: the fixed columns, then the
+// metrics the study judges configs by on it that those lack — its
+// objectives (goodput_rps, a rate search's max_rate_under_slo), its
+// constraints (stage1_p99_ttft_ms) — and each stage's value of each
+// objective, so the table shows what the study chose by (issue 50).
+func tableColumns(sp *space.Space, profile string) []Column {
+	cols := Columns()
+	has := func(m string) bool {
+		return slices.ContainsFunc(cols, func(c Column) bool { return c.Metric == m })
+	}
+	add := func(m string, higher bool) {
+		if !has(m) {
+			cols = append(cols, Column{Metric: m, Label: m, Higher: higher})
+		}
+	}
+	if sp == nil {
+		return cols
+	}
+	var objs []space.Objective
+	for _, o := range sp.Objectives {
+		if sp.ObjectiveProfile(o.Profile) == profile {
+			objs = append(objs, o)
+			add(o.Metric, o.Direction == space.Maximize)
+		}
+	}
+	for _, c := range sp.Constraints {
+		if sp.ObjectiveProfile(c.Profile) == profile {
+			add(c.Metric, strings.HasPrefix(c.Op, ">"))
+		}
+	}
+	for _, p := range sp.Profiles {
+		if p.Name != profile {
+			continue
+		}
+		for k := range p.Stages {
+			for _, o := range objs {
+				if !strings.HasPrefix(o.Metric, "stage") {
+					add(fmt.Sprintf("stage%d_%s", k, o.Metric), o.Direction == space.Maximize)
+				}
+			}
+		}
+	}
+	return cols
 }
 
 func betterSign(pct float64, higher bool) int {

@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
@@ -19,6 +20,15 @@ func TestWorkloadDescribesTheLoad(t *testing.T) {
 			"random, 8K in / 1K out, 1000 prompts, all at once (rate inf), concurrency 256"},
 		{bench.Profile{Dataset: "sharegpt", NumPrompts: 500, RequestRate: 4}, "sharegpt, 500 prompts, rate 4 req/s"},
 		{bench.Profile{InputLen: 1000, OutputLen: 200, PrefixLen: 2048, RequestRate: 2.5}, "random, 1000 in / 200 out, 2K shared prefix, rate 2.5 req/s"},
+		// The builtin sharegpt profile's rate sends its 1000 prompts within a second.
+		{bench.Profile{Dataset: "sharegpt", NumPrompts: 1000, RequestRate: 1000, MaxConcurrency: 512},
+			"sharegpt, 1000 prompts, all at once (rate 1000 req/s: every arrival within 1s), concurrency 512"},
+		{bench.Profile{Dataset: "jsonl", DatasetPath: "/data/prompts.jsonl", NumPrompts: 50, RequestRate: 1}, "jsonl (prompts.jsonl), 50 prompts, rate 1 req/s"},
+		{bench.Profile{Dataset: "shared_prefix", SharedPrefix: &bench.SharedPrefix{Groups: 4, UsersPerGroup: 8, SystemPromptLen: 2048, QuestionLen: 256, OutputLen: 128, MultiTurn: true},
+			Stages: []bench.Stage{{Rate: 4, Duration: time.Minute}, {Rate: 10, Duration: 30 * time.Second}}},
+			"shared_prefix, 4 system prompts × 8 users, 2K-token system prompt, 256-token questions, 128 out, multi-turn, 540 requests in 2 stages (stage 0: 4 req/s for 1m0s; stage 1: 10 req/s for 30s)"},
+		{bench.Profile{InputLen: 512, OutputLen: 128, NumPrompts: 100, SearchRate: &bench.RateSearch{Attainment: 0.99, Low: 0.5, High: 64}},
+			"random, 512 in / 128 out, 100 prompts, highest rate in [0.5, 64] req/s with 99% of requests within the SLO"},
 	}
 	for _, c := range cases {
 		if got := workload(c.p); got != c.want {
