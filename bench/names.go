@@ -32,7 +32,6 @@ func CostMetric(name string) bool {
 	return name == MetricUSDPerHour || name == MetricUSDPerMTokOutput || name == MetricUSDPerMTokTotal
 }
 
-
 // perGPU are the throughputs that also have a per-GPU figure (NAME_per_gpu,
 // WithPerGPU): a config on 8 GPUs against one on 2 compares fairly only
 // per GPU.
