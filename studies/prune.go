@@ -21,7 +21,7 @@ import (
 // measure the noise, and would otherwise be stopped by its own first
 // measurement.
 func (l *loop) judge(origin string) objective.Judge {
-	sp, rule, incumbents := l.Space, noiseAware(l.Prune, l.Space, l.trials), l.incumbents()
+	sp, rule, incumbents := l.Space, l.noiseAware(), l.incumbents()
 	if rule == nil || isRemeasure(origin) {
 		return func(objective.Checkpoint) objective.Verdict { return objective.Verdict{} }
 	}
@@ -107,7 +107,26 @@ func recordCheckpoints(sp *space.Space, t *store.Trial, res objective.Result) {
 
 // incumbents are the trials a new trial must beat: the best one, or the
 // Pareto front.
-func (l *loop) incumbents() []store.Trial { return incumbentsOf(l.Space, l.trials) }
+func (l *loop) incumbents() []store.Trial {
+	var out []store.Trial
+	for _, i := range l.index().incumbents(l.trials) {
+		out = append(out, l.trials[i])
+	}
+	return out
+}
+
+// noiseAware is the loop's prune rule at the noise its trials measured
+// (noiseAware).
+func (l *loop) noiseAware() *search.PruneRule {
+	if l.Prune == nil {
+		return nil
+	}
+	r := *l.Prune
+	if cv, df := l.index().noiseCV(); df > 0 {
+		r.Margin = math.Max(r.Margin, noiseMargins*cv)
+	}
+	return &r
+}
 
 // incumbentsOf are the incumbents among trials.
 func incumbentsOf(sp *space.Space, trials []store.Trial) []store.Trial {
