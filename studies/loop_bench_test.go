@@ -31,18 +31,25 @@ import (
 // CLI's: the rendered reuse key and the default confirmation share.
 //
 //	go test ./studies -run '^$' -bench LoopOverhead -benchtime 200x
+//
+// The noconfirm cases turn confirmation off: its state is still rebuilt
+// from every trial (and the report's recommendation) at each pick.
 func BenchmarkLoopOverhead(b *testing.B) {
-	for _, n := range []int{100, 1000, 10000} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			template := seededStudy(b, n)
-			b.ResetTimer()
-			runOverhead(b, template, n)
-		})
+	for _, confirm := range []float64{search.DefaultConfirmShare, 0} {
+		for _, n := range []int{100, 1000, 10000} {
+			name := fmt.Sprintf("n=%d", n)
+			if confirm == 0 {
+				name = "noconfirm/" + name
+			}
+			b.Run(name, func(b *testing.B) {
+				runOverhead(b, seededStudy(b, n), n, confirm)
+			})
+		}
 	}
 }
 
 // runOverhead runs b.N more trials on a copy of the seeded study.
-func runOverhead(b *testing.B, template string, n int) {
+func runOverhead(b *testing.B, template string, n int, confirm float64) {
 	b.StopTimer()
 	dir := studydir.Of(b.TempDir(), "overhead")
 	copyFile(b, template, dir.DB())
@@ -61,7 +68,7 @@ func runOverhead(b *testing.B, template string, n int) {
 		}
 	}
 	err = Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: instantRunner{}, Dir: dir, Log: zerolog.Nop(),
-		OnEvent: onEvent, ReuseKey: RenderedKey(sp.Target), Confirm: search.DefaultConfirmShare,
+		OnEvent: onEvent, ReuseKey: RenderedKey(sp.Target), Confirm: confirm,
 		Search: search.Options{NoFeasibility: true}})
 	b.StopTimer()
 	if err != nil {
