@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -59,10 +60,10 @@ func runOverhead(b *testing.B, template string, n int, confirm float64) {
 	}
 	defer st.Close()
 	sp := overheadSpace(b, n+b.N)
-	started := false
+	started, cpu := false, time.Duration(0)
 	onEvent := func(e Event) {
 		if e.Kind == TrialStarted && !started {
-			started = true
+			started, cpu = true, processCPU()
 			b.ResetTimer()
 			b.StartTimer()
 		}
@@ -71,6 +72,7 @@ func runOverhead(b *testing.B, template string, n int, confirm float64) {
 		OnEvent: onEvent, ReuseKey: RenderedKey(sp.Target), Confirm: confirm,
 		Search: search.Options{NoFeasibility: true}})
 	b.StopTimer()
+	reportCPU(b, cpu)
 	if err != nil {
 		b.Fatal(err)
 	}
