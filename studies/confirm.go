@@ -53,7 +53,8 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 	s.Done, s.Used = x.done+len(x.running), x.remeasures
 	s.Remaining = min(s.NTrials-s.Done, l.budgetLeft())
 	s.CV, s.CVDF = x.noiseCV()
-	groups := configGroups(l.Space, l.trials)
+	groups := groupsByKey(l.Space, l.trials, func(i int) string { return x.keys[i] })
+	base := x.baselineOf(l.trials)
 	spared := map[string]bool{}
 	for _, g := range groups {
 		if spared[g.key] = l.spared(g.runs[0]); spared[g.key] && l.remeasured(g.key, g.runs[0]) {
@@ -64,8 +65,8 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 		return search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key], Spared: spared[g.key],
 			Disputed: g.disputed}
 	}
-	if b := x.baselineOf(l.trials); b != nil {
-		if g := groups.of(b.Config.Key()); g != nil {
+	if base != nil {
+		if g := groups.of(base.Config.Key()); g != nil {
 			b := measured(g)
 			s.Baseline = &b
 		}
@@ -73,9 +74,7 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 	for _, g := range groups.feasible(l.Space) {
 		s.Ranked = append(s.Ranked, measured(g))
 	}
-	if recs := BuildReport(l.Space, l.trials, nil).Recommendations; len(recs) > 0 {
-		s.Leader = recs[0].Config.Key()
-	}
+	s.Leader = leaderKey(l.Space, l.trials, groups, base, s.CV, s.CVDF)
 	return s
 }
 
@@ -121,6 +120,12 @@ type groups []*configGroup
 // configGroups groups the complete measurements by config, in the order
 // each config was first measured.
 func configGroups(sp *space.Space, trials []store.Trial) groups {
+	return groupsByKey(sp, trials, func(i int) string { return trials[i].Config.Key() })
+}
+
+// groupsByKey is configGroups with each trial's config key from key(i)
+// (the loop's index has them: a key is a json.Marshal).
+func groupsByKey(sp *space.Space, trials []store.Trial, key func(i int) string) groups {
 	var out groups
 	at := map[string]*configGroup{}
 	vals := map[string][][]float64{} // per config, per objective
@@ -129,7 +134,7 @@ func configGroups(sp *space.Space, trials []store.Trial) groups {
 		if t.State != store.Complete || t.ReusedFrom != 0 {
 			continue
 		}
-		key := t.Config.Key() // a json.Marshal: once per trial
+		key := key(i)
 		g := at[key]
 		if g == nil {
 			g = &configGroup{key: key, mean: make([]float64, len(sp.Objectives))}
