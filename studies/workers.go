@@ -293,9 +293,6 @@ func (p *pool) start(ctx context.Context, n next) error {
 	if err := p.Store.ClaimNext(ctx, &t, until, p.Space.Study.NTrials, p.Repeat); err != nil {
 		return err
 	}
-	if err := p.Store.Annotate(ctx, t); err != nil {
-		return err
-	}
 	p.slots[slot] = true
 	p.inFlight++
 	p.record(t)

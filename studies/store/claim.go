@@ -21,7 +21,8 @@ var ErrTaken = errors.New("another worker claimed this trial")
 
 // ClaimNext claims t for t.Worker until until (a zero until: no lease
 // and no worker, the claim of a run holding the study's lock that runs
-// one trial at a time and that nobody may reclaim), unless the study already
+// one trial at a time and that nobody may reclaim), with what measures it
+// (t.Runner) and what the prior predicted for it (t.Prediction), unless the study already
 // has nTrials trials finished or running (ErrFull) or another worker
 // holds or measured the same thing (ErrTaken). The check and the insert
 // are one transaction, serialised across workers, so n_trials is exact
@@ -114,13 +115,19 @@ func (s *Store) insertLeased(ctx context.Context, tx *sql.Tx, t *Trial, until ti
 	if err != nil {
 		return fmt.Errorf("record trial start: %w", err)
 	}
+	pred, err := marshalOrNull(t.Prediction != nil, t.Prediction)
+	if err != nil {
+		return fmt.Errorf("record trial start: %w", err)
+	}
 	var lease any
 	if !until.IsZero() {
 		lease = stamp(until)
 	}
 	t.State = Running
-	err = tx.QueryRowContext(ctx, s.bind(`INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until, devices) VALUES(?,?,?,?,?,?,?,?,?,?) RETURNING number`),
-		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), nullStr(t.Worker), lease, devices).Scan(&t.Number)
+	// What measures the trial and what the prior predicted go in with the
+	// claim: one commit (one fsync) per trial start, not two.
+	err = tx.QueryRowContext(ctx, s.bind(`INSERT INTO trials(state, origin, config, config_key, started_at, retry_of, reused_from, worker, lease_until, devices, runner, prediction) VALUES(?,?,?,?,?,?,?,?,?,?,?,?) RETURNING number`),
+		t.State, t.Origin, string(cfg), t.Config.Key(), t.Start.UTC().Format(time.RFC3339Nano), nullInt(t.RetryOf), nullInt(t.ReusedFrom), nullStr(t.Worker), lease, devices, nullStr(t.Runner), pred).Scan(&t.Number)
 	if err != nil {
 		return fmt.Errorf("study %s: record trial start: %w", s.path, err)
 	}
