@@ -128,18 +128,13 @@ func (l *loop) noiseAware() *search.PruneRule {
 	return &r
 }
 
-// incumbentsOf are the incumbents among trials.
+// incumbentsOf are the incumbents among trials (search.Best's point, or
+// search.Front's, found one trial at a time: O(n) times the front's size,
+// not O(n²)).
 func incumbentsOf(sp *space.Space, trials []store.Trial) []store.Trial {
-	pts, idx := points(sp, trials)
-	var win []int
-	if len(sp.Objectives) > 1 {
-		win = search.Front(pts, sp.Objectives)
-	} else if b := search.Best(pts, sp.Objectives); b >= 0 {
-		win = []int{b}
-	}
-	out := make([]store.Trial, 0, len(win))
-	for _, w := range win {
-		out = append(out, trials[idx[w]])
+	var out []store.Trial
+	for _, i := range rankingOf(sp, trials).incumbents(sp) {
+		out = append(out, trials[i])
 	}
 	return out
 }

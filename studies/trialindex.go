@@ -275,28 +275,37 @@ func (x *trialIndex) ranked(ts []store.Trial) *ranking {
 	if !x.rank.stale {
 		return &x.rank
 	}
-	x.rank = ranking{best: -1}
-	base := x.baselineOf(ts)
-	for i := range ts {
-		if ts[i].State == store.Complete {
-			x.rank.add(x.sp, ts, i, base)
-		}
-	}
+	x.rank = *rankingOf(x.sp, ts)
 	return &x.rank
 }
 
 // incumbents are the positions of the trials a new trial must beat: the
 // best one, or the Pareto front ordered as search.Front orders it.
 func (x *trialIndex) incumbents(ts []store.Trial) []int {
-	r := x.ranked(ts)
-	if len(x.sp.Objectives) == 1 {
+	return x.ranked(ts).incumbents(x.sp)
+}
+
+// rankingOf ranks the complete trials of ts, one by one.
+func rankingOf(sp *space.Space, ts []store.Trial) *ranking {
+	r, base := &ranking{best: -1}, Baseline(ts)
+	for i := range ts {
+		if ts[i].State == store.Complete {
+			r.add(sp, ts, i, base)
+		}
+	}
+	return r
+}
+
+// incumbents are the ranking's incumbents (trialIndex.incumbents).
+func (r *ranking) incumbents(sp *space.Space) []int {
+	if len(sp.Objectives) == 1 {
 		if r.best < 0 {
 			return nil
 		}
 		return []int{r.best}
 	}
 	front := slices.Clone(r.front)
-	o := x.sp.Objectives[0]
+	o := sp.Objectives[0]
 	slices.SortStableFunc(front, func(a, b int) int {
 		switch {
 		case o.Better(r.pts[a].Values[0], r.pts[b].Values[0]):
