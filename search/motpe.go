@@ -51,6 +51,9 @@ type MOSampler struct {
 	obs []Observation
 	// seen holds the keys of told configs; Propose avoids them.
 	seen map[string]bool
+	// front is the Pareto archive of the feasible observations
+	// (positions in obs; motpe_window.go).
+	front []int
 	// Startup is how many observations (failed ones excluded) are answered
 	// with seeded random configs before the model is used.
 	Startup int
@@ -97,6 +100,7 @@ func (m *MOSampler) Tell(o Observation) {
 	m.seen[o.Config.Key()] = true
 	if o.State != Failed {
 		m.obs = append(m.obs, o)
+		m.archive(len(m.obs) - 1)
 	}
 }
 
@@ -145,7 +149,7 @@ type moSplit struct {
 func (m *MOSampler) split() *moSplit {
 	objs := m.sp.Objectives
 	var feasible, violating, bad []Observation
-	for _, o := range m.obs {
+	for _, o := range m.modelObs() {
 		vals := moValues(o, len(objs))
 		switch {
 		case o.State == Complete && vals != nil && o.Violation == 0:

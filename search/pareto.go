@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/servetune/servetune/space"
@@ -39,22 +40,24 @@ func Dominates(a, b Point, objs []space.Objective) bool {
 
 // Front returns the indices of the non-dominated feasible points, ordered
 // by the first objective (best first). Infeasible points never enter it.
+//
+// The points join one at a time: a point is on the front of those so far
+// unless a member dominates it, and it takes off the members it
+// dominates. Dominance among feasible points is a strict order, so a
+// point some point dominates is dominated by a member of the final
+// front: this is the front of all the points, in O(n × front) rather than
+// O(n²).
 func Front(pts []Point, objs []space.Objective) []int {
 	var front []int
 	for i, p := range pts {
 		if p.Violation > 0 || hasNaN(p.Values) {
 			continue
 		}
-		dominated := false
-		for j, q := range pts {
-			if i != j && q.Violation == 0 && !hasNaN(q.Values) && Dominates(q, p, objs) {
-				dominated = true
-				break
-			}
+		if slices.ContainsFunc(front, func(f int) bool { return Dominates(pts[f], p, objs) }) {
+			continue
 		}
-		if !dominated {
-			front = append(front, i)
-		}
+		front = slices.DeleteFunc(front, func(f int) bool { return Dominates(p, pts[f], objs) })
+		front = append(front, i)
 	}
 	sort.SliceStable(front, func(a, b int) bool {
 		return objs[0].Better(pts[front[a]].Values[0], pts[front[b]].Values[0])

@@ -36,10 +36,8 @@ func (l *loop) confirmNext() (next, bool) {
 	if !ok {
 		return next{}, false
 	}
-	for _, t := range l.trials {
-		if t.Config.Key() == c.Key {
-			return next{cfg: t.Config, origin: c.Origin}, true
-		}
+	if i, ok := l.index().first[c.Key]; ok {
+		return next{cfg: l.trials[i].Config, origin: c.Origin}, true
 	}
 	return next{}, false
 }
@@ -48,20 +46,15 @@ func (l *loop) confirmNext() (next, bool) {
 func (l *loop) confirmState(budget int) search.ConfirmState {
 	s := search.ConfirmState{Budget: budget, NTrials: l.Space.Study.NTrials, AssumedCV: DefaultNoiseCV,
 		Minimize: l.Space.Objectives[0].Direction == space.Minimize}
-	running := map[string]bool{}
-	for _, t := range l.trials {
-		if t.State == store.Running {
-			s.Done++
-			running[t.Config.Key()] = true
-		}
-		if (t.Origin == "noise" || t.Origin == "confirm") && t.State != store.Interrupted {
-			s.Used++
-		}
+	x, running := l.index(), map[string]bool{}
+	for _, i := range x.running {
+		running[x.keys[i]] = true
 	}
-	s.Done += store.CountDone(l.trials)
+	s.Done, s.Used = x.done+len(x.running), x.remeasures
 	s.Remaining = min(s.NTrials-s.Done, l.budgetLeft())
-	s.CV, s.CVDF = noiseCV(l.Space, l.trials)
-	groups := configGroups(l.Space, l.trials)
+	s.CV, s.CVDF = x.noiseCV()
+	groups := groupsByKey(l.Space, l.trials, func(i int) string { return x.keys[i] })
+	base := x.baselineOf(l.trials)
 	spared := map[string]bool{}
 	for _, g := range groups {
 		if spared[g.key] = l.spared(g.runs[0]); spared[g.key] && l.remeasured(g.key, g.runs[0]) {
@@ -72,8 +65,8 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 		return search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key], Spared: spared[g.key],
 			Disputed: g.disputed}
 	}
-	if b := Baseline(l.trials); b != nil {
-		if g := groups.of(b.Config.Key()); g != nil {
+	if base != nil {
+		if g := groups.of(base.Config.Key()); g != nil {
 			b := measured(g)
 			s.Baseline = &b
 		}
@@ -81,17 +74,16 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 	for _, g := range groups.feasible(l.Space) {
 		s.Ranked = append(s.Ranked, measured(g))
 	}
-	if recs := BuildReport(l.Space, l.trials, nil).Recommendations; len(recs) > 0 {
-		s.Leader = recs[0].Config.Key()
-	}
+	s.Leader = leaderKey(l.Space, l.trials, groups, base, s.CV, s.CVDF)
 	return s
 }
 
 // remeasured reports whether a confirmation of config key started after
 // trial i (finished or running).
 func (l *loop) remeasured(key string, i int) bool {
-	for _, t := range l.trials[i+1:] {
-		if t.Origin == "confirm" && t.State != store.Interrupted && t.Config.Key() == key {
+	x := l.index()
+	for j, t := range l.trials[i+1:] {
+		if t.Origin == "confirm" && t.State != store.Interrupted && x.keys[i+1+j] == key {
 			return true
 		}
 	}
@@ -101,12 +93,7 @@ func (l *loop) remeasured(key string, i int) bool {
 // budgetLeft is how many more trials the GPU-time budget pays for at the
 // mean cost of the trials so far (unbounded without a budget).
 func (l *loop) budgetLeft() int {
-	spent, n := gpuTime(l.trials), 0
-	for _, t := range l.trials {
-		if t.GPUSeconds > 0 {
-			n++
-		}
-	}
+	spent, n := l.spent(), l.index().gpuTrials
 	if l.Budget <= 0 || n == 0 {
 		return math.MaxInt32
 	}
@@ -133,6 +120,12 @@ type groups []*configGroup
 // configGroups groups the complete measurements by config, in the order
 // each config was first measured.
 func configGroups(sp *space.Space, trials []store.Trial) groups {
+	return groupsByKey(sp, trials, func(i int) string { return trials[i].Config.Key() })
+}
+
+// groupsByKey is configGroups with each trial's config key from key(i)
+// (the loop's index has them: a key is a json.Marshal).
+func groupsByKey(sp *space.Space, trials []store.Trial, key func(i int) string) groups {
 	var out groups
 	at := map[string]*configGroup{}
 	vals := map[string][][]float64{} // per config, per objective
@@ -141,9 +134,10 @@ func configGroups(sp *space.Space, trials []store.Trial) groups {
 		if t.State != store.Complete || t.ReusedFrom != 0 {
 			continue
 		}
-		g := at[t.Config.Key()]
+		key := key(i)
+		g := at[key]
 		if g == nil {
-			g = &configGroup{key: t.Config.Key(), mean: make([]float64, len(sp.Objectives))}
+			g = &configGroup{key: key, mean: make([]float64, len(sp.Objectives))}
 			at[g.key] = g
 			vals[g.key] = make([][]float64, len(sp.Objectives))
 			out = append(out, g)

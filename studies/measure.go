@@ -27,7 +27,7 @@ func (l *loop) measure(ctx context.Context, t *store.Trial) error {
 		return nil
 	}
 	if t.ReusedFrom != 0 {
-		prev := l.byNumber(t.ReusedFrom)
+		prev := l.view.reused
 		t.State, t.Metrics, t.Failure, t.Reason, t.LogPath = prev.State, prev.Metrics, prev.Failure, prev.Reason, prev.LogPath
 		t.Ran, t.Fingerprint = prev.Ran, prev.Fingerprint
 		return nil
@@ -55,12 +55,12 @@ func (l *loop) objectiveTrial(t *store.Trial) objective.Trial {
 		Dir:      l.Dir.Trial(t.Number),
 		Seed:     l.Space.Study.Seed + int64(t.Number),
 		OnPhase: func(p objective.Phase) {
-			l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: p, Done: store.CountDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
+			l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: p, Done: l.view.done, Total: l.Space.Study.NTrials, Best: l.view.best})
 		},
-		Judge:             l.reporting(t, l.judge(t.Origin)),
+		Judge:             l.reporting(t, l.view.judge),
 		Timeout:           trialTimeout(l.Space.Target.TrialTimeout, l.Space.Profiles),
 		MaxFailedFraction: l.Space.Target.MaxFailedFraction,
-		BaselineReplies:   baselineReplies(l.trials),
+		BaselineReplies:   l.view.replies,
 		IsBaseline:        t.Origin == "baseline",
 		Devices:           t.Devices,
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
 )
@@ -22,13 +21,14 @@ type next struct {
 // interrupted baseline is retried as the baseline), the baseline, enqueued
 // configs, repeats, noise repeats and confirmations, then the sampler.
 func (l *loop) pick(ctx context.Context) (next, error) {
-	if l.has(func(t store.Trial) bool { return t.State == store.Running && t.Origin == "baseline" }) {
+	x := l.index()
+	if x.baselineRunning > 0 {
 		// Guards and baseline_agreement compare with the baseline's
 		// result: it runs before anything else starts.
 		return next{}, errWait
 	}
-	for _, t := range l.trials {
-		if t.State == store.Interrupted && t.RetryOf == 0 && !l.has(func(u store.Trial) bool { return u.RetryOf == t.Number }) {
+	for _, i := range x.interrupted {
+		if t := l.trials[i]; x.retries[t.Number] == 0 {
 			origin := "retry"
 			if t.Origin == "baseline" {
 				origin = "baseline"
@@ -36,16 +36,14 @@ func (l *loop) pick(ctx context.Context) (next, error) {
 			return next{cfg: t.Config, origin: origin, retryOf: t.Number}, nil
 		}
 	}
-	if l.Space.Baseline != nil && !l.has(func(t store.Trial) bool { return t.Origin == "baseline" && t.State != store.Interrupted }) {
+	if l.Space.Baseline != nil && x.baselineSettled == 0 {
 		return next{cfg: l.Space.WithTargetEngine(l.Space.Baseline), origin: "baseline"}, nil
 	}
 	if n, ok := l.enqueued(); ok {
 		return n, nil
 	}
-	for _, t := range l.trials {
-		if t.State == store.Complete && t.ReusedFrom == 0 && l.count(t.Config)+l.runningOf(t.Config) < l.Repeat {
-			return next{cfg: t.Config, origin: "repeat"}, nil
-		}
+	if n, ok := l.repeatNext(); ok {
+		return n, nil
 	}
 	if n, ok := l.confirmNext(); ok {
 		return n, nil
@@ -63,28 +61,39 @@ func (l *loop) pick(ctx context.Context) (next, error) {
 	return n, nil
 }
 
+// repeatNext is the first complete measurement (in trial order) whose
+// config was measured, or is running, fewer than Repeat times. With
+// Repeat = 1 there is none: the trial itself is one measurement.
+func (l *loop) repeatNext() (next, bool) {
+	if l.Repeat <= 1 {
+		return next{}, false
+	}
+	x := l.index()
+	for i, t := range l.trials {
+		if t.State != store.Complete || t.ReusedFrom != 0 {
+			continue
+		}
+		if n, _ := x.measurements(t.Config); n+x.runningOf[x.keys[i]] < l.Repeat {
+			return next{cfg: t.Config, origin: "repeat"}, true
+		}
+	}
+	return next{}, false
+}
+
 // prunedOnly says whether c's only trials, interrupted ones aside, were
 // pruned.
 func (l *loop) prunedOnly(c space.Config) bool {
-	key, pruned := c.Key(), false
-	for _, t := range l.trials {
-		if t.Config.Key() != key || t.State == store.Interrupted {
-			continue
-		}
-		if t.State != store.Pruned {
-			return false
-		}
-		pruned = true
-	}
-	return pruned
+	x, key := l.index(), c.Key()
+	return x.settled[key] > 0 && x.unpruned[key] == 0
 }
 
 // enqueued is the first enqueued config not measured yet: the space's
 // own, then those of --warm-start.
 func (l *loop) enqueued() (next, bool) {
+	x := l.index()
 	for i, c := range append(append([]space.Config(nil), l.Enqueue...), l.WarmStart...) {
 		c = l.Space.WithTargetEngine(c)
-		if !l.has(func(t store.Trial) bool { return t.Config.Key() == c.Key() && t.State != store.Interrupted }) {
+		if x.settled[c.Key()] == 0 {
 			origin := "enqueued"
 			if i >= len(l.Enqueue) {
 				origin = "warm-start"
@@ -95,26 +104,6 @@ func (l *loop) enqueued() (next, bool) {
 	return next{}, false
 }
 
-// runningOf is how many running trials measure config c.
-func (l *loop) runningOf(c space.Config) int {
-	key, n := c.Key(), 0
-	for _, t := range l.trials {
-		if t.State == store.Running && t.ReusedFrom == 0 && t.Config.Key() == key {
-			n++
-		}
-	}
-	return n
-}
-
-func (l *loop) has(f func(store.Trial) bool) bool {
-	for _, t := range l.trials {
-		if f(t) {
-			return true
-		}
-	}
-	return false
-}
-
 func gpuTime(ts []store.Trial) time.Duration {
 	s := 0.0
 	for _, t := range ts {
@@ -123,53 +112,35 @@ func gpuTime(ts []store.Trial) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// count is how many times a config was measured (not reused).
-func (l *loop) count(c space.Config) int {
-	key, n := l.reuseKey(c), 0
-	for _, t := range l.trials {
-		if l.reuseKey(t.Config) == key && t.ReusedFrom == 0 && (t.State == store.Complete || t.State == store.Infeasible) {
-			n++
-		}
-	}
-	return n
+// spent is the GPU time the loop's trials have charged (gpuTime).
+func (l *loop) spent() time.Duration {
+	return time.Duration(l.index().gpu * float64(time.Second))
 }
 
 // measured returns a finished trial of the same config when the config
 // has been measured Repeat times already.
 func (l *loop) measured(c space.Config) *store.Trial {
-	if l.count(c) < l.Repeat {
+	n, first := l.index().measurements(c)
+	if n < l.Repeat || first < 0 {
 		return nil
 	}
-	key := l.reuseKey(c)
-	for i := range l.trials {
-		t := &l.trials[i]
-		if l.reuseKey(t.Config) == key && t.ReusedFrom == 0 && (t.State == store.Complete || t.State == store.Infeasible) {
-			return t
-		}
-	}
-	return nil
+	t := l.trials[first]
+	return &t
 }
 
-func (l *loop) reuseKey(c space.Config) string {
-	if l.ReuseKey != nil {
-		return l.ReuseKey(c)
-	}
-	return c.Key()
-}
-
+// byNumber is the trial numbered n (zero if none).
 func (l *loop) byNumber(n int) store.Trial {
-	for _, t := range l.trials {
-		if t.Number == n {
-			return t
-		}
+	if i, ok := l.index().pos[n]; ok {
+		return l.trials[i]
 	}
 	return store.Trial{}
 }
 
+// best is the best feasible trial so far on the first objective
+// (search.Best over the complete trials' points).
 func (l *loop) best() *store.Trial {
-	pts, idx := points(l.Space, l.trials)
-	if b := search.Best(pts, l.Space.Objectives); b >= 0 {
-		t := l.trials[idx[b]]
+	if b := l.index().ranked(l.trials).best; b >= 0 {
+		t := l.trials[b]
 		return &t
 	}
 	return nil

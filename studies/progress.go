@@ -14,7 +14,7 @@ func (l *loop) reporting(t *store.Trial, judge objective.Judge) objective.Judge 
 	return func(c objective.Checkpoint) objective.Verdict {
 		l.OnEvent(Event{Kind: TrialPhase, Trial: *t, Phase: objective.Benchmarking,
 			Progress: benchProgress(l.Space, c.Profile, c.Step),
-			Done:     store.CountDone(l.trials), Total: l.Space.Study.NTrials, Best: l.best()})
+			Done:     l.view.done, Total: l.Space.Study.NTrials, Best: l.view.best})
 		return judge(c)
 	}
 }

@@ -21,7 +21,7 @@ import (
 // measure the noise, and would otherwise be stopped by its own first
 // measurement.
 func (l *loop) judge(origin string) objective.Judge {
-	sp, rule, incumbents := l.Space, noiseAware(l.Prune, l.Space, l.trials), l.incumbents()
+	sp, rule, incumbents := l.Space, l.noiseAware(), l.incumbents()
 	if rule == nil || isRemeasure(origin) {
 		return func(objective.Checkpoint) objective.Verdict { return objective.Verdict{} }
 	}
@@ -107,20 +107,34 @@ func recordCheckpoints(sp *space.Space, t *store.Trial, res objective.Result) {
 
 // incumbents are the trials a new trial must beat: the best one, or the
 // Pareto front.
-func (l *loop) incumbents() []store.Trial { return incumbentsOf(l.Space, l.trials) }
-
-// incumbentsOf are the incumbents among trials.
-func incumbentsOf(sp *space.Space, trials []store.Trial) []store.Trial {
-	pts, idx := points(sp, trials)
-	var win []int
-	if len(sp.Objectives) > 1 {
-		win = search.Front(pts, sp.Objectives)
-	} else if b := search.Best(pts, sp.Objectives); b >= 0 {
-		win = []int{b}
+func (l *loop) incumbents() []store.Trial {
+	var out []store.Trial
+	for _, i := range l.index().incumbents(l.trials) {
+		out = append(out, l.trials[i])
 	}
-	out := make([]store.Trial, 0, len(win))
-	for _, w := range win {
-		out = append(out, trials[idx[w]])
+	return out
+}
+
+// noiseAware is the loop's prune rule at the noise its trials measured
+// (noiseAware).
+func (l *loop) noiseAware() *search.PruneRule {
+	if l.Prune == nil {
+		return nil
+	}
+	r := *l.Prune
+	if cv, df := l.index().noiseCV(); df > 0 {
+		r.Margin = math.Max(r.Margin, noiseMargins*cv)
+	}
+	return &r
+}
+
+// incumbentsOf are the incumbents among trials (search.Best's point, or
+// search.Front's, found one trial at a time: O(n) times the front's size,
+// not O(n²)).
+func incumbentsOf(sp *space.Space, trials []store.Trial) []store.Trial {
+	var out []store.Trial
+	for _, i := range rankingOf(sp, trials).incumbents(sp) {
+		out = append(out, trials[i])
 	}
 	return out
 }

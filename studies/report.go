@@ -154,9 +154,25 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 	r.NoiseCV, r.NoiseDF = noiseCV(sp, trials)
 	r.NoiseMeasured = r.NoiseDF > 0
 	gs := configGroups(sp, trials)
-	row := func(t store.Trial) Row {
+	row := r.rower(sp, gs, base, render)
+	if base != nil {
+		b := row(*base)
+		r.Baseline = &b
+	}
+	r.rankWinners(sp, trials, gs, row)
+	if d := drift(sp, trials); d.Pairs > 0 {
+		r.Drift = &d
+	}
+	r.Recommendations = recommendations(sp, trials, r)
+	return r
+}
+
+// rower makes a trial's row: its values (its config's mean when measured
+// more than once), against the baseline, with its command.
+func (r *Report) rower(sp *space.Space, gs groups, base *store.Trial, render Renderer) func(store.Trial) Row {
+	return func(t store.Trial) Row {
 		rw := Row{Trial: t.Number, Origin: t.Origin, Config: t.Config, Values: Values(sp, t), Feasible: Violation(sp, t, base) == 0}
-		gs.fill(&rw, r)
+		gs.fill(&rw, *r)
 		if base != nil {
 			bv := gs.valuesOf(sp, *base)
 			for i, v := range rw.Values {
@@ -173,10 +189,12 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 		rw.Ran = ranCommand(t, rw.Command)
 		return rw
 	}
-	if base != nil {
-		b := row(*base)
-		r.Baseline = &b
-	}
+}
+
+// rankWinners fills the winners (gs.winners at the report's noise; a
+// winner with exactly the values of the one before it joins its
+// Equivalent) and, with several objectives, which are within noise.
+func (r *Report) rankWinners(sp *space.Space, trials []store.Trial, gs groups, row func(store.Trial) Row) {
 	for _, g := range gs.winners(sp, trials, r.NoiseCV) {
 		rw := row(trials[g.runs[0]])
 		if n := len(r.Winners); n > 0 && slicesEqual(r.Winners[n-1].Values, rw.Values) {
@@ -184,9 +202,6 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 			continue
 		}
 		r.Winners = append(r.Winners, rw)
-	}
-	if d := drift(sp, trials); d.Pairs > 0 {
-		r.Drift = &d
 	}
 	if r.MultiObjective {
 		vals := make([][]float64, len(r.Winners))
@@ -197,8 +212,23 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 			r.Winners[i].WithinNoise = tied
 		}
 	}
-	r.Recommendations = recommendations(sp, trials, r)
-	return r
+}
+
+// leaderKey is the config key of the report's first recommendation
+// (BuildReport(sp, trials, nil).Recommendations[0]) from the config
+// groups and the noise already at hand, without the rest of the report;
+// empty when it recommends none.
+func leaderKey(sp *space.Space, trials []store.Trial, gs groups, base *store.Trial, cv float64, df int) string {
+	r := Report{MultiObjective: len(sp.Objectives) > 1, NoiseCV: cv, NoiseDF: df, NoiseMeasured: df > 0}
+	for _, o := range sp.Objectives {
+		r.Objectives = append(r.Objectives, ObjectiveInfo{o.Metric, o.Direction, sp.ObjectiveProfile(o.Profile)})
+	}
+	r.rankWinners(sp, trials, gs, r.rower(sp, gs, base, nil))
+	picks := recommend(r.Objectives, r.Winners, r.NoiseCV, len(sp.Constraints) > 0)
+	if len(picks) == 0 {
+		return ""
+	}
+	return r.Winners[picks[0].Index].Config.Key()
 }
 
 // noiseCV estimates the run-to-run coefficient of variation of the first

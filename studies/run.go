@@ -193,7 +193,12 @@ func workerSeed(id string) int64 {
 type loop struct {
 	RunOptions
 	sampler search.Sampler
-	trials  []store.Trial
+	// trials is the study's trial list, changed only by record, replace
+	// and resetTrials, which keep ix, its index, in step (looptrials.go).
+	trials []store.Trial
+	ix     *trialIndex
+	// view is a worker's view of the study (nil in the loop itself).
+	view    *trialView
 	started time.Time
 	// leased says trials are claimed under a lease renewed by heartbeat:
 	// with several workers, peers, or the virtual clock. One trial at a
@@ -223,7 +228,7 @@ func (l *loop) stop(ctx context.Context, done int) (bool, error) {
 		return true, nil
 	case l.Space.Study.Timeout > 0 && l.Now().Sub(l.started) >= l.Space.Study.Timeout:
 		return true, ErrTimeout
-	case l.Budget > 0 && gpuTime(l.trials) >= l.Budget:
+	case l.Budget > 0 && l.spent() >= l.Budget:
 		return true, ErrBudget
 	}
 	err := ctx.Err()
@@ -236,10 +241,8 @@ func (l *loop) stop(ctx context.Context, done int) (bool, error) {
 func (l *loop) ask(ctx context.Context) (space.Config, error) {
 	if len(l.proposed) == 0 {
 		var pending []space.Config
-		for _, t := range l.trials {
-			if t.State == store.Running {
-				pending = append(pending, t.Config)
-			}
+		for _, i := range l.index().running {
+			pending = append(pending, l.trials[i].Config)
 		}
 		cs, err := l.sampler.Ask(ctx, max(l.batch, 1), pending)
 		if err != nil {
@@ -254,5 +257,5 @@ func (l *loop) ask(ctx context.Context) (space.Config, error) {
 
 // tell teaches the sampler a finished trial.
 func (l *loop) tell(ctx context.Context, t store.Trial) error {
-	return l.sampler.Tell(ctx, observation(l.Space, t, Baseline(l.trials)))
+	return l.sampler.Tell(ctx, observation(l.Space, t, l.index().baselineOf(l.trials)))
 }

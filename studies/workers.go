@@ -128,7 +128,7 @@ func (p *pool) over() bool {
 		// The virtual clock has nothing to advance to while it waits.
 		p.stopErr = fmt.Errorf("%w (the lab's virtual clock cannot wait for it)", store.ErrStoreOutage)
 	}
-	waitStore := p.store.Down() && store.CountDone(p.trials) < p.Space.Study.NTrials
+	waitStore := p.store.Down() && p.index().done < p.Space.Study.NTrials
 	return p.stopErr != nil || (!waitStore && !p.peersRunning())
 }
 
@@ -155,7 +155,7 @@ func told(ts []store.Trial) map[int]bool {
 // peersRunning says whether other workers of a shared store still run
 // trials this process must wait for.
 func (p *pool) peersRunning() bool {
-	return p.Shared && slices.ContainsFunc(p.trials, func(t store.Trial) bool { return t.State == store.Running })
+	return p.Shared && len(p.index().running) > 0
 }
 
 // defaults fills the parallel options left unset.
@@ -252,7 +252,7 @@ func (p *pool) blocked(err error) bool {
 		}
 	case errors.Is(err, search.ErrExhausted):
 		if p.inFlight == 0 && !p.peersRunning() {
-			p.Log.Info().Int("trials", store.CountDone(p.trials)).Msg("every config of the space has been measured; stopping early")
+			p.Log.Info().Int("trials", p.index().done).Msg("every config of the space has been measured; stopping early")
 		}
 	default:
 		p.stopErr = err
@@ -264,13 +264,7 @@ func (p *pool) blocked(err error) bool {
 // running ones count toward n_trials, so the study never over-runs. It
 // sizes the sampler's next batch: the free slots the study still wants.
 func (p *pool) wanted(ctx context.Context) bool {
-	running := 0
-	for _, t := range p.trials {
-		if t.State == store.Running {
-			running++
-		}
-	}
-	busy := store.CountDone(p.trials) + running
+	busy := p.index().done + len(p.index().running)
 	stop, err := p.stop(ctx, busy)
 	if stop && err != nil && p.stopErr == nil {
 		p.stopErr = err
@@ -291,7 +285,7 @@ func (p *pool) refresh(ctx context.Context) error {
 		return err
 	}
 	p.store.Answered(p.Now(), p.Log)
-	p.trials = all
+	p.resetTrials(all)
 	for _, t := range all {
 		if t.State == store.Running || p.told[t.Number] {
 			continue
@@ -323,17 +317,6 @@ func (p *pool) reclaim(ctx context.Context) error {
 	return nil
 }
 
-// replace puts t's newest record in the trial list.
-func (p *pool) replace(t store.Trial) {
-	for i := range p.trials {
-		if p.trials[i].Number == t.Number {
-			p.trials[i] = t
-			return
-		}
-	}
-	p.trials = append(p.trials, t)
-}
-
 // start claims the trial for a free worker and runs it there.
 func (p *pool) start(ctx context.Context, n next) error {
 	slot := slices.Index(p.slots, false)
@@ -351,7 +334,7 @@ func (p *pool) start(ctx context.Context, n next) error {
 		p.claimCutOff(t, slot, err)
 		return err
 	}
-	p.trials = append(p.trials, t)
+	p.record(t)
 	p.launch(ctx, t, slot)
 	return nil
 }
@@ -360,9 +343,9 @@ func (p *pool) start(ctx context.Context, n next) error {
 func (p *pool) launch(ctx context.Context, t store.Trial, slot int) {
 	p.slots[slot] = true
 	p.inFlight++
-	p.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: store.CountDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
+	p.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: p.index().done, Total: p.Space.Study.NTrials, Best: p.best()})
 	w := *p.loop
-	w.trials = slices.Clone(p.trials)
+	w.trials, w.ix, w.view = nil, nil, p.viewFor(t)
 	if p.clock != nil {
 		p.runVirtual(ctx, &w, t, slot)
 		return
@@ -444,7 +427,7 @@ func (p *pool) learn(ctx context.Context, t store.Trial, fatal error) error {
 			return err
 		}
 	}
-	p.OnEvent(Event{Kind: TrialFinished, Trial: t, Done: store.CountDone(p.trials), Total: p.Space.Study.NTrials, Best: p.best()})
+	p.OnEvent(Event{Kind: TrialFinished, Trial: t, Done: p.index().done, Total: p.Space.Study.NTrials, Best: p.best()})
 	if fatal != nil {
 		return fatal
 	}

@@ -21,7 +21,8 @@ var ErrTaken = errors.New("another worker claimed this trial")
 
 // ClaimNext claims t for t.Worker until until (a zero until: no lease
 // and no worker, the claim of a run holding the study's lock that runs
-// one trial at a time and that nobody may reclaim), unless the study already
+// one trial at a time and that nobody may reclaim), with what measures it
+// (t.Runner) and what the prior predicted for it (t.Prediction), unless the study already
 // has nTrials trials finished or running (ErrFull) or another worker
 // holds or measured the same thing (ErrTaken). The check and the insert
 // are one transaction, serialised across workers, so n_trials is exact

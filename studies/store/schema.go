@@ -78,10 +78,30 @@ func (s *Store) prepare(ctx context.Context, mode Mode) error {
 		return fmt.Errorf("study format %d is newer than this servetune understands (%d): upgrade servetune", v, schemaVersion)
 	}
 	s.schema = v
-	if mode == ReadOnly || v == schemaVersion {
+	if mode == ReadOnly {
 		return nil
 	}
-	return s.migrate(ctx, v)
+	if v != schemaVersion {
+		if err := s.migrate(ctx, v); err != nil {
+			return err
+		}
+	}
+	return s.index(ctx)
+}
+
+// index adds the indexes a claim's checks read (an index changes no
+// record and an older servetune reads the file as before, so it needs no
+// new format version): trials by state, for the busy count. SQLite only:
+// PostgreSQL workers opening a study at once would race to create it,
+// and PostgreSQL counts a table's rows without Go reading them anyway.
+func (s *Store) index(ctx context.Context) error {
+	if s.pg {
+		return nil
+	}
+	if _, err := s.db.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS trials_state ON trials(state)`); err != nil {
+		return fmt.Errorf("index study: %w", err)
+	}
+	return nil
 }
 
 func (s *Store) tables(ctx context.Context) (map[string]bool, error) {
