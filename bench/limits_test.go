@@ -53,7 +53,11 @@ func TestProfileBounds(t *testing.T) {
 		{"system prompt", shared(func(sp *SharedPrefix) { sp.SystemPromptLen = 9e18 }), "shared_prefix.system_prompt_len"},
 		{"question", shared(func(sp *SharedPrefix) { sp.QuestionLen = 9e18 }), "shared_prefix.question_len"},
 		{"a conversation's growth", func() Profile {
-			p := shared(func(sp *SharedPrefix) { sp.MultiTurn = true; sp.Groups, sp.UsersPerGroup = 1, 1; sp.QuestionLen = 100000 })
+			p := shared(func(sp *SharedPrefix) {
+				sp.MultiTurn = true
+				sp.Groups, sp.UsersPerGroup = 1, 1
+				sp.QuestionLen = 100000
+			})
 			p.NumPrompts = 1000
 			return p
 		}(), "shared_prefix.enable_multi_turn_chat"},
