@@ -3,6 +3,10 @@ package space
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
+
+	"github.com/servetune/servetune/space/suggest"
 )
 
 // legal is the domain a known knob can take on any engine: a value
@@ -15,6 +19,8 @@ type legal struct {
 	above0   bool
 	// also is one more legal value below min (SGLang's chunked prefill -1).
 	also *float64
+	// enum, when set, is the knob's whole domain: strings only.
+	enum []string
 	desc string
 }
 
@@ -35,6 +41,21 @@ func (l legal) ok(f float64) bool {
 // knows; ok is false for other knobs (strings, bools, engine-specific).
 func knownDomain(knob string) (legal, bool) {
 	count := legal{integer: true, min: 1, max: math.MaxInt64, desc: "an integer >= 1"}
+	switch knob {
+	case "disaggregation":
+		return legal{enum: []string{"none", "pd"}, desc: `"none" or "pd"`}, true
+	case "prefill_instances", "decode_instances":
+		return count, true
+	}
+	// A disaggregated deployment's per-side knob (prefill_tp, decode_mem_fraction)
+	// means on its side what the aggregated knob means.
+	for _, side := range []string{"prefill_", "decode_"} {
+		if rest, ok := strings.CutPrefix(knob, side); ok {
+			if l, ok := knownDomain(rest); ok && rest != "disaggregation" {
+				return l, true
+			}
+		}
+	}
 	switch knob {
 	case "tp", "dp", "pp", "ep", "max_running", "cuda_graph_max_bs",
 		"speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
@@ -69,6 +90,9 @@ func CheckValue(knob string, v any) error {
 	if !known {
 		return nil
 	}
+	if l.enum != nil {
+		return l.checkEnum(knob, v)
+	}
 	f, ok := Number(v, false)
 	if !ok || !l.ok(f) {
 		return fmt.Errorf("%s must be %s, got %s", knob, l.desc, describe(v))
@@ -82,4 +106,17 @@ func describe(v any) string {
 		return fmt.Sprintf("%q", v)
 	}
 	return FormatValue(v)
+}
+
+// checkEnum reports a value outside an enumerated knob's strings, with
+// the nearest one when it looks like a typo.
+func (l legal) checkEnum(knob string, v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("%s must be %s, got %s (a %s)", knob, l.desc, describe(v), typeName(v))
+	}
+	if !slices.Contains(l.enum, s) {
+		return fmt.Errorf("%s must be %s, got %q%s", knob, l.desc, s, suggest.Hint(s, l.enum))
+	}
+	return nil
 }
