@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -91,7 +90,7 @@ func (e *env) studyCards(ctx context.Context, sp *space.Space, store *store.Stor
 		}
 		return targetCards(sp.Target)
 	}
-	src, err := os.ReadFile(t.Cards)
+	src, err := sim.ReadCardFile(t.Cards)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("cards: %w", err)}
 	}

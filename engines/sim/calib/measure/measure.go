@@ -198,6 +198,9 @@ func (w wrapper) readResult(m *Measurement, open func(string) ([]byte, error), a
 		key = "result_file " + w.ResultFile
 	}
 	r, err := parseResult(res)
+	if me := (*metricError)(nil); errors.As(err, &me) && w.ResultFile == "" {
+		return at("result."+me.key, "%s", me.msg)
+	}
 	if err != nil {
 		return at(key, "%v", err)
 	}
