@@ -113,7 +113,7 @@ func describe(v any) string {
 func (l legal) checkEnum(knob string, v any) error {
 	s, ok := v.(string)
 	if !ok {
-		return fmt.Errorf("%s must be %s, got %s (a %s)", knob, l.desc, describe(v), typeName(v))
+		return fmt.Errorf("%s must be %s, got %s (a %T)", knob, l.desc, describe(v), v)
 	}
 	if !slices.Contains(l.enum, s) {
 		return fmt.Errorf("%s must be %s, got %q%s", knob, l.desc, s, suggest.Hint(s, l.enum))
