@@ -205,6 +205,9 @@ func checkWorkers(sp *space.Space, n int, devices []string) error {
 }
 
 func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runOptions) error {
+	if err := probeOptuna(ctx, o.optuna); err != nil {
+		return err
+	}
 	oo, err := e.openOptions(file, o.engines)
 	if err != nil {
 		return err
