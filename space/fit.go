@@ -16,6 +16,7 @@ func (d *decoder) fit(ctx context.Context, s *Space) {
 	d.priorFits(s)
 	d.datasets(s)
 	d.nodesFit(s.Target)
+	d.contextFits(s)
 	d.configsFit(ctx, s)
 }
 
