@@ -27,6 +27,11 @@ const (
 	// MaxConversationTurns bounds the turns a multi-turn shared-prefix
 	// plan keeps across its requests (each request holds its history).
 	MaxConversationTurns = 100_000_000
+	// MaxPercentiles bounds the extra percentiles a profile reports.
+	MaxPercentiles = 100
+	// MaxRate bounds a rate search's high end and a stage's rate, in
+	// requests per second.
+	MaxRate = 1_000_000
 	// MaxSpan bounds a profile's arrivals (the stages' total duration,
 	// num_prompts / request_rate) and max_duration.
 	MaxSpan = 7 * 24 * time.Hour
@@ -53,6 +58,12 @@ func (p Profile) boundProblems(bad func(key, format string, a ...any)) {
 	length("input_len", p.InputLen)
 	length("output_len", p.OutputLen)
 	length("prefix_len", p.PrefixLen)
+	if len(p.Percentiles) > MaxPercentiles {
+		bad("percentiles", "lists %d, more than the %d a profile may report", len(p.Percentiles), MaxPercentiles)
+	}
+	if r := p.SearchRate; r != nil && r.High > MaxRate {
+		bad("search_rate.high", "is %v req/s, more than the %d a rate search may reach", r.High, MaxRate)
+	}
 	if p.MaxDuration > MaxSpan {
 		bad("max_duration", "is %v, longer than the %v a profile may run", p.MaxDuration, MaxSpan)
 	}

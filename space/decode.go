@@ -79,6 +79,7 @@ func (d *decoder) study(m map[string]any) Study {
 	if st.NTrials <= 0 || st.NTrials > MaxTrials {
 		d.fail("study.n_trials", "must be a positive integer of at most %d, got %d", MaxTrials, st.NTrials)
 	}
+	d.boundStudy(st)
 	return st
 }
 

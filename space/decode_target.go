@@ -38,6 +38,7 @@ func (d *decoder) target(m map[string]any) Target {
 	if t.GPUs <= 0 {
 		d.fail("target.gpus", "must be a positive integer, got %d", t.GPUs)
 	}
+	d.boundTarget(m, t)
 	if t.Engine != "" && d.opt.Engines != nil && !containsStr(d.opt.Engines, t.Engine) {
 		d.fail("target.engine", "unknown engine %q%s (known: %s)", t.Engine, suggest.Hint(t.Engine, d.opt.Engines), strings.Join(d.opt.Engines, ", "))
 	}

@@ -9,6 +9,10 @@ import (
 	"github.com/servetune/servetune/space/suggest"
 )
 
+// maxCount bounds the counts and lengths of known knobs (2^30: a billion
+// tokens of context or requests in flight).
+const maxCount = 1 << 30
+
 // legal is the domain a known knob can take on any engine: a value
 // outside it fails every trial that uses it, so a space that can produce
 // one is refused at load.
@@ -40,12 +44,15 @@ func (l legal) ok(f float64) bool {
 // knownDomain returns the legal domain of a knob whose meaning servetune
 // knows; ok is false for other knobs (strings, bools, engine-specific).
 func knownDomain(knob string) (legal, bool) {
-	count := legal{integer: true, min: 1, max: math.MaxInt64, desc: "an integer >= 1"}
+	// Counts are bounded so that a typo's extra zeros cannot size a plan:
+	// GPUs (parallelism, servers) by MaxGPUs, other counts by maxCount.
+	count := legal{integer: true, min: 1, max: maxCount, desc: "an integer >= 1"}
+	gpus := legal{integer: true, min: 1, max: MaxGPUs, desc: "an integer >= 1"}
 	switch knob {
 	case "disaggregation":
 		return legal{enum: []string{"none", "pd"}, desc: `"none" or "pd"`}, true
-	case "prefill_instances", "decode_instances":
-		return count, true
+	case "prefill_instances", "decode_instances", "tp", "dp", "pp", "ep":
+		return gpus, true
 	}
 	// A disaggregated deployment's per-side knob (prefill_tp, decode_mem_fraction)
 	// means on its side what the aggregated knob means.
@@ -57,18 +64,18 @@ func knownDomain(knob string) (legal, bool) {
 		}
 	}
 	switch knob {
-	case "tp", "dp", "pp", "ep", "max_running", "cuda_graph_max_bs",
+	case "max_running", "cuda_graph_max_bs",
 		"speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
 		"speculative_num_tokens", "max_queue", "num_ctx", "num_batch", "num_thread":
 		return count, true
 	case "chunked_prefill":
 		off := -1.0
-		return legal{integer: true, min: 1, max: math.MaxInt64, also: &off, desc: "an integer >= 1, or -1 (SGLang: no chunking)"}, true
+		return legal{integer: true, min: 1, max: maxCount, also: &off, desc: "an integer >= 1, or -1 (SGLang: no chunking)"}, true
 	case "mem_fraction":
 		return legal{min: 0, max: 1, above0: true, desc: "a fraction in (0, 1]"}, true
 	case "max_model_len":
 		auto := -1.0
-		return legal{integer: true, min: 1, max: math.MaxInt64, also: &auto, desc: "an integer >= 1, or -1 (vLLM: auto, what fits)"}, true
+		return legal{integer: true, min: 1, max: maxCount, also: &auto, desc: "an integer >= 1, or -1 (vLLM: auto, what fits)"}, true
 	case "kv_offload_gb":
 		return legal{min: 0, max: 1 << 20, desc: "GiB of host memory >= 0 (0: no offload)"}, true
 	}
@@ -94,6 +101,9 @@ func CheckValue(knob string, v any) error {
 		return l.checkEnum(knob, v)
 	}
 	f, ok := Number(v, false)
+	if ok && f > l.max && l.integer {
+		return fmt.Errorf("%s is %s, more than %s, the most %s may be (a typo?)", knob, describe(v), FormatValue(l.max), knob)
+	}
 	if !ok || !l.ok(f) {
 		return fmt.Errorf("%s must be %s, got %s", knob, l.desc, describe(v))
 	}

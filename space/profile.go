@@ -108,6 +108,7 @@ func (d *decoder) profileProblems(path string, sub map[string]any, err error) {
 // of the profile table (given in the file or not).
 func isProfileField(sub map[string]any, word string) bool {
 	word, _, _ = strings.Cut(word, ".") // slo.ttft_ms is inside the slo field
+	word, _, _ = strings.Cut(word, "[") // stages[0] is an element of stages
 	if _, ok := sub[word]; ok {
 		return true
 	}
