@@ -22,6 +22,7 @@ func TestMetricRefusals(t *testing.T) {
 		{"negative ITL", strings.Replace(vllm, `"mean_itl_ms": 12`, `"mean_itl_ms": -1`, 1), "result.mean_itl_ms", "finite number >= 0", 4},
 		{"seconds", strings.NewReplacer(`"mean_ttft_ms": 80`, `"mean_ttft_ms": 0.08`, `"mean_itl_ms": 12`, `"mean_itl_ms": 0.012`).Replace(vllm), "result.mean_ttft_ms", "look like seconds", 3},
 		{"seconds in a servetune result", strings.NewReplacer(`"mean_ttft_ms": 80`, `"mean_ttft_ms": 0.08`, `"mean_tpot_ms": 12`, `"mean_tpot_ms": 0.012`).Replace(ours), "result.mean_ttft_ms", "look like seconds", 3},
+		{"a load too large to simulate", strings.Replace(ours, `"num_prompts": 10`, `"num_prompts": 1000000000000`, 1), "profile.num_prompts", "more than", 1},
 		{"negative in a servetune result", strings.Replace(ours, `"mean_tpot_ms": 12`, `"mean_tpot_ms": -12`, 1), "result.mean_tpot_ms", "finite number >= 0", 4},
 	}
 	for _, c := range cases {
