@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -20,6 +21,7 @@ func (d *decoder) profiles(m map[string]any) []bench.Profile {
 			defined[name] = p
 		}
 	}
+	refused := func(name string) bool { _, ok := custom[name]; return ok } // already reported
 	run := d.strings(m, "run", "profiles")
 	if _, ok := m["run"]; !ok {
 		run = []string{"balanced"}
@@ -46,10 +48,15 @@ func (d *decoder) profiles(m map[string]any) []bench.Profile {
 				continue
 			}
 		}
-		d.fail("profiles.run", "unknown profile %q: not built in and not defined under [profiles.custom.%s]", name, name)
+		if !refused(name) {
+			d.fail("profiles.run", "unknown profile %q: not built in and not defined under [profiles.custom.%s]", name, name)
+		}
 	}
 	return out
 }
+
+// profileErrRE is BurntSushi's type error: its key and what is wrong.
+var profileErrRE = regexp.MustCompile(`^toml: line \d+ \(last key "([^"]+)"\): (.*)$`)
 
 // customProfile decodes [profiles.custom.NAME] into bench.Profile through
 // TOML again, so the profile's own toml tags are the single list of fields.
@@ -68,7 +75,13 @@ func (d *decoder) customProfile(custom map[string]any, name string) (bench.Profi
 	var p bench.Profile
 	md, err := toml.Decode(buf.String(), &p)
 	if err != nil {
-		d.fail(path, "%s", strings.TrimPrefix(err.Error(), "toml: "))
+		// The error's line is the re-encoded table's, not the file's:
+		// name the key, whose line the file has.
+		if m := profileErrRE.FindStringSubmatch(err.Error()); m != nil {
+			d.fail(join(path, m[1]), "%s", m[2])
+		} else {
+			d.fail(path, "%s", strings.TrimPrefix(err.Error(), "toml: "))
+		}
 		return bench.Profile{}, false
 	}
 	for _, k := range md.Undecoded() {
