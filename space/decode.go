@@ -23,6 +23,9 @@ func (d *decoder) space(raw map[string]any) *Space {
 	s.Rules = d.rules(d.tables(raw, "rules"))
 	s.Baseline = d.baseline(d.table(raw, "baseline", "baseline"), "baseline")
 	for i, m := range d.tables(raw, "enqueue") {
+		if len(m) == 0 {
+			d.fail(fmt.Sprintf("enqueue[%d]", i), "is empty: give the config's knob = value pairs (the engines' defaults are the baseline's to measure)")
+		}
 		if c := d.baseline(m, fmt.Sprintf("enqueue[%d]", i)); c != nil {
 			s.Enqueue = append(s.Enqueue, c)
 		}

@@ -3,6 +3,7 @@ package space
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"regexp"
 	"strings"
@@ -65,6 +66,9 @@ func (d *decoder) customProfile(custom map[string]any, name string) (bench.Profi
 	sub, ok := custom[name].(map[string]any)
 	if !ok {
 		d.fail(path, "must be a table, got %s", typeName(custom[name]))
+		return bench.Profile{}, false
+	}
+	if !d.durationStrings(path, sub) {
 		return bench.Profile{}, false
 	}
 	var buf bytes.Buffer
@@ -147,4 +151,37 @@ func profileFields() []string {
 		}
 	}
 	return out
+}
+
+// durationStrings refuses a duration given as a number: TOML decodes it
+// into nanoseconds, so max_duration = 60 would be 60 ns, not a minute.
+func (d *decoder) durationStrings(path string, sub map[string]any) bool {
+	ok := true
+	check := func(key string, v any) {
+		switch v.(type) {
+		case int64, float64:
+			d.fail(key, "must be a duration string like \"10m\" or \"90s\", got the number %v", v)
+			ok = false
+		}
+	}
+	if v, has := sub["max_duration"]; has {
+		check(join(path, "max_duration"), v)
+	}
+	if stages, has := sub["stages"].([]map[string]any); has {
+		for i, st := range stages {
+			if v, has := st["duration"]; has {
+				check(fmt.Sprintf("%s.stages[%d].duration", path, i), v)
+			}
+		}
+	}
+	if stages, has := sub["stages"].([]any); has {
+		for i, st := range stages {
+			if m, isMap := st.(map[string]any); isMap {
+				if v, has := m["duration"]; has {
+					check(fmt.Sprintf("%s.stages[%d].duration", path, i), v)
+				}
+			}
+		}
+	}
+	return ok
 }
