@@ -169,7 +169,10 @@ func (p Profile) Problems() []Problem {
 	if p.PrefixLen < 0 {
 		bad("prefix_len", "must be >= 0, not %d", p.PrefixLen)
 	}
-	if p.NumPrompts <= 0 && len(p.Stages) == 0 && p.DatasetName() != DatasetTrace {
+	switch {
+	case p.Stages != nil && len(p.Stages) == 0:
+		bad("stages", "is empty: list at least one {rate, duration}, or leave stages out and set num_prompts")
+	case p.NumPrompts <= 0 && len(p.Stages) == 0 && p.DatasetName() != DatasetTrace:
 		bad("num_prompts", "must be > 0, not %d", p.NumPrompts)
 	}
 	p.stageProblems(bad)
@@ -204,6 +207,9 @@ func (p Profile) Problems() []Problem {
 	}
 	p.SLO.problems(bad)
 	p.SearchRate.problems(bad)
+	if len(probs) == 0 {
+		p.boundProblems(bad)
+	}
 	return probs
 }
 
@@ -211,6 +217,7 @@ func (p Profile) Problems() []Problem {
 func (p Profile) datasetProblems(bad func(key, format string, a ...any)) {
 	switch p.DatasetName() {
 	case DatasetRandom:
+		p.unusedSharedPrefix(bad)
 		if p.InputLen <= 0 {
 			bad("input_len", "must be > 0 for the random dataset, not %d", p.InputLen)
 		}
@@ -221,10 +228,12 @@ func (p Profile) datasetProblems(bad func(key, format string, a ...any)) {
 			bad("dataset_path", "is not used by the random dataset")
 		}
 	case DatasetShareGPT:
+		p.unusedSharedPrefix(bad)
 		if p.OutputLen < 0 {
 			bad("output_len", "must be >= 0, not %d", p.OutputLen)
 		}
 	case DatasetJSONL:
+		p.unusedSharedPrefix(bad)
 		if p.DatasetPath == "" {
 			bad("dataset_path", "is required for the jsonl dataset")
 		}
@@ -241,5 +250,15 @@ func (p Profile) datasetProblems(bad func(key, format string, a ...any)) {
 	default:
 		bad("dataset", "must be random, sharegpt, jsonl, shared_prefix or trace, not %q%s", p.Dataset,
 			suggest.Hint(p.Dataset, []string{DatasetRandom, DatasetShareGPT, DatasetJSONL, DatasetSharedPrefix, DatasetTrace}))
+	}
+}
+
+// unusedSharedPrefix refuses a shared_prefix table on another dataset: it
+// would be silently ignored, and the profile would not be what its
+// author described.
+func (p Profile) unusedSharedPrefix(bad func(key, format string, a ...any)) {
+	if p.SharedPrefix != nil {
+		bad("shared_prefix", "is used only by dataset = %q, not by %q: set dataset = %q or remove the table",
+			DatasetSharedPrefix, p.DatasetName(), DatasetSharedPrefix)
 	}
 }

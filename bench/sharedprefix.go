@@ -60,6 +60,9 @@ func (sp *SharedPrefix) problems(bad func(key, format string, a ...any)) {
 	if o := sp.Overflow; o != "" && o != OverflowRestart && o != OverflowTruncate {
 		bad("shared_prefix.overflow", "must be restart or truncate, not %q%s", o, suggest.Hint(o, []string{OverflowRestart, OverflowTruncate}))
 	}
+	if sp.Overflow != "" && sp.MaxModelLen == 0 {
+		bad("shared_prefix.overflow", "applies only with max_model_len (a conversation without it never overflows): set max_model_len or remove overflow")
+	}
 	if sp.MaxModelLen < 0 {
 		bad("shared_prefix.max_model_len", "must be >= 0 (0 = no bound), not %d", sp.MaxModelLen)
 	}

@@ -25,7 +25,7 @@ func vllmKV(r *renderer, v Version) {
 		case n == -1 && v.AtLeast(vllm014Auto):
 			r.flag("--max-model-len", "auto")
 		case n == -1:
-			r.fail(KnobMaxModelLen, "vllm %s has no --max-model-len auto (added in 0.14.0); give a length", v)
+			r.fail(KnobMaxModelLen, "does not accept -1: vllm %s has no --max-model-len auto (added in 0.14.0); give a length", v)
 		case n <= 0:
 			r.fail(KnobMaxModelLen, "want a positive length or -1 (auto), got %d", n)
 		default:
@@ -50,7 +50,7 @@ func vllmKV(r *renderer, v Version) {
 func sglangKV(r *renderer) {
 	if n, ok := r.int(KnobMaxModelLen); ok {
 		if n <= 0 {
-			r.fail(KnobMaxModelLen, "sglang wants a positive --context-length, got %d", n)
+			r.fail(KnobMaxModelLen, "does not accept %d: sglang's --context-length wants a positive length (-1, auto, is vLLM's)", n)
 		} else {
 			r.flag("--context-length", strconv.FormatInt(n, 10))
 		}
@@ -71,7 +71,7 @@ func sglangKV(r *renderer) {
 func trtllmKV(r *renderer) {
 	if n, ok := r.int(KnobMaxModelLen); ok {
 		if n <= 0 {
-			r.fail(KnobMaxModelLen, "trtllm wants a positive --max_seq_len, got %d", n)
+			r.fail(KnobMaxModelLen, "does not accept %d: trtllm's --max_seq_len wants a positive length (-1, auto, is vLLM's)", n)
 		} else {
 			r.flag("--max_seq_len", strconv.FormatInt(n, 10))
 		}

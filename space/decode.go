@@ -23,6 +23,9 @@ func (d *decoder) space(raw map[string]any) *Space {
 	s.Rules = d.rules(d.tables(raw, "rules"))
 	s.Baseline = d.baseline(d.table(raw, "baseline", "baseline"), "baseline")
 	for i, m := range d.tables(raw, "enqueue") {
+		if len(m) == 0 {
+			d.fail(fmt.Sprintf("enqueue[%d]", i), "is empty: give the config's knob = value pairs (the engines' defaults are the baseline's to measure)")
+		}
 		if c := d.baseline(m, fmt.Sprintf("enqueue[%d]", i)); c != nil {
 			s.Enqueue = append(s.Enqueue, c)
 		}
@@ -73,12 +76,13 @@ func (d *decoder) study(m map[string]any) Study {
 	} else if strings.ContainsAny(st.Name, `/\ `) || st.Name == "." || st.Name == ".." {
 		d.fail("study.name", "must not contain slashes or spaces, got %q", st.Name)
 	}
-	if st.Repeat < 1 {
-		d.fail("study.repeat", "must be at least 1, got %d", st.Repeat)
+	if st.Repeat < 1 || st.Repeat > MaxRepeat {
+		d.fail("study.repeat", "must be between 1 and %d, got %d", MaxRepeat, st.Repeat)
 	}
-	if st.NTrials <= 0 {
-		d.fail("study.n_trials", "must be a positive integer, got %d", st.NTrials)
+	if st.NTrials <= 0 || st.NTrials > MaxTrials {
+		d.fail("study.n_trials", "must be a positive integer of at most %d, got %d", MaxTrials, st.NTrials)
 	}
+	d.boundStudy(st)
 	return st
 }
 

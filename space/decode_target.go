@@ -2,6 +2,7 @@ package space
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ func (d *decoder) target(m map[string]any) Target {
 	if t.GPUs <= 0 {
 		d.fail("target.gpus", "must be a positive integer, got %d", t.GPUs)
 	}
+	d.boundTarget(m, t)
 	if t.Engine != "" && d.opt.Engines != nil && !containsStr(d.opt.Engines, t.Engine) {
 		d.fail("target.engine", "unknown engine %q%s (known: %s)", t.Engine, suggest.Hint(t.Engine, d.opt.Engines), strings.Join(d.opt.Engines, ", "))
 	}
@@ -51,6 +53,10 @@ func (d *decoder) target(m map[string]any) Target {
 	}
 	return t
 }
+
+// versionRE is what the adapters read as a release: digits first (after
+// an optional v), or "latest".
+var versionRE = regexp.MustCompile(`^\s*v?(latest|[0-9])`)
 
 func (d *decoder) engineTargets(engines map[string]any) map[string]EngineTarget {
 	var out map[string]EngineTarget
@@ -71,6 +77,15 @@ func (d *decoder) engineTargets(engines map[string]any) map[string]EngineTarget 
 			Env:       d.strMap(em, "env", path),
 			ExtraArgs: d.strings(em, "extra_args", path),
 		}
+		if v := out[name].Version; v != "" && !versionRE.MatchString(v) {
+			d.fail(join(path, "version"), "must be a release such as \"0.15.1\" (or \"latest\"), got %q", v)
+		}
+		for _, a := range out[name].ExtraArgs {
+			if strings.TrimSpace(a) == "" {
+				d.fail(join(path, "extra_args"), "holds an empty argument; the engine would get an empty word on its command line")
+				break
+			}
+		}
 	}
 	return out
 }
@@ -82,6 +97,9 @@ func (d *decoder) simTarget(sim map[string]any) SimTarget {
 			d.fail("target.sim.noise_cv", "must be between 0 and 1, got %v", cv)
 		}
 		st.NoiseCV = cv
+	}
+	if p, given := sim["cards"].(string); given && strings.TrimSpace(p) == "" {
+		d.fail("target.sim.cards", "is empty: name a cards file, or leave cards out for the built-in ones")
 	}
 	if p := d.str(sim, "cards", "target.sim", ""); p != "" {
 		// Relative to the space file, so a study runs from any directory.

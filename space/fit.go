@@ -16,6 +16,7 @@ func (d *decoder) fit(ctx context.Context, s *Space) {
 	d.priorFits(s)
 	d.datasets(s)
 	d.nodesFit(s.Target)
+	d.contextFits(s)
 	d.configsFit(ctx, s)
 }
 
@@ -67,14 +68,15 @@ func (d *decoder) configsFit(ctx context.Context, s *Space) {
 			continue
 		}
 		d.gpusFit(s.Target, c, f)
+		d.pdFits(s, c, f)
 		d.valuesFit(s.Target, c, f)
 	}
 }
 
 // fitProbe remembers what configsFit reported, so each is reported once.
 type fitProbe struct {
-	gpus, perNode bool
-	asked         map[string]bool // engine, knob, value already asked
+	gpus, perNode, pd bool
+	asked             map[string]bool // engine, knob, value already asked
 }
 
 // capacity is the most GPUs one trial can have: target.gpus on one node,

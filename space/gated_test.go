@@ -12,7 +12,8 @@ import (
 func gatedOptions() Options {
 	o := testOptions()
 	o.Gated = func(k string) (string, string, bool) {
-		if k == "prefill_tp" || k == "decode_instances" {
+		switch k {
+		case "prefill_tp", "decode_instances", "prefill_instances", "decode_tp", "prefill_mem_fraction":
 			return "disaggregation", "pd", true
 		}
 		return "", "", false

@@ -3,7 +3,15 @@ package space
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
+
+	"github.com/servetune/servetune/space/suggest"
 )
+
+// maxCount bounds the counts and lengths of known knobs (2^30: a billion
+// tokens of context or requests in flight).
+const maxCount = 1 << 30
 
 // legal is the domain a known knob can take on any engine: a value
 // outside it fails every trial that uses it, so a space that can produce
@@ -15,6 +23,8 @@ type legal struct {
 	above0   bool
 	// also is one more legal value below min (SGLang's chunked prefill -1).
 	also *float64
+	// enum, when set, is the knob's whole domain: strings only.
+	enum []string
 	desc string
 }
 
@@ -34,20 +44,38 @@ func (l legal) ok(f float64) bool {
 // knownDomain returns the legal domain of a knob whose meaning servetune
 // knows; ok is false for other knobs (strings, bools, engine-specific).
 func knownDomain(knob string) (legal, bool) {
-	count := legal{integer: true, min: 1, max: math.MaxInt64, desc: "an integer >= 1"}
+	// Counts are bounded so that a typo's extra zeros cannot size a plan:
+	// GPUs (parallelism, servers) by MaxGPUs, other counts by maxCount.
+	count := legal{integer: true, min: 1, max: maxCount, desc: "an integer >= 1"}
+	gpus := legal{integer: true, min: 1, max: MaxGPUs, desc: "an integer >= 1"}
 	switch knob {
-	case "tp", "dp", "pp", "ep", "max_running", "cuda_graph_max_bs",
+	case "disaggregation":
+		return legal{enum: []string{"none", "pd"}, desc: `"none" or "pd"`}, true
+	case "prefill_instances", "decode_instances", "tp", "dp", "pp", "ep":
+		return gpus, true
+	}
+	// A disaggregated deployment's per-side knob (prefill_tp, decode_mem_fraction)
+	// means on its side what the aggregated knob means.
+	for _, side := range []string{"prefill_", "decode_"} {
+		if rest, ok := strings.CutPrefix(knob, side); ok {
+			if l, ok := knownDomain(rest); ok && rest != "disaggregation" {
+				return l, true
+			}
+		}
+	}
+	switch knob {
+	case "max_running", "cuda_graph_max_bs",
 		"speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
 		"speculative_num_tokens", "max_queue", "num_ctx", "num_batch", "num_thread":
 		return count, true
 	case "chunked_prefill":
 		off := -1.0
-		return legal{integer: true, min: 1, max: math.MaxInt64, also: &off, desc: "an integer >= 1, or -1 (SGLang: no chunking)"}, true
+		return legal{integer: true, min: 1, max: maxCount, also: &off, desc: "an integer >= 1, or -1 (SGLang: no chunking)"}, true
 	case "mem_fraction":
 		return legal{min: 0, max: 1, above0: true, desc: "a fraction in (0, 1]"}, true
 	case "max_model_len":
 		auto := -1.0
-		return legal{integer: true, min: 1, max: math.MaxInt64, also: &auto, desc: "an integer >= 1, or -1 (vLLM: auto, what fits)"}, true
+		return legal{integer: true, min: 1, max: maxCount, also: &auto, desc: "an integer >= 1, or -1 (vLLM: auto, what fits)"}, true
 	case "kv_offload_gb":
 		return legal{min: 0, max: 1 << 20, desc: "GiB of host memory >= 0 (0: no offload)"}, true
 	}
@@ -69,7 +97,13 @@ func CheckValue(knob string, v any) error {
 	if !known {
 		return nil
 	}
+	if l.enum != nil {
+		return l.checkEnum(knob, v)
+	}
 	f, ok := Number(v, false)
+	if ok && f > l.max && l.integer {
+		return fmt.Errorf("%s is %s, more than %s, the most %s may be (a typo?)", knob, describe(v), FormatValue(l.max), knob)
+	}
 	if !ok || !l.ok(f) {
 		return fmt.Errorf("%s must be %s, got %s", knob, l.desc, describe(v))
 	}
@@ -82,4 +116,17 @@ func describe(v any) string {
 		return fmt.Sprintf("%q", v)
 	}
 	return FormatValue(v)
+}
+
+// checkEnum reports a value outside an enumerated knob's strings, with
+// the nearest one when it looks like a typo.
+func (l legal) checkEnum(knob string, v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("%s must be %s, got %s (a %T)", knob, l.desc, describe(v), v)
+	}
+	if !slices.Contains(l.enum, s) {
+		return fmt.Errorf("%s must be %s, got %q%s", knob, l.desc, s, suggest.Hint(s, l.enum))
+	}
+	return nil
 }

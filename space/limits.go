@@ -15,6 +15,12 @@ const (
 	// MaxDepth is the deepest nesting of `[`/`{` accepted outside strings
 	// and comments; table headers such as [[enqueue]] count too.
 	MaxDepth = 16
+	// MaxTrials bounds study.n_trials (and --n-trials): a study records
+	// every trial, and a million is years of engine time.
+	MaxTrials = 1_000_000
+	// MaxRepeat bounds study.repeat (and --repeat): measurements of one
+	// config.
+	MaxRepeat = 100
 )
 
 // limits returns a problem when src is too large or too deeply nested.

@@ -70,6 +70,10 @@ type Options struct {
 	// per-side knobs of a disaggregated deployment: disaggregation =
 	// "pd"); nil gates nothing.
 	Gated func(knob string) (gate, value string, ok bool)
+	// ContextLimit is the longest context the target's model takes
+	// (a simulated target's card: max_context), so that a max_model_len
+	// above it is refused at load; 0 or nil: unknown, unchecked.
+	ContextLimit func(t Target) int
 	// NoDatasets skips opening the profiles' dataset files: a stored
 	// study's space is read where those files may not be.
 	NoDatasets bool

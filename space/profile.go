@@ -3,7 +3,9 @@ package space
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -20,6 +22,7 @@ func (d *decoder) profiles(m map[string]any) []bench.Profile {
 			defined[name] = p
 		}
 	}
+	refused := func(name string) bool { _, ok := custom[name]; return ok } // already reported
 	run := d.strings(m, "run", "profiles")
 	if _, ok := m["run"]; !ok {
 		run = []string{"balanced"}
@@ -46,10 +49,15 @@ func (d *decoder) profiles(m map[string]any) []bench.Profile {
 				continue
 			}
 		}
-		d.fail("profiles.run", "unknown profile %q: not built in and not defined under [profiles.custom.%s]", name, name)
+		if !refused(name) {
+			d.fail("profiles.run", "unknown profile %q: not built in and not defined under [profiles.custom.%s]", name, name)
+		}
 	}
 	return out
 }
+
+// profileErrRE is BurntSushi's type error: its key and what is wrong.
+var profileErrRE = regexp.MustCompile(`^toml: line \d+ \(last key "([^"]+)"\): (.*)$`)
 
 // customProfile decodes [profiles.custom.NAME] into bench.Profile through
 // TOML again, so the profile's own toml tags are the single list of fields.
@@ -60,6 +68,9 @@ func (d *decoder) customProfile(custom map[string]any, name string) (bench.Profi
 		d.fail(path, "must be a table, got %s", typeName(custom[name]))
 		return bench.Profile{}, false
 	}
+	if !d.durationStrings(path, sub) {
+		return bench.Profile{}, false
+	}
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(sub); err != nil {
 		d.fail(path, "%v", err)
@@ -68,7 +79,13 @@ func (d *decoder) customProfile(custom map[string]any, name string) (bench.Profi
 	var p bench.Profile
 	md, err := toml.Decode(buf.String(), &p)
 	if err != nil {
-		d.fail(path, "%s", strings.TrimPrefix(err.Error(), "toml: "))
+		// The error's line is the re-encoded table's, not the file's:
+		// name the key, whose line the file has.
+		if m := profileErrRE.FindStringSubmatch(err.Error()); m != nil {
+			d.fail(join(path, m[1]), "%s", m[2])
+		} else {
+			d.fail(path, "%s", strings.TrimPrefix(err.Error(), "toml: "))
+		}
 		return bench.Profile{}, false
 	}
 	for _, k := range md.Undecoded() {
@@ -108,6 +125,7 @@ func (d *decoder) profileProblems(path string, sub map[string]any, err error) {
 // of the profile table (given in the file or not).
 func isProfileField(sub map[string]any, word string) bool {
 	word, _, _ = strings.Cut(word, ".") // slo.ttft_ms is inside the slo field
+	word, _, _ = strings.Cut(word, "[") // stages[0] is an element of stages
 	if _, ok := sub[word]; ok {
 		return true
 	}
@@ -133,4 +151,37 @@ func profileFields() []string {
 		}
 	}
 	return out
+}
+
+// durationStrings refuses a duration given as a number: TOML decodes it
+// into nanoseconds, so max_duration = 60 would be 60 ns, not a minute.
+func (d *decoder) durationStrings(path string, sub map[string]any) bool {
+	ok := true
+	check := func(key string, v any) {
+		switch v.(type) {
+		case int64, float64:
+			d.fail(key, "must be a duration string like \"10m\" or \"90s\", got the number %v", v)
+			ok = false
+		}
+	}
+	if v, has := sub["max_duration"]; has {
+		check(join(path, "max_duration"), v)
+	}
+	if stages, has := sub["stages"].([]map[string]any); has {
+		for i, st := range stages {
+			if v, has := st["duration"]; has {
+				check(fmt.Sprintf("%s.stages[%d].duration", path, i), v)
+			}
+		}
+	}
+	if stages, has := sub["stages"].([]any); has {
+		for i, st := range stages {
+			if m, isMap := st.(map[string]any); isMap {
+				if v, has := m["duration"]; has {
+					check(fmt.Sprintf("%s.stages[%d].duration", path, i), v)
+				}
+			}
+		}
+	}
+	return ok
 }

@@ -14,7 +14,7 @@ func TestStudyRepeat(t *testing.T) {
 		line string
 		want int
 		err  string
-	}{{"", 1, ""}, {"repeat = 3", 3, ""}, {"repeat = 0", 0, "study.repeat"}, {"repeat = -2", 0, "must be at least 1"}} {
+	}{{"", 1, ""}, {"repeat = 3", 3, ""}, {"repeat = 0", 0, "study.repeat"}, {"repeat = -2", 0, "must be between 1 and 100"}, {"repeat = 1000", 0, "must be between 1 and 100"}} {
 		sp, err := Parse(context.Background(), "r.toml", src(c.line), testOptions())
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {

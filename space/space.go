@@ -186,11 +186,17 @@ func (p Param) Grid() (vals []any, ok bool) {
 		return append([]any(nil), p.Values...), true
 	case p.Kind == Int:
 		step := math.Max(p.Step, 1)
+		if levels(p.Low, p.High, step) > MaxGridLevels {
+			return p.thinGrid(step), true
+		}
 		for x := p.Low; x <= p.High+1e-9; x += step {
 			vals = append(vals, int64(math.Round(x)))
 		}
 		return vals, true
 	case p.Step > 0:
+		if levels(p.Low, p.High, p.Step) > MaxGridLevels {
+			return p.thinGrid(p.Step), true
+		}
 		n := int(math.Floor((p.High-p.Low)/p.Step + 1e-9))
 		for i := 0; i <= n; i++ {
 			vals = append(vals, roundTo(p.Low+float64(i)*p.Step, p.Step))
@@ -198,6 +204,44 @@ func (p Param) Grid() (vals []any, ok bool) {
 		return vals, true
 	}
 	return nil, false
+}
+
+// MaxGridLevels bounds what Grid enumerates of one range. A wider range
+// (max_running 1..1e9) is legal, but listing every value would take
+// minutes and gigabytes in the samplers that enumerate (grid, greedy, the
+// prior's neighbours); they get MaxGridLevels values spread over it
+// (evenly, or geometrically for a log range), and random draws still
+// reach every value.
+const MaxGridLevels = 4096
+
+// levels is how many values low..high holds at step.
+func levels(low, high, step float64) float64 { return math.Floor((high-low)/step+1e-9) + 1 }
+
+// thinGrid is MaxGridLevels values of the range, on its steps, both ends
+// included.
+func (p Param) thinGrid(step float64) []any {
+	n := levels(p.Low, p.High, step) - 1 // steps from low to high
+	var vals []any
+	seen := map[float64]bool{}
+	for i := range MaxGridLevels {
+		t := float64(i) / float64(MaxGridLevels-1)
+		x := p.Low + t*(p.High-p.Low)
+		if p.Log && p.Low > 0 {
+			x = p.Low * math.Pow(p.High/p.Low, t)
+		}
+		k := math.Min(math.Round((x-p.Low)/step), n)
+		x = p.Low + k*step
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		if p.Kind == Int {
+			vals = append(vals, int64(math.Round(x)))
+		} else {
+			vals = append(vals, roundTo(x, step))
+		}
+	}
+	return vals
 }
 
 // roundTo removes float drift from low + i*step (0.7+3*0.05 = 0.85, not 0.8500000001).

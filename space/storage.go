@@ -6,6 +6,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/servetune/servetune/space/suggest"
 )
 
 // Storage is where a study's trials live, parsed once from [study]
@@ -27,6 +29,9 @@ type Storage struct {
 	secrets, secretKeys []string
 	// passfile is the DSN's passfile path (its contents are secret).
 	passfile string
+	// hasHost says the value names a server (a URL's host, host=,
+	// hostaddr= or service=).
+	hasHost bool
 }
 
 // Mask replaces a secret wherever Storage prints.
@@ -51,6 +56,9 @@ func ParseStorage(s string) (Storage, error) {
 		return Storage{}, storageErrorf("is blank: give a SQLite file path or postgres://user@host/db")
 	case isKeyValueDSN(s):
 		return parseKeyValueDSN(s)
+	}
+	if err := misspeltDSN(s); err != nil {
+		return Storage{}, err
 	}
 	if scheme, ok := urlScheme(s); ok {
 		return parseStorageURL(s, scheme)
@@ -144,4 +152,24 @@ func (d *decoder) storage(m map[string]any) string {
 		return ""
 	}
 	return s
+}
+
+// dsnStartRE is the start of a key=value connection string.
+var dsnStartRE = regexp.MustCompile(`^\s*([A-Za-z_]+)\s*=`)
+
+// misspeltDSN refuses a key=value connection string whose first key is
+// not a connection key (isKeyValueDSN needs one): "hots=h dbname=x"
+// would otherwise be a SQLite file of that name. A path is taken as a
+// misspelt string when its first key is near a connection key or more
+// follows it after a space.
+func misspeltDSN(s string) error {
+	m := dsnStartRE.FindStringSubmatch(s)
+	if m == nil {
+		return nil
+	}
+	hint := suggest.Hint(m[1], connKeys)
+	if hint == "" && !strings.ContainsAny(strings.TrimSpace(s), " \t") {
+		return nil
+	}
+	return storageErrorf("unknown connection key %q%s: a key=value connection string begins with one of libpq's keys (host=…)", safeKey(m[1]), hint)
 }

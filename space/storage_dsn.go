@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/servetune/servetune/space/suggest"
 )
 
 // connKeys are libpq's connection keywords (and pgx's own); any other
@@ -41,10 +43,26 @@ func (st *Storage) param(key, val string) (secret bool, err error) {
 			return secret, storageErrorf("connection key %q is written in the wrong case: did you mean %q?", safeKey(key), k)
 		}
 	}
-	if key == "passfile" {
+	if !slices.Contains(connKeys, key) {
+		// pgx would send an unknown key to the server as a setting, so a
+		// misspelt sslmode or dbname would silently not apply.
+		return secret, storageErrorf("unknown connection key %q%s (a server setting goes in options=-c%%20NAME%%3DVALUE)",
+			safeKey(key), suggest.Hint(key, connKeys))
+	}
+	switch key {
+	case "passfile":
 		st.passfile = val
+	case "host", "hostaddr", "service":
+		st.hasHost = st.hasHost || val != ""
 	}
 	return secret, nil
+}
+
+// noHost refuses a connection that names no server: libpq would fall
+// back on a local socket or $PGHOST, and a value that meant a server
+// would quietly reach another one, or none.
+func noHost() error {
+	return storageErrorf("names no host: write postgres://user@HOST/db, or host=HOST (a socket directory is a host: host=/var/run/postgresql)")
 }
 
 func (st *Storage) addSecret(key, val string) {
@@ -103,6 +121,9 @@ func parseKeyValueDSN(s string) (Storage, error) {
 		}
 		shown = append(shown, key+"="+quoteDSN(val))
 		rest = tail
+	}
+	if !st.hasHost {
+		return Storage{}, noHost()
 	}
 	st.shown = strings.Join(shown, " ")
 	return st, nil

@@ -49,6 +49,18 @@ func TestParseStorage(t *testing.T) {
 		{in: "some/dir/", refused: "names a directory"},
 		{in: "x.db?mode=ro", refused: "cannot contain ? or #"},
 		{in: "   ", refused: "is blank"},
+		// A server must be named, and every key must be one libpq knows.
+		{in: "postgresql://", refused: "names no host"},
+		{in: "postgres:///db", refused: "names no host"},
+		{in: "postgres://u@:5432/db", refused: "names no host"},
+		{in: "postgres:///db?host=/var/run/postgresql", shown: "postgres:///db?host=/var/run/postgresql", postgres: true},
+		{in: "postgres://u@h/db?sslmod=disable", refused: `unknown connection key "sslmod"; did you mean "sslmode"?`},
+		{in: "postgres://u@h/db?pasword=hunter2", refused: `unknown connection key "pasword"; did you mean "password"?`},
+		{in: "postgres://u@h/db?frobnicate=1", refused: `unknown connection key "frobnicate"`},
+		{in: "host=h dbnmae=x", refused: `unknown connection key "dbnmae"; did you mean "dbname"?`},
+		{in: "dbname=x user=u", refused: "names no host"},
+		{in: "hots=h dbname=x", refused: `unknown connection key "hots"; did you mean "host"?`},
+		{in: "service=prod", shown: "service=prod", postgres: true},
 	} {
 		st, err := ParseStorage(c.in)
 		if c.refused != "" {
@@ -125,6 +137,7 @@ func FuzzParseStorage(f *testing.F) {
 		"postgres://u:pw@h/db?sslpassword=k", "postgresql://u@h,h2:5/db?password=p&x=1", "host=h password='a\\'b' user=u",
 		"host=h Password=p", "postgres:/h/db", "mysql://h", "x.db", "dbname = 'd b' password=p\\ q", "postgres://u@h/db?password=%41%42",
 		"postgres://h/db?pass%77ord=zz", "host=h sslpassword=s options='-c x=1'",
+		"postgresql://", "postgres:///db?host=/tmp", "hots=h dbname=x", "postgres://u@h/db?sslmod=disable",
 	} {
 		f.Add(s)
 	}

@@ -37,6 +37,12 @@ func parseStorageURL(s, scheme string) (Storage, error) {
 		}
 		shown += "?" + q
 	}
+	if host, _, _ := strings.Cut(where, "/"); strings.Trim(host, " ") != "" && !strings.HasPrefix(host, ":") {
+		st.hasHost = true
+	}
+	if !st.hasHost {
+		return Storage{}, noHost()
+	}
 	st.shown = shown
 	return st, nil
 }

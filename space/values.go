@@ -18,6 +18,10 @@ func (d *decoder) values(knob, path string, arr []any) []any {
 			d.fail(path, "values must be strings, numbers or bools, has %s", typeName(v))
 			return nil
 		}
+		if str, ok := v.(string); ok && strings.TrimSpace(str) == "" {
+			d.fail(path, "holds an empty string, which no engine flag takes; \"default\" passes no flag")
+			return nil
+		}
 		key := fmt.Sprintf("%T:%v", v, v)
 		if seen[key] {
 			d.fail(path, "lists %v twice", FormatValue(v))

@@ -33,6 +33,26 @@ func SpaceOptions(cards CardsOf, engineFiles ...string) space.Options {
 		RefusedValue: engines.RefusedValue,
 		Gated:        engines.PDGate,
 		Prior:        priorFits(cards),
+		ContextLimit: contextLimit(cards),
+	}
+}
+
+// contextLimit is a simulated target's model context (its card's
+// max_context); 0 where unknown or the target is not simulated.
+func contextLimit(cardsOf CardsOf) func(space.Target) int {
+	return func(t space.Target) int {
+		if t.Runner != "sim" {
+			return 0
+		}
+		cards, err := cardsOf(t)
+		if err != nil {
+			return 0 // reported by CheckTarget
+		}
+		m, err := cards.Model(t.Model)
+		if err != nil {
+			return 0
+		}
+		return m.MaxContext
 	}
 }
 

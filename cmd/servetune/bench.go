@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -102,8 +103,8 @@ func benchOptionsFrom(c *cli.Context) (benchOptions, error) {
 	if o.client.BaseURL == "" || o.client.Model == "" {
 		return o, usagef("--base-url and --model are required")
 	}
-	if !strings.HasPrefix(o.client.BaseURL, "http://") && !strings.HasPrefix(o.client.BaseURL, "https://") {
-		return o, usagef("--base-url must start with http:// or https://, not %q", o.client.BaseURL)
+	if err := checkBaseURL(o.client.BaseURL); err != nil {
+		return o, err
 	}
 	for _, h := range c.StringSlice("header") {
 		k, v, ok := strings.Cut(h, ":")
@@ -330,4 +331,21 @@ func terminalProgress(e *env) func(bench.Progress) {
 		fmt.Fprintf(e.stderr, "\r%d/%d requests  %d failed  elapsed %s  ETA %s   ", p.Done, p.Total, p.Failed,
 			p.Elapsed.Round(time.Second), eta)
 	}
+}
+
+// checkBaseURL refuses a --base-url that is not a server root: a
+// password in it, or a query or fragment (which the endpoint's path
+// would follow, and which may carry a token), would reach every request
+// error and the records. Its errors never quote the URL.
+func checkBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return usagef("--base-url must be a server root, http://HOST[:PORT][/PATH] or https://…")
+	case u.User != nil:
+		return usagef("--base-url must not carry credentials (user@ or user:password@); give an API key with --api-key-env")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(raw, "?#"):
+		return usagef("--base-url must be a server root without ?query or #fragment (the endpoint's path follows it); give an API key with --api-key-env")
+	}
+	return nil
 }

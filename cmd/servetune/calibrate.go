@@ -80,7 +80,7 @@ func addCards(cards *sim.Cards, flag, path string) error {
 	if path == "" {
 		return nil
 	}
-	src, err := os.ReadFile(path)
+	src, err := sim.ReadCardFile(path)
 	if err != nil {
 		return usagef("--%s: %v", flag, err)
 	}

@@ -106,6 +106,10 @@ func (e *env) loadRuns(files []string, cards *sim.Cards) ([]measuredRun, error) 
 }
 
 func (e *env) newRun(m measure.Measurement, cards *sim.Cards) (measuredRun, error) {
+	if _, ok := engines.Lookup(m.Engine, space.Target{}); !ok {
+		return measuredRun{}, m.Errorf("engine", "unknown engine %q%s (known: %s)", m.Engine,
+			suggest.Hint(m.Engine, engines.Names()), strings.Join(engines.Names(), ", "))
+	}
 	v, err := engines.ParseVersion(m.Version)
 	if m.Version == "" {
 		v, err = engines.Latest(), nil
@@ -139,6 +143,9 @@ func (e *env) newRun(m measure.Measurement, cards *sim.Cards) (measuredRun, erro
 	}
 	t := space.Target{Runner: "sim", Model: m.Model, GPU: m.GPU, GPUs: max(m.GPUs, 1), Engine: m.Engine,
 		Engines: map[string]space.EngineTarget{m.Engine: {Version: m.Version}}}
+	if need := engines.GPUs(cfg, t); m.GPUs > 0 && need > m.GPUs {
+		return measuredRun{}, m.Errorf(gpusKey(m), "the config needs %d GPUs (tp × dp, or its disaggregated servers), more than gpus = %d", need, m.GPUs)
+	}
 	if m.GPUs <= 0 {
 		// What the config occupies (tp × dp, PD pools): the simulator's
 		// own count needs a target the config already fits.
@@ -303,4 +310,13 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// gpusKey names what makes a run's config too large for its gpus: its
+// tp when that alone is too large, else gpus.
+func gpusKey(m measure.Measurement) string {
+	if tp, ok := m.Config.Int("tp"); ok && tp > int64(m.GPUs) {
+		return "config.tp"
+	}
+	return "gpus"
 }

@@ -159,3 +159,26 @@ func TestMeasuredRunTakesTheConfigsGPUs(t *testing.T) {
 		t.Errorf("the simulator refuses the run: %v", err)
 	}
 }
+
+// TestMeasuredRunRefusals: a run's engine and GPU count are checked
+// naming the key at fault (an unknown engine used to be reported as
+// config.tp, its first knob).
+func TestMeasuredRunRefusals(t *testing.T) {
+	const run = `{"engine": "vllm", "model": "Qwen/Qwen3-8B", "gpu": "H100", "gpus": 1, "config": {"tp": 1},
+ "result": {"completed": 4, "total_input_tokens": 40, "total_output_tokens": 4, "mean_ttft_ms": 9}}`
+	cases := []struct{ name, src, want string }{
+		{"unknown engine", strings.Replace(run, `"vllm"`, `"vlm"`, 1), `r.json:1: engine: unknown engine "vlm"; did you mean "vllm"?`},
+		{"tp above gpus", strings.Replace(run, `"tp": 1`, `"tp": 8`, 1), "r.json:1: config.tp: the config needs 8 GPUs"},
+		{"tp × dp above gpus", strings.Replace(run, `"tp": 1`, `"tp": 1, "dp": 2`, 1), "r.json:1: gpus: the config needs 2 GPUs"},
+	}
+	e := &env{log: zerolog.Nop()}
+	for _, c := range cases {
+		ms, err := measure.Parse("r.json", []byte(c.src), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if _, err := e.newRun(ms[0], sim.DefaultCards()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}

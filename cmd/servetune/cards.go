@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -107,7 +106,7 @@ func (e *env) studyCardsLoad(ctx context.Context, sp *space.Space, store *store.
 		}
 		return targetCards(sp.Target)
 	}
-	src, err := os.ReadFile(t.Cards)
+	src, err := sim.ReadCardFile(t.Cards)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("cards: %w", err)}
 	}

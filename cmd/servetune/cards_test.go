@@ -189,19 +189,31 @@ func TestPriorUsesTheCards(t *testing.T) {
 	}
 }
 
-// The context and offload knobs run in a simulated study: a context the
-// card's model does not have fails its trial as vLLM would, the others
-// complete.
+// The context and offload knobs run in a simulated study; a context the
+// card's model does not have is refused at load (every trial with it
+// would fail as vLLM does), naming the knob, with nothing written.
 func TestContextAndOffloadKnobsInAStudy(t *testing.T) {
 	dir, spacePath := writeCardsStudy(t, acmeCard)
-	src := strings.Replace(cardsSpace, "n_trials = 3", "n_trials = 4\nsampler = \"grid\"", 1) + `
+	space := func(lens string) string {
+		src := strings.Replace(cardsSpace, "n_trials = 3", "n_trials = 4\nsampler = \"grid\"", 1) + `
 [params.max_model_len]
-values = [8192, 65536]
+values = ` + lens + `
 [params.kv_offload_gb]
 values = [0, 32]
 `
-	src = strings.Replace(src, "[params.max_running]\nvalues = [16, 64]\n", "", 1)
-	if err := os.WriteFile(spacePath, []byte(src), 0o644); err != nil {
+		return strings.Replace(src, "[params.max_running]\nvalues = [16, 64]\n", "", 1)
+	}
+	if err := os.WriteFile(spacePath, []byte(space("[8192, 65536]")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errText := runCLI(t, dir, "run", spacePath)
+	if code != 2 || !strings.Contains(errText, "params.max_model_len.values: 65536 is above the context of acme/Dense-8B, 32768 tokens") {
+		t.Fatalf("a context the model does not have: exit %d, want 2\n%s", code, errText)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "studies")); err == nil {
+		t.Error("a refused space wrote its study")
+	}
+	if err := os.WriteFile(spacePath, []byte(space("[8192, 16384]")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errText := runCLI(t, dir, "run", spacePath)
@@ -209,7 +221,7 @@ values = [0, 32]
 		t.Fatalf("exit %d\n%s\n%s", code, out, errText)
 	}
 	code, out, _ = runCLI(t, dir, "show", "cards")
-	if code != 0 || !strings.Contains(out, "greater than the derived max_model_len") || strings.Count(out, "complete") < 2 {
+	if code != 0 || strings.Count(out, "complete") < 4 {
 		t.Errorf("show:\n%s", out)
 	}
 }

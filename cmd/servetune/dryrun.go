@@ -46,6 +46,12 @@ func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
 	if err := o.check(sp); err != nil {
 		return err
 	}
+	// As the run would refuse them, read-only.
+	for _, name := range c.StringSlice("warm-start") {
+		if _, err := warmStart(c.Context, c.String("dir"), name, sp); err != nil {
+			return err
+		}
+	}
 	cards, err := targetCards(sp.Target)
 	if err != nil {
 		return err

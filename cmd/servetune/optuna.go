@@ -87,3 +87,17 @@ func (e *env) optunaMirror(ctx context.Context, sp *space.Space, store *store.St
 	e.log.Info().Str("optuna", w.Where()).Int("trials", len(trials)).Msg("mirroring the study into Optuna's storage")
 	return m, func() { w.Close() }, nil
 }
+
+// probeOptuna reaches the --optuna storage before the study writes
+// anything (its directory, its store): a server that cannot be reached
+// fails the run with nothing written, not after the study began.
+func probeOptuna(ctx context.Context, url string) error {
+	if url == "" {
+		return nil
+	}
+	target, err := optunadb.ParseURL(url)
+	if err != nil {
+		return usageError{err}
+	}
+	return optunadb.Probe(ctx, target)
+}

@@ -173,8 +173,8 @@ func trialOptions(c *cli.Context, devices []string) runOptions {
 // check refuses flag values the study cannot honour.
 func (o runOptions) check(sp *space.Space) error {
 	switch {
-	case o.repeat < 1:
-		return usagef("--repeat must be at least 1")
+	case o.repeat < 1 || o.repeat > space.MaxRepeat:
+		return usagef("--repeat must be between 1 and %d, got %d", space.MaxRepeat, o.repeat)
 	case o.confirm < 0 || o.confirm > 0.5:
 		return usagef("--confirm must be between 0 and 0.5, got %v", o.confirm)
 	case o.budget < 0:
@@ -228,6 +228,9 @@ func checkWorkers(sp *space.Space, n int, devices []string) error {
 }
 
 func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runOptions) error {
+	if err := probeOptuna(ctx, o.optuna); err != nil {
+		return err
+	}
 	oo, err := e.openOptions(file, o.engines)
 	if err != nil {
 		return err

@@ -184,3 +184,52 @@ func TestStorageTheDriverCannotReadIsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestURLFlagSecretsReachNoOutput: every flag that takes a URL —
+// run/worker/show --storage, $SERVETUNE_STORAGE, run/worker/export
+// --optuna, bench --base-url — keeps the secrets a URL may carry
+// (user:password@, ?password=, ?sslpassword=) out of stdout, stderr and
+// every file, at debug level, whether it refuses the URL or fails to
+// connect with it; and a refused or unreachable --optuna writes no study.
+func TestURLFlagSecretsReachNoOutput(t *testing.T) {
+	space := quickstartWithoutPrior(t)
+	secrets := []string{"Userinfo-Secret-11", "Query-Secret-22", "Ssl-Secret-33"}
+	pg := "postgres://postgres:" + secrets[0] + "@127.0.0.1:1/x?password=" + secrets[1] + "&sslpassword=" + secrets[2]
+	unreachable := "postgresql://tuner@127.0.0.1:1/optuna?connect_timeout=2"
+	cases := []struct {
+		env  string
+		args []string
+		code int
+	}{
+		{args: []string{"run", "--store-outage", "1s", "--storage", pg, space}, code: 1},
+		{args: []string{"worker", "--store-outage", "1s", "--storage", pg, space}, code: 1},
+		{args: []string{"show", "--storage", pg, "quickstart"}, code: 1},
+		{env: pg, args: []string{"show", "quickstart"}, code: 1},
+		{args: []string{"run", "--optuna", "postgresql://tuner:" + secrets[0] + "@127.0.0.1:1/optuna", space}, code: 2},
+		{args: []string{"run", "--optuna", "postgresql://tuner@127.0.0.1:1/optuna?password=" + secrets[1], space}, code: 2},
+		{args: []string{"run", "--optuna", "postgresql://tuner@127.0.0.1:1/optuna?sslpassword=" + secrets[2], space}, code: 2},
+		{args: []string{"run", "--optuna", "postgresql://tuner@127.0.0.1:1/optuna?Password=" + secrets[1], space}, code: 2},
+		{args: []string{"run", "--optuna", unreachable, space}, code: 1},
+		{args: []string{"worker", "--storage", "postgres://u@127.0.0.1:1/x", "--optuna", "postgresql://tuner@127.0.0.1:1/optuna?password=" + secrets[1], space}, code: 2},
+		{args: []string{"export", "--optuna", "postgresql://tuner@127.0.0.1:1/optuna?password=" + secrets[1], "quickstart"}, code: 2},
+		{args: []string{"export", "--optuna", "postgresql://tuner@127.0.0.1:1/optuna?sslpassword=" + secrets[2], "quickstart"}, code: 2},
+		{args: []string{"bench", "--base-url", "http://u:" + secrets[0] + "@127.0.0.1:1", "--model", "m"}, code: 2},
+		{args: []string{"bench", "--base-url", "http://127.0.0.1:1/?key=" + secrets[1], "--model", "m"}, code: 2},
+	}
+	for _, c := range cases {
+		t.Setenv(storageEnv, c.env)
+		dir := t.TempDir()
+		code, out, errText := runCLI(t, dir, append([]string{"--log-level", "debug"}, c.args...)...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d\n%s", c.args, code, c.code, errText)
+		}
+		for _, s := range secrets {
+			if strings.Contains(strings.ToLower(out+errText), strings.ToLower(s)) {
+				t.Errorf("%v: the output holds the secret %s:\n%s%s", c.args, s, out, errText)
+			}
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%v: wrote %v", c.args, entries)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
@@ -52,6 +53,13 @@ func enginesFlag() cli.Flag {
 // "$SLURM_JOB_NODELIST": a scheduler names other nodes each job) and
 // --n-trials.
 func (e *env) loadRunSpace(c *cli.Context) (*space.Space, error) {
+	// --gpus is checked even where one trial at a time leaves it unused:
+	// a typo should not wait for the day --workers is raised.
+	if c.IsSet("gpus") {
+		if _, err := objective.ParseDevices(c.String("gpus")); err != nil {
+			return nil, usagef("--gpus: %v", err)
+		}
+	}
 	cards := c.String("cards")
 	if err := checkCardsFlag(cards); err != nil {
 		return nil, err
@@ -79,7 +87,11 @@ func (e *env) loadRunSpace(c *cli.Context) (*space.Space, error) {
 	if cards != "" {
 		sp.Target.Sim.Cards = cards
 	}
-	if n := c.Int("n-trials"); n > 0 {
+	if c.IsSet("n-trials") {
+		n := c.Int("n-trials")
+		if n < 1 || n > space.MaxTrials {
+			return nil, usagef("--n-trials must be between 1 and %d, got %d", space.MaxTrials, n)
+		}
 		sp.Study.NTrials = n
 	}
 	return sp, nil

@@ -164,6 +164,9 @@ func (o workerOptions) check(sp *space.Space) error {
 // work runs this worker's share of the study: the same loop as run,
 // with the study's trials claimed under leases in shared storage.
 func (e *env) work(ctx context.Context, sp *space.Space, file string, o workerOptions) error {
+	if err := probeOptuna(ctx, o.trials.optuna); err != nil {
+		return err
+	}
 	oo, err := e.openOptions(file, o.trials.engines)
 	if err != nil {
 		return err

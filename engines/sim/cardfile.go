@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"regexp"
@@ -40,9 +41,9 @@ func (e *CardFileError) Error() string {
 // LoadCards reads a cards file (the `servetune card` / `calibrate`
 // output: [[gpu]], [[model]], [[draft]] tables) over the built-in cards.
 func LoadCards(path string) (*Cards, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadCardFile(path)
 	if err != nil {
-		return nil, &CardFileError{File: path, Msg: err.Error()}
+		return nil, err
 	}
 	c := DefaultCards()
 	return c, c.AddFile(path, src)
@@ -74,8 +75,44 @@ func (c *Cards) AddFile(file string, src []byte) error {
 			return at(fmt.Sprintf("model[%d].%s", i, key), msg)
 		}
 	}
+	for i, d := range more.Drafts {
+		if key, msg := d.problem(); key != "" {
+			return at(fmt.Sprintf("draft[%d].%s", i, key), msg)
+		}
+	}
+	if e := duplicateProblem(fileCardNames(more), lines); e != nil {
+		e.File = file
+		return e
+	}
 	c.merge(more)
 	return nil
+}
+
+// MaxCardFileSize is the largest cards file read, in bytes: the built-in
+// catalogue is 20 KiB and a card a few hundred bytes, so 4 MiB holds
+// thousands of cards, and a path such as /dev/zero fails at once instead
+// of growing memory without end.
+const MaxCardFileSize = 4 << 20
+
+// ReadCardFile reads a cards file of at most MaxCardFileSize bytes,
+// errors naming the file.
+func ReadCardFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &CardFileError{File: path, Msg: err.Error()}
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, &CardFileError{File: path, Msg: "is a directory, not a cards file"}
+	}
+	src, err := io.ReadAll(io.LimitReader(f, MaxCardFileSize+1))
+	if err != nil {
+		return nil, &CardFileError{File: path, Msg: err.Error()}
+	}
+	if len(src) > MaxCardFileSize {
+		return nil, &CardFileError{File: path, Msg: fmt.Sprintf("is larger than %d bytes (4 MiB), the most a cards file may be", MaxCardFileSize)}
+	}
+	return src, nil
 }
 
 var tomlErrLine = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)

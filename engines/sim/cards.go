@@ -154,12 +154,20 @@ func (c *Cards) Add(r io.Reader) error {
 			return err
 		}
 	}
+	for _, d := range more.Drafts {
+		if key, msg := d.problem(); key != "" {
+			return fmt.Errorf("sim cards: draft %q: %s %s", d.Name, key, msg)
+		}
+	}
 	c.merge(more)
 	return nil
 }
 
 // problem is the first key of a GPU card that is missing or impossible.
 func (g GPUCard) problem() (key, msg string) {
+	if key, msg := numberProblem(g); key != "" {
+		return key, msg
+	}
 	for _, f := range []struct {
 		key string
 		v   float64
@@ -170,9 +178,6 @@ func (g GPUCard) problem() (key, msg string) {
 	}
 	if g.Name == "" {
 		return "name", "is required"
-	}
-	if g.FP8TFLOPs < 0 || g.NVLinkGBs < 0 || g.PCIeGBs < 0 || g.NetGBs < 0 {
-		return "pcie_gbs", "fp8_tflops, nvlink_gbs, pcie_gbs and net_gbs cannot be negative"
 	}
 	return "", ""
 }
@@ -187,6 +192,12 @@ func (m ModelCard) validate() error {
 // problem is the first key of a model card that is missing or
 // inconsistent, with why.
 func (m ModelCard) problem() (key, msg string) {
+	if key, msg := numberProblem(m); key != "" {
+		return key, msg
+	}
+	if key, msg := m.enumProblem(); key != "" {
+		return key, msg
+	}
 	switch {
 	case m.Name == "":
 		return "name", "is required"

@@ -208,6 +208,8 @@ func FuzzAddFile(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte("[[model]]\nname = \"x\"\nlayerz = 1\n"))
 	f.Add([]byte("[[gpu]]\nname = \"g\"\nmem_gib = \"80\"\n"))
+	f.Add([]byte(okGPU + okGPU))
+	f.Add([]byte(strings.Replace(okModel, "heads = 32", "heads = -32", 1)))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		c := &Cards{}
 		if err := c.AddFile("f.toml", src); err != nil {

@@ -2,8 +2,9 @@ package optunadb
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
+
+	"github.com/servetune/servetune/space"
 )
 
 // Target is where an Optuna storage URL points.
@@ -35,17 +36,32 @@ func ParseURL(raw string) (Target, error) {
 	case strings.HasPrefix(raw, "sqlite:"):
 		return Target{}, fmt.Errorf("optuna storage %q: SQLite URLs have three slashes before a relative path (sqlite:///study.db) and four before an absolute one", raw)
 	}
-	u, err := url.Parse(raw)
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return Target{}, fmt.Errorf("optuna storage: not a URL: sqlite:///file.db or postgresql://user@host/db, and it is not sqlite or postgresql")
+	}
+	base, _, _ := strings.Cut(scheme, "+") // postgresql+psycopg2 is SQLAlchemy's driver choice
+	if base != "postgresql" && base != "postgres" {
+		return Target{}, fmt.Errorf("optuna storage: scheme %q is not sqlite or postgresql", safeScheme(scheme))
+	}
+	// The storage URL's own parser: host required, connection keys
+	// checked (did-you-mean), every secret known so none is printed.
+	st, err := space.ParseStorage("postgres://" + rest)
 	if err != nil {
-		return Target{}, fmt.Errorf("optuna storage: not a URL (sqlite:///file.db or postgresql://user@host/db)")
+		return Target{}, fmt.Errorf("optuna storage: %w", err)
 	}
-	scheme, _, _ := strings.Cut(u.Scheme, "+") // postgresql+psycopg2 is SQLAlchemy's driver choice
-	if scheme != "postgresql" && scheme != "postgres" {
-		return Target{}, fmt.Errorf("optuna storage %s: scheme %q is not sqlite or postgresql", u.Redacted(), u.Scheme)
+	if keys := st.SecretKeys(); len(keys) > 0 {
+		return Target{}, fmt.Errorf("optuna storage %s: a password in the URL (%s) would reach logs and shell history; set PGPASSWORD (or a passfile) instead",
+			st, strings.Join(keys, ", "))
 	}
-	if _, has := u.User.Password(); has {
-		return Target{}, fmt.Errorf("optuna storage %s: a password in the URL would reach logs and shell history; set PGPASSWORD instead", u.Redacted())
+	return Target{Postgres: true, DSN: st.DSN, Shown: st.String()}, nil
+}
+
+// safeScheme is a scheme fit to quote: schemes are short names, but a
+// malformed URL can put anything before its "://".
+func safeScheme(s string) string {
+	if len(s) > 30 || strings.ContainsAny(s, "@:/?&= ") {
+		return "(malformed)"
 	}
-	u.Scheme = "postgres"
-	return Target{Postgres: true, DSN: u.String(), Shown: raw}, nil
+	return s
 }

@@ -24,6 +24,13 @@ func TestParseURL(t *testing.T) {
 		{url: "sqlite:///:memory:", err: "name a database file"},
 		{url: "mysql://u@h/db", err: `scheme "mysql"`},
 		{url: "study.db", err: "is not sqlite or postgresql"},
+		// Secrets anywhere in the URL, a missing host and unknown keys.
+		{url: "postgresql://tuner@db/optuna?password=hunter2", err: "a password in the URL (password)"},
+		{url: "postgresql://tuner@db/optuna?sslpassword=hunter2", err: "a password in the URL (sslpassword)"},
+		{url: "postgresql://tuner@db/optuna?sslmode=require&Password=hunter2", err: `did you mean "password"`},
+		{url: "postgresql://", err: "names no host"},
+		{url: "postgresql:///optuna", err: "names no host"},
+		{url: "postgresql://tuner@db/optuna?sslmod=require", err: `did you mean "sslmode"`},
 	}
 	for _, c := range cases {
 		got, err := ParseURL(c.url)

@@ -31,6 +31,17 @@ func TestParseNamesTheProblem(t *testing.T) {
 		strings.Replace(oneRun, `"shared_prefix"`, `"random"`, 1):               "only shared_prefix",
 		strings.Replace(oneRun, `"engine": "vllm"`, `"engine": "sglang"`, 1):    `runs[0] (id "a"): engine "sglang"`,
 		`{"runs": []}`: "no runs",
+		// Latencies that cannot be, and seconds where milliseconds belong.
+		strings.Replace(oneRun, `"itl_mean": 7.5`, `"itl_mean": -7.5`, 1):                                                "measured_ms.summary.itl_mean: -7.5 is not a latency",
+		strings.Replace(oneRun, `"ttft_mean": 29`, `"ttft_mean": -1`, 1):                                                 "measured_ms.stage_0.ttft_mean: -1 is not a latency",
+		strings.Replace(oneRun, `"e2e_mean": 800`, `"e2e_mean": 1e999`, 1):                                               "line 7",
+		strings.NewReplacer(`"ttft_mean": 30, "itl_mean": 7.5`, `"ttft_mean": 0.03, "itl_mean": 0.0075`).Replace(oneRun): "measured_ms.summary.ttft_mean: latencies look like seconds",
+		// Loads that cannot be planned, and settings no server takes.
+		strings.Replace(oneRun, `"num_unique_system_prompts": 4`, `"num_unique_system_prompts": 1000000000000`, 1): "workload.num_unique_system_prompts",
+		strings.Replace(oneRun, `"question_len": 400`, `"question_len": -400`, 1):                                  "workload.question_len: -400",
+		strings.Replace(oneRun, `"duration_s": 20`, `"duration_s": 3600000000`, 1):                                 "workload.stages: last",
+		strings.Replace(oneRun, `"gpu_memory_utilization": null`, `"gpu_memory_utilization": 1.5`, 1):              "gpu_memory_utilization: 1.5",
+		strings.Replace(oneRun, `"max_num_seqs": 128`, `"max_num_seqs": -1`, 1):                                    "max_num_seqs: -1",
 	}
 	for in, want := range cases {
 		_, err := Parse([]byte(in))
@@ -46,6 +57,7 @@ func TestParseNamesTheProblem(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(oneRun))
 	f.Add([]byte(`{"runs":[{"measured_ms":{"stage_-1":{}}}]}`))
+	f.Add([]byte(strings.Replace(oneRun, `"itl_mean": 7.5`, `"itl_mean": -7.5`, 1)))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Parse(b)
 		if err == nil && len(file.Runs) == 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"sort"
@@ -78,7 +79,7 @@ type Stat struct {
 
 // Load reads and checks a measurements file.
 func Load(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +194,26 @@ func (r Run) Problems() []string {
 			p = append(p, fmt.Sprintf("measured_ms.%s: want summary or stage_0..stage_%d", k, len(w.Stages)-1))
 		}
 	}
+	p = append(p, configProblems(r)...)
+	p = append(p, workloadProblems(w)...)
+	p = append(p, statProblems(r.Measured)...)
 	sort.Strings(p)
 	return p
+}
+
+// readBounded reads at most maxFile bytes of path.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxFile {
+		return nil, fmt.Errorf("%s: larger than %d MiB, the most a measurements file may be", path, maxFile>>20)
+	}
+	return b, nil
 }

@@ -198,6 +198,9 @@ func (w wrapper) readResult(m *Measurement, open func(string) ([]byte, error), a
 		key = "result_file " + w.ResultFile
 	}
 	r, err := parseResult(res)
+	if me := (*metricError)(nil); errors.As(err, &me) && w.ResultFile == "" {
+		return at("result."+me.key, "%s", me.msg)
+	}
 	if err != nil {
 		return at(key, "%v", err)
 	}
@@ -210,6 +213,13 @@ func (w wrapper) readResult(m *Measurement, open func(string) ([]byte, error), a
 	}
 	if m.Profile.Count() <= 0 || (m.Profile.InputLen <= 0 && m.Profile.DatasetName() == bench.DatasetRandom) {
 		return at("profile", "the load is unknown: give \"profile\" (num_prompts, input_len, output_len, request_rate, max_concurrency), or a result with completed and token totals")
+	}
+	// The load is simulated as given: bench's checks and caps apply.
+	if probs := m.Profile.Problems(); len(probs) > 0 {
+		if w.Profile != nil {
+			return at("profile."+probs[0].Key, "%s", probs[0].Msg)
+		}
+		return at(key, "the load it describes cannot be simulated: %s %s", probs[0].Key, probs[0].Msg)
 	}
 	return nil
 }

@@ -48,11 +48,14 @@ func servetuneResult(b []byte) (result, error) {
 	}
 	out := result{values: map[string]float64{}, profile: r.Profile}
 	for k, v := range r.Values {
+		if err := valueProblem(k, v); err != nil {
+			return result{}, err
+		}
 		if usable(v) {
 			out.values[k] = v
 		}
 	}
-	return out, nil
+	return out, unitProblem(out.values)
 }
 
 // vllmNames maps vLLM's result keys to servetune's metric names; the
@@ -81,9 +84,19 @@ func vllmResult(probe map[string]json.RawMessage) (result, error) {
 		if !ok {
 			continue
 		}
-		if v, ok := num(k); ok && usable(v) {
+		v, ok := num(k)
+		if !ok && string(probe[k]) != "null" {
+			return result{}, &metricError{k, fmt.Sprintf("is %s: a measured metric must be a finite number >= 0", probe[k])}
+		}
+		if err := valueProblem(k, v); err != nil {
+			return result{}, err
+		}
+		if ok && usable(v) {
 			out.values[name] = v
 		}
+	}
+	if err := unitProblem(out.values); err != nil {
+		return result{}, err
 	}
 	p, err := vllmProfile(num, probe["request_rate"])
 	if err != nil {

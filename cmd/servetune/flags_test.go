@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunFlagRefusals: a bad flag value is refused before anything is
+// written, by run and by its dry run alike, naming the flag (exit 2).
+// --gpus is checked even where one trial at a time leaves it unused, and
+// a dry run looks for the --warm-start study as the run would.
+func TestRunFlagRefusals(t *testing.T) {
+	space, err := filepath.Abs("testdata/kill.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gpus", "0-"}, "--gpus: "},
+		{[]string{"--n-trials", "-5"}, "--n-trials must be between 1 and"},
+		{[]string{"--n-trials", "0"}, "--n-trials must be between 1 and"},
+		{[]string{"--n-trials", "1000000000000"}, "--n-trials must be between 1 and"},
+		{[]string{"--repeat", "1000"}, "--repeat must be between 1 and"},
+		{[]string{"--warm-start", "nosuchstudy"}, `--warm-start: no study "nosuchstudy"`},
+	}
+	for _, c := range cases {
+		for _, dry := range []bool{true, false} {
+			args := append([]string{"run", "--dir", "st"}, c.args...)
+			if dry {
+				args = append(args, "--dry-run")
+			}
+			dir := t.TempDir()
+			code, _, stderr := runCLI(t, dir, append(args, space)...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("%v: exit %d, want 2 and %q\n%s", args, code, c.want, stderr)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("%v: wrote %v", args, entries)
+			}
+		}
+	}
+}

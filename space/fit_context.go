@@ -1,0 +1,46 @@
+package space
+
+import "fmt"
+
+// contextFits refuses a max_model_len above the model's own context (a
+// simulated target's card: max_context): the engine refuses it at start,
+// so every trial that sets it would fail. A space, baseline or enqueued
+// config holding one is refused at load, naming where.
+func (d *decoder) contextFits(s *Space) {
+	if d.opt.ContextLimit == nil {
+		return
+	}
+	limit := d.opt.ContextLimit(s.Target)
+	if limit <= 0 {
+		return
+	}
+	over := func(v any) bool {
+		f, ok := Number(v, false)
+		return ok && f > float64(limit)
+	}
+	why := func(v any) string {
+		return fmt.Sprintf("%s is above the context of %s, %d tokens (its card's max_context): the engine refuses it and every trial with it would fail",
+			FormatValue(v), s.Target.Model, limit)
+	}
+	if p, ok := s.Param("max_model_len"); ok {
+		switch {
+		case p.Kind == Categorical:
+			for _, v := range p.Values {
+				if over(v) {
+					d.fail("params.max_model_len.values", "%s", why(v))
+					break
+				}
+			}
+		case over(p.High):
+			d.fail("params.max_model_len.high", "%s", why(p.High))
+		}
+	}
+	if v, ok := s.Baseline["max_model_len"]; ok && over(v) {
+		d.fail("baseline.max_model_len", "%s", why(v))
+	}
+	for i, c := range s.Enqueue {
+		if v, ok := c["max_model_len"]; ok && over(v) {
+			d.fail(fmt.Sprintf("enqueue[%d].max_model_len", i), "%s", why(v))
+		}
+	}
+}

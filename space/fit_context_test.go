@@ -1,0 +1,35 @@
+package space
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestMaxModelLenAboveTheModelsContext: a max_model_len the model cannot
+// take (above its card's max_context) is refused wherever the space holds
+// it, naming the key; within the context, and where the context is
+// unknown, it loads.
+func TestMaxModelLenAboveTheModelsContext(t *testing.T) {
+	base := gatedSrc[:strings.Index(gatedSrc, "%s")]
+	opt := testOptions()
+	opt.ContextLimit = func(Target) int { return 32768 }
+	cases := []struct{ name, extra, key string }{
+		{"a value", "[params.max_model_len]\nvalues = [4096, 65536]\n", "params.max_model_len.values"},
+		{"a range's high end", "[params.max_model_len]\nlow = 4096\nhigh = 65536\n", "params.max_model_len.high"},
+		{"the baseline", "[params.tp]\nvalues = [1]\n[baseline]\nmax_model_len = 100000\n", "baseline.max_model_len"},
+		{"an enqueued config", "[params.max_model_len]\nvalues = [4096, 8192]\n[[enqueue]]\nmax_model_len = 1000000\n", "enqueue[0].max_model_len"},
+	}
+	for _, c := range cases {
+		refusedKey(t, c.name, base+c.extra, opt, c.key)
+	}
+	for name, o := range map[string]Options{"within": opt, "unknown": testOptions()} {
+		src := base + "[params.max_model_len]\nvalues = [4096, 32768]\n"
+		if name == "unknown" {
+			src = base + "[params.max_model_len]\nvalues = [4096, 1000000]\n"
+		}
+		if _, err := Parse(context.Background(), "x.toml", src, o); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
