@@ -94,8 +94,8 @@ func (p Profile) spanProblems(bad func(key, format string, a ...any)) {
 		}
 		return
 	}
-	if p.Unlimited() || p.SearchRate != nil || p.NumPrompts <= 0 {
-		return
+	if p.Unlimited() || p.SearchRate != nil || p.NumPrompts <= 0 || p.DatasetName() == DatasetTrace {
+		return // a trace's arrivals are its own (trace.go bounds its window)
 	}
 	if span := float64(p.NumPrompts) / p.RequestRate; span > MaxSpan.Seconds() {
 		bad("request_rate", "%v req/s takes %s to send num_prompts = %d, longer than the %v a profile may run", p.RequestRate, secs(span), p.NumPrompts, MaxSpan)

@@ -129,6 +129,9 @@ func (t *Trace) problems(bad func(key, format string, a ...any)) {
 	if t.Duration < 0 {
 		bad("trace.duration", "must be >= 0 (0 = to the end of the trace), not %v", t.Duration)
 	}
+	if sp := t.speedup(); t.Duration > 0 && sp > 0 && t.Duration.Seconds()/sp > MaxSpan.Seconds() {
+		bad("trace.duration", "replays in %s at speedup %v, longer than the %v a profile may run", secs(t.Duration.Seconds()/sp), sp, MaxSpan)
+	}
 	if !(t.Sample >= 0 && t.Sample <= 1) {
 		bad("trace.sample", "must be in (0, 1] (0 = keep all), not %v", t.Sample)
 	}

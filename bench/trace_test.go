@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -397,5 +398,25 @@ func TestTraceFileSizeLimit(t *testing.T) {
 	_, err := traceProfile(path, nil).Plan()
 	if err == nil || !strings.Contains(err.Error(), "more than the 1073741824 a plan reads") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// A trace window that would replay for longer than a profile may run is
+// refused at load, naming trace.duration, like a profile's own span.
+func TestTraceWindowBoundedBySpan(t *testing.T) {
+	for _, c := range []struct {
+		tr   Trace
+		fail bool
+	}{
+		{Trace{Duration: 2 * MaxSpan}, true},
+		{Trace{Duration: MaxSpan, Speedup: 0.5}, true},
+		{Trace{Duration: 2 * MaxSpan, Speedup: 4}, false},
+		{Trace{Duration: time.Hour}, false},
+	} {
+		var keys []string
+		c.tr.problems(func(key, _ string, _ ...any) { keys = append(keys, key) })
+		if got := slices.Contains(keys, "trace.duration"); got != c.fail {
+			t.Errorf("%+v: refused %v (keys %v), want %v", c.tr, got, keys, c.fail)
+		}
 	}
 }
