@@ -19,6 +19,7 @@ const (
 	fAttn                // prefill attention FLOPs / BF16 peak
 	fComm                // all-reduce link bytes at the algorithm's measured share / link bandwidth (allreduce.go)
 	fReduce              // all-reduce latency per step at the cited microbenchmarks, seconds (allreduce.go)
+	fSkew                // all-reduces per step × the expected lead of the last of tp ranks, in rank-drift σ (allreduce.go)
 	fStep                // one per step: scheduler, sampling, launch
 	fSeq                 // running sequences: per-sequence CPU work
 	fMultiproc           // one per step with tp > 1: the executor's broadcast
@@ -30,7 +31,7 @@ const (
 	nFeat
 )
 
-var featNames = [nFeat]string{"weights", "experts", "linear", "expert_linear", "kv", "attn", "comm", "reduce", "step", "seq", "multiproc", "moe", "layer", "request", "prompt_k", "fixed"}
+var featNames = [nFeat]string{"weights", "experts", "linear", "expert_linear", "kv", "attn", "comm", "reduce", "skew", "step", "seq", "multiproc", "moe", "layer", "request", "prompt_k", "fixed"}
 
 // FeatureNames names the coefficients, in order.
 func FeatureNames() []string { return featNames[:] }
@@ -116,7 +117,7 @@ func Upper(i int) float64 {
 func PriorVLLM() Coefficients {
 	return Coefficients{
 		fWeights: 1.16, fExperts: 2.0, fLinear: 3.0, fExpertLinear: 3.0, fKV: 1.3, fAttn: 3.0, fComm: 1,
-		fReduce: 1, fStep: 2e-3, fSeq: 10e-6, fMultiproc: 50e-6, fMoE: 20e-6, fLayer: 10e-6, fRequest: 10e-3, fPromptK: 1e-3,
+		fReduce: 1, fSkew: 2e-6, fStep: 2e-3, fSeq: 10e-6, fMultiproc: 50e-6, fMoE: 20e-6, fLayer: 10e-6, fRequest: 10e-3, fPromptK: 1e-3,
 		fFixed: 1,
 	}
 }

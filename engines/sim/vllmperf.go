@@ -88,6 +88,7 @@ func (pf *perf) vllmRank(l rankLoad, groupTokens int) feat {
 		layers := 2 * float64(s.model.Layers)
 		ar := allReduceCost(tok*float64(s.model.Hidden)*2, n, s.gpu.NVLinkGBs > 0)
 		f[fReduce] = layers * ar.latency
+		f[fSkew] = layers * lastOfRanks(n)
 		f[fComm] = layers * ar.linkBytes / pf.linkRaw
 	}
 	return f

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/servetune/servetune/engines/sim"
@@ -25,13 +26,15 @@ func TestSpreadsAndCoverage(t *testing.T) {
 	for _, rr := range rep.Runs {
 		rows = append(rows, rr.Stages...)
 	}
-	sp := Spreads(rows)["e2e_mean"]
+	sp := Spreads(rows, len(errs))["e2e_mean"]
 	if math.Abs(sp.Bias-0.015) > 1e-12 {
 		t.Errorf("bias %v, want the median 0.015", sp.Bias)
 	}
-	// |r − 0.015|: .115 .065 .035 .015 .005 .005 .015 .035 .065 .285 → 80th pct of 10 sorted values at 7.2.
-	if math.Abs(sp.H80-(0.065+0.2*(0.115-0.065))) > 1e-12 {
-		t.Errorf("h80 %v", sp.H80)
+	// |r − 0.015| sorted: .005 .005 .015 .015 .035 .035 .065 .065 .115 .285;
+	// conformal over 10 runs: the ⌈10·0.8·11/10⌉ = 9th, and for 95% the
+	// ⌈10.45⌉ = 11th, past the end: the largest.
+	if math.Abs(sp.H80-0.115) > 1e-12 || math.Abs(sp.H95-0.285) > 1e-12 {
+		t.Errorf("h80 %v h95 %v, want 0.115 and 0.285", sp.H80, sp.H95)
 	}
 	u := &sim.Uncertainty{Spreads: map[string]sim.Spread{"e2e_mean": {Bias: 0, H80: 0.06, H95: 0.2}}}
 	us := make([]*sim.Uncertainty, len(errs))
@@ -84,10 +87,11 @@ func TestLOOSpreadsReproduce(t *testing.T) {
 }
 
 // The built-in intervals cover about their nominal share of the stored
-// leave-one-out report's stage rows (by construction: the spreads come
-// from those rows), and the nested figure — each run's intervals built
-// from the other runs' errors — is what docs/benchmarks.md reports as the
-// honest coverage (go test -run LOOCoverage -v prints it).
+// leave-one-out report's stage rows, and so do the nested ones — each
+// run's intervals built from the other runs' errors only, the honest
+// figure docs/benchmarks.md reports (go test -run LOOCoverage -v prints
+// it): issue 45 asks nominal 80% intervals to cover 75–85% of held-out
+// rows, checked here on the headline metrics (21 rows: 16 or 17 of them).
 func TestLOOCoverage(t *testing.T) {
 	b, err := os.ReadFile("../testdata/loo-report.json")
 	if err != nil {
@@ -107,8 +111,41 @@ func TestLOOCoverage(t *testing.T) {
 	for _, m := range metricNames {
 		t.Logf("%s: %d rows, stated 80%% %.0f%%, 95%% %.0f%%; nested 80%% %.0f%%, 95%% %.0f%%",
 			m, c.Rows[m], c.Stated80[m], c.Stated95[m], c.Nested80[m], c.Nested95[m])
-		if s := c.Stated80[m]; s < 75 || s > 86 {
+		if s := c.Stated80[m]; s < 75 || s > 91 {
 			t.Errorf("%s: stated 80%% intervals cover %.0f%% of the rows they were taken from", m, s)
+		}
+		if s := c.Nested95[m]; s < 85 {
+			t.Errorf("%s: nested 95%% intervals cover %.0f%%, want ≥ 85%%", m, s)
+		}
+	}
+	for _, m := range []string{"e2e_mean", "ttft_mean", "itl_mean"} {
+		if s := c.Nested80[m]; s < 75 || s > 85 {
+			t.Errorf("%s: nested 80%% intervals cover %.0f%%, want 75–85%%", m, s)
+		}
+	}
+}
+
+// The conformal quantile's finite-sample correction counts the
+// exchangeable units (runs), not the scores: 20 rows from 10 runs need a
+// higher order statistic than 20 rows from 20 runs.
+func TestConformalCountsUnits(t *testing.T) {
+	scores := make([]float64, 20)
+	for i := range scores {
+		scores[i] = float64(i + 1) // 1..20
+	}
+	for _, tc := range []struct {
+		p     float64
+		units int
+		want  float64
+	}{
+		{0.8, 20, 17},  // ⌈20·0.8·21/20⌉ = ⌈16.8⌉
+		{0.8, 10, 18},  // ⌈20·0.8·1.1⌉ = ⌈17.6⌉
+		{0.8, 0, 17},   // units unknown: each score one
+		{0.95, 10, 20}, // past the end: the largest
+		{0.5, 4, 13},   // ⌈20·0.5·1.25⌉ = ⌈12.5⌉
+	} {
+		if got := conformal(slices.Clone(scores), tc.p, tc.units); got != tc.want {
+			t.Errorf("conformal(p=%v, units=%d) = %v, want %v", tc.p, tc.units, got, tc.want)
 		}
 	}
 }
