@@ -81,13 +81,8 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 // remeasured reports whether a confirmation of config key started after
 // trial i (finished or running).
 func (l *loop) remeasured(key string, i int) bool {
-	x := l.index()
-	for j, t := range l.trials[i+1:] {
-		if t.Origin == "confirm" && t.State != store.Interrupted && x.keys[i+1+j] == key {
-			return true
-		}
-	}
-	return false
+	cs := l.index().confirms[key]
+	return len(cs) > 0 && cs[len(cs)-1] > i
 }
 
 // budgetLeft is how many more trials the GPU-time budget pays for at the
