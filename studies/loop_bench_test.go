@@ -28,7 +28,8 @@ import (
 // neither the sampler nor a simulator is in the figure. The store is
 // seeded with n complete trials before the timer starts, and the timer
 // restarts at the first trial the loop starts, so the one-off reading of
-// the study and building of the sampler are left out. The options are the
+// the study and building of the sampler are left out (reported apart as
+// startup-cpu-s: a resume's CPU before its first trial). The options are the
 // CLI's: the rendered reuse key and the default confirmation share.
 //
 //	go test ./studies -run '^$' -bench LoopOverhead -benchtime 200x
@@ -62,10 +63,11 @@ func runOverhead(b *testing.B, template string, n int, confirm float64, prune bo
 	}
 	defer st.Close()
 	sp := overheadSpace(b, n+b.N)
-	started, cpu := false, time.Duration(0)
+	started, cpu, startup := false, processCPU(), time.Duration(0)
 	onEvent := func(e Event) {
 		if e.Kind == TrialStarted && !started {
-			started, cpu = true, processCPU()
+			started, startup = true, processCPU()-cpu
+			cpu = processCPU()
 			b.ResetTimer()
 			b.StartTimer()
 		}
@@ -80,6 +82,9 @@ func runOverhead(b *testing.B, template string, n int, confirm float64, prune bo
 	err = Run(context.Background(), o)
 	b.StopTimer()
 	reportCPU(b, cpu)
+	if startup > 0 {
+		b.ReportMetric(float64(startup)/float64(time.Second), "startup-cpu-s")
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
