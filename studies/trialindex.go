@@ -55,6 +55,7 @@ type trialIndex struct {
 	// groups, in list order).
 	firstValues map[string][]valueAt
 	rank        ranking
+	groups      groupIndex // confirmation's config groups
 }
 
 type valueAt struct {
@@ -66,7 +67,7 @@ type valueAt struct {
 func newTrialIndex(sp *space.Space, reuse func(space.Config) string, ts []store.Trial) *trialIndex {
 	x := &trialIndex{sp: sp, reuse: reuse, reuseOf: map[string]string{}, pos: map[int]int{}, first: map[string]int{},
 		runningOf: map[string]int{}, settled: map[string]int{}, unpruned: map[string]int{}, measured: map[string][]int{},
-		retries: map[int]int{}, confirms: map[string][]int{}, firstValues: map[string][]valueAt{}, rank: ranking{best: -1}}
+		retries: map[int]int{}, confirms: map[string][]int{}, firstValues: map[string][]valueAt{}, rank: ranking{best: -1}, groups: newGroupIndex()}
 	for i := range ts {
 		x.added(ts, i)
 	}
@@ -132,7 +133,11 @@ func (x *trialIndex) complete(ts []store.Trial, i, d int) {
 			x.rank.stale = true // relative guards are judged against it
 		}
 	}
+	if t.Origin == "baseline" {
+		x.groups.stale = true // every violation is judged against it
+	}
 	if t.ReusedFrom == 0 {
+		x.groups.measured(key, i, d)
 		if v := Values(x.sp, t)[0]; !math.IsNaN(v) {
 			x.firstValues[key] = setValue(x.firstValues[key], valueAt{i, v}, d)
 		}
