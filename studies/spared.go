@@ -33,13 +33,13 @@ type sparedState struct {
 }
 
 // judgedSpared says whether t's verdict can be spared at all.
-func (l *loop) judgedSpared(t store.Trial) bool {
+func (l *loop) judgedSpared(t *store.Trial) bool {
 	return l.Prune != nil && !isRemeasure(t.Origin) && t.ReusedFrom == 0
 }
 
 // noteStart keeps the incumbents and margin trial t starts against.
 func (l *loop) noteStart(t store.Trial) {
-	if !l.judgedSpared(t) {
+	if !l.judgedSpared(&t) {
 		return
 	}
 	a := sparedAgainst{rule: l.noiseAware()}
@@ -60,7 +60,7 @@ func (l *loop) settleSpared(t store.Trial) {
 		return
 	}
 	delete(l.spare.against, t.Number)
-	if t.State == store.Complete && l.judgedSpared(t) {
+	if t.State == store.Complete && l.judgedSpared(&t) {
 		l.setSpared(t.Number, a.rule.Spared(t.Intermediate, a.series, l.Space.Objectives))
 	}
 }
@@ -76,7 +76,7 @@ func (l *loop) setSpared(n int, v bool) {
 // rule spared it (search.PruneRule.Spared), judged against the incumbents
 // and the margin it started with.
 func (l *loop) spared(i int) bool {
-	t := l.trials[i]
+	t := &l.trials[i] // not copied: asked for every ranked config per pick
 	if t.State != store.Complete || !l.judgedSpared(t) {
 		return false
 	}
@@ -97,7 +97,7 @@ func (l *loop) sparedPass() {
 	repeats, firsts := map[string][]float64{}, map[string]float64{}
 	cv, df := pooledNoise(nil)
 	for i := range ts {
-		t := ts[i]
+		t := &ts[i]
 		if _, ok := l.spare.verdict[t.Number]; !ok && t.State == store.Complete && l.judgedSpared(t) {
 			rule := *l.Prune
 			if df > 0 {
@@ -119,7 +119,7 @@ func (l *loop) sparedPass() {
 			r.add(sp, ts, i, base)
 		}
 		if t.ReusedFrom == 0 {
-			if repeated(repeats, firsts, l.index().keys[i], Values(sp, t)[0]) {
+			if repeated(repeats, firsts, l.index().keys[i], Values(sp, *t)[0]) {
 				cv, df = pooledNoise(repeats)
 			}
 		}

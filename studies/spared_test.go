@@ -42,7 +42,7 @@ func checkSpared(t *testing.T, sp *space.Space, rule search.PruneRule, trials []
 	n := 0
 	for i := range trials {
 		want := sparedByDefinition(resumed, i)
-		judged := trials[i].State == store.Complete && live.judgedSpared(trials[i])
+		judged := trials[i].State == store.Complete && live.judgedSpared(&trials[i])
 		if got, ok := live.spare.verdict[trials[i].Number]; ok != judged || got != want {
 			t.Errorf("trial %d (%s): spared %v (given: %v) as it finished, want %v", trials[i].Number, trials[i].Origin, got, ok, want)
 		}
