@@ -55,7 +55,8 @@ type trialIndex struct {
 	// groups, in list order).
 	firstValues map[string][]valueAt
 	rank        ranking
-	groups      groupIndex // confirmation's config groups
+	groups      groupIndex  // confirmation's config groups
+	repeats     repeatIndex // --repeat's short configs
 }
 
 type valueAt struct {
@@ -119,6 +120,9 @@ func (x *trialIndex) tally(ts []store.Trial, i, d int) {
 	}
 	if t.State == store.Complete {
 		x.complete(ts, i, d)
+	}
+	if x.repeats.repeat > 0 {
+		x.repeats.touched(key, x.reuseKey(t.Config, key))
 	}
 }
 
