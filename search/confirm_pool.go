@@ -2,7 +2,6 @@ package search
 
 import (
 	"math"
-	"slices"
 
 	"github.com/servetune/servetune/space"
 )
@@ -146,15 +145,14 @@ func fitAdditive(arms []Arm, near []int, y []float64) []float64 {
 		}
 		return p
 	}
+	values, with := knobValues(keys)
 	for range poolRounds {
-		for _, k := range knobValues(keys) {
+		for _, k := range values {
 			num, den := 0.0, poolRidge
-			for j, i := range near {
-				if slices.Contains(keys[j], k) {
-					w := float64(arms[i].N)
-					num += w * (y[j] - pred(j) + effect[k])
-					den += w
-				}
+			for _, j := range with[k] {
+				w := float64(arms[near[j]].N)
+				num += w * (y[j] - pred(j) + effect[k])
+				den += w
 			}
 			effect[k] = num / den
 		}
@@ -177,17 +175,21 @@ func misfit(arms []Arm, near []int, y, pred []float64, cv float64) float64 {
 	return max(ss/float64(len(near)), cv*cv/poolMaxWeight)
 }
 
-// knobValues are the distinct knob=value keys, in first-seen order.
-func knobValues(keys [][]string) []string {
+// knobValues are the distinct knob=value keys, in first-seen order, and
+// for each the arms (indices into keys) that have it, in order: a round
+// of backfitting visits each arm once per knob, not once per knob value.
+func knobValues(keys [][]string) ([]string, map[string][]int) {
 	var out []string
-	seen := map[string]bool{}
-	for _, ks := range keys {
+	with := map[string][]int{}
+	for j, ks := range keys {
 		for _, k := range ks {
-			if !seen[k] {
-				seen[k] = true
+			if _, seen := with[k]; !seen {
 				out = append(out, k)
+			}
+			if w := with[k]; len(w) == 0 || w[len(w)-1] != j {
+				with[k] = append(w, j)
 			}
 		}
 	}
-	return out
+	return out, with
 }

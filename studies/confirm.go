@@ -53,41 +53,36 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 	s.Done, s.Used = x.done+len(x.running), x.remeasures
 	s.Remaining = min(s.NTrials-s.Done, l.budgetLeft())
 	s.CV, s.CVDF = x.noiseCV()
-	groups := groupsByKey(l.Space, l.trials, func(i int) string { return x.keys[i] })
 	base := x.baselineOf(l.trials)
-	spared := map[string]bool{}
-	for _, g := range groups {
-		if spared[g.key] = l.spared(g.runs[0]); spared[g.key] && l.remeasured(g.key, g.runs[0]) {
+	all, ranked := x.groups.groups(l.Space, l.trials, base)
+	for k, cs := range x.confirms {
+		if g := x.groups.of[k]; g != nil && len(cs) > 0 && l.spared(g.runs[0]) && l.remeasured(k, g.runs[0]) {
 			s.SparedUsed++
 		}
 	}
 	measured := func(g *configGroup) search.Measured {
-		return search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key], Spared: spared[g.key],
+		return search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs), Running: running[g.key], Spared: l.spared(g.runs[0]),
 			Disputed: g.disputed}
 	}
 	if base != nil {
-		if g := groups.of(base.Config.Key()); g != nil {
+		if g := x.groups.of[x.keys[x.baseline()]]; g != nil {
 			b := measured(g)
 			s.Baseline = &b
 		}
 	}
-	for _, g := range groups.feasible(l.Space) {
+	s.Ranked = make([]search.Measured, 0, len(ranked))
+	for _, g := range ranked {
 		s.Ranked = append(s.Ranked, measured(g))
 	}
-	s.Leader = leaderKey(l.Space, l.trials, groups, base, s.CV, s.CVDF)
+	s.Leader = leaderKey(l.Space, l.trials, all, ranked, base, s.CV, s.CVDF)
 	return s
 }
 
 // remeasured reports whether a confirmation of config key started after
 // trial i (finished or running).
 func (l *loop) remeasured(key string, i int) bool {
-	x := l.index()
-	for j, t := range l.trials[i+1:] {
-		if t.Origin == "confirm" && t.State != store.Interrupted && x.keys[i+1+j] == key {
-			return true
-		}
-	}
-	return false
+	cs := l.index().confirms[key]
+	return len(cs) > 0 && cs[len(cs)-1] > i
 }
 
 // budgetLeft is how many more trials the GPU-time budget pays for at the
@@ -113,6 +108,7 @@ type configGroup struct {
 	disputed  bool
 	mean      []float64
 	violation float64
+	vals      [][]float64 // per objective, per run (groupIndex's only)
 }
 
 type groups []*configGroup
@@ -216,7 +212,9 @@ func (gs groups) points() []search.Point {
 // winners are the best config (one objective: by search.PickBest, its
 // mean pooled with its near-twins' at noise cv) or the Pareto front of the
 // configs' means.
-func (gs groups) winners(sp *space.Space, trials []store.Trial, cv float64) []*configGroup {
+//
+// feasible is gs.feasible(sp) when at hand (nil: ranked here).
+func (gs groups) winners(sp *space.Space, trials []store.Trial, feasible groups, cv float64) []*configGroup {
 	if len(sp.Objectives) > 1 {
 		var out []*configGroup
 		for _, w := range search.Front(gs.points(), sp.Objectives) {
@@ -224,7 +222,9 @@ func (gs groups) winners(sp *space.Space, trials []store.Trial, cv float64) []*c
 		}
 		return out
 	}
-	feasible := gs.feasible(sp)
+	if feasible == nil {
+		feasible = gs.feasible(sp)
+	}
 	arms := make([]search.Arm, len(feasible))
 	for i, g := range feasible {
 		arms[i] = search.Arm{Config: trials[g.runs[0]].Config, Mean: g.mean[0], N: len(g.runs)}

@@ -28,29 +28,32 @@ import (
 // neither the sampler nor a simulator is in the figure. The store is
 // seeded with n complete trials before the timer starts, and the timer
 // restarts at the first trial the loop starts, so the one-off reading of
-// the study and building of the sampler are left out. The options are the
+// the study and building of the sampler are left out (reported apart as
+// startup-cpu-s: a resume's CPU before its first trial). The options are the
 // CLI's: the rendered reuse key and the default confirmation share.
 //
 //	go test ./studies -run '^$' -bench LoopOverhead -benchtime 200x
 //
-// The noconfirm cases turn confirmation off: its state is still rebuilt
-// from every trial (and the report's recommendation) at each pick.
+// The noconfirm cases turn confirmation off; the prune cases turn the
+// CLI's default pruning on (each trial reports checkpoints, judged
+// against the incumbents, and confirmation asks whether each config's
+// first trial was spared).
 func BenchmarkLoopOverhead(b *testing.B) {
-	for _, confirm := range []float64{search.DefaultConfirmShare, 0} {
+	for _, c := range []struct {
+		name    string
+		confirm float64
+		prune   bool
+	}{{"", search.DefaultConfirmShare, false}, {"noconfirm/", 0, false}, {"prune/", search.DefaultConfirmShare, true}} {
 		for _, n := range []int{100, 1000, 10000} {
-			name := fmt.Sprintf("n=%d", n)
-			if confirm == 0 {
-				name = "noconfirm/" + name
-			}
-			b.Run(name, func(b *testing.B) {
-				runOverhead(b, seededStudy(b, n), n, confirm)
+			b.Run(fmt.Sprintf("%sn=%d", c.name, n), func(b *testing.B) {
+				runOverhead(b, seededStudy(b, n), n, c.confirm, c.prune)
 			})
 		}
 	}
 }
 
 // runOverhead runs b.N more trials on a copy of the seeded study.
-func runOverhead(b *testing.B, template string, n int, confirm float64) {
+func runOverhead(b *testing.B, template string, n int, confirm float64, prune bool) {
 	b.StopTimer()
 	dir := studydir.Of(b.TempDir(), "overhead")
 	copyFile(b, template, dir.DB())
@@ -60,19 +63,28 @@ func runOverhead(b *testing.B, template string, n int, confirm float64) {
 	}
 	defer st.Close()
 	sp := overheadSpace(b, n+b.N)
-	started, cpu := false, time.Duration(0)
+	started, cpu, startup := false, processCPU(), time.Duration(0)
 	onEvent := func(e Event) {
 		if e.Kind == TrialStarted && !started {
-			started, cpu = true, processCPU()
+			started, startup = true, processCPU()-cpu
+			cpu = processCPU()
 			b.ResetTimer()
 			b.StartTimer()
 		}
 	}
-	err = Run(context.Background(), RunOptions{Space: sp, Store: st, Runner: instantRunner{}, Dir: dir, Log: zerolog.Nop(),
+	o := RunOptions{Space: sp, Store: st, Runner: instantRunner{}, Dir: dir, Log: zerolog.Nop(),
 		OnEvent: onEvent, ReuseKey: RenderedKey(sp.Target), Confirm: confirm,
-		Search: search.Options{NoFeasibility: true}})
+		Search: search.Options{NoFeasibility: true}}
+	if prune {
+		rule := search.DefaultPruneRule()
+		o.Prune = &rule
+	}
+	err = Run(context.Background(), o)
 	b.StopTimer()
 	reportCPU(b, cpu)
+	if startup > 0 {
+		b.ReportMetric(float64(startup)/float64(time.Second), "startup-cpu-s")
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,6 +121,7 @@ func seededStudy(b *testing.B, n int) string {
 			b.Fatal(err)
 		}
 		t.State, t.Metrics, t.GPUSeconds = store.Complete, res.Metrics, res.GPUSeconds
+		recordCheckpoints(sp, &t, res)
 		if err := st.Finish(context.Background(), &t); err != nil {
 			b.Fatal(err)
 		}
@@ -167,14 +180,24 @@ mem_fraction = 0.9
 	return sp
 }
 
-// instantRunner measures a config at once: throughput from its knobs.
+// instantRunner measures a config at once: throughput from its knobs,
+// reached in three checkpoints (shown to the trial's judge, if any).
 type instantRunner struct{}
 
 func (instantRunner) Run(_ context.Context, t objective.Trial) (objective.Result, error) {
 	mr, _ := t.Config.Int("max_running")
 	mf, _ := t.Config.Float("mem_fraction")
-	m := map[string]float64{"total_tps": float64(mr)*mf + 1}
-	return objective.Result{Metrics: map[string]map[string]float64{t.Profiles[0].Name: m}, GPUSeconds: 1}, nil
+	p, v := t.Profiles[0].Name, float64(mr)*mf+1
+	res := objective.Result{Metrics: map[string]map[string]float64{p: {"total_tps": v}}, GPUSeconds: 1}
+	for step := 1; step <= 3; step++ {
+		m := map[string]float64{"total_tps": v * float64(step) / 3}
+		if t.Judge == nil {
+			res.Checkpoints = append(res.Checkpoints, objective.Checkpoint{Profile: p, Step: step, Metrics: m})
+		} else if t.Report(&res, p, step, m) {
+			return res, objective.ErrPruned
+		}
+	}
+	return res, nil
 }
 
 func copyFile(b *testing.B, from, to string) {

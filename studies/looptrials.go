@@ -38,10 +38,12 @@ func (l *loop) replace(t store.Trial) {
 	if key := t.Config.Key(); key != x.keys[i] {
 		l.trials[i] = t // a trial's config never changes; index it afresh if it did
 		l.ix = nil
+		l.settleSpared(t)
 		return
 	}
 	l.trials[i] = t
 	x.tally(l.trials, i, 1)
+	l.settleSpared(t)
 }
 
 // resetTrials replaces the whole list (a shared store read again).
@@ -65,6 +67,7 @@ type trialView struct {
 
 // viewFor is t's worker's view.
 func (l *loop) viewFor(t store.Trial) *trialView {
+	l.noteStart(t)
 	v := &trialView{done: l.index().done, best: l.best(), judge: l.judge(t.Origin), reused: l.byNumber(t.ReusedFrom)}
 	if b := l.index().baselineOf(l.trials); b != nil {
 		v.replies = b.Replies

@@ -68,14 +68,8 @@ func (l *loop) repeatNext() (next, bool) {
 	if l.Repeat <= 1 {
 		return next{}, false
 	}
-	x := l.index()
-	for i, t := range l.trials {
-		if t.State != store.Complete || t.ReusedFrom != 0 {
-			continue
-		}
-		if n, _ := x.measurements(t.Config); n+x.runningOf[x.keys[i]] < l.Repeat {
-			return next{cfg: t.Config, origin: "repeat"}, true
-		}
+	if i := l.index().shortOf(l.trials, l.Repeat); i >= 0 {
+		return next{cfg: l.trials[i].Config, origin: "repeat"}, true
 	}
 	return next{}, false
 }

@@ -138,27 +138,3 @@ func incumbentsOf(sp *space.Space, trials []store.Trial) []store.Trial {
 	}
 	return out
 }
-
-// spared reports whether trial i ran to the end only because the wave
-// rule spared it (search.PruneRule.Spared), judged against the incumbents
-// and the margin it started with: those of the trials before it.
-func (l *loop) spared(i int) bool {
-	t := l.trials[i]
-	if l.Prune == nil || t.State != store.Complete || isRemeasure(t.Origin) || t.ReusedFrom != 0 {
-		return false
-	}
-	if v, ok := l.sparedOf[t.Number]; ok {
-		return v
-	}
-	before := l.trials[:i]
-	var series [][]search.Checkpoint
-	for _, inc := range incumbentsOf(l.Space, before) {
-		series = append(series, inc.Intermediate)
-	}
-	v := noiseAware(l.Prune, l.Space, before).Spared(t.Intermediate, series, l.Space.Objectives)
-	if l.sparedOf == nil {
-		l.sparedOf = map[int]bool{}
-	}
-	l.sparedOf[t.Number] = v
-	return v
-}

@@ -159,7 +159,7 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 		b := row(*base)
 		r.Baseline = &b
 	}
-	r.rankWinners(sp, trials, gs, row)
+	r.rankWinners(sp, trials, gs, nil, row)
 	if d := drift(sp, trials); d.Pairs > 0 {
 		r.Drift = &d
 	}
@@ -194,8 +194,8 @@ func (r *Report) rower(sp *space.Space, gs groups, base *store.Trial, render Ren
 // rankWinners fills the winners (gs.winners at the report's noise; a
 // winner with exactly the values of the one before it joins its
 // Equivalent) and, with several objectives, which are within noise.
-func (r *Report) rankWinners(sp *space.Space, trials []store.Trial, gs groups, row func(store.Trial) Row) {
-	for _, g := range gs.winners(sp, trials, r.NoiseCV) {
+func (r *Report) rankWinners(sp *space.Space, trials []store.Trial, gs, feasible groups, row func(store.Trial) Row) {
+	for _, g := range gs.winners(sp, trials, feasible, r.NoiseCV) {
 		rw := row(trials[g.runs[0]])
 		if n := len(r.Winners); n > 0 && slicesEqual(r.Winners[n-1].Values, rw.Values) {
 			r.Winners[n-1].Equivalent = append(r.Winners[n-1].Equivalent, rw.Trial)
@@ -218,12 +218,12 @@ func (r *Report) rankWinners(sp *space.Space, trials []store.Trial, gs groups, r
 // (BuildReport(sp, trials, nil).Recommendations[0]) from the config
 // groups and the noise already at hand, without the rest of the report;
 // empty when it recommends none.
-func leaderKey(sp *space.Space, trials []store.Trial, gs groups, base *store.Trial, cv float64, df int) string {
+func leaderKey(sp *space.Space, trials []store.Trial, gs, feasible groups, base *store.Trial, cv float64, df int) string {
 	r := Report{MultiObjective: len(sp.Objectives) > 1, NoiseCV: cv, NoiseDF: df, NoiseMeasured: df > 0}
 	for _, o := range sp.Objectives {
 		r.Objectives = append(r.Objectives, ObjectiveInfo{o.Metric, o.Direction, sp.ObjectiveProfile(o.Profile)})
 	}
-	r.rankWinners(sp, trials, gs, r.rower(sp, gs, base, nil))
+	r.rankWinners(sp, trials, gs, feasible, r.rower(sp, gs, base, nil))
 	picks := recommend(r.Objectives, r.Winners, r.NoiseCV, len(sp.Constraints) > 0)
 	if len(picks) == 0 {
 		return ""

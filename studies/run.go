@@ -210,11 +210,9 @@ type loop struct {
 	// rest of the last batch, used before the sampler is asked again.
 	batch    int
 	proposed []space.Config
-	// sparedOf remembers, by trial number, whether a finished trial was
-	// spared (spared): confirmState asks for every config at every
-	// proposal, and each answer judges the trial against the incumbents
-	// of all the trials before it.
-	sparedOf map[int]bool
+	// spare is the trials' spared verdicts, each given once (spared.go):
+	// confirmation asks for every config at every pick.
+	spare sparedState
 }
 
 // maxRuleStreak bounds consecutive rule-breaking proposals: a sampler that

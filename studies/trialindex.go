@@ -45,13 +45,18 @@ type trialIndex struct {
 	baselineRunning, baselineSettled int
 	baselines                        []int
 	remeasures                       int // noise and confirm trials not interrupted
-	gpu                              float64
-	gpuTrials                        int // trials that charged GPU time
+	// confirms are the positions of the confirm trials not interrupted,
+	// by config key.
+	confirms  map[string][]int
+	gpu       float64
+	gpuTrials int // trials that charged GPU time
 	// firstValues are the first objective's values of the complete
 	// measurements, by config key, with their positions (noiseCV's
 	// groups, in list order).
 	firstValues map[string][]valueAt
 	rank        ranking
+	groups      groupIndex  // confirmation's config groups
+	repeats     repeatIndex // --repeat's short configs
 }
 
 type valueAt struct {
@@ -63,7 +68,7 @@ type valueAt struct {
 func newTrialIndex(sp *space.Space, reuse func(space.Config) string, ts []store.Trial) *trialIndex {
 	x := &trialIndex{sp: sp, reuse: reuse, reuseOf: map[string]string{}, pos: map[int]int{}, first: map[string]int{},
 		runningOf: map[string]int{}, settled: map[string]int{}, unpruned: map[string]int{}, measured: map[string][]int{},
-		retries: map[int]int{}, firstValues: map[string][]valueAt{}, rank: ranking{best: -1}}
+		retries: map[int]int{}, confirms: map[string][]int{}, firstValues: map[string][]valueAt{}, rank: ranking{best: -1}, groups: newGroupIndex()}
 	for i := range ts {
 		x.added(ts, i)
 	}
@@ -96,6 +101,9 @@ func (x *trialIndex) tally(ts []store.Trial, i, d int) {
 		x.unpruned[key] += d * b2i(t.State != store.Pruned)
 		x.baselineSettled += d * b2i(t.Origin == "baseline")
 		x.remeasures += d * b2i(t.Origin == "noise" || t.Origin == "confirm")
+		if t.Origin == "confirm" {
+			x.confirms[key] = positions(x.confirms[key], i, d)
+		}
 	} else if t.RetryOf == 0 {
 		x.interrupted = positions(x.interrupted, i, d)
 	}
@@ -113,6 +121,9 @@ func (x *trialIndex) tally(ts []store.Trial, i, d int) {
 	if t.State == store.Complete {
 		x.complete(ts, i, d)
 	}
+	if x.repeats.repeat > 0 {
+		x.repeats.touched(key, x.reuseKey(t.Config, key))
+	}
 }
 
 // complete counts a complete trial: a baseline, a measurement of its
@@ -126,7 +137,11 @@ func (x *trialIndex) complete(ts []store.Trial, i, d int) {
 			x.rank.stale = true // relative guards are judged against it
 		}
 	}
+	if t.Origin == "baseline" {
+		x.groups.stale = true // every violation is judged against it
+	}
 	if t.ReusedFrom == 0 {
+		x.groups.measured(key, i, d)
 		if v := Values(x.sp, t)[0]; !math.IsNaN(v) {
 			x.firstValues[key] = setValue(x.firstValues[key], valueAt{i, v}, d)
 		}
