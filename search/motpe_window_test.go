@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/servetune/servetune/internal/cputime"
+
 	"github.com/servetune/servetune/space"
 )
 
@@ -77,11 +79,11 @@ func BenchmarkMOTPEAsk(b *testing.B) {
 			m := NewMOSampler(sp, 1)
 			tellRandom(m, sp, f, n)
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := cputime.Process()
 			for range b.N {
 				m.Propose()
 			}
-			reportCPU(b, cpu)
+			cputime.Report(b, cpu)
 		})
 	}
 }

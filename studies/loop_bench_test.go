@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servetune/servetune/internal/cputime"
+
 	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/objective"
@@ -63,11 +65,11 @@ func runOverhead(b *testing.B, template string, n int, confirm float64, prune bo
 	}
 	defer st.Close()
 	sp := overheadSpace(b, n+b.N)
-	started, cpu, startup := false, processCPU(), time.Duration(0)
+	started, cpu, startup := false, cputime.Process(), time.Duration(0)
 	onEvent := func(e Event) {
 		if e.Kind == TrialStarted && !started {
-			started, startup = true, processCPU()-cpu
-			cpu = processCPU()
+			started, startup = true, cputime.Process()-cpu
+			cpu = cputime.Process()
 			b.ResetTimer()
 			b.StartTimer()
 		}
@@ -81,7 +83,7 @@ func runOverhead(b *testing.B, template string, n int, confirm float64, prune bo
 	}
 	err = Run(context.Background(), o)
 	b.StopTimer()
-	reportCPU(b, cpu)
+	cputime.Report(b, cpu)
 	if startup > 0 {
 		b.ReportMetric(float64(startup)/float64(time.Second), "startup-cpu-s")
 	}

@@ -2,33 +2,14 @@ package sim
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/servetune/servetune/internal/cputime"
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/space"
 )
-
-// cpuNow is the process's CPU time so far (user + system, every thread:
-// the garbage collector's work is the simulation's cost too).
-func cpuNow(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// peakRSSMB is the process's peak resident set so far, in MB (Linux
-// reports ru_maxrss in KiB).
-func peakRSSMB(b *testing.B) float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return float64(ru.Maxrss) * 1024 / 1e6
-}
 
 // traceHour is an hour of a production trace at its rate and size: the
 // 23,608 requests of the published anchors (DynoSim, BLIS) arriving as a
@@ -58,12 +39,12 @@ func BenchmarkTraceHour(b *testing.B) {
 	cfg := space.Config{"engine": "vllm", "tp": int64(8)}
 	var simulated, cpu time.Duration
 	for b.Loop() {
-		c0 := cpuNow(b)
+		c0 := cputime.Process()
 		simulated += simulate(b, cfg, traceHour())
-		cpu += cpuNow(b) - c0
+		cpu += cputime.Process() - c0
 	}
 	b.ReportMetric(simulated.Seconds()/cpu.Seconds(), "sim-s/cpu-s")
-	b.ReportMetric(peakRSSMB(b), "peak-RSS-MB")
+	b.ReportMetric(cputime.PeakRSSMB(), "peak-RSS-MB")
 }
 
 // scaled is a closed-loop benchmark of n requests at concurrency conc
@@ -82,14 +63,14 @@ func BenchmarkSixteenfold(b *testing.B) {
 	cfg := space.Config{"engine": "vllm", "tp": int64(8)}
 	var small, big time.Duration
 	for b.Loop() {
-		c0 := cpuNow(b)
+		c0 := cputime.Process()
 		simulate(b, cfg, scaled(1000, 512))
-		c1 := cpuNow(b)
+		c1 := cputime.Process()
 		simulate(b, cfg, scaled(16000, 8192))
 		small += c1 - c0
-		big += cpuNow(b) - c1
+		big += cputime.Process() - c1
 	}
 	b.ReportMetric(big.Seconds()/small.Seconds(), "cost-ratio")
 	b.ReportMetric(big.Seconds()/float64(b.N), "cpu-s/16x")
-	b.ReportMetric(peakRSSMB(b), "peak-RSS-MB")
+	b.ReportMetric(cputime.PeakRSSMB(), "peak-RSS-MB")
 }

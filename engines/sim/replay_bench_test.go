@@ -2,9 +2,10 @@ package sim
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/servetune/servetune/internal/cputime"
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/space"
@@ -33,7 +34,7 @@ func BenchmarkReplayTraceHour(b *testing.B) {
 	cfg := space.Config{"engine": "vllm", "dp": int64(8), "chunked_prefill": int64(8192), "max_running": int64(256)}
 	tg := space.Target{Engine: "vllm", Model: "Qwen/Qwen2.5-7B-Instruct", GPU: "H100", GPUs: 8}
 	var m bench.Metrics
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	b.ResetTimer()
 	for range b.N {
 		recs, dur, err := New().Evaluate(context.Background(), cfg, tg, p, 1)
@@ -43,17 +44,8 @@ func BenchmarkReplayTraceHour(b *testing.B) {
 		m = bench.Summarize(recs, dur, bench.SummaryOptions{})
 	}
 	b.StopTimer()
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(m.Completed), "requests")
 	b.ReportMetric(m.TTFT.Mean, "ttft-ms")
 	b.ReportMetric(float64(shared)/float64(in), "shared-frac")
-}
-
-// cpuTime is the process's user + system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

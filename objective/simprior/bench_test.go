@@ -5,9 +5,10 @@ package simprior_test
 import (
 	"context"
 	"math"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/servetune/servetune/internal/cputime"
 
 	"github.com/rs/zerolog"
 
@@ -17,16 +18,6 @@ import (
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
-
-// cpuTime is the process's user + system CPU time so far: the prior
-// predicts on every core, so wall time would understate its cost.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkQuickstartPrior is issue 49's prior target on the README's
 // quickstart space: the start-up screening (≤ 3 s CPU) and the CPU of
@@ -42,31 +33,31 @@ func BenchmarkQuickstartPrior(b *testing.B) {
 	}
 	measure := simprior.New(sp, sim.DefaultCards())
 	for range b.N {
-		start := cpuTime(b)
+		start := cputime.Process()
 		s, err := search.NewSampler(ctx, sp.Study.Sampler, sp, sp.Study.Seed, nil, zerolog.Nop(), search.Options{Prior: simprior.New(sp, sim.DefaultCards())})
 		if err != nil {
 			b.Fatal(err)
 		}
-		startup := cpuTime(b) - start
+		startup := cputime.Process() - start
 		var total, worst time.Duration
 		for range sp.Study.NTrials {
-			t0 := cpuTime(b)
+			t0 := cputime.Process()
 			cs, err := s.Ask(ctx, 1, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
-			mid := cpuTime(b)
+			mid := cputime.Process()
 			o := search.Observation{Config: cs[0], State: search.Complete}
 			if v, ok := measure.Predict(ctx, sp.WithTargetEngine(cs[0])); ok {
 				o.Value, o.Values = v[0], v
 			} else {
 				o.State, o.Class, o.Value = search.Infeasible, "oom", math.NaN()
 			}
-			t1 := cpuTime(b)
+			t1 := cputime.Process()
 			if err := s.Tell(ctx, o); err != nil {
 				b.Fatal(err)
 			}
-			spent := mid - t0 + cpuTime(b) - t1
+			spent := mid - t0 + cputime.Process() - t1
 			total += spent
 			worst = max(worst, spent)
 		}

@@ -5,9 +5,10 @@ package lab
 import (
 	"context"
 	"math"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/servetune/servetune/internal/cputime"
 
 	"github.com/rs/zerolog"
 
@@ -15,16 +16,6 @@ import (
 	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
 )
-
-// cpuTime is the process's user + system CPU time so far: the prior
-// predicts on every core, so wall time would understate its cost.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkPriorOverhead500 is the simulator prior's CPU cost per
 // proposal over a 500-trial two-objective study of the GLM-5.2 space
@@ -40,31 +31,31 @@ func BenchmarkPriorOverhead500(b *testing.B) {
 	const trials = 500
 	measure := simprior.New(sp, sim.DefaultCards())
 	for range b.N {
-		start := cpuTime()
+		start := cputime.Process()
 		s, err := search.NewSampler(context.Background(), "random", sp, 1, nil, zerolog.Nop(), search.Options{Prior: simprior.New(sp, sim.DefaultCards())})
 		if err != nil {
 			b.Fatal(err)
 		}
-		startup := cpuTime() - start
+		startup := cputime.Process() - start
 		var total, worst time.Duration
 		for range trials {
-			t0 := cpuTime()
+			t0 := cputime.Process()
 			cs, err := s.Ask(context.Background(), 1, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
-			mid := cpuTime()
+			mid := cputime.Process()
 			o := search.Observation{Config: cs[0], State: search.Complete}
 			if v, ok := measure.Predict(context.Background(), sp.WithTargetEngine(cs[0])); ok {
 				o.Value, o.Values = v[0], v
 			} else {
 				o.State, o.Class, o.Value = search.Infeasible, "oom", math.NaN()
 			}
-			t1 := cpuTime()
+			t1 := cputime.Process()
 			if err := s.Tell(context.Background(), o); err != nil {
 				b.Fatal(err)
 			}
-			spent := mid - t0 + cpuTime() - t1
+			spent := mid - t0 + cputime.Process() - t1
 			total += spent
 			worst = max(worst, spent)
 		}
