@@ -64,6 +64,9 @@ func metricNeed(metric string, p bench.Profile, s *Space) string {
 	if why := p.MetricProblem(metric); why != "" {
 		return why
 	}
+	if why := costNeed(metric, s); why != "" {
+		return why
+	}
 	base := bench.BaseMetric(metric)
 	if total, ok := bench.PerGPUOf(base); ok {
 		base = total // a per-GPU figure needs what its total needs
