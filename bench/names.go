@@ -16,6 +16,7 @@ var plainMetrics = map[string]bool{
 	"peak_output_tps": true, "peak_concurrency": true, "goodput_rps": true,
 	"slo_attainment": true, "max_rate_under_slo": true, "answer_accuracy": true, "baseline_agreement": true,
 	MetricUSDPerHour: true, MetricUSDPerMTokOutput: true, MetricUSDPerMTokTotal: true,
+	MetricReplicas: true, MetricGPUsTotal: true,
 }
 
 // Cost metrics (package cost computes them from a trial's GPUs, the price
@@ -26,6 +27,14 @@ const (
 	MetricUSDPerHour       = "usd_per_hour"
 	MetricUSDPerMTokOutput = "usd_per_mtok_output"
 	MetricUSDPerMTokTotal  = "usd_per_mtok_total"
+)
+
+// Deployment metrics for a target request rate ([target] traffic_rps):
+// the replicas of a config that serve it within the SLO, from the profile's
+// max_rate_under_slo, and the GPUs they occupy (package cost).
+const (
+	MetricReplicas  = "replicas"
+	MetricGPUsTotal = "gpus_total"
 )
 
 // CostMetric reports whether name is one of the cost metrics.

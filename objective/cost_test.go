@@ -70,3 +70,42 @@ func TestCheckpointsCarryCost(t *testing.T) {
 		t.Errorf("checkpoint usd_per_mtok_output %v, want %v (one A100 at $1.5/h)", got, want)
 	}
 }
+
+// With a target rate, a profile that searched its max rate under the SLO
+// gets the replicas serving the rate, their GPUs and the whole
+// deployment's usd_per_hour; a profile that met the SLO at no rate gets
+// none of them (no replica count serves the traffic).
+func TestMeasureReplicasForTheTrafficRate(t *testing.T) {
+	r := runnerFunc(func(_ context.Context, tr Trial) (Result, error) {
+		return Result{Metrics: map[string]map[string]float64{
+			"searched": {MaxRateMetric: 4.8, "output_tps": 1000, "completed": 10},
+			"missed":   {MaxRateMetric: 0, "output_tps": 1000, "completed": 10},
+			"plain":    {"output_tps": 1000, "completed": 10},
+		}}, nil
+	})
+	tr := Trial{Config: space.Config{"engine": "vllm", "tp": int64(2), "gpu": "A100-80GB"},
+		Target: space.Target{Engine: "vllm", GPU: "H100", GPUs: 8, PriceList: testPrices, TrafficRPS: 25}}
+	res, err := Measure(context.Background(), r, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Metrics["searched"]
+	// ceil(25 / 4.8) = 6 replicas of 2 A100s at $1.5.
+	if s[bench.MetricReplicas] != 6 || s[bench.MetricGPUsTotal] != 12 || s[bench.MetricUSDPerHour] != 18 {
+		t.Errorf("searched: replicas %v gpus_total %v usd_per_hour %v, want 6, 12, 18",
+			s[bench.MetricReplicas], s[bench.MetricGPUsTotal], s[bench.MetricUSDPerHour])
+	}
+	// The cost per token is one replica's, at its own throughput.
+	if got, want := s[bench.MetricUSDPerMTokOutput], 3/(1000*3600.0)*1e6; math.Abs(got-want) > 1e-12 {
+		t.Errorf("usd_per_mtok_output %v, want %v", got, want)
+	}
+	m := res.Metrics["missed"]
+	for _, k := range []string{bench.MetricReplicas, bench.MetricGPUsTotal, bench.MetricUSDPerHour} {
+		if v, ok := m[k]; ok {
+			t.Errorf("missed: %s = %v, want absent", k, v)
+		}
+	}
+	if p := res.Metrics["plain"]; p[bench.MetricUSDPerHour] != 3 {
+		t.Errorf("a profile without a rate search: usd_per_hour %v, want one replica's 3", p[bench.MetricUSDPerHour])
+	}
+}

@@ -33,6 +33,21 @@ func (d *decoder) prices(m map[string]any) (string, *cost.Prices) {
 	return p, &list
 }
 
+// maxTrafficRPS bounds target.traffic_rps: a fleet's rate, not a typo's.
+const maxTrafficRPS = 1e7
+
+// trafficRPS reads [target] traffic_rps, a positive request rate.
+func (d *decoder) trafficRPS(m map[string]any) float64 {
+	if _, ok := m["traffic_rps"]; !ok {
+		return 0
+	}
+	r, ok := d.number(m, "traffic_rps", "target")
+	if ok && !(r > 0 && r <= maxTrafficRPS) {
+		d.fail("target.traffic_rps", "must be a request rate above 0 and at most %g per second, got %v", float64(maxTrafficRPS), r)
+	}
+	return r
+}
+
 // gpuTypes checks the GPU types a study runs on (the gpu knob's values,
 // or target.gpu): on the simulator each needs a card, and with a price
 // file each needs a price. A gpu knob on a real runner is refused: the
@@ -75,7 +90,14 @@ func (d *decoder) gpuTypes(s *Space) {
 // nothing): a price file pricing the trials' GPUs, and the whole run, not
 // one stage (the price buys the whole run's throughput).
 func costNeed(metric string, s *Space) string {
-	if !bench.CostMetric(bench.BaseMetric(metric)) {
+	base := bench.BaseMetric(metric)
+	if base == bench.MetricReplicas || base == bench.MetricGPUsTotal {
+		if s.Target.TrafficRPS == 0 {
+			return "counts the replicas that serve a target rate: give [target] traffic_rps = R (requests per second)"
+		}
+		return ""
+	}
+	if !bench.CostMetric(base) {
 		return ""
 	}
 	switch {

@@ -98,6 +98,12 @@ func TestCostSpaceProblems(t *testing.T) {
 			`s.toml:5: target.gpu: GPU type "H100" has no price in`},
 		{"gpu knob on a real runner", good, fleetSpace(withPrices+"\nrunner = \"process\"", `["H100", "H200"]`, "usd_per_mtok_output"),
 			`params.gpu.values: a searched GPU type needs runner = "sim"`},
+		{"replicas without a rate", good, fleetSpace(withPrices, `["H100"]`, "replicas"),
+			`objectives[0].metric: replicas on profile "balanced" counts the replicas that serve a target rate: give [target] traffic_rps`},
+		{"replicas without a rate search", good, fleetSpace(withPrices+"\ntraffic_rps = 20", `["H100"]`, "gpus_total"),
+			`gpus_total on profile "balanced" is measured only by a profile with search_rate`},
+		{"no traffic", good, fleetSpace("traffic_rps = 0", `["H100"]`, "total_tps"), "target.traffic_rps: must be a request rate above 0"},
+		{"too much traffic", good, fleetSpace("traffic_rps = 1e9", `["H100"]`, "total_tps"), "target.traffic_rps: must be a request rate above 0 and at most 1e+07"},
 		{"gpu knob of numbers", good, strings.Replace(fleetSpace("", `[1, 2]`, "total_tps"), "values = [1, 2]", "low = 1\nhigh = 2", 1),
 			"params.gpu: must list GPU types"},
 	}

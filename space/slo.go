@@ -85,7 +85,7 @@ func metricNeed(metric string, p bench.Profile, s *Space) string {
 		if p.SLO == nil {
 			return "counts requests within SLO thresholds: declare them in [slo] (or the profile's slo = {...})"
 		}
-	case "max_rate_under_slo":
+	case "max_rate_under_slo", bench.MetricReplicas, bench.MetricGPUsTotal:
 		if p.SearchRate == nil {
 			return "is measured only by a profile with search_rate = { attainment = ..., low = ..., high = ... }"
 		}

@@ -77,6 +77,11 @@ type Target struct {
 	// checked at load. With it every trial gets the cost metrics.
 	Prices    string       `toml:"prices" json:"prices,omitempty"`
 	PriceList *cost.Prices `toml:"-" json:"price_list,omitempty"`
+	// TrafficRPS is the request rate the deployment must serve: with a
+	// profile that measures max_rate_under_slo, each trial gets the
+	// replicas and GPUs that serve it (replicas, gpus_total), and
+	// usd_per_hour becomes the whole deployment's. 0: not given.
+	TrafficRPS float64 `toml:"traffic_rps" json:"traffic_rps,omitempty"`
 }
 
 // KnobGPU is the knob that makes the GPU type a searched dimension: its
