@@ -84,3 +84,55 @@ func gpusOf(c map[string]any) float64 {
 	tp, _ := c["tp"].(float64)
 	return max(tp, 1)
 }
+
+// examples/fleet-traffic.toml end to end: each complete trial's rate
+// search gives the replicas serving 40 req/s, and usd_per_hour is theirs.
+func TestFleetTrafficExampleCountsReplicas(t *testing.T) {
+	example, err := filepath.Abs("../../examples/fleet-traffic.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prices, err := cost.Load(filepath.Join(filepath.Dir(example), "prices.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if code, out, errText := runCLI(t, dir, "run", "--n-trials", "8", example); code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errText)
+	}
+	code, js, errText := runCLI(t, dir, "show", "--json", "fleet-traffic")
+	if code != 0 {
+		t.Fatalf("show: exit %d: %s", code, errText)
+	}
+	var trials []struct {
+		Number  int                           `json:"number"`
+		State   string                        `json:"state"`
+		Config  map[string]any                `json:"config"`
+		Metrics map[string]map[string]float64 `json:"metrics"`
+	}
+	if err := json.Unmarshal([]byte(js), &trials); err != nil {
+		t.Fatal(err)
+	}
+	counted := 0
+	for _, tr := range trials {
+		m := tr.Metrics["chat"]
+		rate, ok := m["max_rate_under_slo"]
+		if tr.State != "complete" || !ok || !(rate > 0) {
+			continue
+		}
+		counted++
+		gpu, _ := tr.Config["gpu"].(string)
+		p, _ := prices.Lookup(gpu)
+		replicas := math.Ceil(40 / rate)
+		if m[bench.MetricReplicas] != replicas || m[bench.MetricGPUsTotal] != replicas*gpusOf(tr.Config) {
+			t.Errorf("trial %d: max rate %v: replicas %v gpus_total %v, want %v and %v", tr.Number, rate,
+				m[bench.MetricReplicas], m[bench.MetricGPUsTotal], replicas, replicas*gpusOf(tr.Config))
+		}
+		if want := m[bench.MetricGPUsTotal] * p.USDPerGPUHour; math.Abs(m[bench.MetricUSDPerHour]-want) > 1e-9 {
+			t.Errorf("trial %d: usd_per_hour %v, want the fleet's %v", tr.Number, m[bench.MetricUSDPerHour], want)
+		}
+	}
+	if counted == 0 {
+		t.Error("no trial sustained any rate within the SLO")
+	}
+}
