@@ -44,8 +44,10 @@ func (r Report) recommendationsText(w io.Writer) {
 	defer r.noiseText(w, "  ", "\n")
 	for _, rec := range r.Recommendations {
 		fmt.Fprintf(w, "  %s: trial %d (%s%s)\n", rec.Goal, rec.Trial, rec.Why, r.Certainty(rec))
-		if note := rec.NodeNote(); note != "" {
-			fmt.Fprintf(w, "    %s\n", note)
+		for _, note := range []string{rec.NodeNote(), rec.Price} {
+			if note != "" {
+				fmt.Fprintf(w, "    %s\n", note)
+			}
 		}
 		if note := rec.GPUNote(); note != "" {
 			fmt.Fprintf(w, "    %s\n", note)
@@ -70,8 +72,10 @@ func (r Report) recommendationsMarkdown(w io.Writer) {
 	defer r.noiseText(w, "", "\n\n")
 	for _, rec := range r.Recommendations {
 		fmt.Fprintf(w, "**%s**: trial %d (%s%s).", rec.Goal, rec.Trial, rec.Why, r.Certainty(rec))
-		if note := rec.NodeNote(); note != "" {
-			fmt.Fprintf(w, " %s", note)
+		for _, note := range []string{rec.NodeNote(), rec.Price} {
+			if note != "" {
+				fmt.Fprintf(w, " %s", note)
+			}
 		}
 		if note := rec.GPUNote(); note != "" {
 			fmt.Fprintf(w, " %s", note)

@@ -26,9 +26,12 @@ func TestFleetExampleCostsAndNamesTheGPUType(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errText)
 	}
-	rec := regexp.MustCompile(`(?m)^  min usd_per_mtok_output under the SLO: trial (\d+) .*\n    On (\d+) × (\S+) \(the gpu knob`).FindStringSubmatch(out)
+	rec := regexp.MustCompile(`(?m)^  min usd_per_mtok_output under the SLO: trial (\d+) .*\n    On (\d+) × (\S+) \(the gpu knob.*\n    Priced at (\S+): \$[0-9.]+/GPU-hour \(example number for the docs, not a quote; \S*prices.toml:\d+\)\.`).FindStringSubmatch(out)
 	if rec == nil {
-		t.Fatalf("no recommendation naming a GPU type:\n%s", out)
+		t.Fatalf("no recommendation naming a GPU type and citing its price:\n%s", out)
+	}
+	if rec[4] != rec[3] {
+		t.Errorf("recommended on %s, priced as %s", rec[3], rec[4])
 	}
 	code, js, errText := runCLI(t, dir, "show", "--json", "fleet")
 	if code != 0 {
