@@ -15,16 +15,26 @@ var plainMetrics = map[string]bool{
 	"total_output_tokens": true, "request_tps": true, "output_tps": true, "total_tps": true,
 	"peak_output_tps": true, "peak_concurrency": true, "goodput_rps": true,
 	"slo_attainment": true, "max_rate_under_slo": true, "answer_accuracy": true, "baseline_agreement": true,
+	MetricUSDPerHour: true, MetricUSDPerMTokOutput: true, MetricUSDPerMTokTotal: true,
+	MetricReplicas: true, MetricGPUsTotal: true,
 }
 
 // Cost metrics (package cost computes them from a trial's GPUs, the price
-// of its GPU type in the user's price file and its throughput). They are
-// not in KnownMetric: nothing yet gives a trial a price, and an objective
-// naming one would be undefined on every trial.
+// of its GPU type in the user's price file and its throughput;
+// objective.Measure adds them). A space naming one without a price file is
+// refused at load (space: costNeed).
 const (
 	MetricUSDPerHour       = "usd_per_hour"
 	MetricUSDPerMTokOutput = "usd_per_mtok_output"
 	MetricUSDPerMTokTotal  = "usd_per_mtok_total"
+)
+
+// Deployment metrics for a target request rate ([target] traffic_rps):
+// the replicas of a config that serve it within the SLO, from the profile's
+// max_rate_under_slo, and the GPUs they occupy (package cost).
+const (
+	MetricReplicas  = "replicas"
+	MetricGPUsTotal = "gpus_total"
 )
 
 // CostMetric reports whether name is one of the cost metrics.

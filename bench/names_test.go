@@ -15,7 +15,11 @@ func TestMetricNamesAreProduced(t *testing.T) {
 		{Index: 1, Start: 50 * ms, TTFT: 20 * ms, Latency: 200 * ms, ITL: []time.Duration{90 * ms, 90 * ms}, OutputTokens: 3, Success: true},
 	}
 	v := WithPerGPU(Summarize(recs, time.Second, SummaryOptions{Goodput: SLO{TTFTMs: 100}}).Values(), 2)
-	elsewhere := map[string]bool{"max_rate_under_slo": true, "max_rate_under_slo_per_gpu": true, "answer_accuracy": true, "baseline_agreement": true}
+	elsewhere := map[string]bool{"max_rate_under_slo": true, "max_rate_under_slo_per_gpu": true, "answer_accuracy": true, "baseline_agreement": true,
+		// package cost, from a price file (objective.Measure adds them)
+		MetricUSDPerHour: true, MetricUSDPerMTokOutput: true, MetricUSDPerMTokTotal: true,
+		// package cost, from target.traffic_rps and max_rate_under_slo
+		MetricReplicas: true, MetricGPUsTotal: true}
 	for _, n := range MetricNames() {
 		if !KnownMetric(n) {
 			t.Errorf("KnownMetric(%q) = false", n)

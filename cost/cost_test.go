@@ -134,3 +134,34 @@ func FuzzParsePrices(f *testing.F) {
 		}
 	})
 }
+
+func TestFleet(t *testing.T) {
+	cases := []struct {
+		name   string
+		values map[string]float64
+		gpus   int
+		rps    float64
+		want   map[string]float64
+	}{
+		// 25 req/s at 4.8 req/s a replica: 6 replicas (5 serve only 24).
+		{"rounds up", map[string]float64{"max_rate_under_slo": 4.8}, 2, 25, map[string]float64{bench.MetricReplicas: 6, bench.MetricGPUsTotal: 12}},
+		{"exact", map[string]float64{"max_rate_under_slo": 5}, 8, 25, map[string]float64{bench.MetricReplicas: 5, bench.MetricGPUsTotal: 40}},
+		{"one replica is plenty", map[string]float64{"max_rate_under_slo": 100}, 1, 0.5, map[string]float64{bench.MetricReplicas: 1, bench.MetricGPUsTotal: 1}},
+		{"no rate searched", map[string]float64{"output_tps": 100}, 1, 5, map[string]float64{}},
+		{"met the SLO at no rate", map[string]float64{"max_rate_under_slo": 0}, 1, 5, map[string]float64{}},
+		{"no traffic", map[string]float64{"max_rate_under_slo": 3}, 1, 0, map[string]float64{}},
+		{"no gpus", map[string]float64{"max_rate_under_slo": 3}, 0, 5, map[string]float64{}},
+	}
+	for _, c := range cases {
+		got := Fleet(c.values, c.gpus, c.rps)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+			continue
+		}
+		for k, w := range c.want {
+			if got[k] != w {
+				t.Errorf("%s: %s = %v, want %v", c.name, k, got[k], w)
+			}
+		}
+	}
+}

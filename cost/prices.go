@@ -106,6 +106,16 @@ func (g Price) check(i int, bad func(i int, key, format string, a ...any)) {
 	}
 }
 
+// Names are the priced GPU types in file order, for did-you-mean and
+// for saying what the file prices.
+func (p Prices) Names() []string {
+	out := make([]string, len(p.GPUs))
+	for i, g := range p.GPUs {
+		out[i] = g.Name
+	}
+	return out
+}
+
 // Lookup finds a GPU type's price, its name compared without case.
 func (p Prices) Lookup(gpu string) (Price, bool) {
 	for _, g := range p.GPUs {

@@ -1,5 +1,7 @@
 package engines
 
+import "github.com/servetune/servetune/space"
+
 // The knob vocabulary of space files. Every adapter maps a subset of these
 // to its engine's flags; a knob outside an adapter's subset is an error
 // unless its value is "default".
@@ -55,4 +57,8 @@ const (
 
 // commonKnob reports whether every engine understands k: these choose the
 // engine and the checkpoint rather than a flag.
-func commonKnob(k string) bool { return k == KnobEngine || k == KnobModelVariant }
+// The gpu knob (space.KnobGPU) picks the node type a trial runs on, which
+// no engine flag does: the simulator and the cost metrics read it.
+func commonKnob(k string) bool {
+	return k == KnobEngine || k == KnobModelVariant || k == space.KnobGPU
+}

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 )
 
@@ -16,7 +15,7 @@ var errTrialTimeout = errors.New("trial time limit")
 
 // Measure runs one trial on r within the trial's time limit, adds each
 // throughput's per-GPU figure (bench.WithPerGPU, over the config's GPUs)
-// and judges its benchmark: a trial that outlives Trial.Timeout is torn down and
+// and, with a price file, the cost metrics (derived), and judges its benchmark: a trial that outlives Trial.Timeout is torn down and
 // fails with class timeout; one whose requests failed beyond
 // Trial.MaxFailedFraction fails with class bench_failed, since its
 // figures describe errors, not the config. Its error is nil, ErrPruned,
@@ -29,9 +28,8 @@ func Measure(ctx context.Context, r Runner, t Trial) (Result, error) {
 		defer cancel()
 	}
 	res, err := r.Run(tctx, t)
-	gpus := engines.GPUs(t.Config, t.Target)
 	for p, m := range res.Metrics {
-		res.Metrics[p] = bench.WithPerGPU(m, gpus)
+		res.Metrics[p] = derived(m, t)
 	}
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(tctx), errTrialTimeout) {
 		return res, &engines.Failure{Class: engines.Timeout,

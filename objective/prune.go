@@ -1,10 +1,5 @@
 package objective
 
-import (
-	"github.com/servetune/servetune/bench"
-	"github.com/servetune/servetune/engines"
-)
-
 // Checkpoint is what a benchmark had measured partway through one
 // profile: at Step (of bench.Checkpoints), the metrics of the requests
 // finished so far.
@@ -35,8 +30,9 @@ func (t Trial) Report(res *Result, profile string, step int, metrics map[string]
 	if t.Judge == nil {
 		return false
 	}
-	// A per-GPU objective is judged at checkpoints as at the end (Measure).
-	metrics = bench.WithPerGPU(metrics, engines.GPUs(t.Config, t.Target))
+	// A per-GPU or cost objective is judged at checkpoints as at the end
+	// (Measure).
+	metrics = derived(metrics, t)
 	cp := Checkpoint{Profile: profile, Step: step, Metrics: metrics}
 	res.Checkpoints = append(res.Checkpoints, cp)
 	v := t.Judge(cp)

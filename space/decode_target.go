@@ -11,7 +11,7 @@ import (
 
 var targetKeys = []string{"runner", "model", "served_model_name", "gpu", "gpus", "gpus_per_trial", "engine", "host", "prefix", "env",
 	"startup_timeout", "stall_timeout", "trial_timeout", "max_failed_fraction", "engines", "sim",
-	"nodes", "node_launch", "gpus_per_node"}
+	"nodes", "node_launch", "gpus_per_node", "prices", "traffic_rps"}
 
 func (d *decoder) target(m map[string]any) Target {
 	t := Target{
@@ -46,6 +46,8 @@ func (d *decoder) target(m map[string]any) Target {
 	d.nodes(m, &t)
 	t.Engines = d.engineTargets(d.table(m, "engines", "target.engines"))
 	t.Sim = d.simTarget(d.table(m, "sim", "target.sim", "noise_cv", "cards"))
+	t.Prices, t.PriceList = d.prices(m)
+	t.TrafficRPS = d.trafficRPS(m)
 	if d.opt.CheckTarget != nil && t.Model != "" {
 		// Held back until the end: a target the runner cannot run does not
 		// stop the checks of the rest of the file.

@@ -57,6 +57,7 @@ func (d *decoder) semantic(ctx context.Context, s *Space) {
 		}
 	}
 	d.definedMetrics(s)
+	d.gpuTypes(s)
 	d.config(s, s.Baseline, "baseline")
 	for i, c := range s.Enqueue {
 		d.config(s, c, fmt.Sprintf("enqueue[%d]", i))

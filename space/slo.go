@@ -64,6 +64,9 @@ func metricNeed(metric string, p bench.Profile, s *Space) string {
 	if why := p.MetricProblem(metric); why != "" {
 		return why
 	}
+	if why := costNeed(metric, s); why != "" {
+		return why
+	}
 	base := bench.BaseMetric(metric)
 	if total, ok := bench.PerGPUOf(base); ok {
 		base = total // a per-GPU figure needs what its total needs
@@ -82,7 +85,7 @@ func metricNeed(metric string, p bench.Profile, s *Space) string {
 		if p.SLO == nil {
 			return "counts requests within SLO thresholds: declare them in [slo] (or the profile's slo = {...})"
 		}
-	case "max_rate_under_slo":
+	case "max_rate_under_slo", bench.MetricReplicas, bench.MetricGPUsTotal:
 		if p.SearchRate == nil {
 			return "is measured only by a profile with search_rate = { attainment = ..., low = ..., high = ... }"
 		}

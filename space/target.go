@@ -1,6 +1,10 @@
 package space
 
-import "time"
+import (
+	"time"
+
+	"github.com/servetune/servetune/cost"
+)
 
 // Defaults of [target] keys that Parse applies when the file omits them.
 const (
@@ -68,6 +72,30 @@ type Target struct {
 	GPUsPerNode int `toml:"gpus_per_node" json:"gpus_per_node,omitempty"`
 	// Sim tunes the built-in simulator (noise, speed); ignored by real runs.
 	Sim SimTarget `toml:"sim" json:"sim,omitempty"`
+	// Prices is the user's price file (package cost), resolved against
+	// the space file's directory; PriceList is its content, read and
+	// checked at load. With it every trial gets the cost metrics.
+	Prices    string       `toml:"prices" json:"prices,omitempty"`
+	PriceList *cost.Prices `toml:"-" json:"price_list,omitempty"`
+	// TrafficRPS is the request rate the deployment must serve: with a
+	// profile that measures max_rate_under_slo, each trial gets the
+	// replicas and GPUs that serve it (replicas, gpus_total), and
+	// usd_per_hour becomes the whole deployment's. 0: not given.
+	TrafficRPS float64 `toml:"traffic_rps" json:"traffic_rps,omitempty"`
+}
+
+// KnobGPU is the knob that makes the GPU type a searched dimension: its
+// value replaces Target.GPU for the trial (GPUOf). Engines render no flag
+// for it: a real deployment picks the node type, not an argument.
+const KnobGPU = "gpu"
+
+// GPUOf is the GPU type config c runs on: its gpu knob when it has one,
+// else the target's gpu.
+func (t Target) GPUOf(c Config) string {
+	if c.Has(KnobGPU) {
+		return c.String(KnobGPU)
+	}
+	return t.GPU
 }
 
 // EngineTarget is how to start one engine.

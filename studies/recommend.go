@@ -37,6 +37,9 @@ type Recommendation struct {
 	// also given per GPU (MetricChange.PerGPUVsBaseline).
 	GPUs         int `json:"gpus"`
 	BaselineGPUs int `json:"baseline_gpus,omitempty"`
+	// Price cites the price its cost metrics used, with the price file's
+	// source line (cost.Prices.Cite); empty without a price file.
+	Price string `json:"price,omitempty"`
 }
 
 // ProfileChange is a trial's objective and constraint metrics on one
@@ -176,7 +179,7 @@ func recommendations(sp *space.Space, trials []store.Trial, r Report) []Recommen
 		w := r.Winners[p.Index]
 		rec := Recommendation{Goal: p.Goal, Trial: w.Trial, Why: p.Why, Config: w.Config, Command: w.Command, CommandError: w.CommandError,
 			Measurements: max(1, w.Measurements), Confirmed: w.Measurements > 1, UncertaintyPct: r.uncertaintyPct(w.Measurements),
-			GPUs: engines.GPUs(w.Config, sp.Target)}
+			GPUs: engines.GPUs(w.Config, sp.Target), Price: priceCite(sp.Target, w.Config)}
 		if base != nil {
 			rec.BaselineGPUs = engines.GPUs(base.Config, sp.Target)
 		}
@@ -277,4 +280,18 @@ func sortedProfiles(m map[string]map[string]float64) []string {
 	}
 	sortStrings(out)
 	return out
+}
+
+// priceCite is the price of the GPU type config c runs on, as the report
+// shows it: the user's figure with its source and line, so no price reads
+// as servetune's.
+func priceCite(t space.Target, c space.Config) string {
+	if t.PriceList == nil {
+		return ""
+	}
+	p, ok := t.PriceList.Lookup(t.GPUOf(c))
+	if !ok {
+		return ""
+	}
+	return "Priced at " + t.PriceList.Cite(p) + "."
 }

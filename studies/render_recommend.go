@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
 )
 
@@ -43,6 +44,11 @@ func (r Report) recommendationsText(w io.Writer) {
 	defer r.noiseText(w, "  ", "\n")
 	for _, rec := range r.Recommendations {
 		fmt.Fprintf(w, "  %s: trial %d (%s%s)\n", rec.Goal, rec.Trial, rec.Why, r.Certainty(rec))
+		for _, note := range []string{rec.NodeNote(), rec.Price} {
+			if note != "" {
+				fmt.Fprintf(w, "    %s\n", note)
+			}
+		}
 		if note := rec.GPUNote(); note != "" {
 			fmt.Fprintf(w, "    %s\n", note)
 		}
@@ -66,6 +72,11 @@ func (r Report) recommendationsMarkdown(w io.Writer) {
 	defer r.noiseText(w, "", "\n\n")
 	for _, rec := range r.Recommendations {
 		fmt.Fprintf(w, "**%s**: trial %d (%s%s).", rec.Goal, rec.Trial, rec.Why, r.Certainty(rec))
+		for _, note := range []string{rec.NodeNote(), rec.Price} {
+			if note != "" {
+				fmt.Fprintf(w, " %s", note)
+			}
+		}
 		if note := rec.GPUNote(); note != "" {
 			fmt.Fprintf(w, " %s", note)
 		}
@@ -125,6 +136,17 @@ func (p ProfileChange) changes() string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// NodeNote names the GPU type a config with a gpu knob runs on: the
+// serving command has no flag for it (a deployment picks the node type),
+// so without this line the recommendation would not say what to buy.
+func (rec Recommendation) NodeNote() string {
+	if !rec.Config.Has(space.KnobGPU) {
+		return ""
+	}
+	return fmt.Sprintf("On %d × %s (the gpu knob: run it on nodes of that GPU type; the command has no flag for it).",
+		max(rec.GPUs, 1), rec.Config.String(space.KnobGPU))
 }
 
 // GPUNote says that the ± compare GPU counts, not only configs, when

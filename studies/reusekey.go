@@ -11,8 +11,20 @@ import (
 // whose engine command (argv, environment, generated files, setup)
 // equals a measured one's: a knob at its engine default and the same knob
 // absent launch the same server. A config that does not render keys on
-// itself, so its own failure is measured once.
+// itself, so its own failure is measured once. The gpu knob renders no
+// flag but moves the trial to another GPU type, so it is part of the key
+// (a key without it is unchanged, as stored studies hold it).
 func RenderedKey(t space.Target) func(space.Config) string {
+	rendered := renderedKey(t)
+	return func(c space.Config) string {
+		if c.Has(space.KnobGPU) {
+			return "on " + t.GPUOf(c) + " " + rendered(c)
+		}
+		return rendered(c)
+	}
+}
+
+func renderedKey(t space.Target) func(space.Config) string {
 	return func(c space.Config) string {
 		if engines.IsPD(c) {
 			key, err := engines.DeploymentKey(c, t)

@@ -24,3 +24,21 @@ func TestRenderedKey(t *testing.T) {
 		t.Error("configs that do not render must key on themselves")
 	}
 }
+
+// The gpu knob renders no flag, yet the same command on another GPU type
+// is another measurement: it must not reuse the first one's.
+func TestRenderedKeyKeepsGPUType(t *testing.T) {
+	key := RenderedKey(space.Target{Engine: "vllm", Model: "m", GPU: "H100", GPUs: 8})
+	on := func(gpu any) space.Config {
+		return space.Config{"engine": "vllm", "tp": int64(2), "gpu": gpu}
+	}
+	if key(on("H100")) == key(on("L40S")) {
+		t.Errorf("one key for two GPU types: %s", key(on("H100")))
+	}
+	if key(on("H100")) != key(on("H100")) {
+		t.Error("the key is not a function of the config")
+	}
+	if plain := (space.Config{"engine": "vllm", "tp": int64(2)}); key(plain) != key(on(space.Default)) {
+		t.Errorf("a gpu knob at default changed the key: %s vs %s", key(plain), key(on(space.Default)))
+	}
+}

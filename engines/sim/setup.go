@@ -79,7 +79,8 @@ func resolve(cards *Cards, cfg space.Config, t space.Target) (*setup, error) {
 	}
 	s.eng = em
 	var err error
-	if s.gpu, err = cards.GPU(t.GPU); err != nil {
+	// The gpu knob, when searched, is the card this trial runs on.
+	if s.gpu, err = cards.GPU(t.GPUOf(cfg)); err != nil {
 		return nil, err
 	}
 	modelName := t.Model
