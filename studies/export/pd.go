@@ -75,7 +75,7 @@ func processPlan(sp *space.Space, t store.Trial, eng string, f facts, pr engines
 		env[k] = v
 	}
 	p := Plan{Study: sp.Study.Name, Trial: t.Number, Name: processName(sp.Study.Name, t.Number, pr.Name()), Engine: eng,
-		Image: f.image(sp.Target.Engines[eng].Version), Port: pr.Port, Argv: pr.Command.Argv, Env: env,
+		Image: f.image(imageVersion(sp.Target, eng)), Port: pr.Port, Argv: pr.Command.Argv, Env: env,
 		Load: f.load, Cache: f.cache, HFToken: f.hfHome, PeerPorts: pr.PeerPorts, HostEnv: pr.HostEnv}
 	if len(pr.Probes) > 0 {
 		p.Health = pr.Probes[0]

@@ -79,7 +79,7 @@ func New(sp *space.Space, t store.Trial, o Options) (Plan, error) {
 		return Plan{}, fmt.Errorf("trial %d: %w", t.Number, err)
 	}
 	p := Plan{Study: sp.Study.Name, Trial: t.Number, Name: name(sp.Study.Name, t.Number), Engine: eng,
-		Image: f.image(sp.Target.Engines[eng].Version), Files: cmd.Files, Setup: cmd.Setup,
+		Image: f.image(imageVersion(sp.Target, eng)), Files: cmd.Files, Setup: cmd.Setup,
 		Health: f.health, Load: f.load, Cache: f.cache, HFToken: f.hfHome}
 	if o.Image != "" {
 		p.Image = o.Image
@@ -101,6 +101,16 @@ func bind(cfg space.Config, t space.Target, cmd engines.Command, f facts) ([]str
 		env[f.bindEnv] = "0.0.0.0:" + strconv.Itoa(port)
 	}
 	return append(append([]string(nil), cmd.Argv...), args...), env, port
+}
+
+// imageVersion is the release an image is pinned to: the target's
+// version of the engine, else the release the command was rendered for
+// (engines.RenderedFor), never ":latest", whose flags may have moved on.
+func imageVersion(t space.Target, eng string) string {
+	if v := t.Engines[eng].Version; v != "" && v != "latest" {
+		return v
+	}
+	return engines.RenderedFor(eng)
 }
 
 // engineFacts are what the registry knows of eng; a declared engine
