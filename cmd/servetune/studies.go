@@ -159,6 +159,7 @@ unless --force; a declared engine needs --image.`,
 			&cli.BoolFlag{Name: "force", Usage: "with --export: export a trial that did not complete (pruned, failed, out of memory)"},
 			&cli.StringFlag{Name: "image", Usage: "with --export: the container `IMAGE` instead of the engine's official one (a declared engine has none)"},
 			&cli.BoolFlag{Name: "shared-cache", Usage: "with --export k8s of a disaggregated trial: the storage offers ReadWriteMany, so every server mounts one model cache claim instead of one ReadWriteOnce claim each"},
+			&cli.StringFlag{Name: "router-image", Usage: "with --export of a disaggregated vLLM trial: an `IMAGE` holding vLLM's router (vllm-router) to run instead of installing it into vLLM's image"},
 			&cli.StringFlag{Name: "rdma-resource", Usage: "with --export k8s of a disaggregated trial: the extended resource `NAME` of the RDMA NICs a server moving KV across nodes requests (default " + export.DefaultRDMAResource + ")"},
 		},
 		Action: func(c *cli.Context) error {
@@ -169,7 +170,7 @@ unless --force; a declared engine needs --image.`,
 			r := studies.BuildReport(sp, trials, renderCommand(sp))
 			if c.IsSet("export") {
 				return e.export(sp, trials, r, c.String("export"), c.Int("trial"), export.Options{Force: c.Bool("force"), Image: c.String("image"),
-					SharedCache: c.Bool("shared-cache"), RDMAResource: c.String("rdma-resource")})
+					SharedCache: c.Bool("shared-cache"), RDMAResource: c.String("rdma-resource"), RouterImage: c.String("router-image")})
 			}
 			switch {
 			case c.Bool("json"):

@@ -19,7 +19,9 @@ const ComposeNetwork = "servetune"
 // sim.NodeSize): a service per
 // server with its own GPUs (devices handed out in order, prefill first,
 // as the trial's servers held them) and the host's model cache, and the
-// router, publishing its port, started after them. A deployment that
+// router, publishing its port, started after them (and after the
+// one-shot service installing its program, where the image lacks it:
+// vLLM's router). A deployment that
 // needs more GPUs than the host has is refused: it spans nodes, which
 // the Kubernetes export places.
 func ComposePD(plans []Plan, t space.Target) ([]byte, error) {
@@ -31,8 +33,8 @@ func ComposePD(plans []Plan, t space.Target) ([]byte, error) {
 	if hostGPUs > 0 && need > hostGPUs {
 		return nil, fmt.Errorf("the disaggregated deployment needs %d GPUs, one host of the target has %d (target.gpus_per_node): --export k8s places it over nodes", need, hostGPUs)
 	}
-	services := obj{}
-	var servers []string
+	services, volumes := obj{}, obj{}
+	after := obj{}
 	next := 0
 	for _, p := range plans {
 		if len(p.Files) > 0 {
@@ -41,9 +43,17 @@ func ComposePD(plans []Plan, t space.Target) ([]byte, error) {
 		s := composeService(p)
 		if p.Role == engines.RoleRouter {
 			s["ports"] = []string{strconv.Itoa(p.Port) + ":" + strconv.Itoa(p.Port)}
-			s["depends_on"] = servers
+			if len(p.Install) > 0 {
+				vol := p.Name + "-install"
+				services[vol] = obj{"image": p.Image, "entrypoint": p.Install[:1], "command": p.Install[1:],
+					"volumes": []string{vol + ":" + p.InstallDir}, "networks": []string{ComposeNetwork}, "restart": "no"}
+				volumes[vol] = obj{}
+				s["volumes"] = []string{vol + ":" + p.InstallDir}
+				after[vol] = obj{"condition": "service_completed_successfully"}
+			}
+			s["depends_on"] = after
 		} else {
-			servers = append(servers, p.Name)
+			after[p.Name] = obj{"condition": "service_started"}
 			if p.GPUs > 0 {
 				s["deploy"] = gpuDevices(next, p.GPUs)
 				next += p.GPUs
@@ -52,7 +62,7 @@ func ComposePD(plans []Plan, t space.Target) ([]byte, error) {
 		services[p.Name] = s
 	}
 	return encodeManifest([]any{obj{"name": name(plans[0].Study, plans[0].Trial),
-		"services": services, "networks": obj{ComposeNetwork: obj{}}}})
+		"services": services, "networks": obj{ComposeNetwork: obj{}}, "volumes": volumes}})
 }
 
 // composeService is one process's container: its argv as entrypoint and

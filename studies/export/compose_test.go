@@ -15,6 +15,7 @@ import (
 type composeFile struct {
 	Name     string                `yaml:"name"`
 	Networks map[string]struct{}   `yaml:"networks"`
+	Volumes  map[string]struct{}   `yaml:"volumes"`
 	Services map[string]composeSvc `yaml:"services"`
 }
 
@@ -29,8 +30,10 @@ type composeSvc struct {
 	IPC         string   `yaml:"ipc"`
 	Volumes     []string `yaml:"volumes"`
 	Ports       []string `yaml:"ports"`
-	DependsOn   []string `yaml:"depends_on"`
-	Deploy      struct {
+	DependsOn   map[string]struct {
+		Condition string `yaml:"condition"`
+	} `yaml:"depends_on"`
+	Deploy struct {
 		Resources struct {
 			Reservations struct {
 				Devices []struct {
@@ -113,7 +116,7 @@ func TestComposePDRunsEveryRoleOnOneHost(t *testing.T) {
 		}
 	}
 	r := f.Services["my-study-trial-7-router"]
-	if len(r.DependsOn) != 3 || r.Ports[0] != "30000:30000" {
+	if len(r.DependsOn) != 3 || r.DependsOn["my-study-trial-7-decode-0"].Condition != "service_started" || r.Ports[0] != "30000:30000" {
 		t.Errorf("router depends on %v, publishes %v", r.DependsOn, r.Ports)
 	}
 	if cmd := strings.Join(r.Command, " "); !strings.Contains(cmd, "http://my-study-trial-7-decode-0:") {
@@ -136,9 +139,20 @@ func TestComposePDAnnouncesNamesAndRefusesTwoNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := decodeCompose(t, b).Services[plans[0].Name]
+	f := decodeCompose(t, b)
+	p := f.Services[plans[0].Name]
 	if !slices.Contains(p.Environment, "VLLM_NIXL_SIDE_CHANNEL_HOST="+plans[0].Name) || !slices.Contains(p.Environment, "HF_TOKEN") {
 		t.Errorf("prefill environment %v", p.Environment)
+	}
+	// vLLM's router is installed by a one-shot service the router waits
+	// for, into the volume it runs it from.
+	r, inst := f.Services[plans[2].Name], f.Services[plans[2].Name+"-install"]
+	if r.DependsOn[plans[2].Name+"-install"].Condition != "service_completed_successfully" ||
+		!slices.Equal(r.Volumes, inst.Volumes) || len(r.Volumes) != 1 || !slices.Contains(inst.Command, VLLMRouterPackage) {
+		t.Errorf("router %+v, install %+v", r, inst)
+	}
+	if got := strings.Join(append(r.Entrypoint, r.Command...), " "); !strings.HasPrefix(got, "python3 -m vllm_router.launch_router --vllm-pd-disaggregation --prefill http://"+plans[0].Name+":") {
+		t.Errorf("router argv %s", got)
 	}
 	wide := space.Config{"disaggregation": "pd", "prefill_instances": int64(1), "decode_instances": int64(1),
 		"prefill_tp": int64(8), "decode_tp": int64(8)}

@@ -124,6 +124,13 @@ func podSpec(p Plan) obj {
 		c["resources"] = obj{"requests": res, "limits": res}
 	}
 	spec := obj{"containers": []obj{c}}
+	if len(p.Install) > 0 {
+		// The program the image lacks, installed into a shared volume.
+		m := []obj{{"name": "install", "mountPath": p.InstallDir}}
+		spec["initContainers"] = []obj{{"name": "install", "image": p.Image, "command": p.Install[:1], "args": p.Install[1:], "volumeMounts": m}}
+		c["volumeMounts"] = append(mounts, m...)
+		vols = append(vols, obj{"name": "install", "emptyDir": obj{}})
+	}
 	if len(vols) > 0 {
 		spec["volumes"] = vols
 	}

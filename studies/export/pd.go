@@ -50,6 +50,9 @@ func NewPD(sp *space.Space, t store.Trial, o Options) ([]Plan, error) {
 		}
 	}
 	placeServers(plans, sp.Target, o)
+	if eng == engines.VLLM {
+		vllmRouter(plans, sp.Target, o)
+	}
 	return plans, nil
 }
 

@@ -136,3 +136,33 @@ func TestKubernetesPDSharedCacheAndRDMAName(t *testing.T) {
 		}
 	}
 }
+
+// vLLM's router in a manifest is its production router (vllm-project/
+// router), installed by an init container into a volume, dialling the
+// servers' Services, not the proxy from vLLM's test tree; --router-image
+// runs an image's own vllm-router instead.
+func TestKubernetesPDVLLMRunsTheProductionRouter(t *testing.T) {
+	cfg := space.Config{"disaggregation": "pd", "prefill_instances": int64(1), "decode_instances": int64(1)}
+	plans, objs := decodePD(t, study("vllm", 8, nil), cfg, Options{})
+	r := objs.Deployments[2].Spec.Template.Spec
+	argv := strings.Join(append(r.Containers[0].Command, r.Containers[0].Args...), " ")
+	want := "python3 -m vllm_router.launch_router --vllm-pd-disaggregation --prefill http://" + plans[0].Name + ":8001 --decode http://" + plans[1].Name + ":8002 --host 0.0.0.0 --port 8000"
+	if argv != want {
+		t.Fatalf("router argv\n %s\nwant\n %s", argv, want)
+	}
+	if len(r.InitContainers) != 1 || !strings.Contains(strings.Join(r.InitContainers[0].Args, " "), VLLMRouterPackage) ||
+		r.InitContainers[0].VolumeMounts[0].MountPath != r.Containers[0].VolumeMounts[0].MountPath || r.Containers[0].Image != "vllm/vllm-openai:v0.15.1" {
+		t.Fatalf("router pod %+v", r)
+	}
+	if strings.Contains(argv, "toy_proxy") {
+		t.Fatal("the test-tree proxy is exported")
+	}
+	plans, objs = decodePD(t, study("vllm", 8, nil), cfg, Options{RouterImage: "registry.example/vllm-router:0.1.17"})
+	r = objs.Deployments[2].Spec.Template.Spec
+	if len(r.InitContainers) != 0 || r.Containers[0].Image != "registry.example/vllm-router:0.1.17" || r.Containers[0].Command[0] != "vllm-router" {
+		t.Fatalf("with --router-image: %+v", r)
+	}
+	if plans[0].Image != "vllm/vllm-openai:v0.15.1" {
+		t.Fatalf("--router-image changed a server's image: %s", plans[0].Image)
+	}
+}

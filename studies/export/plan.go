@@ -78,6 +78,11 @@ type Plan struct {
 	// over to another node (NIXL, Mooncake), "" when it moves none.
 	NodeGroup string
 	RDMA      string
+	// Install, when set, runs first in the same image, into InstallDir
+	// (a volume the process's container shares): the program the
+	// process runs that the image lacks (vLLM's router).
+	Install    []string
+	InstallDir string
 }
 
 // ErrNotComplete refuses a trial whose measurement does not hold.
