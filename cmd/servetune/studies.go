@@ -142,15 +142,21 @@ func bestCommand(e *env) *cli.Command {
 		Description: `--export docker prints a shell snippet: the generated files (if any),
 then one docker run of the engine's official image (vllm/vllm-openai,
 lmsysorg/sglang, nvcr.io/nvidia/tensorrt-llm/release, ollama/ollama;
-tagged with target.engines.<engine>.version, else latest) with the
+tagged with target.engines.<engine>.version, else the release the
+command was rendered for, never latest) with the
 trial's exact argv and env, the trial's own GPUs, --ipc=host, the host's
 model cache and HF_TOKEN passed from your environment by name. --export k8s
 prints a Deployment (the trial's GPU count, startup/readiness/liveness
 probes on the engine's health endpoint, /dev/shm in memory, the model cache
 on the PersistentVolumeClaim servetune-model-cache, HF_TOKEN from the
 optional Secret hf-token), a Service and the generated files' ConfigMap,
-ready for kubectl apply -f. A trial that did not complete is refused
-unless --force; a declared engine needs --image.`,
+ready for kubectl apply -f. A disaggregated trial exports one Deployment
+and Service per process (a cache claim per server, or one ReadWriteMany
+claim with --shared-cache; pod affinity for servers sharing a node; an
+RDMA NIC, --rdma-resource, for servers whose KV crosses nodes; vLLM's
+production router), or with docker a Compose file for one host. A trial
+that did not complete is refused unless --force; a declared engine needs
+--image.`,
 		Flags: []cli.Flag{dirFlag(), storageFlag(),
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.BoolFlag{Name: "markdown", Usage: "print Markdown"},
