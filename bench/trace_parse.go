@@ -264,7 +264,7 @@ func parseAzureRow(f []string) (traceRow, error) {
 func parseBurstRow(f []string) (traceRow, error) {
 	s, err := strconv.ParseFloat(f[0], 64)
 	if err != nil {
-		return traceRow{}, fmt.Errorf("Timestamp %q is not a number of seconds", f[0])
+		return traceRow{}, fmt.Errorf("column Timestamp: %q is not a number of seconds", f[0])
 	}
 	at, err := traceSeconds("Timestamp", s)
 	if err != nil {

@@ -50,7 +50,13 @@ func (declared) Image(string) string { return "" }
 // Deployment: checkpoints from Hugging Face into the image's cache.
 func (declared) Deployment() Deployment { return hfDeployment() }
 
-func (declared) Device() Device { return GPU }
+// Device is the declaration's device: a CPU-only program needs no GPU.
+func (e declared) Device() Device {
+	if e.d.Device == "cpu" {
+		return CPU
+	}
+	return GPU
+}
 
 // VersionCommand is the declaration's version_command, as declared.
 func (e declared) VersionCommand(string) []string { return e.d.VersionCommand }

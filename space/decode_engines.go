@@ -7,7 +7,7 @@ import (
 )
 
 var engineDeclKeys = []string{"command", "args", "model", "served_name", "host", "port", "default_port", "flag_style",
-	"api", "knobs", "ready", "failures", "version_command", "env"}
+	"api", "knobs", "ready", "failures", "version_command", "env", "device"}
 
 // engineDecls reads [engines.<name>] tables; known are the names already
 // declared (by an earlier file), which may not be declared again.
@@ -41,6 +41,10 @@ func (d *decoder) engineDecl(m map[string]any, path string) EngineDecl {
 		API:            d.oneOf(m, "api", path, "", "completions", "chat"),
 		VersionCommand: d.argv(m, "version_command", path),
 		Env:            d.strMap(m, "env", path),
+		Device:         d.oneOf(m, "device", path, "", "gpu", "cpu"),
+	}
+	if e.Device == "gpu" { // the default, stored as absent like a study's older declarations
+		e.Device = ""
 	}
 	if len(e.Command) == 0 {
 		d.fail(join(path, "command"), "is required: the engine's program and leading arguments, e.g. [\"llama-server\"]")

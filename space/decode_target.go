@@ -37,7 +37,7 @@ func (d *decoder) target(m map[string]any) Target {
 		d.fail("target.model", "is required")
 	}
 	if t.GPUs <= 0 {
-		d.fail("target.gpus", "must be a positive integer, got %d", t.GPUs)
+		d.fail("target.gpus", "must be a positive integer, got %d%s", t.GPUs, cpuHint(t.GPUs))
 	}
 	d.boundTarget(m, t)
 	if t.Engine != "" && d.opt.Engines != nil && !containsStr(d.opt.Engines, t.Engine) {
@@ -173,4 +173,14 @@ func (d *decoder) argv(m map[string]any, key, path string) []string {
 		return nil
 	}
 	return out
+}
+
+// cpuHint says how to declare a CPU-only target to whoever wrote gpus = 0
+// for one: the count stays (trials are packed one per slot), the device
+// comes from the engine or the target.
+func cpuHint(gpus int) string {
+	if gpus != 0 {
+		return ""
+	}
+	return `; a CPU-only target keeps gpus at its default and says where it runs: gpu = "cpu", or device = "cpu" in a declared engine (an engine that runs on the CPU, like ollama, needs neither)`
 }

@@ -34,6 +34,10 @@ type EngineDecl struct {
 	// "--version"]); its first version-looking word is the version.
 	VersionCommand []string          `json:"version_command,omitempty"`
 	Env            map[string]string `json:"env,omitempty"`
+	// Device is where the engine runs: "gpu" (the default) or "cpu" (a
+	// CPU-only program: llama-server built without CUDA, a simulator);
+	// a study of CPU engines checks and counts no GPU.
+	Device string `json:"device,omitempty"`
 }
 
 // Pass is how one value reaches the engine: a flag, the positional

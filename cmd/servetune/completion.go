@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 // completeFlag is what the completion scripts append to the words typed
@@ -33,11 +35,31 @@ func completeWith(app *cli.App, args []string) {
 	var walk func([]*cli.Command)
 	walk = func(cmds []*cli.Command) {
 		for _, cmd := range cmds {
-			cmd.BashComplete = func(c *cli.Context) { complete(c.App.Writer, typed, cmd.Flags, cmd.Subcommands) }
+			cmd.BashComplete = func(c *cli.Context) {
+				if takesStudy(cmd) && c.NArg() == 0 && !strings.HasPrefix(typed, "-") {
+					completeStudies(c.App.Writer, c.String("dir"))
+					return
+				}
+				complete(c.App.Writer, typed, cmd.Flags, cmd.Subcommands)
+			}
 			walk(cmd.Subcommands)
 		}
 	}
 	walk(app.Commands)
+}
+
+// takesStudy: the command's first argument is a study's name (show,
+// best, report, export, calibrate).
+func takesStudy(cmd *cli.Command) bool { return strings.HasPrefix(cmd.ArgsUsage, "STUDY") }
+
+// completeStudies prints the names of the studies under dir (--dir), one
+// a line; the shell keeps those that begin with the word typed. Shared
+// storage (--storage) is not queried: a completion must not wait on a
+// server.
+func completeStudies(w io.Writer, dir string) {
+	for _, d := range studydir.List(dir) {
+		fmt.Fprintln(w, d.Name())
+	}
 }
 
 // complete prints one candidate a line.

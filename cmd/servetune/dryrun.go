@@ -56,7 +56,7 @@ func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
 	if err != nil {
 		return err
 	}
-	in := preflight.Input{Space: sp, Devices: devices, Cards: cards, Render: renderCommand(sp),
+	in := preflight.Input{Space: sp, Devices: devices, Cards: cards, Render: renderAs(sp, sp.Target.Runner == "process"),
 		Storage: preflight.Local(studydir.For(o.root, sp), preflight.System())}
 	if url != "" {
 		in.Storage = preflight.Postgres(url, sp.Study.Name)

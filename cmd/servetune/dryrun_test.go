@@ -58,7 +58,7 @@ func TestRunDryRunChecksTheNode(t *testing.T) {
 			"warn  checkpoint  Qwen/Qwen3-8B is not in the Hugging Face cache", "Simulated estimate: 6 trials", "Every check passed"}},
 		{"a GPU in use", "777, GPU-3, 30000\n", "", exitCheck, []string{"FAIL  gpus        GPU 3 is in use by pid 777", "A check failed"}},
 		{"--gpus avoids it", "777, GPU-3, 30000\n", "--workers=2 --gpus=4-7", 0, []string{"4 of 8 visible GPUs to use (4,5,6,7)"}},
-		{"--gpus too few", "", "--workers=2 --gpus=0-2", exitCheck, []string{"FAIL  study", "needs 4 GPUs and this worker has 3"}},
+		{"--gpus too few", "", "--workers=2 --gpus=0-2", exitCheck, []string{"FAIL  study", "the study would stop (found by simulating it for the estimate): config", "needs 4 GPUs and this worker has 3"}},
 
 		{"storage unreachable", "", "--storage=postgres://servetune:s3cret@127.0.0.1:1/x", exitCheck, []string{"FAIL  storage     postgres://servetune:xxxxx@127.0.0.1:1/x"}},
 	} {

@@ -109,6 +109,24 @@ func TestShellCompletion(t *testing.T) {
 	if code != 0 || strings.TrimSpace(out) != "--sort" {
 		t.Errorf("flags of show after a study name: exit %d %q, want --sort", code, out)
 	}
+	for _, name := range []string{"night", "quickstart"} {
+		if err := os.MkdirAll(filepath.Join(dir, "studies", name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "studies", name, "study.db"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cmd := range []string{"show", "best", "report", "export"} {
+		code, out, _ = runCLI(t, dir, cmd, "--generate-bash-completion")
+		if names := strings.Fields(out); code != 0 || !slices.Equal(names, []string{"night", "quickstart"}) {
+			t.Errorf("study names for %s: exit %d %q, want night quickstart", cmd, code, out)
+		}
+	}
+	code, out, _ = runCLI(t, dir, "show", "--dir", "elsewhere", "--generate-bash-completion")
+	if code != 0 || strings.TrimSpace(out) != "" {
+		t.Errorf("study names under an empty --dir: exit %d %q", code, out)
+	}
 	code, out, _ = runCLI(t, dir, "sim", "--generate-bash-completion")
 	if subs := strings.Fields(out); code != 0 || !slices.Equal(subs, []string{"serve", "check", "fit"}) {
 		t.Errorf("subcommands of sim: exit %d %q", code, out)

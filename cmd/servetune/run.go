@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -438,7 +439,12 @@ func newRunner(e *env, sp *space.Space, d studydir.Dir, cards *sim.Cards) (objec
 }
 
 // renderCommand gives reports the real engine's serving command.
-func renderCommand(sp *space.Space) studies.Renderer {
+func renderCommand(sp *space.Space) studies.Renderer { return renderAs(sp, false) }
+
+// renderAs is renderCommand; launched puts the target's program override
+// ([target.engines.E] command) in place of the engine's own program, as
+// the process runner launches it (the dry run's "First trials").
+func renderAs(sp *space.Space, launched bool) studies.Renderer {
 	return func(c space.Config) (string, error) {
 		if engines.IsPD(c) {
 			procs, err := engines.RenderPD(sp.WithTargetEngine(c), sp.Target, engines.PDPorts{})
@@ -451,6 +457,9 @@ func renderCommand(sp *space.Space) studies.Renderer {
 		if err != nil {
 			return "", err
 		}
+		if launched {
+			cmd = withProgram(cmd, sp.Target.Engines[engines.EngineOf(sp.WithTargetEngine(c), sp.Target)].Command)
+		}
 		// Generated files (TRT-LLM's options YAML, Ollama's Modelfile) are
 		// part of the command a user must reproduce.
 		var b strings.Builder
@@ -460,4 +469,15 @@ func renderCommand(sp *space.Space) studies.Renderer {
 		}
 		return b.String(), nil
 	}
+}
+
+// withProgram is cmd with program (when set) in place of its own, as
+// engines/launch does.
+func withProgram(cmd engines.Command, program []string) engines.Command {
+	if len(program) == 0 {
+		return cmd
+	}
+	cmd.Argv = append(slices.Clone(program), cmd.Argv[cmd.Program:]...)
+	cmd.Program = len(program)
+	return cmd
 }

@@ -114,3 +114,40 @@ func TestRefusesForeignStudiesAndSchemas(t *testing.T) {
 		t.Errorf("an older schema: %v", err)
 	}
 }
+
+// A repeat finishing after its config's first measurement was mirrored
+// moves the config's central value: the mirror rewrites the first (its
+// value becomes the mean) and writes the repeat PRUNED.
+func TestMirrorRewritesTheFirstWhenARepeatFinishes(t *testing.T) {
+	ctx := context.Background()
+	sp, trials := fixtureSpaceParsed(t), repeatTrials()
+	target, _ := ParseURL("sqlite:///" + filepath.Join(t.TempDir(), "o.db"))
+	w, err := Open(ctx, target, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	m, err := NewMirror(ctx, w, trials[:2], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := func() float64 {
+		var v float64
+		if err := w.db.sql.QueryRow(`SELECT value FROM trial_values JOIN trials USING (trial_id) WHERE number = 2 AND objective = 0`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := value(); v != 9000 {
+		t.Fatalf("trial 2 measured once reads %v, want 9000", v)
+	}
+	if err := m.TrialFinished(ctx, trials[2]); err != nil {
+		t.Fatal(err)
+	}
+	if v := value(); v != 8500 {
+		t.Errorf("after its repeat (8000) trial 2 reads %v, want the mean 8500", v)
+	}
+	if n := count(t, w.db.sql, `SELECT count(*) FROM trials WHERE number = 3 AND state = 'PRUNED'`); n != 1 {
+		t.Error("the repeat trial 3 is not PRUNED")
+	}
+}

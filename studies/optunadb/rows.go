@@ -1,13 +1,13 @@
 package optunadb
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
 )
 
@@ -55,9 +55,9 @@ func state(s store.State) string {
 	return stateFail
 }
 
-// row converts one trial. base is the study's finished baseline (guards
-// relative to it are judged against it).
-func row(sp *space.Space, ds map[string]*dist, t store.Trial, base *store.Trial) trialRow {
+// row converts one trial; m is the config t measured as
+// the report ranks it (nil when t is no complete measurement of its own).
+func row(sp *space.Space, ds map[string]*dist, t store.Trial, m *ranked) trialRow {
 	r := trialRow{Number: t.Number, State: state(t.State), Start: t.Start, End: t.End, UserAttrs: userAttrs(sp, t)}
 	if r.State != stateRunning && r.End.IsZero() {
 		r.End = t.Start
@@ -70,23 +70,55 @@ func row(sp *space.Space, ds map[string]*dist, t store.Trial, base *store.Trial)
 		}
 		r.Params = append(r.Params, paramRow{Name: k, Value: f, Dist: ds[k].JSON()})
 	}
-	if r.State == stateComplete {
-		r.Values = studies.Values(sp, t)
-		if hasNaN(r.Values) { // Optuna's COMPLETE needs every value
-			r.State, r.Values = stateFail, nil
-			r.UserAttrs["reason"] = "an objective's metric is undefined"
-		}
-	}
 	for _, c := range t.Intermediate {
 		if len(c.Values) > 0 && !math.IsNaN(c.Values[0]) {
 			r.Intermediate = append(r.Intermediate, c.Values[0])
 		}
 	}
-	if len(sp.Constraints) > 0 && t.State == store.Complete {
-		// Optuna's constraints convention: feasible when every value <= 0.
-		r.SystemAttrs = map[string]any{"constraints": []float64{studies.Violation(sp, t, base)}}
+	if r.State == stateComplete {
+		r.complete(sp, t, m)
 	}
 	return r
+}
+
+// complete fills a complete trial's values. Optuna ranks every COMPLETE
+// trial as a point of its own, servetune one point per config at its
+// central value: so only a config's first measurement is COMPLETE, with
+// the config's central values (and every metric's), its measurements
+// listed; a repeat or a reused measurement is PRUNED (Optuna leaves
+// PRUNED trials out of best_trials and importance, and has no state for
+// "measured, counted elsewhere": FAIL would read as a failure) with
+// repeat_of or reused_from naming the trial that holds its config.
+func (r *trialRow) complete(sp *space.Space, t store.Trial, m *ranked) {
+	switch {
+	case t.ReusedFrom != 0:
+		r.State = statePruned
+		r.UserAttrs["reason"] = fmt.Sprintf("reuses trial %d's measurement; Optuna counts the config once, as trial %d", t.ReusedFrom, t.ReusedFrom)
+		return
+	case m == nil:
+		r.State = stateFail
+		return
+	case m.first != t.Number:
+		r.State = statePruned
+		r.UserAttrs["repeat_of"] = m.first
+		r.UserAttrs["reason"] = fmt.Sprintf("a repeat measurement of trial %d's config; trial %d holds the config's central value over its %d measurements", m.first, m.first, len(m.numbers))
+		return
+	}
+	r.Values = m.Values
+	if hasNaN(r.Values) { // Optuna's COMPLETE needs every value
+		r.State, r.Values = stateFail, nil
+		r.UserAttrs["reason"] = "an objective's metric is undefined"
+		return
+	}
+	if len(m.numbers) > 1 {
+		metricAttrs(r.UserAttrs, m.Metrics)
+		r.UserAttrs["measurements"] = m.measurements
+		r.UserAttrs["repeats"] = m.numbers[1:]
+	}
+	if len(sp.Constraints) > 0 {
+		// Optuna's constraints convention: feasible when every value <= 0.
+		r.SystemAttrs = map[string]any{"constraints": []float64{m.Violation}}
+	}
 }
 
 // userAttrs is what Optuna has no column for.
@@ -95,6 +127,9 @@ func userAttrs(sp *space.Space, t store.Trial) map[string]any {
 		"servetune_state": string(t.State),
 		"origin":          t.Origin,
 		"gpu_hours":       t.GPUSeconds / 3600,
+		// the GPUs the config occupies: Optuna's importance reads params
+		// only, and a per-GPU target needs the count (docs/optuna.md)
+		"gpus": engines.GPUs(t.Config, sp.Target),
 	}
 	if cmd := command(sp, t); cmd != "" {
 		a["command"] = cmd
@@ -108,12 +143,17 @@ func userAttrs(sp *space.Space, t store.Trial) map[string]any {
 	if t.ReusedFrom != 0 {
 		a["reused_from"] = t.ReusedFrom
 	}
-	for profile, ms := range t.Metrics {
-		for m, v := range ms {
-			a[profile+"/"+m] = v
+	metricAttrs(a, t.Metrics)
+	return a
+}
+
+// metricAttrs sets every profile's metrics as attributes profile/metric.
+func metricAttrs(a map[string]any, ms map[string]map[string]float64) {
+	for profile, m := range ms {
+		for k, v := range m {
+			a[profile+"/"+k] = v
 		}
 	}
-	return a
 }
 
 // command is the serving command the trial ran (as the engine really ran

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
 )
 
@@ -164,20 +163,22 @@ func (w *Writer) replaceAttrs(ctx context.Context, tx *sql.Tx, table, col string
 
 // Write upserts the trials in which (all of the study's trials when which
 // is nil); all are the study's trials, which fix each knob's
-// distribution and the baseline guards are judged against.
+// distribution and each config's central value. A trial in which that
+// measured a config again rewrites the config's other measurements too:
+// its first holds the central value, which moved.
 func (w *Writer) Write(ctx context.Context, all, which []store.Trial) error {
 	if which == nil {
 		which = all
 	}
 	ds := distributions(w.sp, all)
-	base := studies.Baseline(all)
+	rs := rankedByTrial(w.sp, all)
 	tx, err := w.db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("optuna storage %s: %w", w.db.shown, err)
 	}
 	defer tx.Rollback()
-	for _, t := range which {
-		if err := w.upsert(ctx, tx, row(w.sp, ds, t, base)); err != nil {
+	for _, t := range withConfigMates(all, which, rs) {
+		if err := w.upsert(ctx, tx, row(w.sp, ds, t, rs[t.Number])); err != nil {
 			return fmt.Errorf("optuna storage %s: trial %d: %w", w.db.shown, t.Number, err)
 		}
 	}

@@ -36,7 +36,7 @@ func estimate(ctx context.Context, in Input) (e *Estimate, first []Proposal, why
 	defer os.RemoveAll(tmp)
 	trials, start, err := simulate(ctx, in, tmp)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("simulated study: %w", err)
+		return nil, nil, "", err
 	}
 	return summarise(in, trials, start), proposals(in, trials), "", nil
 }

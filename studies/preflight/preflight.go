@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/space"
@@ -39,13 +40,39 @@ func Run(ctx context.Context, in Input, w World) (Report, error) {
 	if err != nil {
 		// The simulated study fails where the real one would: a config
 		// that needs more GPUs than the run has, a space the engines refuse.
-		r.Checks = append(r.Checks, fail("study", "%v", err))
+		r.Checks = append(r.Checks, fail("study", "%s%v", studyFailure(in.Space), err))
+	}
+	if why != "" {
+		why += cardHint(in, w)
 	}
 	r.Estimate, r.Commands, r.NoEstimate = est, first, why
 	if r.Commands == nil {
 		r.Commands = planned(in)
 	}
 	return r, nil
+}
+
+// studyFailure heads a failure the study's simulated copy met: a
+// simulated study's own, or, for real engines, the real study's — the
+// estimate only found it first.
+func studyFailure(sp *space.Space) string {
+	if sp.Target.Runner == "sim" {
+		return "simulated study: "
+	}
+	return "the study would stop (found by simulating it for the estimate): "
+}
+
+// cardHint offers servetune card when the model has no card and is a
+// local checkpoint with a config.json, which is all card needs.
+func cardHint(in Input, w World) string {
+	m := in.Space.Target.Model
+	if _, err := in.Cards.Model(m); err == nil {
+		return ""
+	}
+	if _, err := w.Stat(filepath.Join(m, "config.json")); err != nil {
+		return ""
+	}
+	return "; make one from its config.json: servetune card " + m
 }
 
 // planned are the trials known without the simulator: the baseline and
