@@ -49,6 +49,6 @@ func vllmRouter(plans []Plan, t space.Target, o Options) {
 	if o.RouterImage == "" {
 		r.Install = []string{"python3", "-m", "pip", "install", "--no-cache-dir", "--target", vllmRouterDir, VLLMRouterPackage}
 		r.InstallDir = vllmRouterDir
-		r.Env = map[string]string{"PYTHONPATH": vllmRouterDir}
+		r.Env["PYTHONPATH"] = vllmRouterDir
 	}
 }
