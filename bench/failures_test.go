@@ -28,3 +28,20 @@ func TestDominantError(t *testing.T) {
 		})
 	}
 }
+
+func TestDominantMessageCountsFailuresByMessage(t *testing.T) {
+	recs := []Record{
+		{Success: true},
+		{Error: "b"}, {Error: "a"}, {Error: "b"},
+		{Error: "a", Warmup: true}, {Error: "a", Class: ClassAborted}, {Error: "a", Class: ClassAborted},
+	}
+	if msg, n := DominantMessage(recs); msg != "b" || n != 2 {
+		t.Fatalf("got %q × %d, want b × 2 (warm-up and aborted requests not counted)", msg, n)
+	}
+	if msg, n := DominantMessage(recs[:3]); msg != "a" || n != 1 {
+		t.Fatalf("tie: got %q × %d, want a × 1", msg, n)
+	}
+	if _, n := DominantMessage(recs[:1]); n != 0 {
+		t.Fatalf("no failure: count %d", n)
+	}
+}

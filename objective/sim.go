@@ -109,6 +109,9 @@ func (r *SimRunner) profile(ctx context.Context, t Trial, res *Result, i int, p 
 	}
 	*simulated += dur
 	res.Metrics[p.Name] = bench.Summarize(recs, dur, opt).Values()
+	if msg, n := bench.DominantMessage(recs); n > 0 {
+		res.addError(p.Name, fmt.Sprintf("%d× %s", n, msg)) // the judge's failure names it
+	}
 	return false, nil
 }
 

@@ -2,8 +2,12 @@ package objective
 
 import (
 	"context"
+	"errors"
 	"math"
+	"regexp"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
@@ -59,5 +63,30 @@ func TestSimRunnerFailureIsClassifiedAndStillCharged(t *testing.T) {
 	}
 	if res.GPUSeconds <= 0 {
 		t.Errorf("a failed launch still costs GPU time, got %v", res.GPUSeconds)
+	}
+}
+
+// A simulated trial whose requests fail says why in its failure: the
+// judge's "N of M requests failed" carries the simulator's most common
+// request failure and its count (here a disaggregated deployment cut off
+// by max_duration), so show, show --json and the report print it.
+func TestSimFailedTrialNamesTheDominantRequestFailure(t *testing.T) {
+	cfg := space.Config{"engine": "sglang", "disaggregation": "pd", "prefill_instances": int64(1), "decode_instances": int64(1)}
+	tgt := qwenTarget
+	tgt.GPUs = 2
+	p := bench.Profile{Name: "cut", Dataset: "random", InputLen: 4096, OutputLen: 1024, NumPrompts: 400,
+		MaxConcurrency: 400, MaxDuration: 5 * time.Second, Seed: 1}
+	_, err := Measure(context.Background(), NewSimRunner(), Trial{Config: cfg, Target: tgt, Seed: 1, Profiles: []bench.Profile{p}})
+	var f *engines.Failure
+	if !errors.As(err, &f) || f.Class != engines.BenchFailed {
+		t.Fatalf("want a bench_failed failure, got %v", err)
+	}
+	re := regexp.MustCompile(`\((\d+) failed\); most often: (\d+)× sim: benchmark stopped at max_duration$`)
+	m := re.FindStringSubmatch(f.Message)
+	if m == nil {
+		t.Fatalf("failure does not name the dominant request failure: %q", f.Message)
+	}
+	if failed, _ := strconv.Atoi(m[1]); m[2] != m[1] || failed < 1 {
+		t.Fatalf("every failed request was cut off, the count should say so: %q", f.Message)
 	}
 }

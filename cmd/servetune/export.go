@@ -52,11 +52,9 @@ func (e *env) export(sp *space.Space, trials []store.Trial, r studies.Report, ki
 }
 
 // exportPD prints a disaggregated trial's manifests, one Deployment and
-// Service per process; one docker run cannot hold a deployment.
+// Service per process, or its compose file on one host (docker: one
+// docker run cannot hold a deployment).
 func (e *env) exportPD(sp *space.Space, t store.Trial, kind string, o export.Options) error {
-	if kind != "k8s" {
-		return usagef("trial %d is a disaggregated deployment of several processes: --export k8s renders one Deployment per process", t.Number)
-	}
 	plans, err := export.NewPD(sp, t, o)
 	if errors.Is(err, export.ErrNotComplete) || errors.Is(err, export.ErrNoImage) {
 		return usageError{err}
@@ -64,8 +62,13 @@ func (e *env) exportPD(sp *space.Space, t store.Trial, kind string, o export.Opt
 	if err != nil {
 		return err
 	}
-	y, err := export.KubernetesPD(plans)
-	if err != nil {
+	var y []byte
+	if kind == "docker" {
+		y, err = export.ComposePD(plans, sp.Target)
+		if err != nil {
+			return usageError{fmt.Errorf("trial %d: %w", t.Number, err)}
+		}
+	} else if y, err = export.KubernetesPD(plans); err != nil {
 		return err
 	}
 	_, err = e.stdout.Write(y)

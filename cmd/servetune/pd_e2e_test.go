@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/servetune/servetune/studies/export/k8stest"
 	"github.com/servetune/servetune/studies/store"
 )
 
@@ -120,6 +123,33 @@ func TestPDStudyMeasuresThroughTheRouter(t *testing.T) {
 				t.Fatalf("%v lacks %q:\n%s", args, want, out)
 			}
 		}
+	}
+	checkPDExports(t, bin, dir)
+}
+
+// checkPDExports: the study's best PD trial exports to Kubernetes
+// (strictly decoded, a cache claim per server) and, on its one 4-GPU
+// host, to a Compose file with a service per process.
+func checkPDExports(t *testing.T, bin, dir string) {
+	t.Helper()
+	c := exec.Command(bin, "best", "pd", "--export", "k8s")
+	c.Dir = dir
+	y, err := c.Output()
+	if err != nil {
+		t.Fatalf("best --export k8s: %v", err)
+	}
+	objs, err := k8stest.Decode(y)
+	if err != nil || len(objs.Claims) != len(objs.Deployments)-1 {
+		t.Fatalf("k8s export: %v, %d claims for %d deployments\n%s", err, len(objs.Claims), len(objs.Deployments), y)
+	}
+	c = exec.Command(bin, "best", "pd", "--export", "docker")
+	c.Dir = dir
+	out, err := c.Output()
+	var f struct {
+		Services map[string]map[string]any `yaml:"services"`
+	}
+	if err != nil || yaml.Unmarshal(out, &f) != nil || len(f.Services) != len(objs.Deployments) {
+		t.Fatalf("best --export docker: %v, %d services\n%s", err, len(f.Services), out)
 	}
 }
 

@@ -36,11 +36,11 @@ func checkReportCommands(t *testing.T, dir string) {
 		t.Errorf("--html with --markdown: exit %d %s", code, errText)
 	}
 	code, out, errText = runCLI(t, dir, "best", "quickstart", "--export", "docker")
-	if code != 0 || !strings.Contains(out, "docker run ") || !strings.Contains(out, "lmsysorg/sglang:latest -m sglang.launch_server") {
+	if code != 0 || !strings.Contains(out, "docker run ") || !strings.Contains(out, "lmsysorg/sglang:v0.5.14 -m sglang.launch_server") {
 		t.Errorf("best --export docker: exit %d %s\n%s", code, errText, out)
 	}
 	code, out, errText = runCLI(t, dir, "best", "quickstart", "--export", "k8s", "--trial", "1")
-	if code != 0 || !strings.Contains(out, "image: vllm/vllm-openai:latest") || !strings.Contains(out, "nvidia.com/gpu: 8") {
+	if code != 0 || !strings.Contains(out, "image: vllm/vllm-openai:v0.18.0") || !strings.Contains(out, "nvidia.com/gpu: 8") {
 		t.Errorf("best --export k8s --trial 1: exit %d %s\n%s", code, errText, out)
 	}
 	if code, _, _ := runCLI(t, dir, "best", "quickstart", "--export", "helm"); code != 2 {

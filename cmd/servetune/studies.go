@@ -142,15 +142,21 @@ func bestCommand(e *env) *cli.Command {
 		Description: `--export docker prints a shell snippet: the generated files (if any),
 then one docker run of the engine's official image (vllm/vllm-openai,
 lmsysorg/sglang, nvcr.io/nvidia/tensorrt-llm/release, ollama/ollama;
-tagged with target.engines.<engine>.version, else latest) with the
+tagged with target.engines.<engine>.version, else the release the
+command was rendered for, never latest) with the
 trial's exact argv and env, the trial's own GPUs, --ipc=host, the host's
 model cache and HF_TOKEN passed from your environment by name. --export k8s
 prints a Deployment (the trial's GPU count, startup/readiness/liveness
 probes on the engine's health endpoint, /dev/shm in memory, the model cache
 on the PersistentVolumeClaim servetune-model-cache, HF_TOKEN from the
 optional Secret hf-token), a Service and the generated files' ConfigMap,
-ready for kubectl apply -f. A trial that did not complete is refused
-unless --force; a declared engine needs --image.`,
+ready for kubectl apply -f. A disaggregated trial exports one Deployment
+and Service per process (a cache claim per server, or one ReadWriteMany
+claim with --shared-cache; pod affinity for servers sharing a node; an
+RDMA NIC, --rdma-resource, for servers whose KV crosses nodes; vLLM's
+production router), or with docker a Compose file for one host. A trial
+that did not complete is refused unless --force; a declared engine needs
+--image.`,
 		Flags: []cli.Flag{dirFlag(), storageFlag(),
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.BoolFlag{Name: "markdown", Usage: "print Markdown"},
@@ -158,6 +164,9 @@ unless --force; a declared engine needs --image.`,
 			&cli.IntFlag{Name: "trial", Usage: "with --export: this trial instead of the best (the front's first member)"},
 			&cli.BoolFlag{Name: "force", Usage: "with --export: export a trial that did not complete (pruned, failed, out of memory)"},
 			&cli.StringFlag{Name: "image", Usage: "with --export: the container `IMAGE` instead of the engine's official one (a declared engine has none)"},
+			&cli.BoolFlag{Name: "shared-cache", Usage: "with --export k8s of a disaggregated trial: the storage offers ReadWriteMany, so every server mounts one model cache claim instead of one ReadWriteOnce claim each"},
+			&cli.StringFlag{Name: "router-image", Usage: "with --export of a disaggregated vLLM trial: an `IMAGE` holding vLLM's router (vllm-router) to run instead of installing it into vLLM's image"},
+			&cli.StringFlag{Name: "rdma-resource", Usage: "with --export k8s of a disaggregated trial: the extended resource `NAME` of the RDMA NICs a server moving KV across nodes requests (default " + export.DefaultRDMAResource + ")"},
 		},
 		Action: func(c *cli.Context) error {
 			sp, trials, err := studyArg(c)
@@ -166,7 +175,8 @@ unless --force; a declared engine needs --image.`,
 			}
 			r := studies.BuildReport(sp, trials, renderCommand(sp))
 			if c.IsSet("export") {
-				return e.export(sp, trials, r, c.String("export"), c.Int("trial"), export.Options{Force: c.Bool("force"), Image: c.String("image")})
+				return e.export(sp, trials, r, c.String("export"), c.Int("trial"), export.Options{Force: c.Bool("force"), Image: c.String("image"),
+					SharedCache: c.Bool("shared-cache"), RDMAResource: c.String("rdma-resource"), RouterImage: c.String("router-image")})
 			}
 			switch {
 			case c.Bool("json"):

@@ -244,3 +244,27 @@ func TestPDEvaluateIsDeterministic(t *testing.T) {
 		t.Fatalf("completed %d; repeat equal: %v", m.Completed, reflect.DeepEqual(a, b))
 	}
 }
+
+// The balanced profile (8192 in, 1024 out, 1000 requests at once) on a
+// decode server of max_running 64 fills its cache with transferred
+// prompts; requests it preempts must still finish. It once stalled with
+// 943 of 1000 requests unfinished (transferred requests waited for the
+// preempted ones, which waited for the cache the transferred ones held).
+func TestPDBalancedDecodePressureFinishesEveryRequest(t *testing.T) {
+	p, _ := bench.Lookup("balanced")
+	for _, cfg := range []space.Config{
+		with(glmPD(), "decode_max_running", int64(64)),
+		with(glmPD(), "decode_max_running", int64(256)),
+		with(glmPD(), "decode_dp", int64(8), "decode_enable_dp_attention", true, "decode_max_running", int64(512)),
+	} {
+		recs, _, err := New().Evaluate(context.Background(), cfg, glm16, p, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			if !r.Success {
+				t.Fatalf("%v: request %d failed: %s", cfg, r.Index, r.Error)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/servetune/servetune/bench"
@@ -50,8 +51,12 @@ func (d *pdSim) route(r *pdReq) {
 	d.routerFree = max(d.routerFree, r.sent) + d.ps.router
 	r.pSrv, r.dSrv = leastOutstanding(d.prefill), leastOutstanding(d.decode)
 	r.drk = leastLoadedRank(r.dSrv, d.waits)
-	if r.in+1 > d.ps.pPlan.kvTokens || r.in+r.out > d.ps.dPlan.kvTokens {
-		d.fail(r, "sim: request needs more KV cache than the engine has")
+	if r.in+1 > d.ps.pPlan.kvTokens {
+		d.fail(r, fmt.Sprintf("sim: prefill server's KV cache (%d tokens) cannot hold the %d-token prompt", d.ps.pPlan.kvTokens, r.in))
+		return
+	}
+	if r.in+r.out > d.ps.dPlan.kvTokens {
+		d.fail(r, fmt.Sprintf("sim: decode server's KV cache (%d tokens) cannot hold the request's %d tokens", d.ps.dPlan.kvTokens, r.in+r.out))
 		return
 	}
 	r.pSrv.outstanding++
@@ -107,17 +112,23 @@ func (d *pdSim) prefilled(srv *pdServer, rk *rankState, pr *simReq) {
 
 // startTransfers starts, in order, the transfers to decode rank rk that
 // its cache has room for: the decode side allocates the whole prompt
-// (and SGLang's reservation for the reply) before the KV is written.
+// (and SGLang's reservation for the reply) before the KV is written. The
+// reservations of requests transferred but not yet running count too
+// (held), or the transferred prompts fill the cache and the running
+// requests preempt each other as their replies grow.
 func (d *pdSim) startTransfers(srv *pdServer, rk *rankState) {
 	w := d.waits[rk]
 	sc := srv.sc
 	for len(w) > 0 && w[0].ready <= d.now {
 		r := w[0]
-		if sc.committed(rk)+r.in+int(sc.s.eng.reserve*float64(r.out-1)) > rk.kvCap {
+		hold := int(sc.s.eng.reserve * float64(r.out-1))
+		if sc.committed(rk)+d.held[rk]+r.in+hold > rk.kvCap {
 			break
 		}
 		w = w[1:]
 		rk.kvUsed += r.in
+		d.held[rk] += hold
+		r.hold = hold
 		start := max(d.now, d.linkFree[rk])
 		r.xferEnd = start + d.link(r.pSrv, srv).seconds(r.in)
 		d.linkFree[rk] = r.xferEnd
@@ -162,6 +173,7 @@ func (d *pdSim) arrive(r *pdReq) {
 		prompt: r.in, prefilled: r.in, kv: r.in, gen: 1, sent: r.sent}
 	r.dr = dr
 	if r.out <= 1 {
+		d.held[r.drk] -= r.hold
 		r.drk.kvUsed -= dr.kv
 		dr.first = d.now + r.dSrv.sc.outOverhead()
 		dr.finish, dr.done = dr.first, true
@@ -172,12 +184,16 @@ func (d *pdSim) arrive(r *pdReq) {
 }
 
 // join moves transferred requests into rank rk's running batch while
-// max_running allows (requests it preempted go first); the first token
-// reaches the client when the step that takes it in starts.
+// max_running allows (requests it preempted go first, unless nothing
+// runs: then the transferred requests' KV, already in the cache, could
+// leave no room for a preempted one to recompute, and neither queue
+// would ever move); the first token reaches the client when the step
+// that takes it in starts.
 func (d *pdSim) join(srv *pdServer, rk *rankState) {
 	q := d.readyQ[rk]
-	for len(q) > 0 && rk.waiting.len() == 0 && len(rk.running) < srv.sc.s.maxRunning {
+	for len(q) > 0 && (rk.waiting.len() == 0 || len(rk.running) == 0) && len(rk.running) < srv.sc.s.maxRunning {
 		dr := q[0].dr
+		d.held[rk] -= q[0].hold // running now: the scheduler's reserve counts it
 		q = q[1:]
 		dr.first = d.now + srv.sc.outOverhead()
 		dr.last = dr.first

@@ -78,31 +78,45 @@ func (sm *Simulator) KVTransferSeconds(cfg space.Config, t space.Target, tokens 
 }
 
 // placePD puts every server of a PD deployment on a node, prefill
-// servers first and then decode servers, in order, never splitting a
-// server over two nodes (the simulator does not model a multi-node
-// server); perNode ≤ 0 is one node for all.
+// servers first and then decode servers (PlaceServers).
 func placePD(prefillGPUs, nPrefill, decodeGPUs, nDecode, perNode int) (pNode, dNode []int) {
-	node, free := 0, perNode
-	put := func(gpus int) int {
-		if perNode > 0 && gpus > free && free < perNode {
-			node, free = node+1, perNode
-		}
-		free -= gpus
-		return node
-	}
+	gpus := make([]int, 0, nPrefill+nDecode)
 	for range nPrefill {
-		pNode = append(pNode, put(prefillGPUs))
+		gpus = append(gpus, prefillGPUs)
 	}
 	for range nDecode {
-		dNode = append(dNode, put(decodeGPUs))
+		gpus = append(gpus, decodeGPUs)
 	}
-	return pNode, dNode
+	nodes := PlaceServers(gpus, perNode)
+	return nodes[:nPrefill:nPrefill], nodes[nPrefill:]
 }
 
-// nodeSize is how many GPUs share one node's NVLink: the target's
+// PlaceServers is the node of each server of a disaggregated deployment
+// (their GPUs, prefill first, in order) as the simulator places them:
+// filling one node before the next, never splitting a server over two
+// nodes (the simulator does not model a multi-node server); perNode ≤ 0
+// is one node for all. Servers on one node move KV over NVLink, the
+// others over the network: an export keeps the former together.
+func PlaceServers(gpus []int, perNode int) []int {
+	node, free := 0, perNode
+	out := make([]int, len(gpus))
+	for i, g := range gpus {
+		if perNode > 0 && g > free && free < perNode {
+			node, free = node+1, perNode
+		}
+		free -= g
+		out[i] = node
+	}
+	return out
+}
+
+// nodeSize is NodeSize.
+func nodeSize(t space.Target) int { return NodeSize(t) }
+
+// NodeSize is how many GPUs share one node's NVLink: the target's
 // gpus_per_node when it spans nodes, else all of its GPUs (the
 // aggregated simulator's view of a target).
-func nodeSize(t space.Target) int {
+func NodeSize(t space.Target) int {
 	if len(t.Nodes) > 0 || t.GPUsPerNode > 0 {
 		return t.NodeGPUs()
 	}

@@ -31,9 +31,12 @@ type pdReq struct {
 	drk     *rankState
 	ready   float64 // when the decode side may allocate (after prefill)
 	xferEnd float64
-	failed  string
-	done    bool
-	finish  float64
+	// hold is the reply's KV the decode rank reserved for it at the
+	// transfer, until it joins the running batch.
+	hold   int
+	failed string
+	done   bool
+	finish float64
 }
 
 // pdSim is the discrete-event simulation of a disaggregated deployment
@@ -58,12 +61,13 @@ type pdSim struct {
 	linkFree         map[*rankState]float64
 	xfers            []*pdReq // in flight
 	readyQ           map[*rankState][]*pdReq
+	held             map[*rankState]int // reserved for transferred requests not yet running
 	links            map[[2]int]kvLink
 }
 
 func newPDSim(ps *pdSetup, reqs []request, p bench.Profile, noise float64) *pdSim {
 	d := &pdSim{ps: ps, cap: p.MaxConcurrency, successor: map[int]*pdReq{}, waits: map[*rankState][]*pdReq{},
-		linkFree: map[*rankState]float64{}, readyQ: map[*rankState][]*pdReq{}, links: map[[2]int]kvLink{}}
+		linkFree: map[*rankState]float64{}, readyQ: map[*rankState][]*pdReq{}, held: map[*rankState]int{}, links: map[[2]int]kvLink{}}
 	if p.MaxDuration > 0 {
 		d.maxDur = p.MaxDuration.Seconds()
 	}
@@ -99,10 +103,20 @@ func (d *pdSim) run(ctx context.Context) (float64, error) {
 			end = max(end, r.finish)
 		}
 		if !r.done {
-			r.done, r.failed, r.finish = true, "sim: benchmark stopped at max_duration", d.now
+			r.done, r.failed, r.finish = true, d.unfinished(), d.now
 		}
 	}
 	return end, nil
+}
+
+// unfinished is why a request still in flight when the simulation ends
+// failed: the benchmark's max_duration, or (a simulator bug) no event
+// left that could finish it.
+func (d *pdSim) unfinished() string {
+	if d.maxDur > 0 && d.now >= d.maxDur {
+		return "sim: benchmark stopped at max_duration"
+	}
+	return "sim: request stalled in the disaggregated deployment (no event left to finish it)"
 }
 
 // startDue sends due requests, starts the transfers that can start and

@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/servetune/servetune/engines"
 )
 
 // Kubernetes names the user provides: the Secret holding a Hugging Face
@@ -26,7 +28,7 @@ func Kubernetes(p Plan) ([]byte, error) {
 	if len(p.Files) > 0 {
 		docs = append(docs, obj{"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(p), "data": p.Files})
 	}
-	docs = append(docs, cacheClaim(), deployment(p), service(p))
+	docs = append(docs, cacheClaim(p.Claim, "ReadWriteOnce"), deployment(p), service(p))
 	return encodeManifest(docs)
 }
 
@@ -69,9 +71,9 @@ func label(s string) string {
 
 // cacheClaim keeps checkpoints across restarts and trials; its size is
 // the one figure to adjust (a 700 GB FP8 checkpoint needs more).
-func cacheClaim() obj {
-	return obj{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": obj{"name": CacheClaim}, "spec": obj{
-		"accessModes": []string{"ReadWriteOnce"},
+func cacheClaim(name, access string) obj {
+	return obj{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": obj{"name": name}, "spec": obj{
+		"accessModes": []string{access},
 		"resources":   obj{"requests": obj{"storage": "500Gi"}},
 	}}
 }
@@ -90,7 +92,7 @@ func deployment(p Plan) obj {
 		"replicas": 1,
 		"strategy": obj{"type": "Recreate"},
 		"selector": obj{"matchLabels": obj{"app": p.Name}},
-		"template": obj{"metadata": obj{"labels": obj{"app": p.Name}}, "spec": podSpec(p)},
+		"template": obj{"metadata": obj{"labels": podLabels(p)}, "spec": podSpec(p)},
 	}}
 }
 
@@ -100,22 +102,58 @@ func podSpec(p Plan) obj {
 	for k, v := range probes(p) {
 		c[k] = v
 	}
-	// Tensor-parallel workers share memory through /dev/shm, which a
-	// pod caps at 64 MiB unless it mounts one.
-	mounts := []obj{{"name": "shm", "mountPath": "/dev/shm"}, {"name": "cache", "mountPath": p.Cache}}
-	vols := []obj{{"name": "shm", "emptyDir": obj{"medium": "Memory"}},
-		{"name": "cache", "persistentVolumeClaim": obj{"claimName": CacheClaim}}}
+	mounts, vols := cacheVolumes(p)
 	if len(p.Files) > 0 {
 		mounts = append(mounts, obj{"name": "files", "mountPath": "/servetune", "readOnly": true})
 		vols = append(vols, obj{"name": "files", "configMap": obj{"name": p.Name}})
 		c["workingDir"] = "/servetune"
 	}
-	c["volumeMounts"] = mounts
-	if p.GPUs > 0 {
-		gpus := obj{"nvidia.com/gpu": p.GPUs}
-		c["resources"] = obj{"requests": gpus, "limits": gpus}
+	if len(mounts) > 0 {
+		c["volumeMounts"] = mounts
 	}
-	return obj{"containers": []obj{c}, "volumes": vols}
+	res := obj{}
+	if p.GPUs > 0 {
+		res["nvidia.com/gpu"] = p.GPUs
+	}
+	if p.RDMA != "" {
+		// RDMA memory registration pins the KV buffers.
+		res[p.RDMA] = 1
+		c["securityContext"] = obj{"capabilities": obj{"add": []string{"IPC_LOCK"}}}
+	}
+	if len(res) > 0 {
+		c["resources"] = obj{"requests": res, "limits": res}
+	}
+	spec := obj{"containers": []obj{c}}
+	if len(p.Install) > 0 {
+		// The program the image lacks, installed into a shared volume.
+		m := []obj{{"name": "install", "mountPath": p.InstallDir}}
+		spec["initContainers"] = []obj{{"name": "install", "image": p.Image, "command": p.Install[:1], "args": p.Install[1:], "volumeMounts": m}}
+		c["volumeMounts"] = append(mounts, m...)
+		vols = append(vols, obj{"name": "install", "emptyDir": obj{}})
+	}
+	if len(vols) > 0 {
+		spec["volumes"] = vols
+	}
+	if a := affinity(p); a != nil {
+		spec["affinity"] = a
+	}
+	return spec
+}
+
+// cacheVolumes are a server's /dev/shm (tensor-parallel workers share
+// memory through it, which a pod caps at 64 MiB unless it mounts one)
+// and its model cache; the router has neither.
+func cacheVolumes(p Plan) (mounts, vols []obj) {
+	if p.Role == engines.RoleRouter {
+		return nil, nil
+	}
+	mounts = []obj{{"name": "shm", "mountPath": "/dev/shm"}}
+	vols = []obj{{"name": "shm", "emptyDir": obj{"medium": "Memory"}}}
+	if p.Claim != "" {
+		mounts = append(mounts, obj{"name": "cache", "mountPath": p.Cache})
+		vols = append(vols, obj{"name": "cache", "persistentVolumeClaim": obj{"claimName": p.Claim}})
+	}
+	return mounts, vols
 }
 
 // env is the command's variables, the pod's address where peers need it

@@ -49,6 +49,10 @@ func NewPD(sp *space.Space, t store.Trial, o Options) ([]Plan, error) {
 			plans[i].Image = o.Image
 		}
 	}
+	placeServers(plans, sp.Target, o)
+	if eng == engines.VLLM {
+		vllmRouter(plans, sp.Target, o)
+	}
 	return plans, nil
 }
 
@@ -75,13 +79,15 @@ func processPlan(sp *space.Space, t store.Trial, eng string, f facts, pr engines
 		env[k] = v
 	}
 	p := Plan{Study: sp.Study.Name, Trial: t.Number, Name: processName(sp.Study.Name, t.Number, pr.Name()), Engine: eng,
-		Image: f.image(sp.Target.Engines[eng].Version), Port: pr.Port, Argv: pr.Command.Argv, Env: env,
-		Load: f.load, Cache: f.cache, HFToken: f.hfHome, PeerPorts: pr.PeerPorts, HostEnv: pr.HostEnv}
+		Image: f.image(imageVersion(sp.Target, eng)), Port: pr.Port, Argv: pr.Command.Argv, Env: env,
+		Load: f.load, Cache: f.cache, HFToken: f.hfHome, PeerPorts: pr.PeerPorts, HostEnv: pr.HostEnv, Role: pr.Role}
 	if len(pr.Probes) > 0 {
 		p.Health = pr.Probes[0]
 	}
 	if pr.Role == engines.RoleRouter {
 		p.Load, p.HFToken = routerLoad, false
+	} else {
+		p.Claim = CacheClaim + "-" + pr.Name() // placeServers may share one
 	}
 	if gpu {
 		p.GPUs = pr.GPUs
@@ -102,10 +108,27 @@ func processName(study string, trial int, process string) string {
 	return base + suffix
 }
 
-// KubernetesPD is the manifest of a whole deployment: the model cache's
-// claim once, then each process's Deployment and Service.
+// KubernetesPD is the manifest of a whole deployment: each model cache
+// claim once (ReadWriteMany when the servers share one), then each
+// process's Deployment and Service.
 func KubernetesPD(plans []Plan) ([]byte, error) {
-	docs := []any{cacheClaim()}
+	var docs []any
+	seen := map[string]int{}
+	for _, p := range plans {
+		if p.Claim != "" {
+			seen[p.Claim]++
+		}
+	}
+	for _, p := range plans {
+		if n := seen[p.Claim]; n > 0 {
+			access := "ReadWriteOnce"
+			if n > 1 {
+				access = "ReadWriteMany"
+			}
+			docs = append(docs, cacheClaim(p.Claim, access))
+			seen[p.Claim] = 0
+		}
+	}
 	for _, p := range plans {
 		docs = append(docs, deployment(p), service(p))
 	}

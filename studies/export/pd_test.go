@@ -38,7 +38,7 @@ func pdManifest(t *testing.T, engine string, cfg space.Config) ([]Plan, k8stest.
 func TestKubernetesPDDeploysEveryRole(t *testing.T) {
 	plans, objs := pdManifest(t, "sglang", space.Config{"prefill_tp": int64(2), "decode_tp": int64(4)})
 	names := []string{"my-study-trial-7-prefill-0", "my-study-trial-7-prefill-1", "my-study-trial-7-decode-0", "my-study-trial-7-router"}
-	if len(objs.Deployments) != 4 || len(objs.Services) != 4 || len(objs.Claims) != 1 {
+	if len(objs.Deployments) != 4 || len(objs.Services) != 4 || len(objs.Claims) != 3 {
 		t.Fatalf("got %d deployments, %d services, %d claims", len(objs.Deployments), len(objs.Services), len(objs.Claims))
 	}
 	wantGPUs := []int64{2, 2, 4, 0}

@@ -21,6 +21,17 @@ type Options struct {
 	// Image replaces the engine's official image; a declared engine has
 	// none and needs one.
 	Image string
+	// SharedCache says the cluster's storage class offers ReadWriteMany:
+	// every server of a disaggregated deployment mounts one cache claim
+	// instead of one ReadWriteOnce claim each.
+	SharedCache bool
+	// RDMAResource is the extended resource name of the RDMA NICs a
+	// server moving KV across nodes requests (DefaultRDMAResource when
+	// "").
+	RDMAResource string
+	// RouterImage replaces the router's image (vLLM's router has no
+	// official one).
+	RouterImage string
 }
 
 // Plan is one trial's deployment: everything the renderers print.
@@ -55,6 +66,23 @@ type Plan struct {
 	// hold this pod's address for them (set from the pod's IP).
 	PeerPorts []int
 	HostEnv   string
+	// Role is the process's part in a disaggregated deployment
+	// (engines.RolePrefill, RoleDecode, RoleRouter); "" for one server.
+	Role string
+	// Claim is the PersistentVolumeClaim holding Cache; "" mounts none
+	// (the router loads no model).
+	Claim string
+	// NodeGroup, when set, names the servers the simulator placed on one
+	// node, whose KV moves over NVLink: their pods require each other's
+	// node. RDMA is the extended resource of the NICs a server moves KV
+	// over to another node (NIXL, Mooncake), "" when it moves none.
+	NodeGroup string
+	RDMA      string
+	// Install, when set, runs first in the same image, into InstallDir
+	// (a volume the process's container shares): the program the
+	// process runs that the image lacks (vLLM's router).
+	Install    []string
+	InstallDir string
 }
 
 // ErrNotComplete refuses a trial whose measurement does not hold.
@@ -79,8 +107,8 @@ func New(sp *space.Space, t store.Trial, o Options) (Plan, error) {
 		return Plan{}, fmt.Errorf("trial %d: %w", t.Number, err)
 	}
 	p := Plan{Study: sp.Study.Name, Trial: t.Number, Name: name(sp.Study.Name, t.Number), Engine: eng,
-		Image: f.image(sp.Target.Engines[eng].Version), Files: cmd.Files, Setup: cmd.Setup,
-		Health: f.health, Load: f.load, Cache: f.cache, HFToken: f.hfHome}
+		Image: f.image(imageVersion(sp.Target, eng)), Files: cmd.Files, Setup: cmd.Setup,
+		Health: f.health, Load: f.load, Cache: f.cache, HFToken: f.hfHome, Claim: CacheClaim}
 	if o.Image != "" {
 		p.Image = o.Image
 	}
@@ -101,6 +129,16 @@ func bind(cfg space.Config, t space.Target, cmd engines.Command, f facts) ([]str
 		env[f.bindEnv] = "0.0.0.0:" + strconv.Itoa(port)
 	}
 	return append(append([]string(nil), cmd.Argv...), args...), env, port
+}
+
+// imageVersion is the release an image is pinned to: the target's
+// version of the engine, else the release the command was rendered for
+// (engines.RenderedFor), never ":latest", whose flags may have moved on.
+func imageVersion(t space.Target, eng string) string {
+	if v := t.Engines[eng].Version; v != "" && v != "latest" {
+		return v
+	}
+	return engines.RenderedFor(eng)
 }
 
 // engineFacts are what the registry knows of eng; a declared engine

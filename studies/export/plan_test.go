@@ -65,12 +65,12 @@ func TestNewPlansTheTrialsOwnGPUsPortImageAndBinding(t *testing.T) {
 	}{
 		{"vllm tp=2", study("vllm", 8, nil), space.Config{"tp": int64(2)}, Options{}, 2, 8000, "vllm/vllm-openai:v0.15.1",
 			[]string{"--host=0.0.0.0", "--port=8000"}, nil, "/health"},
-		{"sglang tp=2 dp=2", study("sglang", 8, nil), space.Config{"tp": int64(2), "dp": int64(2)}, Options{}, 4, 30000, "lmsysorg/sglang:latest",
+		{"sglang tp=2 dp=2", study("sglang", 8, nil), space.Config{"tp": int64(2), "dp": int64(2)}, Options{}, 4, 30000, "lmsysorg/sglang:v0.5.14",
 			nil, nil, "/health"},
 		{"trtllm tp=4", study("trtllm", 8, nil), space.Config{"tp": int64(4)}, Options{}, 4, 8000, "nvcr.io/nvidia/tensorrt-llm/release:1.2.1",
 			[]string{"--port=8000"}, nil, "/health"},
 		{"ollama on CPU", &space.Space{Study: space.Study{Name: "o"}, Target: space.Target{Engine: "ollama", Model: "/models/qwen3-0.6b.gguf"}}, space.Config{}, Options{},
-			0, 11434, "ollama/ollama:latest", nil, map[string]string{"OLLAMA_HOST": "0.0.0.0:11434"}, "/api/version"},
+			0, 11434, "ollama/ollama:0.5.7", nil, map[string]string{"OLLAMA_HOST": "0.0.0.0:11434"}, "/api/version"},
 		{"declared", study("llama-server", 1, llamaServer()), space.Config{"max_running": int64(4)}, Options{Image: "ghcr.io/ggml-org/llama.cpp:server-cuda"},
 			1, 8080, "ghcr.io/ggml-org/llama.cpp:server-cuda", []string{"--host", "0.0.0.0", "--port", "8080"}, nil, "/health"},
 	} {
