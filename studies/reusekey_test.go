@@ -35,8 +35,8 @@ func TestRenderedKeyKeepsGPUType(t *testing.T) {
 	if key(on("H100")) == key(on("L40S")) {
 		t.Errorf("one key for two GPU types: %s", key(on("H100")))
 	}
-	if key(on("H100")) != key(on("H100")) {
-		t.Error("the key is not a function of the config")
+	if a, b := key(on("H100")), key(on("H100")); a != b {
+		t.Errorf("the key is not a function of the config: %s vs %s", a, b)
 	}
 	if plain := (space.Config{"engine": "vllm", "tp": int64(2)}); key(plain) != key(on(space.Default)) {
 		t.Errorf("a gpu knob at default changed the key: %s vs %s", key(plain), key(on(space.Default)))
