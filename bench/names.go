@@ -17,6 +17,9 @@ var plainMetrics = map[string]bool{
 	"slo_attainment": true, "max_rate_under_slo": true, "answer_accuracy": true, "baseline_agreement": true,
 	MetricUSDPerHour: true, MetricUSDPerMTokOutput: true, MetricUSDPerMTokTotal: true,
 	MetricReplicas: true, MetricGPUsTotal: true,
+	// perGPU's figures (WithPerGPU); TestPerGPUNamesAreKnown holds them to it.
+	"total_tps_per_gpu": true, "output_tps_per_gpu": true, "request_tps_per_gpu": true,
+	"goodput_rps_per_gpu": true, "max_rate_under_slo_per_gpu": true,
 }
 
 // Cost metrics (package cost computes them from a trial's GPUs, the price
@@ -49,12 +52,6 @@ var perGPU = []string{"total_tps", "output_tps", "request_tps", "goodput_rps", "
 
 // PerGPUSuffix names a throughput's per-GPU figure: total_tps_per_gpu.
 const PerGPUSuffix = "_per_gpu"
-
-func init() {
-	for _, n := range perGPU {
-		plainMetrics[n+PerGPUSuffix] = true
-	}
-}
 
 // PerGPUOf is the throughput a per-GPU metric divides ("total_tps" for
 // "stage1_total_tps_per_gpu" is "stage1_total_tps"), false for another
