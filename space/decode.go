@@ -126,6 +126,9 @@ func (d *decoder) constraints(ts []map[string]any) []Constraint {
 		if d.opt.Metric != nil && !d.opt.Metric(c.Metric) {
 			d.fail(join(path, "expr"), "unknown metric %q%s", c.Metric, metricHint(c.Metric))
 		}
+		if c.Unsatisfiable() {
+			d.fail(join(path, "expr"), "%q can never hold: %s is never negative, so every trial would miss it", src, c.Metric)
+		}
 		c.Profile = d.str(m, "profile", path, "")
 		out = append(out, c)
 	}

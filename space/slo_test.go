@@ -85,3 +85,27 @@ func FuzzConstraint(f *testing.F) {
 		}
 	})
 }
+
+// A bound no metric can meet — every metric is zero or more — rules out
+// every trial; a bound some value can meet, or a relative one, does not.
+func TestConstraintUnsatisfiable(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want bool
+	}{
+		{"p99_ttft_ms <= -5", true},
+		{"p99_ttft_ms < 0", true},
+		{"failed <= 0", false},
+		{"p99_ttft_ms < 0.5", false},
+		{"total_tps >= -5", false},
+		{"mean_tpot_ms < baseline", false},
+	} {
+		c, err := parseConstraint(tc.src)
+		if err != nil {
+			t.Fatalf("parseConstraint(%q): %v", tc.src, err)
+		}
+		if got := c.Unsatisfiable(); got != tc.want {
+			t.Errorf("%q: Unsatisfiable() = %v, want %v", tc.src, got, tc.want)
+		}
+	}
+}

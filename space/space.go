@@ -94,6 +94,19 @@ type Constraint struct {
 	Relative bool `json:",omitempty"`
 }
 
+// Unsatisfiable says whether no trial can meet the constraint: every
+// metric servetune reports (latencies, throughputs, counts, shares,
+// costs) is zero or more, so an upper bound below zero, or a strict one
+// at zero, rules out every trial — a space that can only produce failing
+// trials. A relative bound is a positive factor of a value that is zero
+// or more, and is judged against the baseline instead.
+func (c Constraint) Unsatisfiable() bool {
+	if c.Relative {
+		return false
+	}
+	return (c.Op == "<=" && c.Bound < 0) || (c.Op == "<" && c.Bound <= 0)
+}
+
 // Baseline is the word a relative constraint names the baseline's value by.
 const Baseline = "baseline"
 
