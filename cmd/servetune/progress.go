@@ -19,6 +19,7 @@ import (
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
+	studyprogress "github.com/servetune/servetune/studies/progress"
 	"github.com/servetune/servetune/studies/store"
 )
 
@@ -228,7 +229,7 @@ func (p *progress) log(ev studies.Event) {
 			}
 		}
 		if eta, ok := p.stats.eta(p.now()); ok {
-			lg = lg.Str("study_eta", eta.Round(time.Second).String())
+			lg = lg.Str("study_eta", studyprogress.Format(eta))
 		}
 		switch {
 		case t.Failure != nil:
@@ -257,7 +258,7 @@ func (p *progress) logProgress(now time.Time) {
 		c := s.running[n]
 		lg := p.e.log.Info().Int("trial", c.trial).Str("phase", c.describe()).Str("elapsed", now.Sub(c.since).Round(time.Second).String())
 		if eta, ok := s.eta(now); ok {
-			lg = lg.Str("study_eta", eta.Round(time.Second).String())
+			lg = lg.Str("study_eta", studyprogress.Format(eta))
 		}
 		lg.Msg("trial running")
 		p.lastLog = now

@@ -208,3 +208,29 @@ func TestWatchPrior(t *testing.T) {
 type predictOnly struct{}
 
 func (predictOnly) Predict(context.Context, space.Config) ([]float64, bool) { return nil, false }
+
+// Under 10 s the study's ETA is written to the tenth, in the finished
+// trial's log line and the live head: whole seconds read 0s with a trial
+// left (issue 50).
+func TestShortETAHasTenths(t *testing.T) {
+	sp := progressSpace(t)
+	var logs bytes.Buffer
+	c := &fakeClock{time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	e := &env{stdout: &bytes.Buffer{}, log: zerolog.New(&logs)}
+	p := newProgress(e, sp, nil, 0, c.now)
+	p.event(startEv(1, 0))
+	for n := 1; n <= 4; n++ {
+		c.add(1300 * time.Millisecond)
+		p.event(finishEv(n, n))
+		if n < 4 {
+			p.event(startEv(n+1, n))
+		}
+	}
+	// 1.3 s per trial, one left.
+	if !strings.Contains(logs.String(), `"study_eta":"1.3s"`) {
+		t.Errorf("no sub-second study_eta with one trial left:\n%s", logs.String())
+	}
+	if head := p.stats.block(c.now().Add(1250 * time.Millisecond))[0]; !strings.Contains(head, "ETA 0.1s") {
+		t.Errorf("head %q: want the last trial's 0.05 s written as 0.1s, never 0s", head)
+	}
+}

@@ -140,7 +140,7 @@ func (s runStats) block(now time.Time) []string {
 	}
 	head += " · elapsed " + elapsed.String()
 	if eta, ok := s.eta(now); ok {
-		head += " · ETA " + eta.Round(time.Second).String()
+		head += " · ETA " + studyprogress.Format(eta)
 	}
 	var bests []string
 	for i, o := range s.sp.Objectives {

@@ -3,8 +3,7 @@ package progress
 import "time"
 
 // ETA estimates a study's remaining wall time from the measured time per
-// trial: the time from the run's first trial start to its latest finish,
-// over the trials finished since. That span holds everything a trial
+// trial: the interval between finishes, which holds everything a trial
 // costs the study — the sampler's proposal, the prior's predictions, the
 // engine's start-up, the benchmark, the teardown and the bookkeeping —
 // where a trial's own duration holds only part of it (issue 50: the
@@ -13,30 +12,34 @@ import "time"
 // span per finish is already the study's time per trial, shared among
 // them.
 //
-// It is the mean over the run, not a moving average: on the quickstart
-// the interval between finishes swings from 0.2 s to 4.5 s with the
-// machine's load, and replayed on three traces the run's mean kept 50,
-// 34 and 22 of 55 estimates from trial 5 on within ±30%, where weighted
-// averages of recent intervals kept 17 to 42 (docs/benchmarks.md,
-// "Issue 50").
+// It follows the recent trials: the time per trial is the span of the
+// last k finishes over k, k = max(5, finished/3), and the run's mean
+// (from the first start) until more than 5 finished. Later trials cost
+// more than earlier ones (the sampler's proposals grow with the history),
+// so the run's mean lagged and read 30–48% low through the middle of the
+// quickstart; a window of a third of the run follows that trend yet
+// averages enough intervals that one slow or fast finish does not swing
+// it, which a window of the last few did on a loaded machine (replayed
+// traces in eta_replay_test.go, figures in docs/benchmarks.md, "Issue 50:
+// the ETA, second pass").
 //
 // The clock starts at the run's first trial start, so a start-up before
 // it (the prior ranking configs) and the time between runs of a resumed
 // study count in no trial's time. The zero value is ready to use.
 type ETA struct {
 	started bool
-	// first is the run's first trial start, last its latest finish (the
-	// first start until one).
-	first, last time.Time
-	// n is the trials finished since first.
-	n int
+	// first is the run's first trial start.
+	first time.Time
+	// finishes are the finishes since first, in order: the window's far
+	// end is looked up, so a trial costs the same however many ran.
+	finishes []time.Time
 }
 
 // Started records a trial's start; only the first one matters: it starts
 // the clock.
 func (e *ETA) Started(now time.Time) {
 	if !e.started {
-		e.started, e.first, e.last = true, now, now
+		e.started, e.first = true, now
 	}
 }
 
@@ -47,17 +50,32 @@ func (e *ETA) Finished(now time.Time) {
 		e.Started(now) // a finish without its start: this run did not see it begin
 		return
 	}
-	e.last = now
-	e.n++
+	e.finishes = append(e.finishes, now)
 }
 
-// PerTrial is the measured wall time per trial, false before a trial
-// finished.
+// window is how many of n finishes the time per trial averages.
+func window(n int) int { return max(5, n/3) }
+
+// PerTrial is the measured wall time per trial over the recent finishes,
+// false before a trial finished.
 func (e *ETA) PerTrial() (time.Duration, bool) {
-	if e.n == 0 {
+	n := len(e.finishes)
+	if n == 0 {
 		return 0, false
 	}
-	return max(e.last.Sub(e.first), 0) / time.Duration(e.n), true
+	last, k := e.finishes[n-1], window(n)
+	if n <= k {
+		return max(last.Sub(e.first), 0) / time.Duration(n), true
+	}
+	return max(last.Sub(e.finishes[n-1-k]), 0) / time.Duration(k), true
+}
+
+// last is the latest finish, the first start until one.
+func (e *ETA) last() time.Time {
+	if n := len(e.finishes); n > 0 {
+		return e.finishes[n-1]
+	}
+	return e.first
 }
 
 // Remaining is the study's remaining time with left trials to finish: the
@@ -69,6 +87,6 @@ func (e *ETA) Remaining(now time.Time, left int) (time.Duration, bool) {
 	if !ok || left <= 0 {
 		return 0, false
 	}
-	spent := max(now.Sub(e.last), 0)
+	spent := max(now.Sub(e.last()), 0)
 	return per*time.Duration(left-1) + max(per-spent, 0), true
 }

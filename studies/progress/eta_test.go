@@ -50,22 +50,60 @@ func TestETAIsTheIntervalBetweenFinishes(t *testing.T) {
 	}
 }
 
-// A slow trial moves the estimate by its share of the run: one 40 s
-// start-up among nine 4 s trials makes 7.6 s per trial, not 40.
+// A slow trial moves the estimate by its share of the window, not the
+// whole estimate: one 40 s start-up after nine 4 s trials makes 11.2 s
+// per trial over the last five, and fades out once five more finished.
 func TestETAOneSlowTrial(t *testing.T) {
 	var e ETA
 	e.Started(t0)
 	now := t0
-	for i := range 10 {
+	for i := range 15 {
 		d := 4 * time.Second
 		if i == 9 {
 			d = 40 * time.Second
 		}
 		now = now.Add(d)
 		e.Finished(now)
+		if i == 9 {
+			if per, _ := e.PerTrial(); per != 11200*time.Millisecond {
+				t.Errorf("per trial %v after the slow one, want 11.2s", per)
+			}
+		}
 	}
-	if per, _ := e.PerTrial(); per != 7600*time.Millisecond {
-		t.Errorf("per trial %v, want 7.6s", per)
+	if per, _ := e.PerTrial(); per != 4*time.Second {
+		t.Errorf("per trial %v five trials on, want 4s", per)
+	}
+}
+
+// The time per trial follows the recent finishes: over the whole run up
+// to 5 finishes, then the last max(5, n/3), so a study whose trials grow
+// slower is measured at its current pace.
+func TestETAFollowsTheRecentTrials(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fast int // 1 s trials first
+		slow int // then 3 s trials
+		want time.Duration
+	}{
+		{name: "under a window: the run's mean", fast: 3, slow: 2, want: 1800 * time.Millisecond},
+		{name: "five slow of six: the last five", fast: 1, slow: 5, want: 3 * time.Second},
+		// 30 finishes: the window is 10, 5 fast and 5 slow.
+		{name: "a third of the run", fast: 25, slow: 5, want: 2 * time.Second},
+		{name: "steady", fast: 40, want: time.Second},
+	} {
+		var e ETA
+		e.Started(t0)
+		now := t0
+		for i := range tc.fast + tc.slow {
+			now = now.Add(time.Second)
+			if i >= tc.fast {
+				now = now.Add(2 * time.Second)
+			}
+			e.Finished(now)
+		}
+		if per, _ := e.PerTrial(); per != tc.want {
+			t.Errorf("%s: per trial %v, want %v", tc.name, per, tc.want)
+		}
 	}
 }
 
