@@ -567,9 +567,12 @@ func (sc *scheduler) finish(g *group) {
 			}
 			n++
 		}
-		m := n + copy(rk.running[n:], rk.running[rk.tail:])
-		clear(rk.running[m:])
-		rk.running, rk.tail = rk.running[:m], n
+		if n != rk.tail { // only when a request left: no pointer writes otherwise
+			m := n + copy(rk.running[n:], rk.running[rk.tail:])
+			clear(rk.running[m:])
+			rk.running = rk.running[:m]
+		}
+		rk.tail = n
 	}
 }
 
