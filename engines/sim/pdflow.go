@@ -198,6 +198,7 @@ func (d *pdSim) join(srv *pdServer, rk *rankState) {
 		dr.first = d.now + srv.sc.outOverhead()
 		dr.last = dr.first
 		rk.running = append(rk.running, dr)
+		rk.tail = len(rk.running) // it decodes: no unserved tail behind it
 	}
 	d.readyQ[rk] = q
 }

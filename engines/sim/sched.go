@@ -37,8 +37,15 @@ type simReq struct {
 }
 
 type rankState struct {
-	waiting    reqQueue
-	running    []*simReq
+	waiting reqQueue
+	running []*simReq
+	// tail marks where the running requests no step has served yet begin:
+	// every running[tail:] is still prefilling with no tokens scheduled
+	// (admitted in order, served in order by the chunked-prefill budget),
+	// so a step neither counts nor advances them — it walks running[:tail]
+	// and only as far into the tail as the budget reaches. len(running)
+	// (or more, after a removal) when there is no such tail.
+	tail       int
 	kvUsed     int
 	kvCap      int
 	cache      *prefixCache
@@ -402,6 +409,9 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 		rk.kvUsed += owned
 		rk.cache.evict(rk.kvUsed, rk.kvCap)
 		rk.running = append(rk.running, r)
+		if r.prefilled >= r.prompt {
+			rk.tail = len(rk.running) // a decoder ends the unserved tail
+		}
 		reserved += sc.reserve(r)
 	}
 }
@@ -440,8 +450,9 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 	}
 	// One pass over the running requests for what a step needs of them
 	// all; only a preemption, which shortens the batch, takes another.
-	prefillPending := false
-	for _, r := range rk.running {
+	rk.tail = min(rk.tail, len(rk.running))
+	prefillPending := rk.tail < len(rk.running)
+	for _, r := range rk.running[:rk.tail] {
 		r.portion = 0
 		if r.prefilled < r.prompt {
 			prefillPending = true
@@ -466,11 +477,14 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 	if rk.prefilling {
 		l.decodeSeqs, l.ctx = 0, 0 // decoding stalls behind a prefill step
 	}
-	for _, r := range rk.running {
+	for i, r := range rk.running {
 		if budget <= 0 {
 			break
 		}
 		if left := r.prompt - r.prefilled; left > 0 {
+			if i >= rk.tail {
+				rk.tail = i + 1 // served from now on: walked by finish
+			}
 			n := min(left, budget)
 			r.portion = n
 			budget -= n
@@ -504,6 +518,7 @@ func (sc *scheduler) makeRoom(rk *rankState, decoders int) bool {
 	for rk.kvUsed+grow > rk.kvCap && len(rk.running) > 1 {
 		v := rk.running[len(rk.running)-1]
 		rk.running = rk.running[:len(rk.running)-1]
+		rk.tail = min(rk.tail, len(rk.running))
 		if v.prefilled >= v.prompt {
 			grow -= sc.pf.q
 		}
@@ -530,8 +545,11 @@ func (sc *scheduler) finish(g *group) {
 		// Compacted in place, writing a pointer only after a request left:
 		// most steps finish none, and a pointer write per running request
 		// per step costs a write barrier while the collector runs.
+		// The unserved tail gets nothing this step: it only moves down
+		// over the requests that left.
+		rk.tail = min(rk.tail, len(rk.running))
 		n := 0
-		for i, r := range rk.running {
+		for i, r := range rk.running[:rk.tail] {
 			sc.advance(rk, r, at)
 			if r.done {
 				rk.kvUsed -= r.kv
@@ -549,8 +567,12 @@ func (sc *scheduler) finish(g *group) {
 			}
 			n++
 		}
-		clear(rk.running[n:])
-		rk.running = rk.running[:n]
+		if n != rk.tail { // only when a request left: no pointer writes otherwise
+			m := n + copy(rk.running[n:], rk.running[rk.tail:])
+			clear(rk.running[m:])
+			rk.running = rk.running[:m]
+		}
+		rk.tail = n
 	}
 }
 

@@ -92,3 +92,44 @@ func TestLowRateTTFTIsOnePrefill(t *testing.T) {
 		t.Fatalf("mean TTFT %.1f ms at rate 1; want one prefill plus overhead (< 200 ms)", m.TTFT.Mean)
 	}
 }
+
+// TestUnservedTailIsStillPrefilling holds the invariant that lets a step
+// skip rankState.running[tail:]: every request there is still prefilling
+// and has no tokens scheduled, so finish would advance it by nothing. The
+// profiles overload the KV cache, so that admitted prompts queue for the
+// chunked-prefill budget and preemptions pop them off again.
+func TestUnservedTailIsStillPrefilling(t *testing.T) {
+	p := bench.Profile{Name: "overload", Dataset: "random", InputLen: 1000, OutputLen: 200, RangeRatio: 0.5,
+		NumPrompts: 3000, MaxConcurrency: 2048, Seed: 1}
+	for _, engine := range []string{"vllm", "sglang", "trtllm"} {
+		t.Run(engine, func(t *testing.T) {
+			sc := newTestScheduler(t, space.Config{"engine": engine, "tp": int64(8)}, glmTarget, p)
+			longest := 0
+			check := func(when string) {
+				for _, g := range sc.groups {
+					for _, rk := range g.ranks {
+						if rk.tail > len(rk.running) {
+							continue // clamped before use
+						}
+						longest = max(longest, len(rk.running)-rk.tail)
+						for _, r := range rk.running[rk.tail:] {
+							if r.prefilled >= r.prompt || r.portion != 0 {
+								t.Fatalf("%s at %.3fs: request %d in the unserved tail has prefilled %d of %d, portion %d",
+									when, sc.now, r.idx, r.prefilled, r.prompt, r.portion)
+							}
+						}
+					}
+				}
+			}
+			for more := true; more; {
+				sc.startDue()
+				check("after start")
+				more = sc.tick()
+				check("after finish")
+			}
+			if longest == 0 {
+				t.Fatal("no request ever waited in the unserved tail: the profile does not exercise it")
+			}
+		})
+	}
+}
