@@ -33,19 +33,7 @@ func TestFleetExampleCostsAndNamesTheGPUType(t *testing.T) {
 	if rec[4] != rec[3] {
 		t.Errorf("recommended on %s, priced as %s", rec[3], rec[4])
 	}
-	code, js, errText := runCLI(t, dir, "show", "--json", "fleet")
-	if code != 0 {
-		t.Fatalf("show: exit %d: %s", code, errText)
-	}
-	var trials []struct {
-		Number  int                           `json:"number"`
-		State   string                        `json:"state"`
-		Config  map[string]any                `json:"config"`
-		Metrics map[string]map[string]float64 `json:"metrics"`
-	}
-	if err := json.Unmarshal([]byte(js), &trials); err != nil {
-		t.Fatal(err)
-	}
+	trials := shownTrials(t, dir, "fleet")
 	prices, err := cost.Load(filepath.Join(filepath.Dir(example), "prices.toml"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,19 +91,7 @@ func TestFleetTrafficExampleCountsReplicas(t *testing.T) {
 	if code, out, errText := runCLI(t, dir, "run", "--n-trials", "8", example); code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errText)
 	}
-	code, js, errText := runCLI(t, dir, "show", "--json", "fleet-traffic")
-	if code != 0 {
-		t.Fatalf("show: exit %d: %s", code, errText)
-	}
-	var trials []struct {
-		Number  int                           `json:"number"`
-		State   string                        `json:"state"`
-		Config  map[string]any                `json:"config"`
-		Metrics map[string]map[string]float64 `json:"metrics"`
-	}
-	if err := json.Unmarshal([]byte(js), &trials); err != nil {
-		t.Fatal(err)
-	}
+	trials := shownTrials(t, dir, "fleet-traffic")
 	counted := 0
 	for _, tr := range trials {
 		m := tr.Metrics["chat"]
@@ -138,4 +114,26 @@ func TestFleetTrafficExampleCountsReplicas(t *testing.T) {
 	if counted == 0 {
 		t.Error("no trial sustained any rate within the SLO")
 	}
+}
+
+// shownTrial is what the fleet tests read of `show --json`.
+type shownTrial struct {
+	Number  int                           `json:"number"`
+	State   string                        `json:"state"`
+	Config  map[string]any                `json:"config"`
+	Metrics map[string]map[string]float64 `json:"metrics"`
+}
+
+// shownTrials is a study's trials as `show --json` prints them.
+func shownTrials(t *testing.T, dir, study string) []shownTrial {
+	t.Helper()
+	code, js, errText := runCLI(t, dir, "show", "--json", study)
+	if code != 0 {
+		t.Fatalf("show: exit %d: %s", code, errText)
+	}
+	var trials []shownTrial
+	if err := json.Unmarshal([]byte(js), &trials); err != nil {
+		t.Fatal(err)
+	}
+	return trials
 }
