@@ -20,6 +20,9 @@ type Proposal struct {
 	// it predicted none; Feasible whether it predicted the config starts.
 	Predicted []float64
 	Feasible  bool
+	// Intervals are the prior's stated intervals around Predicted (one
+	// per objective, nil where it states none), nil when it states none.
+	Intervals []*Interval
 }
 
 // Explainer is a Sampler that can say where a config it proposed came
@@ -53,10 +56,12 @@ const maxOutlookLevels = 12
 
 // note records the proposal of c.
 func (ps *priorSampler) note(ctx context.Context, c space.Config, origin string) {
-	cd := ps.predict(ctx, ps.sp.WithTargetEngine(c))
+	full := ps.sp.WithTargetEngine(c)
+	cd := ps.predict(ctx, full)
 	p := Proposal{Origin: origin, Feasible: cd.feasible}
 	if cd.feasible {
 		p.Predicted = append([]float64(nil), cd.values...)
+		p.Intervals = PriorIntervals(ps.prior, full, p.Predicted)
 	}
 	if ps.proposed == nil {
 		ps.proposed = map[string]Proposal{}

@@ -36,8 +36,29 @@ func explain(s search.Sampler, n next) next {
 	n.prediction = &store.Prediction{Feasible: p.Feasible}
 	if allFinite(p.Predicted) {
 		n.prediction.Values = p.Predicted
+		n.prediction.Intervals = storedIntervals(p.Intervals)
 	}
 	return n
+}
+
+// storedIntervals are the prior's intervals as the store keeps them: an
+// interval with a bound that is not finite is dropped (absent, never
+// NaN), and none at all when none is left.
+func storedIntervals(ivs []*search.Interval) []*store.Interval {
+	var out []*store.Interval
+	stated := false
+	for _, iv := range ivs {
+		var s *store.Interval
+		if iv != nil && allFinite([]float64{iv.Lo80, iv.Hi80, iv.Lo95, iv.Hi95}) {
+			s = &store.Interval{Lo80: iv.Lo80, Hi80: iv.Hi80, Lo95: iv.Lo95, Hi95: iv.Hi95}
+			stated = true
+		}
+		out = append(out, s)
+	}
+	if !stated {
+		return nil
+	}
+	return out
 }
 
 func allFinite(xs []float64) bool {

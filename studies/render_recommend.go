@@ -207,8 +207,9 @@ func hasPredictions(ts []store.Trial) bool {
 }
 
 // predictedText is the prior's forecast of the first objective: its
-// value, "no start" when it predicted the config would not start, "-"
-// when it was not asked.
+// value with its stated 80% interval where the prior states one
+// ("812.00 (80%: 640.00–1030.00)"), "no start" when it predicted the
+// config would not start, "-" when it was not asked.
 func predictedText(p *store.Prediction) string {
 	switch {
 	case p == nil:
@@ -218,5 +219,10 @@ func predictedText(p *store.Prediction) string {
 	case len(p.Values) == 0:
 		return "-"
 	}
-	return fmtNum(p.Values[0])
+	s := fmtNum(p.Values[0])
+	if len(p.Intervals) > 0 && p.Intervals[0] != nil {
+		iv := p.Intervals[0]
+		s += fmt.Sprintf(" (80%%: %s–%s)", fmtNum(iv.Lo80), fmtNum(iv.Hi80))
+	}
+	return s
 }

@@ -101,6 +101,12 @@ func (w watchedPrior) Predict(ctx context.Context, c space.Config) ([]float64, b
 	return w.Prior.Predict(ctx, c)
 }
 
+// Intervals passes on the prior's stated intervals (search.IntervalPrior):
+// watching a prior must not hide how far to trust it.
+func (w watchedPrior) Intervals(c space.Config, values []float64) []*search.Interval {
+	return search.PriorIntervals(w.Prior, c, values)
+}
+
 // watchedScreener keeps the prior's cheaper screening (search.Screener).
 type watchedScreener struct {
 	watchedPrior

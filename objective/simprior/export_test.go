@@ -25,3 +25,6 @@ func TwinMemoLen(p search.Prior) int {
 	}
 	return -1
 }
+
+// IntervalMetric is intervalMetric, for the mapping's table test.
+var IntervalMetric = intervalMetric

@@ -97,10 +97,24 @@ type Trial struct {
 
 // Prediction is the prior's forecast for a trial: its objective values in
 // space order (absent when it predicted the config would not start) and
-// whether it predicted the config starts at all.
+// whether it predicted the config starts at all. Intervals are the
+// prior's stated 80% and 95% intervals around Values (one per objective,
+// null where it states none; absent when it states none at all, and in
+// predictions stored before it stated any). Stored as JSON in the trial's
+// row, so the field needs no migration.
 type Prediction struct {
-	Values   []float64 `json:"values,omitempty"`
-	Feasible bool      `json:"feasible"`
+	Values    []float64   `json:"values,omitempty"`
+	Feasible  bool        `json:"feasible"`
+	Intervals []*Interval `json:"intervals,omitempty"`
+}
+
+// Interval bounds a predicted value: 80% (95%) of measurements are meant
+// to fall within [Lo80, Hi80] ([Lo95, Hi95]).
+type Interval struct {
+	Lo80 float64 `json:"lo80"`
+	Hi80 float64 `json:"hi80"`
+	Lo95 float64 `json:"lo95"`
+	Hi95 float64 `json:"hi95"`
 }
 
 // Simulated reports whether the trial's metrics come from the simulator.
