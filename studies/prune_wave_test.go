@@ -64,14 +64,7 @@ func TestAWaveTroughIsNotPruned(t *testing.T) {
 // repeat's quarter-way mark. A trial that would have finished anyway is
 // not re-measured early, and without pruning nothing is spared.
 func TestASparedLeaderIsMeasuredAgain(t *testing.T) {
-	sp := studySpace(t, 40, "")
-	cfg := func(mr int64) space.Config {
-		return sp.WithTargetEngine(space.Config{"max_running": mr, "mem_fraction": 0.8})
-	}
-	trial := func(n int, origin string, c space.Config, tps float64, series []float64) store.Trial {
-		return withSeries(store.Trial{Number: n, State: store.Complete, Origin: origin, Config: c,
-			Metrics: map[string]map[string]float64{"p": {"total_tps": tps}}}, "p", series)
-	}
+	sp, cfg, trial := waveStudy(t)
 	rule := search.DefaultPruneRule()
 	trials := []store.Trial{
 		trial(1, "baseline", cfg(64), 5000, []float64{4000, 4000, 4000, 4000, 4000, 4000, 4000, 4000, 4000}),
@@ -100,4 +93,19 @@ func TestASparedLeaderIsMeasuredAgain(t *testing.T) {
 	if got, ok := l.confirmNext(); ok {
 		t.Errorf("next = %+v without pruning, want nothing", got)
 	}
+}
+
+// waveStudy is the wave tests' space, its configs by max_running, and a
+// builder of their complete trials with a checkpoint series.
+func waveStudy(t *testing.T) (*space.Space, func(int64) space.Config, func(int, string, space.Config, float64, []float64) store.Trial) {
+	t.Helper()
+	sp := studySpace(t, 40, "")
+	cfg := func(mr int64) space.Config {
+		return sp.WithTargetEngine(space.Config{"max_running": mr, "mem_fraction": 0.8})
+	}
+	trial := func(n int, origin string, c space.Config, tps float64, series []float64) store.Trial {
+		return withSeries(store.Trial{Number: n, State: store.Complete, Origin: origin, Config: c,
+			Metrics: map[string]map[string]float64{"p": {"total_tps": tps}}}, "p", series)
+	}
+	return sp, cfg, trial
 }

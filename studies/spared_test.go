@@ -59,14 +59,7 @@ func checkSpared(t *testing.T, sp *space.Space, rule search.PruneRule, trials []
 // is spared, the steady trial is not, and every trial of a noisy
 // sequential study with confirmations agrees.
 func TestSparedVerdictIsTheTrialsBefore(t *testing.T) {
-	sp := studySpace(t, 40, "")
-	cfg := func(mr int64) space.Config {
-		return sp.WithTargetEngine(space.Config{"max_running": mr, "mem_fraction": 0.8})
-	}
-	trial := func(n int, origin string, c space.Config, tps float64, series []float64) store.Trial {
-		return withSeries(store.Trial{Number: n, State: store.Complete, Origin: origin, Config: c,
-			Metrics: map[string]map[string]float64{"p": {"total_tps": tps}}}, "p", series)
-	}
+	sp, cfg, trial := waveStudy(t)
 	rule := search.DefaultPruneRule()
 	trials := []store.Trial{
 		trial(1, "baseline", cfg(64), 5000, []float64{4000, 4000, 4000, 4000, 4000, 4000, 4000, 4000, 4000}),
