@@ -50,17 +50,17 @@ const (
 	cboRandomEvery = 3
 )
 
-func newCBO(b build) (Sampler, error) {
-	order, err := b.sp.Order()
+func newCBO(b Build) (Sampler, error) {
+	order, err := b.Space.Order()
 	if err != nil {
 		return nil, err
 	}
-	return newGuard(b, &cboModel{sp: b.sp, rng: b.rng, order: order}), nil
+	return NewGuard(b, &cboModel{sp: b.Space, rng: b.Rand, order: order}), nil
 }
 
-func (m *cboModel) propose() (space.Config, error) {
+func (m *cboModel) Draw() (space.Config, error) {
 	random := !m.linear && m.usable()%cboRandomEvery == cboRandomEvery-1
-	if m.usable() < startupTrials || random {
+	if m.usable() < StartupTrials || random {
 		return m.sp.Sample(m.rng), nil
 	}
 	if m.ranked == nil {
@@ -73,10 +73,10 @@ func (m *cboModel) propose() (space.Config, error) {
 	return m.ranked[m.next-1], nil
 }
 
-// reject needs nothing: the next proposal is the next candidate anyway.
-func (m *cboModel) reject(space.Config, bool) {}
+// Reject needs nothing: the next proposal is the next candidate anyway.
+func (m *cboModel) Reject(space.Config, bool) {}
 
-func (m *cboModel) tell(o Observation) error {
+func (m *cboModel) Learn(o Observation) error {
 	if o.State != Failed {
 		m.obs = append(m.obs, o)
 		m.ranked = nil
@@ -117,7 +117,7 @@ func (m *cboModel) rank() []space.Config {
 		p, _ := cls.predict(x)
 		acq[i] = expectedImprovement(mu, sd, best+cboXi) * p
 	}
-	return bestFirst(cands, acq)
+	return BestFirst(cands, acq)
 }
 
 // scalarise is each observation's score, larger better: the first
@@ -215,7 +215,7 @@ func expectedImprovement(mu, sd, target float64) float64 {
 		return max(mu-target, 0)
 	}
 	z := (mu - target) / sd
-	return (mu-target)*normCDF(z) + sd*math.Exp(-z*z/2)/math.Sqrt(2*math.Pi)
+	return (mu-target)*NormCDF(z) + sd*math.Exp(-z*z/2)/math.Sqrt(2*math.Pi)
 }
 
 func standardise(ys []float64) []float64 {

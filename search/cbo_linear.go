@@ -14,12 +14,12 @@ import (
 // regressor (the "linear" sampler): the forest classifier still keeps
 // it off configs likely to fail, and it draws no random configs after
 // the start-up (its posterior draws explore).
-func newLinear(b build) (Sampler, error) {
-	order, err := b.sp.Order()
+func newLinear(b Build) (Sampler, error) {
+	order, err := b.Space.Order()
 	if err != nil {
 		return nil, err
 	}
-	return newGuard(b, &cboModel{sp: b.sp, rng: b.rng, order: order, linear: true}), nil
+	return NewGuard(b, &cboModel{sp: b.Space, rng: b.Rand, order: order, linear: true}), nil
 }
 
 // linearModel is Bayesian linear regression over the forests' features
@@ -123,7 +123,7 @@ func (m *cboModel) rankLinear(xs [][]float64, ys []float64, cls *forest) []space
 	}
 	told := map[string]bool{}
 	for _, o := range m.obs {
-		told[configKey(m.sp, o.Config)] = true
+		told[ConfigKey(m.sp, o.Config)] = true
 	}
 	type scored struct {
 		c  space.Config
@@ -132,7 +132,7 @@ func (m *cboModel) rankLinear(xs [][]float64, ys []float64, cls *forest) []space
 	}
 	var out []scored
 	for _, c := range cands {
-		if told[configKey(m.sp, c)] {
+		if told[ConfigKey(m.sp, c)] {
 			continue
 		}
 		x := m.encode(c)

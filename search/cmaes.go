@@ -10,21 +10,21 @@ import (
 // newCMAES is goptuna's CMA-ES over the numeric knobs that always exist;
 // categorical and conditional knobs are left to goptuna's TPE, which alone
 // is told the pending configs as lies (lyingStudy says why).
-func newCMAES(b build) (Sampler, error) {
+func newCMAES(b Build) (Sampler, error) {
 	// The space is given explicitly: goptuna's own intersection of past
 	// trials' distributions compares them with != and panics on
 	// categoricals.
 	numeric := map[string]any{}
-	for _, p := range b.sp.Params {
+	for _, p := range b.Space.Params {
 		if p.Kind != space.Categorical && p.When == nil {
 			numeric[p.Name] = distribution(p)
 		}
 	}
 	m, err := newStudyModel(b,
-		goptuna.StudyOptionRelativeSampler(cmaes.NewSampler(cmaes.SamplerOptionSeed(b.seed))),
+		goptuna.StudyOptionRelativeSampler(cmaes.NewSampler(cmaes.SamplerOptionSeed(b.Seed))),
 		goptuna.StudyOptionDefineSearchSpace(numeric))
 	if err != nil {
 		return nil, err
 	}
-	return newGuard(b, lyingStudy{m}), nil
+	return NewGuard(b, lyingStudy{m}), nil
 }

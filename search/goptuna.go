@@ -30,34 +30,32 @@ type studyModel struct {
 	hasWorst bool
 }
 
-// startupTrials is how many seeded random configs precede model-based
-// sampling. goptuna's own startup draws categoricals from the global rand,
-// which would make studies irreproducible for a seed.
-const startupTrials = 10
-
 // newStudyModel creates the goptuna study: first-objective direction,
 // seeded TPE for the knobs a relative sampler in extra does not take.
-func newStudyModel(b build, extra ...goptuna.StudyOption) (*studyModel, error) {
+func newStudyModel(b Build, extra ...goptuna.StudyOption) (*studyModel, error) {
 	dir := goptuna.StudyDirectionMaximize
-	if b.sp.Objectives[0].Direction == space.Minimize {
+	if b.Space.Objectives[0].Direction == space.Minimize {
 		dir = goptuna.StudyDirectionMinimize
 	}
 	store := newRetractable()
 	opts := append([]goptuna.StudyOption{
 		goptuna.StudyOptionStorage(store),
 		goptuna.StudyOptionDirection(dir),
-		goptuna.StudyOptionLogger(zlog{b.log}),
-		goptuna.StudyOptionSampler(tpe.NewSampler(tpe.SamplerOptionSeed(b.seed), tpe.SamplerOptionNumberOfStartupTrials(0))),
+		goptuna.StudyOptionLogger(zlog{b.Log}),
+		goptuna.StudyOptionSampler(tpe.NewSampler(tpe.SamplerOptionSeed(b.Seed), tpe.SamplerOptionNumberOfStartupTrials(0))),
 	}, extra...)
-	st, err := goptuna.CreateStudy(b.sp.Study.Name, opts...)
+	st, err := goptuna.CreateStudy(b.Space.Study.Name, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("create goptuna study: %w", err)
 	}
-	return &studyModel{sp: b.sp, rng: b.rng, study: st, store: store, asked: map[string][]int{}, told: map[string]bool{}}, nil
+	return &studyModel{sp: b.Space, rng: b.Rand, study: st, store: store, asked: map[string][]int{}, told: map[string]bool{}}, nil
 }
 
-func (m *studyModel) propose() (space.Config, error) {
-	if len(m.told) < startupTrials {
+// Draw proposes from the study after the seeded start-up: goptuna's own
+// start-up draws categoricals from the global rand, which would make
+// studies irreproducible for a seed.
+func (m *studyModel) Draw() (space.Config, error) {
+	if len(m.told) < StartupTrials {
 		return m.sp.Sample(m.rng), nil
 	}
 	id, err := m.study.Storage.CreateNewTrial(m.study.ID)
@@ -83,16 +81,16 @@ func (m *studyModel) propose() (space.Config, error) {
 		}
 		c[p.Name] = v
 	}
-	k := configKey(m.sp, c)
+	k := ConfigKey(m.sp, c)
 	m.asked[k] = append(m.asked[k], id)
 	return c, nil
 }
 
-// reject closes the goptuna trial that proposed c: as failed for a
+// Reject closes the goptuna trial that proposed c: as failed for a
 // duplicate, as the infeasible penalty for a predicted failure, so the
 // model learns the region without a launch.
-func (m *studyModel) reject(c space.Config, infeasible bool) {
-	k := configKey(m.sp, c)
+func (m *studyModel) Reject(c space.Config, infeasible bool) {
+	k := ConfigKey(m.sp, c)
 	ids := m.asked[k]
 	if len(ids) == 0 {
 		return // a start-up draw: no goptuna trial
@@ -116,10 +114,10 @@ func (m *studyModel) forget(k string, i int) {
 	m.asked[k] = ids
 }
 
-// tell completes the trial that proposed the config, or records one for a
+// Learn completes the trial that proposed the config, or records one for a
 // config the study did not propose (history, the baseline, a retry).
-func (m *studyModel) tell(o Observation) error {
-	k := configKey(m.sp, o.Config)
+func (m *studyModel) Learn(o Observation) error {
+	k := ConfigKey(m.sp, o.Config)
 	m.told[k] = true
 	id, err := m.trialOf(k, o.Config)
 	if err != nil {
@@ -166,7 +164,7 @@ func (m *studyModel) record(c space.Config) (int, error) {
 		if !present || !p.Contains(v) {
 			continue
 		}
-		if err := m.study.Storage.SetTrialParam(id, p.Name, internal(p, v), distribution(p)); err != nil {
+		if err := m.study.Storage.SetTrialParam(id, p.Name, Internal(p, v), distribution(p)); err != nil {
 			return 0, fmt.Errorf("tell %s: %w", p.Name, err)
 		}
 	}

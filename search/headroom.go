@@ -42,16 +42,16 @@ type headroomModel struct {
 // headroomDepth bounds a chain of repairs.
 const headroomDepth = 3
 
-func newHeadroom(b build) (Sampler, error) {
+func newHeadroom(b Build) (Sampler, error) {
 	m, err := buildSCOOT(b)
 	if err != nil {
 		return nil, err
 	}
 	m.mem = newFractionMemory(m.fam)
-	return newGuard(b, &headroomModel{scootModel: m, depth: map[string]int{}, outside: map[string]float64{}}), nil
+	return NewGuard(b, &headroomModel{scootModel: m, depth: map[string]int{}, outside: map[string]float64{}}), nil
 }
 
-func (m *headroomModel) propose() (space.Config, error) {
+func (m *headroomModel) Draw() (space.Config, error) {
 	for len(m.repairs) > 0 {
 		c := m.repairs[0]
 		m.repairs = m.repairs[1:]
@@ -59,23 +59,23 @@ func (m *headroomModel) propose() (space.Config, error) {
 			return c, nil
 		}
 	}
-	return m.scootModel.propose()
+	return m.scootModel.Draw()
 }
 
-func (m *headroomModel) tell(o Observation) error {
-	k := configKey(m.sp, o.Config)
+func (m *headroomModel) Learn(o Observation) error {
+	k := ConfigKey(m.sp, o.Config)
 	d, isRepair := m.depth[k]
 	if isRepair {
 		m.extra++
 	}
-	if err := m.scootModel.tell(o); err != nil {
+	if err := m.scootModel.Learn(o); err != nil {
 		return err
 	}
-	if o.Class != classOOM || d >= headroomDepth {
+	if o.Class != ClassOOM || d >= headroomDepth {
 		return nil
 	}
 	if r, ok := m.repair(o.Config, m.advice(o)); ok {
-		rk := configKey(m.sp, r)
+		rk := ConfigKey(m.sp, r)
 		if _, seen := m.depth[rk]; !seen {
 			m.depth[rk] = d + 1
 			m.repairs = append(m.repairs, r)

@@ -22,15 +22,15 @@ import (
 // their result) plus exclusion.
 type lyingStudy struct{ *studyModel }
 
-// lie tells goptuna's TPE each pending config as a completed trial with
+// Lie tells goptuna's TPE each pending config as a completed trial with
 // the worst value measured so far — the pessimistic constant liar, as
 // motpe's: the lie sorts into TPE's bad set, so proposals move away from
 // what peers are measuring, and no invented value ever joins the good
 // set. The undo retracts the lies from the storage; the real result is
 // told when the trial ends. Nothing is lied during the random start-up,
 // where TPE is not asked.
-func (m lyingStudy) lie(pending []space.Config) func() {
-	if len(pending) == 0 || len(m.told) < startupTrials || !m.hasWorst {
+func (m lyingStudy) Lie(pending []space.Config) func() {
+	if len(pending) == 0 || len(m.told) < StartupTrials || !m.hasWorst {
 		return func() {}
 	}
 	var ids []int

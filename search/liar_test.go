@@ -19,7 +19,7 @@ func TestMOTPETellsPendingConfigsAsProvisionalLies(t *testing.T) {
 	m := NewMOSampler(sp, 1)
 	rng := rand.New(rand.NewSource(2))
 	early := []space.Config{sp.Sample(rng)}
-	if undo := m.lie(early); len(m.obs) != 0 {
+	if undo := m.Lie(early); len(m.obs) != 0 {
 		t.Errorf("lied during the random start-up: %d observations", len(m.obs))
 	} else {
 		undo()
@@ -30,7 +30,7 @@ func TestMOTPETellsPendingConfigsAsProvisionalLies(t *testing.T) {
 	}
 	told := len(m.obs)
 	pending := []space.Config{sp.Sample(rng), sp.Sample(rng)}
-	undo := m.lie(pending)
+	undo := m.Lie(pending)
 	s := m.split()
 	for _, c := range pending {
 		in := func(obs []Observation) bool {
@@ -68,16 +68,16 @@ func TestGoptunaSamplersTellPendingConfigsAsProvisionalLies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := s.(*guard).model.(lyingStudy)
+			m := s.(*Guard).Model.(lyingStudy)
 			pending := []space.Config{{"mode": "a", "n": int64(2)}, {"mode": "b", "n": int64(1), "x": 0.5}}
-			if undo := m.lie(pending); len(completed(t, m)) != 0 {
+			if undo := m.Lie(pending); len(completed(t, m)) != 0 {
 				t.Errorf("lied during the random start-up")
 			} else {
 				undo()
 			}
 			tellGridExcept(t, s, sp, pending)
-			undo := m.lie(pending)
-			lies := completed(t, m)[startupTrials:]
+			undo := m.Lie(pending)
+			lies := completed(t, m)[StartupTrials:]
 			if len(lies) != len(pending) {
 				t.Fatalf("%d lies for %d pending configs", len(lies), len(pending))
 			}
@@ -87,14 +87,14 @@ func TestGoptunaSamplersTellPendingConfigsAsProvisionalLies(t *testing.T) {
 				}
 			}
 			undo()
-			if n := len(completed(t, m)); n != startupTrials {
-				t.Errorf("%d completed trials after the Ask, want the %d told", n, startupTrials)
+			if n := len(completed(t, m)); n != StartupTrials {
+				t.Errorf("%d completed trials after the Ask, want the %d told", n, StartupTrials)
 			}
 			if err := s.Tell(context.Background(), Observation{Config: pending[0], State: Complete, Value: 42}); err != nil {
 				t.Fatal(err)
 			}
-			if got := completed(t, m); len(got) != startupTrials+1 || got[startupTrials].Value != 42 {
-				t.Errorf("after the real result: %d trials, last %v; want %d, the last at 42", len(got), got[len(got)-1].Value, startupTrials+1)
+			if got := completed(t, m); len(got) != StartupTrials+1 || got[StartupTrials].Value != 42 {
+				t.Errorf("after the real result: %d trials, last %v; want %d, the last at 42", len(got), got[len(got)-1].Value, StartupTrials+1)
 			}
 		})
 	}
@@ -104,9 +104,9 @@ func TestGoptunaSamplersTellPendingConfigsAsProvisionalLies(t *testing.T) {
 // 11, ...: the testSpace grid's other 10 points end the start-up.
 func tellGridExcept(t *testing.T, s Sampler, sp *space.Space, pending []space.Config) {
 	t.Helper()
-	busy, i := keySet(sp, pending), 0
+	busy, i := KeySet(sp, pending), 0
 	for _, c := range Grid(sp) {
-		if busy[configKey(sp, c)] {
+		if busy[ConfigKey(sp, c)] {
 			continue
 		}
 		if err := s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: float64(10 + i)}); err != nil {

@@ -71,26 +71,26 @@ type MOSampler struct {
 // NewMOSampler returns a MOTPE sampler over the space's objectives.
 func NewMOSampler(sp *space.Space, seed int64) *MOSampler {
 	return &MOSampler{sp: sp, rng: rand.New(rand.NewSource(seed)), seen: map[string]bool{},
-		Startup: startupTrials, Candidates: 24, Multivariate: true}
+		Startup: StartupTrials, Candidates: 24, Multivariate: true}
 }
 
 // newMOTPE is servetune's own (MO)TPE, the default sampler for any
 // number of objectives: multivariate kernels over conditional knobs, a
 // seeded rand of its own, and the feasibility model's predictions avoided
 // before a draw is returned.
-func newMOTPE(b build) (Sampler, error) {
-	m := NewMOSampler(b.sp, b.seed)
-	if b.feas != nil {
-		m.Avoid = func(c space.Config) bool { bad, _ := b.feas.Predict(b.sp.WithTargetEngine(c)); return bad }
+func newMOTPE(b Build) (Sampler, error) {
+	m := NewMOSampler(b.Space, b.Seed)
+	if b.Feas != nil {
+		m.Avoid = func(c space.Config) bool { bad, _ := b.Feas.Predict(b.Space.WithTargetEngine(c)); return bad }
 	}
-	return newGuard(b, m), nil
+	return NewGuard(b, m), nil
 }
 
-func (m *MOSampler) propose() (space.Config, error) { return m.Propose(), nil }
+func (m *MOSampler) Draw() (space.Config, error) { return m.Propose(), nil }
 
-func (m *MOSampler) reject(space.Config, bool) {}
+func (m *MOSampler) Reject(space.Config, bool) {}
 
-func (m *MOSampler) tell(o Observation) error {
+func (m *MOSampler) Learn(o Observation) error {
 	m.Tell(o)
 	return nil
 }
@@ -211,7 +211,7 @@ func moValues(o Observation, d int) []float64 {
 	if len(vals) == 0 && d == 1 {
 		vals = []float64{o.Value}
 	}
-	if len(vals) < d || hasNaN(vals[:d]) {
+	if len(vals) < d || HasNaN(vals[:d]) {
 		return nil
 	}
 	return vals[:d]

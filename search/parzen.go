@@ -41,7 +41,7 @@ func newParzen(p space.Param, obs []Observation, w []float64) *parzen {
 		z.comp[i] = len(z.weights)
 		z.weights = append(z.weights, w[i])
 		if p.Kind == space.Categorical {
-			z.cats = append(z.cats, categoryIndex(p, v))
+			z.cats = append(z.cats, CategoryIndex(p, v))
 		} else {
 			f, _ := space.Number(v, true)
 			vals = append(vals, f)
@@ -60,15 +60,6 @@ func newParzen(p space.Param, obs []Observation, w []float64) *parzen {
 		z.numeric(vals)
 	}
 	return z
-}
-
-func categoryIndex(p space.Param, v any) int {
-	for i, c := range p.Values {
-		if space.FormatValue(c) == space.FormatValue(v) {
-			return i
-		}
-	}
-	return 0
 }
 
 // numeric sets the components as Optuna's univariate TPE does: each
@@ -125,7 +116,7 @@ func (z *parzen) internal(v float64) float64 {
 // internalOf maps a config value to the estimator's scale.
 func (z *parzen) internalOf(v any) float64 {
 	if z.p.Kind == space.Categorical {
-		return float64(categoryIndex(z.p, v))
+		return float64(CategoryIndex(z.p, v))
 	}
 	f, _ := space.Number(v, true)
 	return z.internal(f)
@@ -147,7 +138,7 @@ func (z *parzen) drawComp(k int, rng *rand.Rand) float64 {
 		return float64(z.cats[k])
 	}
 	mu, sigma := z.mus[k], z.sigmas[k]
-	a, b := normCDF((z.lo-mu)/sigma), normCDF((z.hi-mu)/sigma)
+	a, b := NormCDF((z.lo-mu)/sigma), NormCDF((z.hi-mu)/sigma)
 	x := mu + sigma*math.Sqrt2*math.Erfinv(2*(a+rng.Float64()*(b-a))-1)
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		x = z.lo + rng.Float64()*(z.hi-z.lo)
@@ -193,20 +184,18 @@ func (z *parzen) compPDF(k int, x float64) float64 {
 		return mass / (1 + priorWeight)
 	}
 	mu, sigma := z.mus[k], z.sigmas[k]
-	norm := normCDF((z.hi-mu)/sigma) - normCDF((z.lo-mu)/sigma)
+	norm := NormCDF((z.hi-mu)/sigma) - NormCDF((z.lo-mu)/sigma)
 	if norm <= 0 {
 		return 0
 	}
 	if z.half > 0 {
 		v := valueOf(z.p, x)
 		lo, hi := z.internal(v-z.half), z.internal(v+z.half)
-		return (normCDF((hi-mu)/sigma) - normCDF((lo-mu)/sigma)) / norm
+		return (NormCDF((hi-mu)/sigma) - NormCDF((lo-mu)/sigma)) / norm
 	}
 	u := (x - mu) / sigma
 	return math.Exp(-u*u/2) / (sigma * math.Sqrt(2*math.Pi)) / norm
 }
-
-func normCDF(u float64) float64 { return 0.5 * math.Erfc(-u/math.Sqrt2) }
 
 // valueOf maps an internal-scale value to the knob's domain as a float:
 // back from log, snapped to the step, clamped to the range.
@@ -232,7 +221,7 @@ func fromInternal(p space.Param, x float64) any {
 	case p.Kind == space.Int:
 		return int64(math.Round(valueOf(p, x)))
 	case p.Step > 0:
-		return roundStep(valueOf(p, x), p.Step)
+		return RoundStep(valueOf(p, x), p.Step)
 	}
 	return valueOf(p, x)
 }

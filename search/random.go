@@ -13,12 +13,12 @@ type randomModel struct {
 	rng *rand.Rand
 }
 
-func newRandom(b build) (Sampler, error) {
-	return newGuard(b, randomModel{sp: b.sp, rng: b.rng}), nil
+func newRandom(b Build) (Sampler, error) {
+	return NewGuard(b, randomModel{sp: b.Space, rng: b.Rand}), nil
 }
 
-func (r randomModel) propose() (space.Config, error) { return r.sp.Sample(r.rng), nil }
+func (r randomModel) Draw() (space.Config, error) { return r.sp.Sample(r.rng), nil }
 
-func (randomModel) reject(space.Config, bool) {}
+func (randomModel) Reject(space.Config, bool) {}
 
-func (randomModel) tell(Observation) error { return nil }
+func (randomModel) Learn(Observation) error { return nil }

@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"fmt"
-	"math/rand"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -16,17 +15,7 @@ type spec struct {
 	name string
 	// single is set for samplers that optimise the first objective only.
 	single bool
-	build  func(b build) (Sampler, error)
-}
-
-// build is what a sampler is made from.
-type build struct {
-	sp   *space.Space
-	seed int64
-	// rng is seeded with seed; guard and the model samplers draw from it.
-	rng  *rand.Rand
-	feas *Feasibility // nil when Options.NoFeasibility
-	log  zerolog.Logger
+	build  func(b Build) (Sampler, error)
 }
 
 // specs are the samplers a [study] may name, in the order users see them.
@@ -88,10 +77,7 @@ func NewSampler(ctx context.Context, name string, sp *space.Space, seed int64, h
 		return nil, err
 	}
 	s, _ := lookup(name)
-	b := build{sp: sp, seed: seed, rng: rand.New(rand.NewSource(seed)), log: log}
-	if !opt.NoFeasibility {
-		b.feas = NewFeasibility(sp)
-	}
+	b := NewBuild(sp, seed, log, !opt.NoFeasibility)
 	smp, err := s.build(b)
 	if err != nil {
 		return nil, fmt.Errorf("sampler %s: %w", name, err)

@@ -74,29 +74,29 @@ const (
 	scootXi = 0.01
 )
 
-func newSCOOT(b build) (Sampler, error) {
+func newSCOOT(b Build) (Sampler, error) {
 	m, err := buildSCOOT(b)
 	if err != nil {
 		return nil, err
 	}
-	return newGuard(b, m), nil
+	return NewGuard(b, m), nil
 }
 
 // buildSCOOT is scoot's model with the family-wide memory cliff.
-func buildSCOOT(b build) (*scootModel, error) {
-	order, err := b.sp.Order()
+func buildSCOOT(b Build) (*scootModel, error) {
+	order, err := b.Space.Order()
 	if err != nil {
 		return nil, err
 	}
-	cm := &cboModel{sp: b.sp, rng: b.rng, order: order}
-	m := &scootModel{cboModel: cm, feas: NewFeasibility(b.sp)}
-	m.fam = newFamilies(b.sp, m.pool())
+	cm := &cboModel{sp: b.Space, rng: b.Rand, order: order}
+	m := &scootModel{cboModel: cm, feas: NewFeasibility(b.Space)}
+	m.fam = newFamilies(b.Space, m.pool())
 	m.mem = &familyMemory{fam: m.fam}
 	m.numeric = m.numericFeatures()
 	return m, nil
 }
 
-func (m *scootModel) propose() (space.Config, error) {
+func (m *scootModel) Draw() (space.Config, error) {
 	if m.design == nil {
 		m.design = m.startDesign()
 	}
@@ -166,18 +166,18 @@ func (m *scootModel) nextLocal() (space.Config, bool) {
 	return nil, false
 }
 
-func (m *scootModel) tell(o Observation) error {
+func (m *scootModel) Learn(o Observation) error {
 	m.feas.Tell(o)
 	m.mem.tell(m.sp.WithTargetEngine(o.Config), o)
 	m.local = nil
-	return m.cboModel.tell(o)
+	return m.cboModel.Learn(o)
 }
 
 // told reports whether c was measured already.
 func (m *scootModel) told(c space.Config) bool {
-	k := configKey(m.sp, c)
+	k := ConfigKey(m.sp, c)
 	for _, o := range m.obs {
-		if configKey(m.sp, o.Config) == k {
+		if ConfigKey(m.sp, o.Config) == k {
 			return true
 		}
 	}

@@ -97,7 +97,7 @@ func (m *scootModel) startDesign() []space.Config {
 		i := m.fam.index[m.fam.key(c)]
 		byFam[i] = append(byFam[i], c)
 	}
-	n := min(max(len(byFam), startupTrials), scootDesign)
+	n := min(max(len(byFam), StartupTrials), scootDesign)
 	rows := m.hypercube(n)
 	famOrder := m.rng.Perm(len(byFam))
 	var out []space.Config
@@ -108,7 +108,7 @@ func (m *scootModel) startDesign() []space.Config {
 			cands = byFam[famOrder[i]]
 		}
 		if c, ok := m.nearest(cands, rows[i], chosen); ok {
-			chosen[configKey(m.sp, c)] = true
+			chosen[ConfigKey(m.sp, c)] = true
 			out = append(out, c)
 		}
 	}
@@ -153,9 +153,9 @@ func (m *scootModel) values(p space.Param) []any {
 	if vals, ok := p.Grid(); ok {
 		return vals
 	}
-	out := make([]any, gridFloatPoints)
+	out := make([]any, GridFloatPoints)
 	for i := range out {
-		f := float64(i) / float64(gridFloatPoints-1)
+		f := float64(i) / float64(GridFloatPoints-1)
 		switch {
 		case p.Log && p.Low > 0:
 			out[i] = math.Exp(math.Log(p.Low) + f*(math.Log(p.High)-math.Log(p.Low)))
@@ -180,7 +180,7 @@ func (m *scootModel) nearest(cands []space.Config, row space.Config, chosen map[
 	for j := range cands {
 		i := (j + shift) % len(cands)
 		c := cands[i]
-		if chosen[configKey(m.sp, c)] {
+		if chosen[ConfigKey(m.sp, c)] {
 			continue
 		}
 		if d := m.rowDistance(c, row); d < bestD {
@@ -203,7 +203,7 @@ func (m *scootModel) rowDistance(c, row space.Config) float64 {
 			// an inactive knob matches nothing but costs less than a
 			// wrong value: the row could not have known.
 			d += 0.5
-		case !sameValue(got, want):
+		case !SameValue(got, want):
 			d += 1
 		}
 	}

@@ -26,7 +26,7 @@ type familyMemory struct {
 // engine.
 func (f *familyMemory) tell(c space.Config, o Observation) {
 	switch {
-	case o.Class == classOOM:
+	case o.Class == ClassOOM:
 		f.oom = append(f.oom, c)
 	case o.State == Complete:
 		f.ok = append(f.ok, c)
@@ -59,14 +59,14 @@ func (f *familyMemory) sameFamily(a, b space.Config) bool { return f.fam.key(a) 
 // pressureBelow reports whether a is at most as high as b on every
 // pressure knob either has; false when one cannot be ranked.
 func pressureBelow(a, b space.Config) bool {
-	for _, k := range unionKeys(a, b) {
+	for _, k := range UnionKeys(a, b) {
 		if !isPressureKnob(k) {
 			continue
 		}
 		va, inA := a[k]
 		vb, inB := b[k]
-		ra, okA := pressureRank(k, va)
-		rb, okB := pressureRank(k, vb)
+		ra, okA := PressureRank(k, va)
+		rb, okB := PressureRank(k, vb)
 		if !inA || !inB || !okA || !okB || ra > rb {
 			return false
 		}

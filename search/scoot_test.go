@@ -42,7 +42,7 @@ func scootLandscape(c space.Config) Observation {
 	dp, _ := c.Int("dp")
 	attn, _ := c.Bool("enable_dp_attention")
 	oom := func() Observation {
-		return Observation{Config: c, State: Infeasible, Class: classOOM, Value: math.NaN()}
+		return Observation{Config: c, State: Infeasible, Class: ClassOOM, Value: math.NaN()}
 	}
 	base := 1.0
 	switch {
@@ -121,7 +121,7 @@ func TestSCOOTDesignCoversEveryFamily(t *testing.T) {
 	fam := newFamilies(sp, validGrid(sp))
 	randomMissed := false
 	for seed := int64(1); seed <= 10; seed++ {
-		got := scootRun(t, sp, "scoot", seed, startupTrials)
+		got := scootRun(t, sp, "scoot", seed, StartupTrials)
 		seen, mems := map[string]bool{}, map[string]bool{}
 		for _, c := range got[:len(fam.keys)] {
 			seen[fam.key(c)] = true
@@ -136,7 +136,7 @@ func TestSCOOTDesignCoversEveryFamily(t *testing.T) {
 			t.Errorf("seed %d: the design's memory fractions %v, want all 6 values", seed, mems)
 		}
 		rnd := map[string]bool{}
-		for _, c := range scootRun(t, sp, "random", seed, startupTrials) {
+		for _, c := range scootRun(t, sp, "random", seed, StartupTrials) {
 			rnd[fam.key(c)] = true
 		}
 		randomMissed = randomMissed || len(rnd) < len(fam.keys)
@@ -148,11 +148,11 @@ func TestSCOOTDesignCoversEveryFamily(t *testing.T) {
 
 func newSCOOTModel(t *testing.T, sp *space.Space, seed int64) *scootModel {
 	t.Helper()
-	s, err := newSCOOT(build{sp: sp, seed: seed, rng: rand.New(rand.NewSource(seed))})
+	s, err := newSCOOT(Build{Space: sp, Seed: seed, Rand: rand.New(rand.NewSource(seed))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.(*guard).model.(*scootModel)
+	return s.(*Guard).Model.(*scootModel)
 }
 
 // scootRun runs n asks of the named sampler on scootLandscape.
@@ -186,7 +186,7 @@ func TestFamilyMemory(t *testing.T) {
 		}
 		return c
 	}
-	oom := Observation{State: Infeasible, Class: classOOM}
+	oom := Observation{State: Infeasible, Class: ClassOOM}
 	ok := Observation{State: Complete}
 	for _, c := range []struct {
 		name string
@@ -275,12 +275,12 @@ func TestSCOOTRespectsTheSpaceAndIsDeterministic(t *testing.T) {
 					t.Errorf("seed %d trial %d: %s has %s = %v, active %v", seed, i, c.Summary(), p.Name, has, sp.Active(p, c))
 				}
 			}
-			if k := configKey(sp, c); seen[k] {
+			if k := ConfigKey(sp, c); seen[k] {
 				t.Errorf("seed %d trial %d: %s proposed twice", seed, i, c.Summary())
 			} else {
 				seen[k] = true
 			}
-			if configKey(sp, c) != configKey(sp, b[i]) {
+			if ConfigKey(sp, c) != ConfigKey(sp, b[i]) {
 				t.Fatalf("seed %d trial %d: %s, then %s on the same seed", seed, i, c.Summary(), b[i].Summary())
 			}
 		}
@@ -307,7 +307,7 @@ func TestSCOOTScoresAreLogsWithPrunedAtTheWorst(t *testing.T) {
 	m.obs = []Observation{
 		{State: Complete, Values: []float64{100}},
 		{State: Pruned},
-		{State: Infeasible, Class: classOOM},
+		{State: Infeasible, Class: ClassOOM},
 		{State: Complete, Values: []float64{math.E * 100}},
 	}
 	got := m.scores()

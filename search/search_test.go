@@ -211,7 +211,7 @@ func TestTPEConvergesOnAQuadratic(t *testing.T) {
 		x, _ := c.Float("x")
 		y := f(x)
 		best = math.Max(best, y)
-		if i < startupTrials {
+		if i < StartupTrials {
 			bestStartup = best
 		}
 		if err := s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: y}); err != nil {

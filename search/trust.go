@@ -32,13 +32,13 @@ type trustModel struct {
 	localNext int
 }
 
-func newTrust(b build) (Sampler, error) {
-	order, err := b.sp.Order()
+func newTrust(b Build) (Sampler, error) {
+	order, err := b.Space.Order()
 	if err != nil {
 		return nil, err
 	}
-	lin := &cboModel{sp: b.sp, rng: b.rng, order: order, linear: true}
-	return newGuard(b, &trustModel{cboModel: lin, feas: NewFeasibility(b.sp)}), nil
+	lin := &cboModel{sp: b.Space, rng: b.Rand, order: order, linear: true}
+	return NewGuard(b, &trustModel{cboModel: lin, feas: NewFeasibility(b.Space)}), nil
 }
 
 const (
@@ -50,8 +50,8 @@ const (
 	trustRadius = 2
 )
 
-func (m *trustModel) propose() (space.Config, error) {
-	if !trustLocalTurn(m.usable(), startupTrials, trustEvery) {
+func (m *trustModel) Draw() (space.Config, error) {
+	if !trustLocalTurn(m.usable(), StartupTrials, trustEvery) {
 		return m.global()
 	}
 	if m.local == nil {
@@ -74,7 +74,7 @@ func trustLocalTurn(told, startup, every int) bool {
 // (after trustSkips of those, whatever linear proposes).
 func (m *trustModel) global() (space.Config, error) {
 	for range trustSkips {
-		c, err := m.cboModel.propose()
+		c, err := m.cboModel.Draw()
 		if err != nil {
 			return nil, err
 		}
@@ -82,13 +82,13 @@ func (m *trustModel) global() (space.Config, error) {
 			return c, nil
 		}
 	}
-	return m.cboModel.propose()
+	return m.cboModel.Draw()
 }
 
-func (m *trustModel) tell(o Observation) error {
+func (m *trustModel) Learn(o Observation) error {
 	m.feas.Tell(o)
 	m.local = nil
-	return m.cboModel.tell(o)
+	return m.cboModel.Learn(o)
 }
 
 // region ranks the open configs nearest the incumbent by a posterior
@@ -110,7 +110,7 @@ func (m *trustModel) region() []space.Config {
 	w := lin.draw(m.rng)
 	told := map[string]bool{}
 	for _, o := range m.obs {
-		told[configKey(m.sp, o.Config)] = true
+		told[ConfigKey(m.sp, o.Config)] = true
 	}
 	ring := []space.Config{inc}
 	for range trustRadius {
@@ -126,7 +126,7 @@ func (m *trustModel) region() []space.Config {
 func (m *trustModel) open(cs []space.Config, told map[string]bool) []space.Config {
 	var out []space.Config
 	for _, c := range cs {
-		if bad, _ := m.feas.Predict(c); !bad && !told[configKey(m.sp, c)] {
+		if bad, _ := m.feas.Predict(c); !bad && !told[ConfigKey(m.sp, c)] {
 			out = append(out, c)
 		}
 	}
@@ -163,5 +163,5 @@ func (m *trustModel) byDraw(cs []space.Config, w []float64) []space.Config {
 	for i, c := range cs {
 		s[i] = dot(w, m.encode(c))
 	}
-	return bestFirst(cs, s)
+	return BestFirst(cs, s)
 }
