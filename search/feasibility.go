@@ -50,7 +50,7 @@ type Feasibility struct {
 // Failure classes the model learns from.
 const (
 	ClassOOM     = "oom"
-	classInvalid = "invalid_config"
+	ClassInvalid = "invalid_config"
 )
 
 // NewFeasibility returns a model with no evidence: it predicts nothing.
@@ -65,7 +65,7 @@ func (f *Feasibility) Tell(o Observation) {
 	switch {
 	case o.Class == ClassOOM:
 		f.oom = append(f.oom, c)
-	case o.Class == classInvalid:
+	case o.Class == ClassInvalid:
 		f.invalid = append(f.invalid, c)
 		if k, ok := refusedKnob(o.Message, c); ok {
 			f.refused = append(f.refused, refusal{engine: c.Engine(), knob: k, value: c[k]})
