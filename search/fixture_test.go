@@ -12,12 +12,12 @@ import (
 
 // The prior's tests decorate a random sampler. The sampler families and
 // their registry (search/samplers) sit above this package, so these
-// fixtures build that sampler here as samplers.NewSampler builds
+// fixtures build that sampler here as samplers.New builds
 // "random": a seeded random model behind the guard, with the feasibility
 // model unless it is turned off, the prior's decoration, then the
 // history.
 
-// NewSampler builds the random sampler as samplers.NewSampler does; it
+// NewSampler builds the random sampler as samplers.New does; it
 // knows no other name.
 func NewSampler(ctx context.Context, name string, sp *space.Space, seed int64, history []Observation, log zerolog.Logger, opt Options) (Sampler, error) {
 	if name != "random" {

@@ -7,7 +7,7 @@ import "github.com/servetune/servetune/space"
 const GridFloatPoints = 5
 
 // Grid enumerates every config of the space: the product of the knobs'
-// finite domains (continuous floats at gridFloatPoints evenly spaced
+// finite domains (continuous floats at GridFloatPoints evenly spaced
 // values), following `when` conditions so inactive knobs are not
 // multiplied in. Configs are in declaration order of the knobs.
 func Grid(sp *space.Space) []space.Config {

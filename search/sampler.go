@@ -11,9 +11,10 @@ import (
 // Sampler proposes configs and learns from finished trials. Not safe for
 // concurrent use.
 //
-// A new sampler is one file: a type implementing Sampler (or, for a model
-// that only proposes, a model wrapped by guard, which adds what every
-// model sampler shares), and a line in specs naming it.
+// A new sampler is one file in its family's package (or a new family
+// package importing only this one): a type implementing Sampler (or, for
+// a model that only proposes, a Model wrapped by NewGuard, which adds what
+// every model sampler shares), and a line in search/samplers naming it.
 type Sampler interface {
 	// Ask returns up to n configs to run next: at least one, unless every
 	// config of a finite space has been measured (ErrExhausted) or nothing

@@ -23,7 +23,7 @@ import (
 // function with random weights (ParEGO, Knowles 2006), so successive
 // proposals aim at different parts of the front. Pruned trials count as
 // feasible with the worst measured value; failed ones say nothing. The
-// first startupTrials proposals are seeded random configs. Deterministic
+// first search.StartupTrials proposals are seeded random configs. Deterministic
 // for a seed.
 type cboModel struct {
 	sp     *space.Space

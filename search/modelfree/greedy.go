@@ -32,7 +32,7 @@ import (
 type Greedy struct {
 	sp    *space.Space
 	order []space.Param
-	// results holds every told observation by configKey: told configs
+	// results holds every told observation by search.ConfigKey: told configs
 	// carry the target's engine, proposals may not.
 	results map[string]search.Observation
 	// best is the incumbent; bestKey is "" before the engine phase ends.
@@ -150,7 +150,7 @@ func defaultValue(p space.Param) any {
 }
 
 // sweepValues is the knob's finite domain, continuous floats at
-// gridFloatPoints evenly spaced values.
+// search.GridFloatPoints evenly spaced values.
 func sweepValues(p space.Param) []any {
 	if vals, ok := p.Grid(); ok {
 		return vals
@@ -239,7 +239,7 @@ func (g *Greedy) advance() {
 type greedySampler struct {
 	sp *space.Space
 	g  *Greedy
-	// told holds every observation by configKey, to answer the sweep's
+	// told holds every observation by search.ConfigKey, to answer the sweep's
 	// proposals that a resumed study measured already.
 	told map[string]search.Observation
 }

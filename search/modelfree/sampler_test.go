@@ -10,7 +10,7 @@ import (
 	"github.com/servetune/servetune/space"
 )
 
-// newSampler builds this family's named sampler as samplers.NewSampler
+// newSampler builds this family's named sampler as samplers.New
 // does (the registry sits above this package): seeded, with the
 // feasibility model unless turned off, taught the history. No prior.
 func newSampler(ctx context.Context, name string, sp *space.Space, seed int64, history []search.Observation, log zerolog.Logger, opt search.Options) (search.Sampler, error) {

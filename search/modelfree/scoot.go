@@ -62,7 +62,7 @@ type scootModel struct {
 }
 
 const (
-	// scootDesign bounds the start-up design: at least startupTrials
+	// scootDesign bounds the start-up design: at least search.StartupTrials
 	// configs, at most this many (one per family first).
 	scootDesign = 12
 	// scootLocalEvery: one proposal in this many after the design is a

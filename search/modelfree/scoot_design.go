@@ -84,7 +84,7 @@ func (m *scootModel) pool() []space.Config {
 }
 
 // startDesign is the start-up design: one config per family (in a seeded
-// order), then more until startupTrials, scootDesign at most. Each
+// order), then more until search.StartupTrials, scootDesign at most. Each
 // design point is a Latin hypercube row over the other knobs: every
 // value of a knob comes round before any repeats; the pool config of the
 // family nearest that row is taken.

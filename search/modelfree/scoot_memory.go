@@ -14,7 +14,7 @@ import (
 //
 // A config is predicted to run out of memory when an OOM trial of its
 // family (same engine and parallelism) is at most as high on every
-// pressure knob (pressureRank) — whatever the knobs that are neither.
+// pressure knob (search.PressureRank) — whatever the knobs that are neither.
 // An OOM trial is no evidence once a completed trial of its family is at
 // least as high on every pressure knob: there the family's memory is not
 // monotone in those knobs (vLLM's memory fraction sizes the whole pool,
@@ -78,7 +78,7 @@ func pressureBelow(a, b space.Config) bool {
 	return true
 }
 
-// isPressureKnob reports whether pressureRank ranks some value of knob k.
+// isPressureKnob reports whether search.PressureRank ranks some value of knob k.
 func isPressureKnob(k string) bool {
 	switch k {
 	case "mem_fraction", "chunked_prefill", "max_running", "cuda_graph_max_bs", "speculative_num_draft_tokens", "tp", "kv_cache_dtype", "model_variant":

@@ -35,10 +35,11 @@ import (
 // checked on the result; up to 20 model draws, then 20 random ones, are
 // tried before the last draw is returned anyway.
 //
-// On the synthetic 2-objective landscape of mo_test.go (215-point true
-// front, 6912 configs), the median hypervolume after 40 trials is about
-// 0.91 of the true front's, against 0.88 for random search: a small space
-// where random is strong, as SLO-Guard (2026) found.
+// On the synthetic 2-objective landscape searchtest.MOLandscape
+// (215-point true front, 6912 configs), the median hypervolume after 40
+// trials is about 0.91 of the true front's, against 0.88 for random
+// search: a small space where random is strong, as SLO-Guard (2026)
+// found.
 //
 // Failed observations (crashes, timeouts) say nothing about the config and
 // are ignored. Infeasible observations (rule, OOM, invalid config) and
