@@ -32,7 +32,7 @@ type Options struct {
 	// Metric reports whether a metric name exists; nil accepts all.
 	Metric func(name string) bool
 	// Sampler checks the [study] sampler name against the number of
-	// objectives (search.CheckSampler); nil accepts any name. Its error is
+	// objectives (samplers.Check); nil accepts any name. Its error is
 	// reported against study.sampler.
 	Sampler func(name string, objectives int) error
 	// CheckTarget checks what only the runner knows, such as whether the
