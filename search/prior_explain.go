@@ -55,38 +55,43 @@ type Outlooker interface {
 const maxOutlookLevels = 12
 
 // note records the proposal of c.
-func (ps *priorSampler) note(ctx context.Context, c space.Config, origin string) {
-	full := ps.sp.WithTargetEngine(c)
-	cd := ps.predict(ctx, full)
+func (st *priorState) note(ctx context.Context, c space.Config, origin string) {
+	full := st.sp.WithTargetEngine(c)
+	cd := st.tab.predict(ctx, full)
 	p := Proposal{Origin: origin, Feasible: cd.feasible}
 	if cd.feasible {
 		p.Predicted = append([]float64(nil), cd.values...)
-		p.Intervals = PriorIntervals(ps.prior, full, p.Predicted)
+		p.Intervals = PriorIntervals(st.prior, full, p.Predicted)
 	}
-	if ps.proposed == nil {
-		ps.proposed = map[string]Proposal{}
+	if st.hist.proposed == nil {
+		st.hist.proposed = map[string]Proposal{}
 	}
-	ps.proposed[configKey(ps.sp, c)] = p
+	st.hist.proposed[configKey(st.sp, c)] = p
 }
 
 // Explain says whether the prior or the inner sampler proposed c, and
 // what the prior predicted for it.
 func (ps *priorSampler) Explain(c space.Config) (Proposal, bool) {
-	p, ok := ps.proposed[configKey(ps.sp, c)]
+	p, ok := ps.st.hist.proposed[configKey(ps.st.sp, c)]
 	return p, ok
 }
 
 // Outlook is the prior's best prediction for each value of each knob with
 // few values, over every config it screened or predicted.
 func (ps *priorSampler) Outlook() []Region {
+	return ps.st.tab.outlook()
+}
+
+// outlook is Outlook over the table.
+func (t *table) outlook() []Region {
 	var out []Region
-	for _, p := range ps.sp.Params {
+	for _, p := range t.sp.Params {
 		vals, ok := p.Grid()
 		if !ok || len(vals) < 2 || len(vals) > maxOutlookLevels {
 			continue
 		}
 		for _, v := range vals {
-			out = append(out, ps.region(p.Name, space.FormatValue(v)))
+			out = append(out, t.region(p.Name, space.FormatValue(v)))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Knob < out[j].Knob })
@@ -94,22 +99,22 @@ func (ps *priorSampler) Outlook() []Region {
 }
 
 // region is the prior's view of knob = value.
-func (ps *priorSampler) region(knob, value string) Region {
-	d := len(ps.sp.Objectives)
+func (t *table) region(knob, value string) Region {
+	d := len(t.sp.Objectives)
 	full, fast := nanSlice(d), nanSlice(d)
 	r := Region{Knob: knob, Value: value}
-	for _, k := range ps.order {
-		cd := ps.cands[k]
+	for _, k := range t.order {
+		cd := t.cands[k]
 		v, ok := cd.cfg[knob]
 		if !ok || space.FormatValue(v) != value {
 			continue
 		}
 		if cd.refined && cd.feasible {
 			r.Full++
-			ps.better(full, cd.values)
+			t.better(full, cd.values)
 		} else if cd.fastOK {
 			r.Screened++
-			ps.better(fast, cd.fast)
+			t.better(fast, cd.fast)
 		}
 	}
 	r.Best = full
@@ -120,8 +125,8 @@ func (ps *priorSampler) region(knob, value string) Region {
 }
 
 // better keeps in best, objective by objective, the better of best and vals.
-func (ps *priorSampler) better(best, vals []float64) {
-	for i, o := range ps.sp.Objectives {
+func (t *table) better(best, vals []float64) {
+	for i, o := range t.sp.Objectives {
 		if i < len(vals) && !math.IsNaN(vals[i]) && (math.IsNaN(best[i]) || o.Better(vals[i], best[i])) {
 			best[i] = vals[i]
 		}

@@ -29,12 +29,6 @@ const (
 	frontRefine = 6
 )
 
-// measuredConfig is a completed trial: its config and measured values.
-type measuredConfig struct {
-	cfg    space.Config
-	values []float64
-}
-
 // localEstimate is a config's values estimated from a measured neighbour:
 // the neighbour's measured values times the prior's predicted ratio of the
 // config to the neighbour, per objective; false when a ratio is undefined.
@@ -70,53 +64,32 @@ func bestGain(points, ests [][]float64, objs []space.Objective, ref []float64) (
 	return best, bestG
 }
 
-// frontParents are the measured configs on the front of the measured
-// means, newest first.
-func (ps *priorSampler) frontParents() []measuredConfig {
-	ms := ps.measuredMeans()
-	pts := make([]Point, len(ms))
-	for i, m := range ms {
-		pts[i] = Point{Values: m.values}
-	}
-	idx := Front(pts, ps.sp.Objectives)
-	sort.Sort(sort.Reverse(sort.IntSlice(idx)))
-	out := make([]measuredConfig, len(idx))
-	for i, j := range idx {
-		out[i] = ms[j].measuredConfig
-	}
-	return out
-}
+// front is the prior's multi-objective pick along the measured front:
+// it prepares the front's neighbours at each of the prior's turns and
+// picks by expected hypervolume improvement (prior_front_pick.go). It
+// keeps no state of its own.
+type front struct{ st *priorState }
 
-// meanPoints are the measured configs' mean values: the front pickHV
-// extends.
-func meanPoints(ms []measuredMean) [][]float64 {
-	out := make([][]float64, len(ms))
-	for i, m := range ms {
-		out[i] = m.values
-	}
-	return out
-}
-
-// prepareFront screens the neighbours of the measured front's members
+// prepare screens the neighbours of the measured front's members
 // (frontScreen new ones per proposal) and fully predicts those whose
 // screening estimate would add the most hypervolume.
-func (ps *priorSampler) prepareFront(ctx context.Context) {
-	if len(ps.sp.Objectives) < 2 {
+func (f front) prepare(ctx context.Context) {
+	st := f.st
+	if len(st.sp.Objectives) < 2 {
 		return
 	}
-	parents := ps.frontParents()
+	parents := st.hist.frontParents()
 	fresh := 0
 	for _, p := range parents {
 		if fresh >= frontScreen {
 			break
 		}
-		if !ps.around[configKey(ps.sp, p.cfg)] {
-			ps.screenAround(ctx, p.cfg)
+		if !st.tab.around[configKey(st.sp, p.cfg)] {
+			st.tab.screenAround(ctx, p.cfg)
 			fresh++
 		}
 	}
-	ps.refineFront(ctx, parents)
-	ps.prepareProbe(ctx)
+	f.refine(ctx, parents)
 }
 
 // refineFront fully predicts frontRefine unrefined neighbours of the
@@ -124,24 +97,25 @@ func (ps *priorSampler) prepareFront(ctx context.Context) {
 // most first, then the others, newest member first. Screening alone would
 // not do: a shortened benchmark hides what a larger batch gains, so the
 // front's next max_running step often screens worse than its parent.
-func (ps *priorSampler) refineFront(ctx context.Context, parents []measuredConfig) {
+func (f front) refine(ctx context.Context, parents []measuredConfig) {
+	st, tab := f.st, f.st.tab
 	var gainful []scoredCand
 	var rest []*candidate
-	points := meanPoints(ps.measuredMeans())
-	ref := ps.frontRef(points)
+	points := meanPoints(st.hist.measuredMeans())
+	ref := st.frontRef(points)
 	seen := map[string]bool{}
 	for _, p := range parents {
-		pc := ps.cands[configKey(ps.sp, p.cfg)]
-		for _, n := range ps.neighbours(p.cfg) {
-			k := configKey(ps.sp, n)
-			cd := ps.cands[k]
-			if cd == nil || cd.refined || seen[k] || ps.told[k] || !cd.fastOK {
+		pc := tab.cands[configKey(st.sp, p.cfg)]
+		for _, n := range tab.neighbours(p.cfg) {
+			k := configKey(st.sp, n)
+			cd := tab.cands[k]
+			if cd == nil || cd.refined || seen[k] || tab.told[k] || !cd.fastOK {
 				continue
 			}
 			seen[k] = true
 			g := 0.0
 			if est, ok := localEstimate(p.values, fastOf(pc), cd.fast); ok && ref != nil {
-				g = hvGain(points, est, ps.sp.Objectives, ref)
+				g = hvGain(points, est, st.sp.Objectives, ref)
 			}
 			if g > 0 {
 				gainful = append(gainful, scoredCand{cd, g})
@@ -150,7 +124,7 @@ func (ps *priorSampler) refineFront(ctx context.Context, parents []measuredConfi
 			}
 		}
 	}
-	ps.refineAll(ctx, frontTodo(gainful, rest, frontRefine))
+	tab.refineAll(ctx, frontTodo(gainful, rest, frontRefine))
 }
 
 // scoredCand is a candidate with the hypervolume its estimate adds.
@@ -182,22 +156,23 @@ func fastOf(cd *candidate) []float64 {
 // be for its estimate to start from that measurement.
 const nearDistance = 2
 
-// frontEstimates are the open candidates within nearDistance knobs of a
+// estimates are the open candidates within nearDistance knobs of a
 // measured config, estimated from the nearest measured ones (the
 // geometric mean of their local estimates, each corrected by the pairs
 // learnt for the knobs changed): the full predictions when the prior
 // predicts both feasible, the screening ones when its memory plan was
 // contradicted. A measured config is the best evidence of what its
 // near variants do; the residual averaged over the whole study is not.
-func (ps *priorSampler) frontEstimates(busy map[string]bool) map[string][]float64 {
-	ms := ps.measuredMeans()
-	fixes := ps.pairFixes(ms)
+func (f front) estimates(busy map[string]bool) map[string][]float64 {
+	st := f.st
+	ms := st.hist.measuredMeans()
+	fixes := f.pairFixes(ms)
 	out := map[string][]float64{}
-	for _, k := range ps.order {
-		if !ps.openAnywhere(k, busy) {
+	for _, k := range st.tab.order {
+		if !st.openAnywhere(k, busy) {
 			continue
 		}
-		if est, ok := ps.nearEstimate(ps.cands[k], ms, fixes); ok {
+		if est, ok := f.nearEstimate(st.tab.cands[k], ms, fixes); ok {
 			out[k] = est
 		}
 	}
@@ -206,7 +181,7 @@ func (ps *priorSampler) frontEstimates(busy map[string]bool) map[string][]float6
 
 // nearEstimate is cd's estimate from the measured configs nearest to it
 // (at most nearDistance knobs away); false when none is that near.
-func (ps *priorSampler) nearEstimate(cd *candidate, ms []measuredMean, fixes map[transition]*pairFix) ([]float64, bool) {
+func (f front) nearEstimate(cd *candidate, ms []measuredMean, fixes map[transition]*pairFix) ([]float64, bool) {
 	var ests [][]float64
 	best := nearDistance + 1
 	for _, m := range ms {
@@ -214,11 +189,11 @@ func (ps *priorSampler) nearEstimate(cd *candidate, ms []measuredMean, fixes map
 		if n == 0 || n > best {
 			continue
 		}
-		pc := ps.cands[configKey(ps.sp, m.cfg)]
+		pc := f.st.tab.cands[configKey(f.st.sp, m.cfg)]
 		if pc == nil {
 			continue
 		}
-		est, ok := ps.localOf(m.measuredConfig, pc, cd)
+		est, ok := f.localOf(m.measuredConfig, pc, cd)
 		if !ok {
 			continue
 		}
@@ -251,11 +226,11 @@ func geoMean(vs [][]float64) []float64 {
 
 // localOf is cd's estimate from measured parent p (candidate pc): on full
 // predictions when both are predicted feasible, else on screening ones.
-func (ps *priorSampler) localOf(p measuredConfig, pc, cd *candidate) ([]float64, bool) {
+func (f front) localOf(p measuredConfig, pc, cd *candidate) ([]float64, bool) {
 	if pc.feasible && cd.feasible {
 		return localEstimate(p.values, pc.values, cd.values)
 	}
-	if _, ok := ps.estimate(cd); ok && pc.fastOK && cd.fastOK {
+	if _, ok := f.st.estimate(cd); ok && pc.fastOK && cd.fastOK {
 		return localEstimate(p.values, pc.fast, cd.fast)
 	}
 	return nil, false

@@ -32,43 +32,6 @@ type pairFix struct {
 	n   int
 }
 
-// measuredMean is a measured config's per-objective geometric mean over
-// its measurements: a config confirmed three times is one point of the
-// front at its mean, not three noisy points of which the luckiest counts.
-type measuredMean struct {
-	measuredConfig
-	n int
-}
-
-// measuredMeans are the measured configs, each once, at their means, in
-// the order they were first measured.
-func (ps *priorSampler) measuredMeans() []measuredMean {
-	idx := map[string]int{}
-	var out []measuredMean
-	var logs [][]float64
-	for _, m := range ps.measuredCfgs {
-		k := configKey(ps.sp, m.cfg)
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
-			out = append(out, measuredMean{measuredConfig{cfg: m.cfg}, 0})
-			logs = append(logs, make([]float64, len(m.values)))
-		}
-		out[i].n++
-		for j, v := range m.values {
-			logs[i][j] += math.Log(v)
-		}
-	}
-	for i := range out {
-		out[i].values = make([]float64, len(logs[i]))
-		for j, s := range logs[i] {
-			out[i].values[j] = math.Exp(s / float64(out[i].n))
-		}
-	}
-	return out
-}
-
 // oneKnob is the knob a and b differ in and its two values; false when
 // they differ in none or in more than one (a knob present in one only
 // counts as a difference).
@@ -170,8 +133,8 @@ func (f *pairFix) corrected(est []float64) []float64 {
 
 // pairPreds are a and b's full predictions when the prior predicts both
 // feasible, else their screening ones when both have one (as localOf).
-func (ps *priorSampler) pairPreds(a, b space.Config) ([]float64, []float64, bool) {
-	ca, cb := ps.cands[configKey(ps.sp, a)], ps.cands[configKey(ps.sp, b)]
+func (f front) pairPreds(a, b space.Config) ([]float64, []float64, bool) {
+	ca, cb := f.st.tab.cands[configKey(f.st.sp, a)], f.st.tab.cands[configKey(f.st.sp, b)]
 	switch {
 	case ca == nil || cb == nil:
 		return nil, nil, false
@@ -184,6 +147,6 @@ func (ps *priorSampler) pairPreds(a, b space.Config) ([]float64, []float64, bool
 }
 
 // pairFixes are the transitions learnt from the study's measured pairs.
-func (ps *priorSampler) pairFixes(ms []measuredMean) map[transition]*pairFix {
-	return learnPairs(ms, ps.pairPreds)
+func (f front) pairFixes(ms []measuredMean) map[transition]*pairFix {
+	return learnPairs(ms, f.pairPreds)
 }

@@ -34,51 +34,52 @@ import "github.com/servetune/servetune/space"
 // pickHV maximises the expected hypervolume improvement over the front
 // of measured values; false when no candidate improves it. A candidate
 // within nearDistance knobs of a measured config is estimated from that
-// measurement (frontEstimates), any other by its corrected prediction.
-// Each gain is weighed by the chance the candidate starts (frontChance).
-func (ps *priorSampler) pickHV(busy map[string]bool) (space.Config, bool) {
-	local := ps.frontEstimates(busy)
+// measurement (front.estimates), any other by its corrected prediction.
+// Each gain is weighed by the chance the candidate starts (front.chance).
+func (f front) pickHV(busy map[string]bool) (space.Config, bool) {
+	st := f.st
+	local := f.estimates(busy)
 	var preds [][]float64
 	var weights []float64
 	var cds []*candidate
-	for _, k := range ps.order {
-		if !ps.openAnywhere(k, busy) {
+	for _, k := range st.tab.order {
+		if !st.openAnywhere(k, busy) {
 			continue
 		}
-		cd := ps.cands[k]
+		cd := st.tab.cands[k]
 		p, anchored := local[k]
 		if !anchored {
-			if !ps.regionOpen(cd) {
+			if !st.regionOpen(cd) {
 				continue
 			}
-			p = ps.corrected(cd, !cd.feasible)
+			p = st.tab.corrected(cd, !cd.feasible)
 		}
-		w := ps.frontChance(k, cd)
+		w := f.chance(k, cd)
 		if !(w > 0) {
 			continue
 		}
 		cds, preds, weights = append(cds, cd), append(preds, p), append(weights, w)
 	}
-	points := meanPoints(ps.measuredMeans())
-	ref := ps.frontRef(append(append([][]float64(nil), preds...), points...))
+	points := meanPoints(st.hist.measuredMeans())
+	ref := st.frontRef(append(append([][]float64(nil), preds...), points...))
 	if ref == nil {
 		return nil, false
 	}
-	i := bestExpectedGain(points, preds, weights, ps.sp.Objectives, ref)
+	i := bestExpectedGain(points, preds, weights, st.sp.Objectives, ref)
 	if i < 0 {
 		return nil, false
 	}
 	return cds[i].cfg, true
 }
 
-// frontChance is the weight of a candidate's hypervolume gain: 1 unless
+// chance is the weight of a candidate's hypervolume gain: 1 unless
 // the learned memory plan, once a trial contradicted the card's, doubts
 // it starts (startWeight).
-func (ps *priorSampler) frontChance(k string, cd *candidate) float64 {
-	if ps.memory == nil || !ps.memory.contradicted {
+func (f front) chance(k string, cd *candidate) float64 {
+	if !f.st.contradicted() {
 		return 1
 	}
-	p, decided := ps.memory.chance(k, cd.cfg, cd.feasible)
+	p, decided := f.st.memory.chance(k, cd.cfg, cd.feasible)
 	return startWeight(p, decided)
 }
 

@@ -63,7 +63,7 @@ func TestFrontMoveNextToAMeasurementKeepsItsTurnInADistrustedRegion(t *testing.T
 	ctx := context.Background()
 	tell := func(cfg space.Config, v []float64) {
 		t.Helper()
-		s.note(ctx, cfg, "prior")
+		s.st.note(ctx, cfg, "prior")
 		if err := s.Tell(ctx, Observation{Config: cfg, State: Complete, Value: v[0], Values: v}); err != nil {
 			t.Fatal(err)
 		}
@@ -76,18 +76,18 @@ func TestFrontMoveNextToAMeasurementKeepsItsTurnInADistrustedRegion(t *testing.T
 		tell(vl, []float64{150 * float64(n), 4 * float64(n)}) // vllm far better: dominates sglang
 	}
 	for range 6 { // the region's recent errors: far beyond the rest's
-		s.regions.miss(space.Config{"engine": "vllm", "n": int64(1)}, 1.5)
-		s.regions.miss(space.Config{"engine": "sglang", "n": int64(1)}, 0.01)
+		s.st.regions.miss(space.Config{"engine": "vllm", "n": int64(1)}, 1.5)
+		s.st.regions.miss(space.Config{"engine": "sglang", "n": int64(1)}, 0.01)
 	}
-	if e := s.regions.every(space.Config{"engine": "vllm", "n": int64(5)}); e <= priorEvery {
+	if e := s.st.regions.every(space.Config{"engine": "vllm", "n": int64(5)}); e <= priorEvery {
 		t.Fatalf("region engine=vllm still trusted (every %d): the test does not set up a distrusted region", e)
 	}
-	s.picks = 3 // a pick on which the distrusted region has no turn
-	if regionTurn(s.regions.every(space.Config{"engine": "vllm"}), s.picks) {
-		t.Fatalf("pick %d is the region's turn anyway", s.picks)
+	s.st.picks = 3 // a pick on which the distrusted region has no turn
+	if regionTurn(s.st.regions.every(space.Config{"engine": "vllm"}), s.st.picks) {
+		t.Fatalf("pick %d is the region's turn anyway", s.st.picks)
 	}
-	s.prepareFront(ctx)
-	got, ok := s.pickHV(nil)
+	pickerOf(s).prepare(ctx)
+	got, ok := pickerOf(s).front.pickHV(nil)
 	if !ok || got["engine"] != "vllm" {
 		t.Errorf("picked %v (%v), want the vllm front move", got, ok)
 	}

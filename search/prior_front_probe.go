@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"math"
-	"slices"
 
 	"github.com/servetune/servetune/space"
 )
@@ -65,79 +64,68 @@ func unprobed(values []string, completed, picked map[string]int) []string {
 	return out
 }
 
-// probeRegions are the engines the prior should probe now; none with one
+// unprobedEngines are the values of engineProbeKnob, in screening
+// order, no trial completed on and the prior's own proposals have tried
+// fewer than engineProbeTries times (unprobed). The front's probe and
+// local search's both start from them.
+func (st *priorState) unprobedEngines() []string {
+	picked := map[string]int{}
+	for k, p := range st.hist.proposed {
+		if cd := st.tab.cands[k]; p.Origin != "sampler" && cd != nil {
+			picked[space.FormatValue(cd.cfg[engineProbeKnob])]++
+		}
+	}
+	return unprobed(st.tab.engines(), st.hist.completedOn(engineProbeKnob), picked)
+}
+
+// engineProbe is the prior's multi-objective pick in an engine no trial
+// has completed on, once the cards are caught off. It keeps no state of
+// its own: what it tried is in the proposals recorded.
+type engineProbe struct{ st *priorState }
+
+// regions are the engines the prior should probe now; none with one
 // objective, while the cards are not caught wrong, or without an engine
 // knob.
-func (ps *priorSampler) probeRegions() []string {
-	if len(ps.sp.Objectives) < 2 {
+func (e engineProbe) regions() []string {
+	st := e.st
+	if len(st.sp.Objectives) < 2 {
 		return nil
 	}
-	means := make([]float64, len(ps.resid.obj))
-	for i, o := range ps.resid.obj {
+	resid := st.tab.resid
+	means := make([]float64, len(resid.obj))
+	for i, o := range resid.obj {
 		if o.n > 0 {
 			means[i] = o.sum / float64(o.n)
 		}
 	}
-	if !cardsOff(means, ps.resid.obj[0].n) {
+	if !cardsOff(means, resid.obj[0].n) {
 		return nil
 	}
-	var values []string
-	for _, k := range ps.order {
-		if v, ok := ps.cands[k].cfg[engineProbeKnob]; ok && !slices.Contains(values, space.FormatValue(v)) {
-			values = append(values, space.FormatValue(v))
-		}
-	}
-	completed := map[string]int{}
-	for _, m := range ps.measuredCfgs {
-		completed[space.FormatValue(m.cfg[engineProbeKnob])]++
-	}
-	picked := map[string]int{}
-	for k, p := range ps.proposed {
-		if p.Origin != "sampler" && ps.cands[k] != nil {
-			picked[space.FormatValue(ps.cands[k].cfg[engineProbeKnob])]++
-		}
-	}
-	return unprobed(values, completed, picked)
+	return st.unprobedEngines()
 }
 
-// inRegion reports whether cd's engineProbeKnob has value v.
-func inRegion(cd *candidate, v string) bool {
-	x, ok := cd.cfg[engineProbeKnob]
-	return ok && space.FormatValue(x) == v
-}
-
-// prepareProbe fully predicts the engineProbeRefine candidates of each engine
+// prepare fully predicts the engineProbeRefine candidates of each engine
 // to probe that screen best on the first objective.
-func (ps *priorSampler) prepareProbe(ctx context.Context) {
-	for _, v := range ps.probeRegions() {
+func (e engineProbe) prepare(ctx context.Context) {
+	tab := e.st.tab
+	for _, v := range e.regions() {
 		var todo []*candidate
-		for _, cd := range ps.topScreenedWhere(0, func(cd *candidate) bool { return inRegion(cd, v) }) {
+		for _, cd := range tab.topScreenedWhere(0, func(cd *candidate) bool { return inRegion(cd, v) }) {
 			if !cd.refined && len(todo) < engineProbeRefine {
 				todo = append(todo, cd)
 			}
 		}
-		ps.refineAll(ctx, todo)
+		tab.refineAll(ctx, todo)
 	}
 }
 
-// pickProbe is the prior's pick in the first engine to probe: its open
+// pick is the prior's pick in the first engine to probe: its open
 // candidate with the best corrected prediction on the first objective.
-func (ps *priorSampler) pickProbe(busy map[string]bool) (space.Config, bool) {
-	for _, v := range ps.probeRegions() {
-		var best *candidate
-		bestScore := math.Inf(-1)
-		for _, k := range ps.order {
-			cd := ps.cands[k]
-			if !inRegion(cd, v) || !ps.open(k, busy) {
-				continue
-			}
-			vals, _ := ps.estimate(cd)
-			if s, ok := ps.score(cd, vals, true, 0); ok && s > bestScore {
-				best, bestScore = cd, s
-			}
-		}
-		if best != nil {
-			return best.cfg, true
+func (e engineProbe) pick(busy map[string]bool) (space.Config, bool) {
+	for _, v := range e.regions() {
+		in := func(k string, cd *candidate) bool { return inRegion(cd, v) && e.st.open(k, busy) }
+		if c, ok := e.st.bestWhere(0, in); ok {
+			return c, true
 		}
 	}
 	return nil, false

@@ -93,14 +93,14 @@ func TestPriorProbesAnEngineNoTrialMeasured(t *testing.T) {
 			cfg := space.Config{"engine": "sglang", "n": n}
 			v, _ := twoEnginePrior(cfg)
 			v = []float64{v[0] * c.tpsScale, v[1] * c.tpotScal}
-			s.note(ctx, cfg, "prior")
+			s.st.note(ctx, cfg, "prior")
 			if err := s.Tell(ctx, Observation{Config: cfg, State: Complete, Value: v[0], Values: v}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		s.picks = len(s.sp.Objectives) // past the front's ends
-		s.prepareFront(ctx)
-		got, ok := s.pick(nil)
+		s.st.picks = len(s.st.sp.Objectives) // past the front's ends
+		pickerOf(s).prepare(ctx)
+		got, ok := pickerOf(s).pick(nil)
 		if !ok || got["engine"] != c.want {
 			t.Errorf("%s: picked %v (%v), want engine %s", c.name, got, ok, c.want)
 		}
@@ -117,8 +117,8 @@ func TestProbePicksTheEnginesBestThroughput(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s.prepareFront(ctx)
-	got, ok := s.pickProbe(nil)
+	pickerOf(s).prepare(ctx)
+	got, ok := pickerOf(s).engines.pick(nil)
 	if n, _ := got.Int("n"); !ok || got["engine"] != "vllm" || n != 16 {
 		t.Errorf("probe %v (%v), want vllm n=16", got, ok)
 	}

@@ -74,20 +74,36 @@ func shareTurn(asked int, s float64) bool {
 	return math.Floor(float64(asked)*s+1e-9) > math.Floor(float64(asked-1)*s+1e-9)
 }
 
-// frontTurn decides whether a multi-objective study's proposal is the
-// prior's.
-func (ps *priorSampler) frontTurn() bool {
-	prior, inner := ps.frontRecords()
-	return shareTurn(ps.asked, frontShare(prior, inner))
+// turnTaker decides whose turn each proposal is: the prior's or the
+// inner sampler's. It keeps no state of its own.
+type turnTaker struct{ st *priorState }
+
+// priorTurn decides whether this proposal is the prior's.
+func (tt turnTaker) priorTurn() bool {
+	st := tt.st
+	if st.asked <= warmStart {
+		return true
+	}
+	if len(st.sp.Objectives) > 1 {
+		return tt.frontTurn()
+	}
+	return st.asked%st.trust.every() == 0
 }
 
-// frontRecords are the prior's and the inner sampler's records over the
+// frontTurn decides whether a multi-objective study's proposal is the
+// prior's.
+func (tt turnTaker) frontTurn() bool {
+	prior, inner := tt.records()
+	return shareTurn(tt.st.asked, frontShare(prior, inner))
+}
+
+// records are the prior's and the inner sampler's records over the
 // study's trials (configs proposed by neither, such as the baseline and
 // confirmations of them, count for no one; a config counts once).
-func (ps *priorSampler) frontRecords() (prior, inner sourceRecord) {
-	gains := ps.frontGains()
-	for _, k := range slices.Sorted(maps.Keys(ps.told)) { // sums in one order: ties stay ties
-		p, ok := ps.proposed[k]
+func (tt turnTaker) records() (prior, inner sourceRecord) {
+	gains := tt.gains()
+	for _, k := range slices.Sorted(maps.Keys(tt.st.tab.told)) { // sums in one order: ties stay ties
+		p, ok := tt.st.hist.proposed[k]
 		if !ok {
 			continue
 		}
@@ -104,24 +120,25 @@ func (ps *priorSampler) frontRecords() (prior, inner sourceRecord) {
 	return prior, inner
 }
 
-// frontGains are the hypervolume each config's first measurement added
+// gains are the hypervolume each config's first measurement added
 // to the measurements before it, as a share of every measurement's
 // (reference: that of every measurement); > 0 is a win.
-func (ps *priorSampler) frontGains() map[string]float64 {
-	ref := ps.frontRef(ps.measured)
+func (tt turnTaker) gains() map[string]float64 {
+	st := tt.st
+	ref := st.frontRef(st.hist.measured)
 	gains := map[string]float64{}
 	if ref == nil {
 		return gains
 	}
-	total := Hypervolume(ps.measured, ps.sp.Objectives, ref)
+	total := Hypervolume(st.hist.measured, st.sp.Objectives, ref)
 	if !(total > 0) {
 		return gains
 	}
 	var before [][]float64
-	for _, m := range ps.measuredCfgs {
-		k := configKey(ps.sp, m.cfg)
+	for _, m := range st.hist.measuredCfgs {
+		k := configKey(st.sp, m.cfg)
 		if _, seen := gains[k]; !seen {
-			gains[k] = hvGain(before, m.values, ps.sp.Objectives, ref) / total
+			gains[k] = hvGain(before, m.values, st.sp.Objectives, ref) / total
 		}
 		before = append(before, m.values)
 	}

@@ -80,7 +80,7 @@ func TestFrontTurnFollowsWhatThePicksAdd(t *testing.T) {
 		tell(space.Config{"a": a, "b": int64(1)}, "prior", []float64{a, a}) // each extends the front
 		tell(space.Config{"a": a + 0.5, "b": int64(2)}, "sampler", []float64{a / 10, 100})
 	}
-	s.asked = 12
+	s.st.asked = 12
 	if turns := nextTurns(s, 10); turns < 8 {
 		t.Errorf("the prior took %d of 10 turns, want ≥ 8", turns)
 	}
@@ -101,7 +101,7 @@ func TestFrontTurnWeighsWhatTheWinsAdd(t *testing.T) {
 		a := 6.1 + float64(i)/10
 		tell(space.Config{"a": a, "b": int64(2)}, "sampler", []float64{60.5 + float64(i)/2, 3.01 + float64(i)/100})
 	}
-	s.asked = 10
+	s.st.asked = 10
 	if turns := nextTurns(s, 10); turns < 8 {
 		t.Errorf("the prior took %d of 10 turns, want ≥ 8", turns)
 	}
@@ -111,8 +111,8 @@ func TestFrontTurnWeighsWhatTheWinsAdd(t *testing.T) {
 func nextTurns(s *priorSampler, n int) int {
 	turns := 0
 	for range n {
-		s.asked++
-		if s.priorTurn() {
+		s.st.asked++
+		if s.turns.priorTurn() {
 			turns++
 		}
 	}
@@ -126,7 +126,7 @@ func frontSampler(t *testing.T) (*priorSampler, func(space.Config, string, []flo
 	s := newPriorSampler(t, frontSpace(), priorFunc(frontPrior)).(*priorSampler)
 	ctx := context.Background()
 	return s, func(c space.Config, origin string, v []float64) {
-		s.note(ctx, c, origin)
+		s.st.note(ctx, c, origin)
 		if err := s.Tell(ctx, Observation{Config: c, State: Complete, Value: v[0], Values: v}); err != nil {
 			t.Fatal(err)
 		}

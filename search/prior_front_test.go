@@ -120,15 +120,15 @@ func TestPickHVExtendsTheMeasuredFrontFromItsMembers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s.prepareFront(context.Background())
-	c, ok := s.pickHV(nil)
+	pickerOf(s).prepare(context.Background())
+	c, ok := pickerOf(s).front.pickHV(nil)
 	if !ok {
 		t.Fatal("no pick")
 	}
 	got := frontReality(c)
 	ref := []float64{0, 10}
-	if g := hvGain(s.measured, got, sp.Objectives, ref); !(g > 0) {
-		t.Errorf("picked %s, truly %v: adds nothing to the measured front %v", c.Summary(), got, s.measured)
+	if g := hvGain(s.st.hist.measured, got, sp.Objectives, ref); !(g > 0) {
+		t.Errorf("picked %s, truly %v: adds nothing to the measured front %v", c.Summary(), got, s.st.hist.measured)
 	}
 }
 
@@ -222,7 +222,7 @@ func TestMeasuredMeansOnePointPerConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ms := s.measuredMeans()
+	ms := s.st.hist.measuredMeans()
 	if len(ms) != 1 || ms[0].n != 3 || math.Abs(ms[0].values[0]-4) > 1e-9 || math.Abs(ms[0].values[1]-4) > 1e-9 {
 		t.Errorf("means %+v, want one config at (4, 4) over 3", ms)
 	}
@@ -239,8 +239,8 @@ func TestNearEstimateStartsFromTheNearestMeasurement(t *testing.T) {
 	if err := s.Tell(ctx, Observation{Config: m, State: Complete, Value: 20, Values: []float64{20, 20}}); err != nil {
 		t.Fatal(err)
 	}
-	cd := s.predict(ctx, space.Config{"a": 3.0, "b": int64(2)}) // predicted (3.5, 2.5); m predicted (2, 2)
-	est, ok := s.nearEstimate(cd, s.measuredMeans(), nil)
+	cd := s.st.tab.predict(ctx, space.Config{"a": 3.0, "b": int64(2)}) // predicted (3.5, 2.5); m predicted (2, 2)
+	est, ok := pickerOf(s).front.nearEstimate(cd, s.st.hist.measuredMeans(), nil)
 	if !ok || math.Abs(est[0]-20*3.5/2) > 1e-9 || math.Abs(est[1]-20*2.5/2) > 1e-9 {
 		t.Errorf("estimate %v, %v; want (35, 25): the measurement × the predicted ratio", est, ok)
 	}

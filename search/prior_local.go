@@ -35,9 +35,11 @@ const localEvery = 3
 // localRefine is how many neighbours a local step may fully predict.
 const localRefine = 4
 
-// localState counts the turns local search has seen while due, and
-// keeps the completed trials' configs and first-objective values.
-type localState struct {
+// localSearch is the pipeline's local-search stage: it counts the turns
+// it has seen while due, and keeps the completed trials' configs and
+// first-objective values.
+type localSearch struct {
+	st    *priorState
 	turns int
 	cfgs  []space.Config
 	vals  []float64
@@ -50,14 +52,14 @@ type localState struct {
 const localNear = 0.1
 
 // tell records a completed trial.
-func (ls *localState) tell(c space.Config, v float64) {
+func (ls *localSearch) tell(c space.Config, v float64) {
 	if v > 0 && !math.IsInf(v, 0) {
 		ls.cfgs, ls.vals = append(ls.cfgs, c), append(ls.vals, v)
 	}
 }
 
 // near is the measured configs within localNear of the best, best first.
-func (ls *localState) near(o space.Objective) []space.Config {
+func (ls *localSearch) near(o space.Objective) []space.Config {
 	idx := nearBest(ls.vals, o.Direction == space.Minimize, localNear)
 	out := make([]space.Config, len(idx))
 	for i, j := range idx {
@@ -112,8 +114,8 @@ func recentMedianOr0(errs []float64) float64 {
 
 // unseen reports whether c sets a knob to a value no completed trial the
 // residual model learnt from had.
-func (ps *priorSampler) unseen(c space.Config) bool {
-	o := ps.resid.obj[0]
+func (ls *localSearch) unseen(c space.Config) bool {
+	o := ls.st.tab.resid.obj[0]
 	for _, k := range knobKeys(c) {
 		if o.byN[k] == 0 {
 			return true
@@ -135,46 +137,51 @@ func localDue(errs []float64, ranks, incumbent bool, objectives int) bool {
 // localTurn decides whether the turn-th inner turn while due is local.
 func localTurn(turn int) bool { return turn%localEvery == 0 }
 
-// local proposes a neighbour of the incumbent when local search has the
+// proposal is a local step, recorded as the prior's (see step).
+func (ls *localSearch) proposal(ctx context.Context, t proposalTurn) (space.Config, string, error) {
+	if c, ok := ls.step(ctx, t.keys, t.prior); ok {
+		return c, "prior", nil
+	}
+	return nil, "", nil
+}
+
+// step proposes a neighbour of the incumbent when local search has the
 // turn: on the prior's turn whose picks are spent (spent), or on one in
 // localEvery of the sampler's turns once localDue.
-func (ps *priorSampler) local(ctx context.Context, busy []space.Config, spent bool) (space.Config, bool) {
-	if ps.incumbent == nil || len(ps.sp.Objectives) != 1 {
+func (ls *localSearch) step(ctx context.Context, taken map[string]bool, spent bool) (space.Config, bool) {
+	st := ls.st
+	if st.hist.incumbent == nil || len(st.sp.Objectives) != 1 {
 		return nil, false
 	}
-	due := localDue(ps.trust.errs, ps.trust.ranks(), true, 1)
+	due := localDue(st.trust.errs, st.trust.ranks(), true, 1)
 	if !spent {
 		if !due {
 			return nil, false
 		}
-		ps.localSt.turns++
-		if !localTurn(ps.localSt.turns) {
+		ls.turns++
+		if !localTurn(ls.turns) {
 			return nil, false
 		}
 	}
-	taken := keySet(ps.sp, busy)
 	if due {
-		if c, ok := ps.localProbe(ctx, taken); ok { // prior_local_engine.go
+		if c, ok := ls.probe(ctx, taken); ok { // prior_local_engine.go
 			return c, true
 		}
 	}
-	var one []space.Config
-	for _, c := range ps.localSt.near(ps.sp.Objectives[0]) {
-		ps.screenAround(ctx, c)
-		one = append(one, ps.neighbours(c)...)
-	}
-	if c, ok := ps.bestLocal(ctx, one, taken); ok {
+	one := ls.around(ctx, ls.near(st.sp.Objectives[0]))
+	if c, ok := ls.bestLocal(ctx, one, taken); ok {
 		return c, true
 	}
-	return ps.bestLocal(ctx, ps.twoKnob(ctx, one), taken)
+	return ls.bestLocal(ctx, ls.around(ctx, one), taken)
 }
 
-// twoKnob screens and returns the one-knob neighbours of the given ones.
-func (ps *priorSampler) twoKnob(ctx context.Context, one []space.Config) []space.Config {
+// around screens and returns the one-knob neighbours of the given
+// configs: of the starting points a one-knob step, of those a two-knob.
+func (ls *localSearch) around(ctx context.Context, cs []space.Config) []space.Config {
 	var out []space.Config
-	for _, c := range one {
-		ps.screenAround(ctx, c)
-		out = append(out, ps.neighbours(c)...)
+	for _, c := range cs {
+		ls.st.tab.screenAround(ctx, c)
+		out = append(out, ls.st.tab.neighbours(c)...)
 	}
 	return out
 }
@@ -182,23 +189,24 @@ func (ps *priorSampler) twoKnob(ctx context.Context, one []space.Config) []space
 // bestLocal is the open neighbour among cs with the best corrected
 // prediction: ranked on screening, checked on the full prediction (some
 // configs fail only under the full benchmark's load).
-func (ps *priorSampler) bestLocal(ctx context.Context, cs []space.Config, taken map[string]bool) (space.Config, bool) {
+func (ls *localSearch) bestLocal(ctx context.Context, cs []space.Config, taken map[string]bool) (space.Config, bool) {
+	st, tab := ls.st, ls.st.tab
 	var ranked []localCand
 	seen := map[string]bool{}
 	for _, c := range cs {
-		k := configKey(ps.sp, c)
-		cd := ps.cands[k]
-		if cd == nil || seen[k] || ps.told[k] || taken[k] {
+		k := configKey(st.sp, c)
+		cd := tab.cands[k]
+		if cd == nil || seen[k] || tab.told[k] || taken[k] {
 			continue
 		}
 		seen[k] = true
-		s, ok := ps.score(cd, cd.fast, cd.fastOK || ps.failureDoubted(cd.cfg), 0)
-		s = localScore(s, recentMedianOr0(ps.trust.errs), ps.unseen(cd.cfg))
+		s, ok := tab.score(cd, cd.fast, cd.fastOK || st.failureDoubted(cd.cfg), 0)
+		s = localScore(s, recentMedianOr0(st.trust.errs), ls.unseen(cd.cfg))
 		ranked = append(ranked, localCand{key: k, score: s, ok: ok})
 	}
 	bar := math.Inf(-1)
-	if inc := ps.cands[configKey(ps.sp, ps.incumbent)]; inc != nil {
-		if s, ok := ps.score(inc, inc.fast, inc.fastOK, 0); ok {
+	if inc := tab.cands[configKey(st.sp, st.hist.incumbent)]; inc != nil {
+		if s, ok := tab.score(inc, inc.fast, inc.fastOK, 0); ok {
 			bar = s
 		}
 	}
@@ -206,36 +214,30 @@ func (ps *priorSampler) bestLocal(ctx context.Context, cs []space.Config, taken 
 		if i >= localRefine {
 			break
 		}
-		cd := ps.predict(ctx, ps.cands[ranked[idx].key].cfg)
+		cd := tab.predict(ctx, tab.cands[ranked[idx].key].cfg)
 		if ctx.Err() != nil {
 			return nil, false
 		}
-		if ps.localOpen(cd) {
+		if ls.open(cd) {
 			return cd.cfg, true
 		}
 	}
 	return nil, false
 }
 
-// localOpen reports whether a fully predicted neighbour may be measured:
+// open reports whether a fully predicted neighbour may be measured:
 // predicted feasible and no twin of a measured config; or predicted to
 // fail where that prediction is doubted — the memory plan was
 // contradicted, or (marginal) the config fails only under the full
 // benchmark's load while the prior's measured error says its capacity
 // model is off (a B200 taken for an H200 has memory to spare).
-func (ps *priorSampler) localOpen(cd *candidate) bool {
+func (ls *localSearch) open(cd *candidate) bool {
+	st := ls.st
 	if !cd.feasible {
-		marginal := cd.fastOK && localDue(ps.trust.errs, ps.trust.ranks(), true, 1)
-		return marginal || ps.failureDoubted(cd.cfg)
+		marginal := cd.fastOK && localDue(st.trust.errs, st.trust.ranks(), true, 1)
+		return marginal || st.failureDoubted(cd.cfg)
 	}
-	return !ps.twins[valuesKey(cd.values)]
-}
-
-// failureDoubted reports whether the prior's failure prediction for c no
-// longer rules it out: its memory plan was contradicted, globally or in
-// c's memory regions.
-func (ps *priorSampler) failureDoubted(c space.Config) bool {
-	return !ps.trust.feasibility() || ps.regions.memoryWrong(c)
+	return !st.tab.twins[valuesKey(cd.values)]
 }
 
 // localCand is a neighbour's corrected screening score (log space, larger

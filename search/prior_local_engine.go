@@ -2,8 +2,6 @@ package search
 
 import (
 	"context"
-	"math"
-	"slices"
 
 	"github.com/servetune/servetune/space"
 )
@@ -49,40 +47,26 @@ func cardsOffBy(sum float64, n int) bool {
 	return n >= localProbeAfter && sum < -errTolerance*float64(n)
 }
 
-// localEngines are the engines local search should probe now: none
+// engines are the engines local search should probe now: none
 // unless the study has one objective, a throughput, and the cards are
 // off (cardsOffBy), or without an engine knob.
-func (ps *priorSampler) localEngines() []string {
-	if len(ps.sp.Objectives) != 1 || ps.sp.Objectives[0].Direction == space.Minimize {
+func (ls *localSearch) engines() []string {
+	st := ls.st
+	if len(st.sp.Objectives) != 1 || st.sp.Objectives[0].Direction == space.Minimize {
 		return nil
 	}
-	if o := ps.resid.obj[0]; !cardsOffBy(o.sum, o.n) {
+	if o := st.tab.resid.obj[0]; !cardsOffBy(o.sum, o.n) {
 		return nil
 	}
-	var values []string
-	for _, k := range ps.order {
-		if v, ok := ps.cands[k].cfg[engineProbeKnob]; ok && !slices.Contains(values, space.FormatValue(v)) {
-			values = append(values, space.FormatValue(v))
-		}
-	}
-	completed := map[string]int{}
-	for _, m := range ps.measuredCfgs {
-		completed[space.FormatValue(m.cfg[engineProbeKnob])]++
-	}
-	picked := map[string]int{}
-	for k, p := range ps.proposed {
-		if p.Origin != "sampler" && ps.cands[k] != nil {
-			picked[space.FormatValue(ps.cands[k].cfg[engineProbeKnob])]++
-		}
-	}
-	return unprobed(values, completed, picked)
+	return st.unprobedEngines()
 }
 
-// localProbe is local search's probe of an engine no completed trial
-// ran (localEngines), false when there is none or no candidate is open.
-func (ps *priorSampler) localProbe(ctx context.Context, taken map[string]bool) (space.Config, bool) {
-	for _, v := range ps.localEngines() {
-		top := ps.topScreenedWhere(0, func(cd *candidate) bool { return inRegion(cd, v) && ps.memoryOpen(cd) })
+// probe is local search's probe of an engine no completed trial
+// ran (engines), false when there is none or no candidate is open.
+func (ls *localSearch) probe(ctx context.Context, taken map[string]bool) (space.Config, bool) {
+	st, tab := ls.st, ls.st.tab
+	for _, v := range ls.engines() {
+		top := tab.topScreenedWhere(0, func(cd *candidate) bool { return inRegion(cd, v) && st.memoryOpen(cd) })
 		top = top[:min(engineProbeRefine, len(top))]
 		var todo []*candidate
 		for _, cd := range top {
@@ -90,24 +74,13 @@ func (ps *priorSampler) localProbe(ctx context.Context, taken map[string]bool) (
 				todo = append(todo, cd)
 			}
 		}
-		ps.refineAll(ctx, todo)
+		tab.refineAll(ctx, todo)
 		if ctx.Err() != nil {
 			return nil, false
 		}
-		var best *candidate
-		bestScore := math.Inf(-1)
-		for _, k := range ps.order {
-			cd := ps.cands[k]
-			if !inRegion(cd, v) || !ps.openAnywhere(k, taken) {
-				continue
-			}
-			vals, _ := ps.estimate(cd)
-			if s, ok := ps.score(cd, vals, true, 0); ok && s > bestScore {
-				best, bestScore = cd, s
-			}
-		}
-		if best != nil {
-			return best.cfg, true
+		in := func(k string, cd *candidate) bool { return inRegion(cd, v) && st.openAnywhere(k, taken) }
+		if c, ok := st.bestWhere(0, in); ok {
+			return c, true
 		}
 	}
 	return nil, false

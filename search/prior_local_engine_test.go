@@ -67,15 +67,15 @@ func localAfterSGLangOn(t *testing.T, obj int, scale float64) space.Config {
 			f = 1.3
 		}
 		y := v[0] * scale * f
-		s.note(ctx, cfg, "prior")
+		s.st.note(ctx, cfg, "prior")
 		if err := s.Tell(ctx, Observation{Config: cfg, State: Complete, Value: y, Values: []float64{y}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if !localDue(s.trust.errs, s.trust.ranks(), true, 1) {
-		t.Fatalf("setup: local search not due (errors %v)", s.trust.errs)
+	if !localDue(s.st.trust.errs, s.st.trust.ranks(), true, 1) {
+		t.Fatalf("setup: local search not due (errors %v)", s.st.trust.errs)
 	}
-	got, ok := s.local(ctx, nil, true)
+	got, ok := s.local.step(ctx, nil, true)
 	if !ok {
 		t.Fatal("no local step")
 	}

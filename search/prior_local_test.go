@@ -79,10 +79,10 @@ func TestLocalSearchStepsFromTheIncumbentOnceThePriorErrs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if s.trust.every() <= priorEvery {
-		t.Fatalf("setup: the prior's share is one in %d; its errors %v should have thinned it", s.trust.every(), s.trust.errs)
+	if s.st.trust.every() <= priorEvery {
+		t.Fatalf("setup: the prior's share is one in %d; its errors %v should have thinned it", s.st.trust.every(), s.st.trust.errs)
 	}
-	inc := s.incumbent
+	inc := s.st.hist.incumbent
 	neighbour := func(c space.Config) bool {
 		d := 0
 		for _, k := range []string{"a", "b"} {
@@ -90,7 +90,7 @@ func TestLocalSearchStepsFromTheIncumbentOnceThePriorErrs(t *testing.T) {
 				d++
 			}
 		}
-		return d == 1 && !s.told[configKey(sp, c)]
+		return d == 1 && !s.st.tab.told[configKey(sp, c)]
 	}
 	local := 0
 	for range 2 * localEvery {

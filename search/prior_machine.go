@@ -22,7 +22,7 @@ import (
 // and whenever the plan's machine rounds to the card, the prior predicts
 // on the card, exactly as before.
 //
-// One owner: followMachine decides the machine at each proposal and
+// One owner: machineFollower decides the machine at each proposal and
 // re-predicts the candidates when it moves; the rankers (screening,
 // refine, picks, local search, the front) keep reading the candidates'
 // predictions.
@@ -66,131 +66,116 @@ func rankMachine(contradicted bool, mem, overhead float64) [2]float64 {
 	return m
 }
 
-// machineOf is the machine the study's prior predicts on now; the card
-// when it cannot predict on another.
-func (ps *priorSampler) machineOf() [2]float64 {
-	if ps.memory == nil {
-		return cardMachine()
-	}
-	if _, ok := unwrapPrior(ps.prior).(MachinePredictor); !ok {
-		return cardMachine()
-	}
-	mem, over := ps.memory.scales()
-	return rankMachine(ps.memory.contradicted, mem, over)
+// predictor is the prior on the machine it predicts on (zero: the
+// card). machineFollower moves it; the table predicts through it.
+type predictor struct {
+	prior   Prior
+	machine [2]float64
 }
 
 // onCard reports whether the prior predicts on its card.
-func (ps *priorSampler) onCard() bool {
-	return ps.machine == [2]float64{} || ps.machine == cardMachine()
+func (p *predictor) onCard() bool {
+	return p.machine == [2]float64{} || p.machine == cardMachine()
 }
 
-// predictFull is c's full prediction on the machine the prior predicts on.
-func (ps *priorSampler) predictFull(ctx context.Context, c space.Config) ([]float64, bool) {
-	if ps.onCard() {
-		return ps.prior.Predict(ctx, c)
+// full is c's full prediction on the machine the prior predicts on.
+func (p *predictor) full(ctx context.Context, c space.Config) ([]float64, bool) {
+	if p.onCard() {
+		return p.prior.Predict(ctx, c)
 	}
-	return unwrapPrior(ps.prior).(MachinePredictor).PredictOn(ctx, c, ps.machine[0], ps.machine[1])
+	return unwrapPrior(p.prior).(MachinePredictor).PredictOn(ctx, c, p.machine[0], p.machine[1])
 }
 
 // screens reports whether the prior screens (a cheaper prediction than
 // its full one) on the machine it predicts on.
-func (ps *priorSampler) screens() bool {
-	if ps.onCard() {
-		_, ok := ps.prior.(Screener)
+func (p *predictor) screens() bool {
+	if p.onCard() {
+		_, ok := p.prior.(Screener)
 		return ok
 	}
-	_, ok := unwrapPrior(ps.prior).(MachineScreener)
+	_, ok := unwrapPrior(p.prior).(MachineScreener)
 	return ok
 }
 
-// predictFast is c's screening prediction on the machine the prior
-// predicts on (the full one when it does not screen).
-func (ps *priorSampler) predictFast(ctx context.Context, c space.Config) ([]float64, bool) {
+// fast is c's screening prediction on the machine the prior predicts
+// on (the full one when it does not screen).
+func (p *predictor) fast(ctx context.Context, c space.Config) ([]float64, bool) {
 	switch {
-	case !ps.screens():
-		return ps.predictFull(ctx, c)
-	case ps.onCard():
-		return ps.prior.(Screener).Screen(ctx, c)
+	case !p.screens():
+		return p.full(ctx, c)
+	case p.onCard():
+		return p.prior.(Screener).Screen(ctx, c)
 	}
-	return unwrapPrior(ps.prior).(MachineScreener).ScreenOn(ctx, c, ps.machine[0], ps.machine[1])
+	return unwrapPrior(p.prior).(MachineScreener).ScreenOn(ctx, c, p.machine[0], p.machine[1])
 }
 
-// followMachine moves the prior to the machine machineOf names, if it
+// machineFollower moves the prior to the machine the learned memory plan
+// names. Its state is the predictor's machine.
+type machineFollower struct{ st *priorState }
+
+// machineOf is the machine the study's prior predicts on now; the card
+// when it cannot predict on another.
+func (mf machineFollower) machineOf() [2]float64 {
+	st := mf.st
+	if st.memory == nil {
+		return cardMachine()
+	}
+	if _, ok := unwrapPrior(st.prior).(MachinePredictor); !ok {
+		return cardMachine()
+	}
+	mem, over := st.memory.scales()
+	return rankMachine(st.memory.contradicted, mem, over)
+}
+
+// follow moves the prior to the machine machineOf names, if it
 // moved: every candidate is screened again (and fully predicted again
 // where it was), the told configs' twins are recomputed, and the
 // residual is relearnt from the completed trials against the new
 // predictions.
-func (ps *priorSampler) followMachine(ctx context.Context) {
-	m := ps.machineOf()
-	if m == ps.machine || (ps.onCard() && m == cardMachine()) {
+func (mf machineFollower) follow(ctx context.Context) {
+	tab, pred := mf.st.tab, mf.st.tab.pred
+	m := mf.machineOf()
+	if m == pred.machine || (pred.onCard() && m == cardMachine()) {
 		return
 	}
-	ps.machine = m
+	pred.machine = m
 	var all, full []*candidate
-	for _, k := range ps.order {
-		cd := ps.cands[k]
+	for _, k := range tab.order {
+		cd := tab.cands[k]
 		all = append(all, cd)
 		if cd.refined {
 			full = append(full, cd)
 		}
 		cd.fast, cd.fastOK, cd.refined = nil, false, false
 	}
-	ps.rescreen(ctx, all)
-	if ps.screens() { // else screening was the full prediction
-		budget := ps.budget
-		ps.budget = -1
-		ps.refineAll(ctx, full)
-		ps.budget = budget
+	tab.rescreen(ctx, all)
+	if pred.screens() { // else screening was the full prediction
+		budget := tab.budget
+		tab.budget = -1
+		tab.refineAll(ctx, full)
+		tab.budget = budget
 	}
 	if ctx.Err() != nil {
 		return
 	}
-	ps.relearn(ctx)
+	tab.relearn(ctx, mf.st.hist.measuredCfgs, mf.st.hist.prunedCfgs)
 }
 
 // rescreen screens cds again on the current machine, on every core.
-func (ps *priorSampler) rescreen(ctx context.Context, cds []*candidate) {
+func (t *table) rescreen(ctx context.Context, cds []*candidate) {
 	cs := make([]space.Config, len(cds))
 	for i, cd := range cds {
 		cs[i] = cd.cfg
 	}
-	out := parallel(ctx, cs, func(c space.Config) prediction { return predictWith(ctx, ps.predictFast, c) })
+	out := parallel(ctx, cs, func(c space.Config) prediction { return predictWith(ctx, t.pred.fast, c) })
 	if ctx.Err() != nil {
 		return
 	}
-	screens := ps.screens()
+	screens := t.pred.screens()
 	for i, cd := range cds {
-		cd.fast, cd.fastOK = out[i].values, out[i].feasible && len(out[i].values) == len(ps.sp.Objectives)
+		cd.fast, cd.fastOK = out[i].values, out[i].feasible && len(out[i].values) == len(t.sp.Objectives)
 		if !screens {
 			cd.values, cd.feasible, cd.refined = cd.fast, cd.fastOK, true
-		}
-	}
-}
-
-// relearn rebuilds what the prior learnt against its predictions — the
-// residual over the completed trials and the pruned ones' projections,
-// and the told configs' twins — on
-// the current machine's predictions.
-func (ps *priorSampler) relearn(ctx context.Context) {
-	ps.resid = newResidual(len(ps.sp.Objectives))
-	for _, mc := range ps.measuredCfgs {
-		cd := ps.predict(ctx, mc.cfg)
-		if !cd.feasible {
-			continue
-		}
-		for i, v := range mc.values {
-			if v > 0 && cd.values[i] > 0 {
-				ps.resid.add(i, mc.cfg, math.Log(v/cd.values[i]))
-			}
-		}
-	}
-	for _, mc := range ps.prunedCfgs {
-		ps.learnPruned(mc, ps.predict(ctx, mc.cfg))
-	}
-	ps.twins = map[string]bool{}
-	for _, k := range ps.order {
-		if cd := ps.cands[k]; ps.told[k] && cd.refined && cd.feasible {
-			ps.twins[valuesKey(cd.values)] = true
 		}
 	}
 }

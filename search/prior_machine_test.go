@@ -66,7 +66,7 @@ func TestPriorRanksOnTheLearnedMachine(t *testing.T) {
 	if err := s.Tell(ctx, observe(c9, 10)); err != nil {
 		t.Fatal(err)
 	}
-	if m := s.machineOf(); m == cardMachine() || m[0]/m[1] <= 1 {
+	if m := s.machine.machineOf(); m == cardMachine() || m[0]/m[1] <= 1 {
 		t.Fatalf("a+b=9 started on a card that starts a+b ≤ 8, yet the prior's machine is ×%.3f memory ×%.3f overheads", m[0], m[1])
 	}
 	c, err := askOne(s)
@@ -81,7 +81,7 @@ func TestPriorRanksOnTheLearnedMachine(t *testing.T) {
 	}
 	// The residual is learnt against the machine's predictions: the
 	// started config measured 9 where the machine predicts 10-5+0.04.
-	if got, want := s.resid.predict(0, c9), math.Log(9/5.04); math.Abs(got-want) > 1e-9 {
+	if got, want := s.st.tab.resid.predict(0, c9), math.Log(9/5.04); math.Abs(got-want) > 1e-9 {
 		t.Errorf("residual for the measured config %.4f, want %.4f (against the machine's prediction)", got, want)
 	}
 }
@@ -107,7 +107,7 @@ func TestPriorStaysOnTheCardWhileItsPlanStands(t *testing.T) {
 			}
 		}
 	}
-	if on.machine != [2]float64{} {
-		t.Errorf("the prior moved to ×%v on a machine its card describes", on.machine)
+	if on.st.tab.pred.machine != [2]float64{} {
+		t.Errorf("the prior moved to ×%v on a machine its card describes", on.st.tab.pred.machine)
 	}
 }

@@ -119,7 +119,7 @@ func TestPriorLearnsAnOverratedMemoryPlan(t *testing.T) {
 	if ooms > 3 {
 		t.Errorf("%d of 8 trials ran out of memory on a machine with three quarters of the card's memory", ooms)
 	}
-	if s.memory == nil {
+	if s.st.memory == nil {
 		t.Fatal("the prior is a MemoryPlanner, yet no memory plan is learnt")
 	}
 	if mem, over, contradicted := s.LearntMemory(); !contradicted || !(mem/over < 1) {
@@ -138,7 +138,7 @@ func TestCachedPriorKeepsItsMemoryPlan(t *testing.T) {
 	}
 	defer closeCache()
 	s := newPriorSampler(t, sp, cached).(*priorSampler)
-	if s.memory == nil {
+	if s.st.memory == nil {
 		t.Fatal("a cached MemoryPlanner prior learns no memory plan")
 	}
 }
@@ -193,7 +193,7 @@ func TestLearnedMemoryPlanReopensOnlyAsFarAsTheEvidence(t *testing.T) {
 		{space.Config{"a": int64(6), "b": int64(6)}, false, false},
 	}
 	for _, c := range cases {
-		run, explore := s.innerVerdict(ctx, sp.WithTargetEngine(c.c))
+		run, explore := innerOf(s).verdict(ctx, sp.WithTargetEngine(c.c))
 		if run != c.run || explore != c.exp {
 			t.Errorf("%s: run %v explore %v, want %v %v", c.c.Summary(), run, explore, c.run, c.exp)
 		}

@@ -10,22 +10,22 @@ import (
 // only), once per config: around the measured incumbent the prior climbs
 // from where reality is best, around its own pick from where it believes
 // the best is.
-func (ps *priorSampler) screenAround(ctx context.Context, c space.Config) {
+func (t *table) screenAround(ctx context.Context, c space.Config) {
 	if c == nil {
 		return
 	}
-	k := configKey(ps.sp, c)
-	if ps.around[k] {
+	k := configKey(t.sp, c)
+	if t.around[k] {
 		return
 	}
-	ps.around[k] = true
-	ps.screenAll(ctx, ps.neighbours(c))
+	t.around[k] = true
+	t.screenAll(ctx, t.neighbours(c))
 }
 
 // neighbours are the rule-satisfying configs one knob away from c.
-func (ps *priorSampler) neighbours(c space.Config) []space.Config {
+func (t *table) neighbours(c space.Config) []space.Config {
 	var out []space.Config
-	for _, p := range ps.sp.Params {
+	for _, p := range t.sp.Params {
 		vals, ok := p.Grid()
 		if !ok {
 			continue
@@ -33,8 +33,8 @@ func (ps *priorSampler) neighbours(c space.Config) []space.Config {
 		for _, v := range vals {
 			n := c.Clone()
 			n[p.Name] = v
-			n = ps.sp.WithTargetEngine(ps.repair(n))
-			if ps.sp.Check(n) == nil {
+			n = t.sp.WithTargetEngine(t.repair(n))
+			if t.sp.Check(n) == nil {
 				out = append(out, n)
 			}
 		}
@@ -46,14 +46,14 @@ func (ps *priorSampler) neighbours(c space.Config) []space.Config {
 // each objective, moving to the best neighbour until it stays (at most
 // climbSteps times), so the prior knows its own optima before the first
 // proposal; several starts, because the landscapes have ridges that one
-// knob at a time cannot cross.
-func (ps *priorSampler) climb(ctx context.Context) {
-	for obj := range ps.sp.Objectives {
-		for _, start := range ps.topScreened(obj, climbStarts) {
+// knob at a time cannot cross. keep: the starts the memory plan leaves open.
+func (t *table) climb(ctx context.Context, keep func(*candidate) bool) {
+	for obj := range t.sp.Objectives {
+		for _, start := range t.topScreened(obj, climbStarts, keep) {
 			c := start
 			for range climbSteps {
-				ps.screenAround(ctx, c.cfg)
-				next := ps.bestNeighbour(c, obj)
+				t.screenAround(ctx, c.cfg)
+				next := t.bestNeighbour(c, obj)
 				if next == c {
 					break
 				}
@@ -65,15 +65,15 @@ func (ps *priorSampler) climb(ctx context.Context) {
 
 // bestNeighbour is the screened one-knob neighbour of cd with the best
 // corrected screening value on obj, or cd when none beats it.
-func (ps *priorSampler) bestNeighbour(cd *candidate, obj int) *candidate {
+func (t *table) bestNeighbour(cd *candidate, obj int) *candidate {
 	best := cd
-	bestScore, _ := ps.score(cd, cd.fast, cd.fastOK, obj)
-	for _, n := range ps.neighbours(cd.cfg) {
-		nc := ps.cands[configKey(ps.sp, n)]
+	bestScore, _ := t.score(cd, cd.fast, cd.fastOK, obj)
+	for _, n := range t.neighbours(cd.cfg) {
+		nc := t.cands[configKey(t.sp, n)]
 		if nc == nil {
 			continue
 		}
-		if s, ok := ps.score(nc, nc.fast, nc.fastOK, obj); ok && s > bestScore {
+		if s, ok := t.score(nc, nc.fast, nc.fastOK, obj); ok && s > bestScore {
 			best, bestScore = nc, s
 		}
 	}
@@ -83,18 +83,18 @@ func (ps *priorSampler) bestNeighbour(cd *candidate, obj int) *candidate {
 // repair makes a config changed by one knob consistent with the space's
 // conditions: knobs whose condition no longer holds are dropped, knobs
 // that became active get a random value.
-func (ps *priorSampler) repair(c space.Config) space.Config {
-	order, err := ps.sp.Order()
+func (t *table) repair(c space.Config) space.Config {
+	order, err := t.sp.Order()
 	if err != nil {
-		order = ps.sp.Params
+		order = t.sp.Params
 	}
 	for _, p := range order {
 		_, has := c[p.Name]
-		switch active := ps.sp.Active(p, c); {
+		switch active := t.sp.Active(p, c); {
 		case !active && has:
 			delete(c, p.Name)
 		case active && !has:
-			c[p.Name] = p.Random(ps.rng)
+			c[p.Name] = p.Random(t.rng)
 		}
 	}
 	return c
@@ -104,43 +104,26 @@ func (ps *priorSampler) repair(c space.Config) space.Config {
 // within nearTie of c's on some objective: screening cannot tell them
 // apart (a shortened benchmark hides what a larger batch gains), the
 // full prediction can.
-func (ps *priorSampler) refineNear(ctx context.Context, c space.Config) {
-	ps.screenAround(ctx, c)
-	self := ps.cands[configKey(ps.sp, c)]
+func (t *table) refineNear(ctx context.Context, c space.Config) {
+	t.screenAround(ctx, c)
+	self := t.cands[configKey(t.sp, c)]
 	var todo []*candidate
-	for _, n := range ps.neighbours(c) {
-		cd := ps.cands[configKey(ps.sp, n)]
-		if cd != nil && !cd.refined && ps.nearOrBetter(cd, self) && !containsCand(todo, cd) {
+	for _, n := range t.neighbours(c) {
+		cd := t.cands[configKey(t.sp, n)]
+		if cd != nil && !cd.refined && t.nearOrBetter(cd, self) && !containsCand(todo, cd) {
 			todo = append(todo, cd)
 		}
 	}
-	ps.refineAll(ctx, todo)
+	t.refineAll(ctx, todo)
 }
 
-func (ps *priorSampler) nearOrBetter(cd, than *candidate) bool {
-	for obj := range ps.sp.Objectives {
-		a, ok := ps.score(cd, cd.fast, cd.fastOK, obj)
-		b, okB := ps.score(than, than.fast, than.fastOK, obj)
+func (t *table) nearOrBetter(cd, than *candidate) bool {
+	for obj := range t.sp.Objectives {
+		a, ok := t.score(cd, cd.fast, cd.fastOK, obj)
+		b, okB := t.score(than, than.fast, than.fastOK, obj)
 		if ok && (!okB || a >= b-nearTie) {
 			return true
 		}
 	}
 	return false
-}
-
-// climbFull moves each objective's best fully predicted config to its
-// best one-knob neighbour until it stays (at most climbSteps times).
-func (ps *priorSampler) climbFull(ctx context.Context) {
-	for obj := range ps.sp.Objectives {
-		for range climbSteps {
-			c, ok := ps.pickBest(nil, obj)
-			if !ok {
-				break
-			}
-			ps.refineNear(ctx, c)
-			if n, _ := ps.pickBest(nil, obj); configKey(ps.sp, n) == configKey(ps.sp, c) {
-				break
-			}
-		}
-	}
 }

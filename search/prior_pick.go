@@ -1,11 +1,44 @@
 package search
 
 import (
-	"math"
-	"strconv"
+	"context"
 
 	"github.com/servetune/servetune/space"
 )
+
+// picker is the prior's own pick, the first stage of the pipeline: on
+// the prior's turn it prepares (the front's neighbours, the engines to
+// probe, the best screened, a climb) and picks.
+type picker struct {
+	st      *priorState
+	front   front
+	engines engineProbe
+}
+
+// proposal is the prior's pick on its turn; nothing on the inner
+// sampler's, or when every candidate is closed.
+func (p *picker) proposal(ctx context.Context, t proposalTurn) (space.Config, string, error) {
+	if !t.prior {
+		return nil, "", nil
+	}
+	st := p.st
+	p.prepare(ctx)
+	st.tab.budget = refinePerAsk
+	st.tab.refine(ctx, refinePerAsk, st.memoryOpen)
+	st.climbFull(ctx)
+	st.tab.budget = -1
+	if c, ok := p.pick(t.keys); ok {
+		return c, st.originOf(c), nil
+	}
+	return nil, "", nil
+}
+
+// prepare screens and fully predicts what the front's and the engine
+// probe's picks need (nothing with one objective).
+func (p *picker) prepare(ctx context.Context) {
+	p.front.prepare(ctx)
+	p.engines.prepare(ctx)
+}
 
 // pick is the prior's proposal (busy: the configs running or asked in
 // this batch): with one objective the unmeasured, non-busy (nor ruled out
@@ -15,106 +48,18 @@ import (
 // The first picks of a multi-objective study are the best of each
 // objective in turn: the front's ends are where the hypervolume is, and
 // a study's first question is usually the best of the first objective.
-func (ps *priorSampler) pick(busy map[string]bool) (space.Config, bool) {
-	d := len(ps.sp.Objectives)
-	ps.picks++
-	mem := ps.memoryBusy(busy)
-	if d > 1 && ps.picks > d {
-		if c, ok := ps.pickProbe(mem); ok { // prior_front_probe.go
+func (p *picker) pick(busy map[string]bool) (space.Config, bool) {
+	st := p.st
+	d := len(st.sp.Objectives)
+	st.picks++
+	mem := st.memoryBusy(busy)
+	if d > 1 && st.picks > d {
+		if c, ok := p.engines.pick(mem); ok { // prior_front_probe.go
 			return c, true
 		}
-		if c, ok := ps.pickHV(busy); ok { // prior_front_pick.go: weighs memory itself
+		if c, ok := p.front.pickHV(busy); ok { // prior_front_pick.go: weighs memory itself
 			return c, true
 		}
 	}
-	return ps.pickBest(mem, (ps.picks-1)%d)
-}
-
-// open reports whether the prior may propose candidate k: fully
-// predicted feasible, neither measured nor running, and not a twin of a
-// measured config — one the prior predicts exactly the same values for
-// differs only in knobs the prior says do not matter, so measuring it
-// teaches the prior nothing; and in a region where the prior's
-// predictions miss, only on its share of the prior's picks (regionTurn).
-// A pruned config is open again once revisitable (on Qwen3-8B a dozen attention-backend and
-// CUDA-graph variants of one config would otherwise take turns).
-func (ps *priorSampler) open(k string, busy map[string]bool) bool {
-	return ps.regionOpen(ps.cands[k]) && ps.openAnywhere(k, busy)
-}
-
-// regionOpen reports whether the prior's current pick may go to cd's
-// regions (regionTurn).
-func (ps *priorSampler) regionOpen(cd *candidate) bool {
-	return regionTurn(ps.regions.every(cd.cfg), ps.picks)
-}
-
-// openAnywhere is open without the regions' shares.
-func (ps *priorSampler) openAnywhere(k string, busy map[string]bool) bool {
-	cd := ps.cands[k]
-	_, ok := ps.estimate(cd)
-	if !cd.refined || !ok || busy[k] {
-		return false
-	}
-	if ps.told[k] {
-		return ps.revisitable(k, cd)
-	}
-	return !ps.twins[valuesKey(cd.values)]
-}
-
-// estimate is the prediction the prior ranks cd by: its full one when it
-// predicts cd feasible. A config the memory plan refuses only under the
-// full benchmark's load is re-opened, on its screening values, once a
-// measured trial has contradicted the memory plan (one it predicted out
-// of memory completed): that plan no longer rules a region out.
-func (ps *priorSampler) estimate(cd *candidate) ([]float64, bool) {
-	switch {
-	case cd.feasible:
-		return cd.values, true
-	case cd.fastOK && ps.trust.memoryContradicted():
-		return cd.fast, true
-	}
-	return nil, false
-}
-
-// valuesKey identifies a prediction up to rounding.
-func valuesKey(v []float64) string {
-	var b []byte
-	for _, x := range v {
-		b = strconv.AppendFloat(b, x, 'g', 9, 64)
-		b = append(b, ' ')
-	}
-	return string(b)
-}
-
-func (ps *priorSampler) pickBest(busy map[string]bool, obj int) (space.Config, bool) {
-	var best *candidate
-	bestScore := math.Inf(-1)
-	for _, k := range ps.order {
-		if !ps.open(k, busy) {
-			continue
-		}
-		cd := ps.cands[k]
-		vals, _ := ps.estimate(cd)
-		if s, ok := ps.score(cd, vals, true, obj); ok && s > bestScore {
-			best, bestScore = cd, s
-		}
-	}
-	if best == nil {
-		return nil, false
-	}
-	return best.cfg, true
-}
-
-// frontRef is the reference point of the front of pts: the hypervolume
-// then weighs the region where the front lies, not the worst configs.
-func (ps *priorSampler) frontRef(pts [][]float64) []float64 {
-	all := make([]Point, len(pts))
-	for i, p := range pts {
-		all[i] = Point{Values: p}
-	}
-	var front [][]float64
-	for _, i := range Front(all, ps.sp.Objectives) {
-		front = append(front, pts[i])
-	}
-	return ReferencePoint(front, ps.sp.Objectives)
+	return st.pickBest(mem, (st.picks-1)%d)
 }

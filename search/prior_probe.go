@@ -52,10 +52,11 @@ const (
 	probeSeed    = 0x70726f6265
 )
 
-// probeState is the probes a study ran, and the predictions made for
-// candidates (config key and machine: the likeliest machine moves as the
-// plan learns).
-type probeState struct {
+// memoryProbe is the pipeline's memory-probe stage: the probes a study
+// ran, and the predictions made for candidates (config key and machine:
+// the likeliest machine moves as the plan learns).
+type memoryProbe struct {
+	st    *priorState
 	done  int
 	preds map[probeKey]prediction
 	// rng fills the knobs a neighbour activates (repair): the prior's own
@@ -110,49 +111,60 @@ func bestProbe(cs []probeCand) (int, bool) {
 	return best, best >= 0
 }
 
+// proposal is the memory probe to run at this proposal, recorded as the
+// prior's, if one is due and worth it.
+func (mp *memoryProbe) proposal(ctx context.Context, t proposalTurn) (space.Config, string, error) {
+	if c, ok := mp.probe(ctx, t.keys, t.prior); ok {
+		return c, "prior", nil
+	}
+	return nil, "", nil
+}
+
 // probe is the memory probe to run at this proposal (priorTurn: the
 // prior's own pick's), if one is due and worth it.
-func (ps *priorSampler) probe(ctx context.Context, busy map[string]bool, priorTurn bool) (space.Config, bool) {
-	mp, ok := unwrapPrior(ps.prior).(MachinePredictor)
-	if !ok || ps.memory == nil {
+func (mp *memoryProbe) probe(ctx context.Context, busy map[string]bool, priorTurn bool) (space.Config, bool) {
+	st := mp.st
+	pred, ok := unwrapPrior(st.prior).(MachinePredictor)
+	if !ok || st.memory == nil {
 		return nil, false
 	}
-	due := probeDue(probeSituation{done: ps.probes.done, asked: ps.asked, objectives: len(ps.sp.Objectives),
-		incumbent: ps.incumbent != nil, contradicted: ps.memory.contradicted, priorTurn: priorTurn})
+	due := probeDue(probeSituation{done: mp.done, asked: st.asked, objectives: len(st.sp.Objectives),
+		incumbent: st.hist.incumbent != nil, contradicted: st.memory.contradicted, priorTurn: priorTurn})
 	if !due {
 		return nil, false
 	}
-	cs := ps.probeCands(ctx, mp, busy)
+	cs := mp.cands(ctx, pred, busy)
 	i, ok := bestProbe(cs)
 	if !ok {
 		return nil, false
 	}
-	ps.probes.done++
+	mp.done++
 	return cs[i].cfg, true
 }
 
-// probeCands are the refused neighbours of the probe's sources with a
+// cands are the refused neighbours of the probe's sources with a
 // chance of at least probeChance, predicted on their likeliest machine.
-func (ps *priorSampler) probeCands(ctx context.Context, mp MachinePredictor, busy map[string]bool) []probeCand {
-	inc := math.Log(ps.incumbentVal)
-	if ps.sp.Objectives[0].Direction == space.Minimize {
+func (mp *memoryProbe) cands(ctx context.Context, pred MachinePredictor, busy map[string]bool) []probeCand {
+	st := mp.st
+	inc := math.Log(st.hist.incumbentVal)
+	if st.sp.Objectives[0].Direction == space.Minimize {
 		inc = -inc
 	}
 	seen := map[string]bool{}
 	var out []probeCand
-	for _, src := range ps.probeSources() {
-		for _, n := range ps.probeNeighbours(src) {
-			k := configKey(ps.sp, n)
-			if seen[k] || ps.told[k] || busy[k] {
+	for _, src := range mp.sources() {
+		for _, n := range mp.neighbours(src) {
+			k := configKey(st.sp, n)
+			if seen[k] || st.tab.told[k] || busy[k] {
 				continue
 			}
 			seen[k] = true
-			p, refused := ps.memory.refusedChance(k, n)
+			p, refused := st.memory.refusedChance(k, n)
 			if !refused || p < probeChance {
 				continue
 			}
-			pr := ps.probePredict(ctx, mp, k, n)
-			if s, ok := ps.score(&candidate{cfg: n}, pr.values, pr.feasible, 0); ok {
+			pr := mp.predict(ctx, pred, k, n)
+			if s, ok := st.tab.score(&candidate{cfg: n}, pr.values, pr.feasible, 0); ok {
 				out = append(out, probeCand{cfg: n, chance: p, gain: s - inc})
 			}
 		}
@@ -160,46 +172,47 @@ func (ps *priorSampler) probeCands(ctx context.Context, mp MachinePredictor, bus
 	return out
 }
 
-// probeNeighbours are c's neighbours, any knob they activate drawn from
+// neighbours are c's neighbours, any knob they activate drawn from
 // the probes' own stream.
-func (ps *priorSampler) probeNeighbours(c space.Config) []space.Config {
-	if ps.probes.rng == nil {
-		ps.probes.rng = rand.New(rand.NewSource(probeSeed))
+func (mp *memoryProbe) neighbours(c space.Config) []space.Config {
+	if mp.rng == nil {
+		mp.rng = rand.New(rand.NewSource(probeSeed))
 	}
-	own := ps.rng
-	ps.rng = ps.probes.rng
-	defer func() { ps.rng = own }()
-	return ps.neighbours(c)
+	tab := mp.st.tab
+	own := tab.rng
+	tab.rng = mp.rng
+	defer func() { tab.rng = own }()
+	return tab.neighbours(c)
 }
 
-// probeSources are the incumbent and the probeSources fully predicted
+// sources are the incumbent and the probeSources fully predicted
 // feasible candidates the prior rates best.
-func (ps *priorSampler) probeSources() []space.Config {
-	best := ps.ranked(0, func(_ string, cd *candidate) ([]float64, bool) {
+func (mp *memoryProbe) sources() []space.Config {
+	best := mp.st.tab.ranked(0, func(_ string, cd *candidate) ([]float64, bool) {
 		return cd.values, cd.refined && cd.feasible
 	})
-	out := []space.Config{ps.incumbent}
+	out := []space.Config{mp.st.hist.incumbent}
 	for _, cd := range best[:min(probeSources, len(best))] {
 		out = append(out, cd.cfg)
 	}
 	return out
 }
 
-// probePredict is c's prediction on the likeliest machine it starts on,
+// predict is c's prediction on the likeliest machine it starts on,
 // made once per machine.
-func (ps *priorSampler) probePredict(ctx context.Context, mp MachinePredictor, k string, c space.Config) prediction {
-	pk := probeKey{k, ps.memory.likeliestFit(k, c)}
-	if pr, ok := ps.probes.preds[pk]; ok {
+func (mp *memoryProbe) predict(ctx context.Context, pred MachinePredictor, k string, c space.Config) prediction {
+	pk := probeKey{k, mp.st.memory.likeliestFit(k, c)}
+	if pr, ok := mp.preds[pk]; ok {
 		return pr
 	}
-	v, ok := mp.PredictOn(ctx, c, pk.machine[0], pk.machine[1])
-	pr := prediction{v, ok && len(v) == len(ps.sp.Objectives)}
+	v, ok := pred.PredictOn(ctx, c, pk.machine[0], pk.machine[1])
+	pr := prediction{v, ok && len(v) == len(mp.st.sp.Objectives)}
 	if ctx.Err() != nil {
 		return prediction{}
 	}
-	if ps.probes.preds == nil {
-		ps.probes.preds = map[probeKey]prediction{}
+	if mp.preds == nil {
+		mp.preds = map[probeKey]prediction{}
 	}
-	ps.probes.preds[pk] = pr
+	mp.preds[pk] = pr
 	return pr
 }

@@ -81,7 +81,7 @@ func probeStudy(t *testing.T, wall float64, n int) (probed []space.Config, start
 		// Once the card is contradicted the prior predicts on the learned
 		// plan's machine (prior_machine.go), and its own picks past the
 		// card's edge are no probes.
-		if p, ok := s.Explain(c); ok && p.Origin == "prior" && truth(c) > 8 && !s.memory.contradicted {
+		if p, ok := s.Explain(c); ok && p.Origin == "prior" && truth(c) > 8 && !s.st.memory.contradicted {
 			probed, started = append(probed, c), append(started, o.State == Complete)
 		}
 		if err := s.Tell(context.Background(), o); err != nil {
@@ -139,7 +139,7 @@ func TestProbesAreBoundedWhereTheCardIsRight(t *testing.T) {
 func TestRefusedChanceAndLikeliestFit(t *testing.T) {
 	sp := priorSpace()
 	s := newPriorSampler(t, sp, probePrior8{memoryPrior8{wall: 8}}).(*priorSampler)
-	mm := s.memory
+	mm := s.st.memory
 	c9 := space.Config{"a": int64(4), "b": int64(5)}
 	c8 := space.Config{"a": int64(4), "b": int64(4)}
 	if _, refused := mm.refusedChance(configKey(sp, c8), c8); refused {
@@ -186,12 +186,12 @@ func TestLookingForAProbeLeavesThePriorsStreamAlone(t *testing.T) {
 	if err := s.Tell(context.Background(), observe(inc, 8)); err != nil {
 		t.Fatal(err)
 	}
-	s.asked = probeAfter + 1
-	s.rng = rand.New(rand.NewSource(1))
-	if c, ok := s.probe(context.Background(), map[string]bool{}, false); ok {
+	s.st.asked = probeAfter + 1
+	s.st.tab.rng = rand.New(rand.NewSource(1))
+	if c, ok := probeOf(s).probe(context.Background(), map[string]bool{}, false); ok {
 		t.Fatalf("a probe of %s, though the prior predicts nothing on other machines", c.Summary())
 	}
-	if got, want := s.rng.Int63(), rand.New(rand.NewSource(1)).Int63(); got != want {
+	if got, want := s.st.tab.rng.Int63(), rand.New(rand.NewSource(1)).Int63(); got != want {
 		t.Error("looking for a probe drew from the prior's random stream")
 	}
 }

@@ -140,18 +140,18 @@ func TestPriorWrongInOneRegionShiftsItsPicksElsewhere(t *testing.T) {
 	}
 	sg := space.Config{"engine": "sglang", "a": int64(1), "b": int64(1)}
 	vl := space.Config{"engine": "vllm", "a": int64(1), "b": int64(1)}
-	every := s.regions.every(sg)
-	if every <= priorEvery || s.regions.every(vl) != priorEvery {
+	every := s.st.regions.every(sg)
+	if every <= priorEvery || s.st.regions.every(vl) != priorEvery {
 		t.Fatalf("sglang one in %d, vllm one in %d: want sglang distrusted (errors %v), vllm not (errors %v)",
-			every, s.regions.every(vl), s.regions.errs, len(s.regions.errs))
+			every, s.st.regions.every(vl), s.st.regions.errs, len(s.st.regions.errs))
 	}
-	s.picks = every // the next pick (every+1) is not the region's turn
-	c, ok := s.pick(map[string]bool{})
+	s.st.picks = every // the next pick (every+1) is not the region's turn
+	c, ok := pickerOf(s).pick(map[string]bool{})
 	if !ok || c["engine"] != "vllm" {
 		t.Errorf("off the region's turn the prior picked %v, want a vllm config", c)
 	}
-	s.picks = 2*every - 1 // the next pick is the region's turn
-	if c, ok := s.pick(map[string]bool{}); !ok || c["engine"] != "sglang" {
+	s.st.picks = 2*every - 1 // the next pick is the region's turn
+	if c, ok := pickerOf(s).pick(map[string]bool{}); !ok || c["engine"] != "sglang" {
 		t.Errorf("on the region's turn the prior picked %v, want its top sglang config", c)
 	}
 }

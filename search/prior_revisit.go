@@ -37,41 +37,41 @@ func revisit(since int, predicted, incumbent float64, o space.Objective) bool {
 	return math.IsNaN(incumbent) || o.Better(predicted, incumbent)
 }
 
-// tellPruned remembers a pruned config, and that a config pruned before
-// was measured again (whatever the outcome: it is revisited once).
-func (ps *priorSampler) tellPruned(o Observation, c space.Config) {
-	k := configKey(ps.sp, c)
-	if p := ps.pruned[k]; p != nil {
+// revisits are the pruned configs by key.
+type revisits map[string]*prunedConfig
+
+// tell remembers a pruned config (pruned; at: the completed trials told
+// so far), and that a config pruned before was measured again (whatever
+// the outcome: it is revisited once).
+func (r revisits) tell(k string, pruned bool, at int) {
+	if p := r[k]; p != nil {
 		p.revisited = true
 		return
 	}
-	if o.State == Pruned {
-		if ps.pruned == nil {
-			ps.pruned = map[string]*prunedConfig{}
-		}
-		ps.pruned[k] = &prunedConfig{at: len(ps.measured)}
+	if pruned {
+		r[k] = &prunedConfig{at: at}
 	}
 }
 
 // revisitable reports whether told candidate k is a pruned config the
 // prior may propose again now.
-func (ps *priorSampler) revisitable(k string, cd *candidate) bool {
-	p := ps.pruned[k]
+func (st *priorState) revisitable(k string, cd *candidate) bool {
+	p := st.revisits[k]
 	if p == nil || p.revisited {
 		return false
 	}
-	vals, ok := ps.estimate(cd)
+	vals, ok := st.estimate(cd)
 	if !ok || len(vals) == 0 {
 		return false
 	}
-	pred := vals[0] * math.Exp(ps.resid.predict(0, cd.cfg))
-	return revisit(len(ps.measured)-p.at, pred, ps.incumbentVal, ps.sp.Objectives[0])
+	pred := vals[0] * math.Exp(st.tab.resid.predict(0, cd.cfg))
+	return revisit(len(st.hist.measured)-p.at, pred, st.hist.incumbentVal, st.sp.Objectives[0])
 }
 
 // originOf is the origin of the prior's own pick c: "revisit" for a
 // pruned config proposed again, else "prior".
-func (ps *priorSampler) originOf(c space.Config) string {
-	if ps.told[configKey(ps.sp, c)] {
+func (st *priorState) originOf(c space.Config) string {
+	if st.tab.told[configKey(st.sp, c)] {
 		return "revisit"
 	}
 	return "prior"

@@ -22,42 +22,42 @@ type Screener interface {
 }
 
 // screen predicts up to n new distinct configs that satisfy the rules.
-func (ps *priorSampler) screen(ctx context.Context, n int) {
+func (t *table) screen(ctx context.Context, n int) {
 	var batch []space.Config
 	seen := map[string]bool{}
 	for tries := 0; n > 0 && tries < 20*n; tries++ {
-		c := ps.sp.WithTargetEngine(ps.sp.Sample(ps.rng))
-		k := configKey(ps.sp, c)
-		if ps.cands[k] != nil || seen[k] || ps.sp.Check(c) != nil {
+		c := t.sp.WithTargetEngine(t.sp.Sample(t.rng))
+		k := configKey(t.sp, c)
+		if t.cands[k] != nil || seen[k] || t.sp.Check(c) != nil {
 			continue
 		}
 		seen[k] = true
 		batch = append(batch, c)
 		n--
 	}
-	ps.screenAll(ctx, batch)
+	t.screenAll(ctx, batch)
 }
 
 // screenAll screens configs not screened yet on every core at once and
 // records them in the given order, so the result does not depend on
 // scheduling. Without a Screener, screening is the full prediction.
-func (ps *priorSampler) screenAll(ctx context.Context, cs []space.Config) {
+func (t *table) screenAll(ctx context.Context, cs []space.Config) {
 	var fresh []space.Config
 	for _, c := range cs {
-		if k := configKey(ps.sp, c); ps.cands[k] == nil {
-			ps.cands[k] = &candidate{cfg: c}
-			ps.order = append(ps.order, k)
+		if k := configKey(t.sp, c); t.cands[k] == nil {
+			t.cands[k] = &candidate{cfg: c}
+			t.order = append(t.order, k)
 			fresh = append(fresh, c)
 		}
 	}
-	ok := ps.screens()
-	out := parallel(ctx, fresh, func(c space.Config) prediction { return predictWith(ctx, ps.predictFast, c) })
+	ok := t.pred.screens()
+	out := parallel(ctx, fresh, func(c space.Config) prediction { return predictWith(ctx, t.pred.fast, c) })
 	if ctx.Err() != nil {
 		return // the run is over; what was cut short is not a prediction
 	}
 	for i, c := range fresh {
-		cd := ps.cands[configKey(ps.sp, c)]
-		cd.fast, cd.fastOK = out[i].values, out[i].feasible && len(out[i].values) == len(ps.sp.Objectives)
+		cd := t.cands[configKey(t.sp, c)]
+		cd.fast, cd.fastOK = out[i].values, out[i].feasible && len(out[i].values) == len(t.sp.Objectives)
 		if !ok {
 			cd.values, cd.feasible, cd.refined = cd.fast, cd.fastOK, true
 		}
@@ -105,45 +105,46 @@ func parallel(ctx context.Context, cs []space.Config, f func(space.Config) predi
 
 // refine fully predicts the screened candidates that rank near the top —
 // the refineTop best on each objective by corrected screening value, and
-// the corrected screening front — at most limit of them, best first.
-func (ps *priorSampler) refine(ctx context.Context, limit int) {
+// the corrected screening front — at most limit of them, best first,
+// among those keep leaves open (the learned memory plan's).
+func (t *table) refine(ctx context.Context, limit int, keep func(*candidate) bool) {
 	var todo []*candidate
 	add := func(cd *candidate) {
 		if !cd.refined && len(todo) < limit && !containsCand(todo, cd) {
 			todo = append(todo, cd)
 		}
 	}
-	for obj := range ps.sp.Objectives {
-		for _, cd := range ps.topScreened(obj, refineTop) {
+	for obj := range t.sp.Objectives {
+		for _, cd := range t.topScreened(obj, refineTop, keep) {
 			add(cd)
 		}
 	}
-	if len(ps.sp.Objectives) > 1 {
-		for _, cd := range ps.screenedFront() {
+	if len(t.sp.Objectives) > 1 {
+		for _, cd := range t.screenedFront(keep) {
 			add(cd)
 		}
 	}
-	ps.refineAll(ctx, todo)
+	t.refineAll(ctx, todo)
 }
 
 // refineAll fully predicts the candidates on every core, as many as the
 // proposal's budget allows (the start-up has none).
-func (ps *priorSampler) refineAll(ctx context.Context, todo []*candidate) {
-	if ps.budget >= 0 {
-		todo = todo[:min(len(todo), ps.budget)]
-		ps.budget -= len(todo)
+func (t *table) refineAll(ctx context.Context, todo []*candidate) {
+	if t.budget >= 0 {
+		todo = todo[:min(len(todo), t.budget)]
+		t.budget -= len(todo)
 	}
 	cs := make([]space.Config, len(todo))
 	for i, cd := range todo {
 		cs[i] = cd.cfg
 	}
-	out := parallel(ctx, cs, func(c space.Config) prediction { return predictWith(ctx, ps.predictFull, c) })
+	out := parallel(ctx, cs, func(c space.Config) prediction { return predictWith(ctx, t.pred.full, c) })
 	if ctx.Err() != nil {
 		return
 	}
 	for i, cd := range todo {
 		cd.values, cd.refined = out[i].values, true
-		cd.feasible = out[i].feasible && len(out[i].values) == len(ps.sp.Objectives)
+		cd.feasible = out[i].feasible && len(out[i].values) == len(t.sp.Objectives)
 	}
 }
 
@@ -156,37 +157,37 @@ func containsCand(cs []*candidate, c *candidate) bool {
 	return false
 }
 
-// topScreened is the n unmeasured candidates with the best corrected
-// screening value on objective obj whose memory the plan leaves open.
-func (ps *priorSampler) topScreened(obj, n int) []*candidate {
-	top := ps.topScreenedWhere(obj, ps.memoryOpen)
+// topScreened is the n unmeasured candidates keep leaves open with the
+// best corrected screening value on objective obj.
+func (t *table) topScreened(obj, n int, keep func(*candidate) bool) []*candidate {
+	top := t.topScreenedWhere(obj, keep)
 	return top[:min(n, len(top))]
 }
 
 // topScreenedWhere are the screened, unmeasured candidates satisfying
 // keep, best first on objective obj by corrected screening value.
-func (ps *priorSampler) topScreenedWhere(obj int, keep func(*candidate) bool) []*candidate {
-	return ps.ranked(obj, func(k string, cd *candidate) ([]float64, bool) {
-		return cd.fast, cd.fastOK && !ps.told[k] && keep(cd)
+func (t *table) topScreenedWhere(obj int, keep func(*candidate) bool) []*candidate {
+	return t.ranked(obj, func(k string, cd *candidate) ([]float64, bool) {
+		return cd.fast, cd.fastOK && !t.told[k] && keep(cd)
 	})
 }
 
 // ranked are the candidates whose prediction pred gives (false: left
 // out), best first on objective obj by corrected value, ties in the
 // candidates' order.
-func (ps *priorSampler) ranked(obj int, pred func(string, *candidate) ([]float64, bool)) []*candidate {
+func (t *table) ranked(obj int, pred func(string, *candidate) ([]float64, bool)) []*candidate {
 	type scored struct {
 		cd *candidate
 		s  float64
 	}
 	var all []scored
-	for _, k := range ps.order {
-		cd := ps.cands[k]
+	for _, k := range t.order {
+		cd := t.cands[k]
 		vals, ok := pred(k, cd)
 		if !ok {
 			continue
 		}
-		if s, ok := ps.score(cd, vals, true, obj); ok {
+		if s, ok := t.score(cd, vals, true, obj); ok {
 			all = append(all, scored{cd, s})
 		}
 	}
@@ -200,12 +201,12 @@ func (ps *priorSampler) ranked(obj int, pred func(string, *candidate) ([]float64
 
 // score is the corrected prediction on objective obj, larger is better,
 // in log space; false for an infeasible or unusable prediction.
-func (ps *priorSampler) score(cd *candidate, vals []float64, ok bool, obj int) (float64, bool) {
+func (t *table) score(cd *candidate, vals []float64, ok bool, obj int) (float64, bool) {
 	if !ok || obj >= len(vals) || vals[obj] <= 0 || math.IsNaN(vals[obj]) {
 		return 0, false
 	}
-	s := math.Log(vals[obj]) + ps.resid.predict(obj, cd.cfg)
-	if ps.sp.Objectives[obj].Direction == space.Minimize {
+	s := math.Log(vals[obj]) + t.resid.predict(obj, cd.cfg)
+	if t.sp.Objectives[obj].Direction == space.Minimize {
 		s = -s
 	}
 	return s, true
@@ -213,32 +214,32 @@ func (ps *priorSampler) score(cd *candidate, vals []float64, ok bool, obj int) (
 
 // corrected is the candidate's prediction corrected by the residual model
 // (screening values when fast, full ones otherwise).
-func (ps *priorSampler) corrected(cd *candidate, fast bool) []float64 {
+func (t *table) corrected(cd *candidate, fast bool) []float64 {
 	vals := cd.values
 	if fast {
 		vals = cd.fast
 	}
 	out := make([]float64, len(vals))
 	for i, v := range vals {
-		out[i] = v * math.Exp(ps.resid.predict(i, cd.cfg))
+		out[i] = v * math.Exp(t.resid.predict(i, cd.cfg))
 	}
 	return out
 }
 
 // screenedFront is the non-dominated set of the unmeasured candidates by
-// corrected screening values.
-func (ps *priorSampler) screenedFront() []*candidate {
+// corrected screening values, less those keep closes.
+func (t *table) screenedFront(keep func(*candidate) bool) []*candidate {
 	var cds []*candidate
 	var pts []Point
-	for _, k := range ps.order {
-		if cd := ps.cands[k]; cd.fastOK && !ps.told[k] {
+	for _, k := range t.order {
+		if cd := t.cands[k]; cd.fastOK && !t.told[k] {
 			cds = append(cds, cd)
-			pts = append(pts, Point{Values: ps.corrected(cd, true)})
+			pts = append(pts, Point{Values: t.corrected(cd, true)})
 		}
 	}
 	var out []*candidate
-	for _, i := range Front(pts, ps.sp.Objectives) {
-		if ps.memoryOpen(cds[i]) {
+	for _, i := range Front(pts, t.sp.Objectives) {
+		if keep(cds[i]) {
 			out = append(out, cds[i])
 		}
 	}

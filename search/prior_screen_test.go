@@ -52,15 +52,15 @@ func TestScreenerRefinesOnlyTheTop(t *testing.T) {
 func TestPickHVFillsTheFrontsGap(t *testing.T) {
 	sp := &space.Space{Objectives: []space.Objective{maxObj("tps"), minObj("tpot")},
 		Params: []space.Param{{Name: "a", Kind: space.Int, Low: 1, High: 9}}}
-	ps := &priorSampler{sp: sp, cands: map[string]*candidate{}, told: map[string]bool{}, resid: newResidual(2), twins: map[string]bool{}}
+	st := newPriorState(sp, nil, nil)
 	add := func(a int64, tps, tpot float64, told bool) {
 		c := space.Config{"a": a}
 		k := configKey(sp, c)
-		ps.cands[k] = &candidate{cfg: c, values: []float64{tps, tpot}, feasible: true, refined: true}
-		ps.order = append(ps.order, k)
-		ps.told[k] = told
+		st.tab.cands[k] = &candidate{cfg: c, values: []float64{tps, tpot}, feasible: true, refined: true}
+		st.tab.order = append(st.tab.order, k)
+		st.tab.told[k] = told
 		if told {
-			ps.measured = append(ps.measured, []float64{tps, tpot})
+			st.hist.measured = append(st.hist.measured, []float64{tps, tpot})
 		}
 	}
 	add(1, 100, 10, true) // the measured front's two ends
@@ -69,11 +69,11 @@ func TestPickHVFillsTheFrontsGap(t *testing.T) {
 	add(4, 9, 0.9, false)  // best TPOT, adds a sliver
 	add(5, 60, 4, false)   // the middle of the gap
 	add(6, 50, 11, false)  // dominated
-	c, ok := ps.pickHV(map[string]bool{})
+	c, ok := (front{st: st}).pickHV(map[string]bool{})
 	if !ok || c["a"] != int64(5) {
 		t.Errorf("pickHV = %v (%v), want a=5, the gap's middle", c, ok)
 	}
-	if c, ok := ps.pickHV(map[string]bool{configKey(sp, space.Config{"a": int64(5)}): true}); !ok || c["a"] == int64(6) {
+	if c, ok := (front{st: st}).pickHV(map[string]bool{configKey(sp, space.Config{"a": int64(5)}): true}); !ok || c["a"] == int64(6) {
 		t.Errorf("with a=5 busy pickHV = %v (%v), want a config that adds volume, not the dominated one", c, ok)
 	}
 }

@@ -52,6 +52,20 @@ func newPriorSampler(t *testing.T, sp *space.Space, p Prior) Sampler {
 	return s
 }
 
+// pickerOf, innerOf and probeOf are s's pipeline stages.
+func pickerOf(s *priorSampler) *picker       { return stage[*picker](s) }
+func innerOf(s *priorSampler) *innerProposer { return stage[*innerProposer](s) }
+func probeOf(s *priorSampler) *memoryProbe   { return stage[*memoryProbe](s) }
+
+func stage[P proposer](s *priorSampler) P {
+	for _, p := range s.propose {
+		if q, ok := p.(P); ok {
+			return q
+		}
+	}
+	panic("no such stage")
+}
+
 // A right prior (off by a constant factor, which ranking ignores) sends
 // the first proposal to the best feasible config it screened.
 func TestPriorProposesItsBestFirst(t *testing.T) {
@@ -100,7 +114,7 @@ func TestPriorFeasibilityFilterAndItsRelease(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if truth(c) > 6 && s.filtered%exploreEvery != 0 {
+		if truth(c) > 6 && innerOf(s).filtered%exploreEvery != 0 {
 			t.Fatalf("proposed predicted-infeasible %s outside exploration", c.Summary())
 		}
 		// Reality's wall is at 12: everything runs.
@@ -108,10 +122,10 @@ func TestPriorFeasibilityFilterAndItsRelease(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if s.filtered == 0 {
+	if innerOf(s).filtered == 0 {
 		t.Fatal("no inner proposal was filtered in 10 asks")
 	}
-	if s.trust.ranBad > 0 && s.trust.feasibility() {
+	if s.st.trust.ranBad > 0 && s.st.trust.feasibility() {
 		t.Error("a predicted-infeasible config completed, yet the filter is still trusted")
 	}
 }

@@ -77,8 +77,8 @@ func TestPriorErrorIsMeasuredAfterCorrection(t *testing.T) {
 		return s
 	}
 	constant := run(priorFunc(func(c space.Config) ([]float64, bool) { return []float64{truth(c) / 3}, true }))
-	if got := constant.trust.every(); got != priorEvery {
-		t.Errorf("a constant-factor prior (errors %v) makes one in %d, want %d", constant.trust.errs, got, priorEvery)
+	if got := constant.st.trust.every(); got != priorEvery {
+		t.Errorf("a constant-factor prior (errors %v) makes one in %d, want %d", constant.st.trust.errs, got, priorEvery)
 	}
 	// Right order, but the scale swings by ×e^±1 in a pattern of a and b
 	// together that an additive per-knob correction cannot follow.
@@ -88,8 +88,8 @@ func TestPriorErrorIsMeasuredAfterCorrection(t *testing.T) {
 		return math.Exp(float64(2*((a*b)%2) - 1))
 	}
 	wild := run(priorFunc(func(c space.Config) ([]float64, bool) { return []float64{truth(c) * swing(c)}, true }))
-	if got := wild.trust.every(); got <= priorEvery {
-		t.Errorf("a prior missing by ×e (errors %v) still makes one in %d", wild.trust.errs, got)
+	if got := wild.st.trust.every(); got <= priorEvery {
+		t.Errorf("a prior missing by ×e (errors %v) still makes one in %d", wild.st.trust.errs, got)
 	}
 }
 
@@ -113,21 +113,21 @@ func TestPredictedInfeasibleRegionReopensWhenContradicted(t *testing.T) {
 	s := newPriorSampler(t, sp, memoryPlanPrior{}).(*priorSampler)
 	// (Screening's top configs are all refused in full: the prior has no
 	// pick of its own yet, and leaves the proposal to the inner sampler.)
-	if c, ok := s.pick(map[string]bool{}); ok && truth(c) > 6 {
+	if c, ok := pickerOf(s).pick(map[string]bool{}); ok && truth(c) > 6 {
 		t.Fatalf("before any contradiction the prior picked %v (y=%v), want only configs it predicts feasible", c, truth(c))
 	}
 	// A config the full prediction called out of memory completes.
 	oom := space.Config{"a": int64(4), "b": int64(3)}
-	if s.predict(context.Background(), s.sp.WithTargetEngine(oom)).feasible {
+	if s.st.tab.predict(context.Background(), s.st.sp.WithTargetEngine(oom)).feasible {
 		t.Fatal("the test's memory plan must refuse a=4 b=3")
 	}
 	if err := s.Tell(context.Background(), observe(oom, 12)); err != nil {
 		t.Fatal(err)
 	}
-	if !s.trust.memoryContradicted() || s.trust.feasibility() {
+	if !s.st.trust.memoryContradicted() || s.st.trust.feasibility() {
 		t.Fatal("a predicted-infeasible config completed, yet the memory plan is still trusted")
 	}
-	c, ok := s.pick(map[string]bool{})
+	c, ok := pickerOf(s).pick(map[string]bool{})
 	if !ok || truth(c) != 12 {
 		t.Errorf("after the contradiction the prior picked %v (y=%v), want the re-opened best (y=12)", c, truth(c))
 	}

@@ -57,13 +57,13 @@ func (o *residualObj) prunedDev(c space.Config, mean float64) (float64, bool) {
 
 // learnPruned adds a pruned trial's projected misses against cd, its
 // prediction on the current machine, to the residual.
-func (ps *priorSampler) learnPruned(mc measuredConfig, cd *candidate) {
+func (t *table) learnPruned(mc measuredConfig, cd *candidate) {
 	if !cd.feasible {
 		return
 	}
 	for i, v := range mc.values {
 		if v > 0 && cd.values[i] > 0 {
-			ps.resid.addPruned(i, mc.cfg, math.Log(v/cd.values[i]))
+			t.resid.addPruned(i, mc.cfg, math.Log(v/cd.values[i]))
 		}
 	}
 }

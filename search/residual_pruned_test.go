@@ -97,14 +97,14 @@ func TestPriorLearnsAnEngineFromItsPrunedTrials(t *testing.T) {
 			if err := s.Tell(ctx, pruned); err != nil {
 				t.Fatal(err)
 			}
-			got := s.resid.predict(0, space.Config{"engine": "vllm", "n": int64(5)})
+			got := s.st.tab.resid.predict(0, space.Config{"engine": "vllm", "n": int64(5)})
 			if got > c.wantBelow || got < c.wantAbove {
 				t.Errorf("vllm's correction = %.3f, want in [%.2f, %.2f]", got, c.wantAbove, c.wantBelow)
 			}
 			// A change of machine relearns the residual: the pruned
 			// evidence is relearnt with it (the cards' machine here).
-			s.relearn(ctx)
-			if again := s.resid.predict(0, space.Config{"engine": "vllm", "n": int64(5)}); math.Abs(again-got) > 1e-9 {
+			s.st.tab.relearn(ctx, s.st.hist.measuredCfgs, s.st.hist.prunedCfgs)
+			if again := s.st.tab.resid.predict(0, space.Config{"engine": "vllm", "n": int64(5)}); math.Abs(again-got) > 1e-9 {
 				t.Errorf("after relearn vllm's correction = %.3f, was %.3f", again, got)
 			}
 		})
