@@ -36,9 +36,9 @@ func TestBatchesNeverRepeatPendingOrToldConfigs(t *testing.T) {
 				if err == nil && (len(cs) < 1 || len(cs) > 4) {
 					t.Fatalf("round %d: batch of %d, want 1 to 4", round, len(cs))
 				}
-				busy := keySet(sp, running)
+				busy := KeySet(sp, running)
 				for _, c := range cs {
-					k := configKey(sp, c)
+					k := ConfigKey(sp, c)
 					if busy[k] || told[k] {
 						t.Fatalf("round %d: %v is pending, told or twice in the batch", round, c)
 					}
@@ -48,7 +48,7 @@ func TestBatchesNeverRepeatPendingOrToldConfigs(t *testing.T) {
 				for range min(3, len(running)) {
 					c := running[0]
 					running = running[1:]
-					told[configKey(sp, c)] = true
+					told[ConfigKey(sp, c)] = true
 					if err := s.Tell(context.Background(), sequenceOutcome(sp, c, round)); err != nil {
 						t.Fatal(err)
 					}
@@ -76,8 +76,8 @@ func TestGridBatches(t *testing.T) {
 		t.Fatalf("Ask(20) with 5 pending = %d configs, %v; want the other 7", len(rest), err)
 	}
 	all := append(append([]space.Config(nil), first...), rest...)
-	if len(keySet(sp, all)) != 12 {
-		t.Fatalf("the two batches hold %d distinct points, want 12", len(keySet(sp, all)))
+	if len(KeySet(sp, all)) != 12 {
+		t.Fatalf("the two batches hold %d distinct points, want 12", len(KeySet(sp, all)))
 	}
 	if _, err := s.Ask(context.Background(), 1, all); !errors.Is(err, ErrPending) {
 		t.Fatalf("Ask with every point running = %v, want ErrPending", err)
@@ -86,7 +86,7 @@ func TestGridBatches(t *testing.T) {
 		_ = s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: 1})
 	}
 	again, err := s.Ask(context.Background(), 3, nil)
-	if err != nil || len(again) != 1 || configKey(sp, again[0]) != configKey(sp, all[0]) {
+	if err != nil || len(again) != 1 || ConfigKey(sp, again[0]) != ConfigKey(sp, all[0]) {
 		t.Fatalf("Ask after the point was abandoned = %v, %v; want it again", again, err)
 	}
 	_ = s.Tell(context.Background(), Observation{Config: all[0], State: Complete, Value: 1})
@@ -208,14 +208,14 @@ func TestLiarsSpreadBatchesAwayFromPendingConfigs(t *testing.T) {
 // the test on a pending config proposed.
 func nearPending(t *testing.T, sp *space.Space, s Sampler, pending []space.Config, n int) int {
 	t.Helper()
-	busy, near := keySet(sp, pending), 0
+	busy, near := KeySet(sp, pending), 0
 	for range 12 {
 		cs, err := s.Ask(context.Background(), n, pending)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range cs {
-			if busy[configKey(sp, c)] {
+			if busy[ConfigKey(sp, c)] {
 				t.Fatalf("proposed pending config %v", c)
 			}
 			for _, p := range pending {

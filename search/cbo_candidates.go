@@ -13,12 +13,12 @@ import (
 func (m *cboModel) candidates(scores []float64) []space.Config {
 	told := map[string]bool{}
 	for _, o := range m.obs {
-		told[configKey(m.sp, o.Config)] = true
+		told[ConfigKey(m.sp, o.Config)] = true
 	}
 	seen := map[string]bool{}
 	var out []space.Config
 	add := func(c space.Config) {
-		k := configKey(m.sp, c)
+		k := ConfigKey(m.sp, c)
 		if told[k] || seen[k] || m.sp.Check(m.sp.WithTargetEngine(c)) != nil {
 			return
 		}

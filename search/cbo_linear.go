@@ -123,7 +123,7 @@ func (m *cboModel) rankLinear(xs [][]float64, ys []float64, cls *forest) []space
 	}
 	told := map[string]bool{}
 	for _, o := range m.obs {
-		told[configKey(m.sp, o.Config)] = true
+		told[ConfigKey(m.sp, o.Config)] = true
 	}
 	type scored struct {
 		c  space.Config
@@ -132,7 +132,7 @@ func (m *cboModel) rankLinear(xs [][]float64, ys []float64, cls *forest) []space
 	}
 	var out []scored
 	for _, c := range cands {
-		if told[configKey(m.sp, c)] {
+		if told[ConfigKey(m.sp, c)] {
 			continue
 		}
 		x := m.encode(c)

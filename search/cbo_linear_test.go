@@ -112,7 +112,7 @@ func familyLandscape() (*space.Space, func(space.Config) Observation) {
 		mr, _ := c.Float("max_running")
 		mem, _ := c.Float("mem_fraction")
 		if mem > 0.85 && mr > 128 {
-			return Observation{Config: c, State: Infeasible, Class: classOOM, Value: math.NaN()}
+			return Observation{Config: c, State: Infeasible, Class: ClassOOM, Value: math.NaN()}
 		}
 		v := 1000 * math.Log2(mr) * (1 + mem)
 		for k, f := range map[string]float64{"k1": 1.8, "k2": 1.6, "k3": 1.5} {

@@ -59,7 +59,7 @@ func cliffLandscape() (*space.Space, func(space.Config) Observation) {
 		mr, _ := c.Float("max_running")
 		mem, _ := c.Float("mem_fraction")
 		if mem > 0.85 && mr > 144 {
-			return Observation{Config: c, State: Infeasible, Class: classOOM, Value: math.NaN()}
+			return Observation{Config: c, State: Infeasible, Class: ClassOOM, Value: math.NaN()}
 		}
 		v := f(c)
 		return Observation{Config: c, State: Complete, Value: v[0], Values: v[:1]}

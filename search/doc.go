@@ -11,15 +11,9 @@
 // never re-proposing a told or pending config, avoiding configs the
 // Feasibility model predicts to fail, random draws when the model is stuck
 // — is guard, in one place. Ask takes a batch size and the configs still
-// running, so several workers can share one sampler. WithPrior (or
-// Options.Prior) decorates a sampler with a Prior — the simulator, injected
-// by the caller — that screens the space (cheaply, when the Prior is also a
-// Screener), predicts in full only what screening ranks near the top,
-// proposes first from its best region (with several objectives, by
-// predicted hypervolume improvement, along the measured front too), filters
-// predicted failures with a memory plan it corrects from the study's own
-// out-of-memory trials, steps around the measured incumbent once it errs,
-// and learns its own residual.
+// running, so several workers can share one sampler. A Prior (the
+// simulator, injected by the caller) guides a sampler through
+// Options.Prior and Options.Guide; the guiding itself is search/prior.
 //
 // Ranking: feasibility-first dominance, Pareto fronts, hypervolume and
 // noise ties; PruneRule decides whether a running trial can still win.

@@ -49,8 +49,8 @@ type Feasibility struct {
 
 // Failure classes the model learns from.
 const (
-	classOOM     = "oom"
-	classInvalid = "invalid_config"
+	ClassOOM     = "oom"
+	ClassInvalid = "invalid_config"
 )
 
 // NewFeasibility returns a model with no evidence: it predicts nothing.
@@ -63,9 +63,9 @@ func NewFeasibility(sp *space.Space) *Feasibility {
 func (f *Feasibility) Tell(o Observation) {
 	c := f.sp.WithTargetEngine(o.Config)
 	switch {
-	case o.Class == classOOM:
+	case o.Class == ClassOOM:
 		f.oom = append(f.oom, c)
-	case o.Class == classInvalid:
+	case o.Class == ClassInvalid:
 		f.invalid = append(f.invalid, c)
 		if k, ok := refusedKnob(o.Message, c); ok {
 			f.refused = append(f.refused, refusal{engine: c.Engine(), knob: k, value: c[k]})

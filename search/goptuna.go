@@ -83,7 +83,7 @@ func (m *studyModel) propose() (space.Config, error) {
 		}
 		c[p.Name] = v
 	}
-	k := configKey(m.sp, c)
+	k := ConfigKey(m.sp, c)
 	m.asked[k] = append(m.asked[k], id)
 	return c, nil
 }
@@ -92,7 +92,7 @@ func (m *studyModel) propose() (space.Config, error) {
 // duplicate, as the infeasible penalty for a predicted failure, so the
 // model learns the region without a launch.
 func (m *studyModel) reject(c space.Config, infeasible bool) {
-	k := configKey(m.sp, c)
+	k := ConfigKey(m.sp, c)
 	ids := m.asked[k]
 	if len(ids) == 0 {
 		return // a start-up draw: no goptuna trial
@@ -119,7 +119,7 @@ func (m *studyModel) forget(k string, i int) {
 // tell completes the trial that proposed the config, or records one for a
 // config the study did not propose (history, the baseline, a retry).
 func (m *studyModel) tell(o Observation) error {
-	k := configKey(m.sp, o.Config)
+	k := ConfigKey(m.sp, o.Config)
 	m.told[k] = true
 	id, err := m.trialOf(k, o.Config)
 	if err != nil {

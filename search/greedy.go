@@ -58,7 +58,7 @@ func NewGreedy(sp *space.Space) *Greedy {
 
 // Tell records a finished trial.
 func (g *Greedy) Tell(o Observation) {
-	g.results[configKey(g.sp, o.Config)] = o
+	g.results[ConfigKey(g.sp, o.Config)] = o
 }
 
 // Propose returns the next config to measure. busy reports the configs
@@ -75,7 +75,7 @@ func (g *Greedy) Propose(busy func(space.Config) bool) (space.Config, error) {
 		for len(g.queue) > 0 {
 			c := g.queue[0]
 			g.queue = g.queue[1:]
-			if _, known := g.results[configKey(g.sp, c)]; !known && !busy(c) {
+			if _, known := g.results[ConfigKey(g.sp, c)]; !known && !busy(c) {
 				return c, nil
 			}
 		}
@@ -91,7 +91,7 @@ func (g *Greedy) Propose(busy func(space.Config) bool) (space.Config, error) {
 // waiting reports whether a config of the current knob is still busy.
 func (g *Greedy) waiting(busy func(space.Config) bool) bool {
 	for _, c := range g.batch {
-		if _, known := g.results[configKey(g.sp, c)]; !known && busy(c) {
+		if _, known := g.results[ConfigKey(g.sp, c)]; !known && busy(c) {
 			return true
 		}
 	}
@@ -180,18 +180,18 @@ func (g *Greedy) decide() {
 	cur, has := g.results[g.bestKey]
 	has = has && greedyEligible(cur)
 	for _, c := range g.batch {
-		o, ok := g.results[configKey(g.sp, c)]
+		o, ok := g.results[ConfigKey(g.sp, c)]
 		if !ok || !greedyEligible(o) {
 			continue
 		}
 		if !has || Dominates(greedyPoint(o), greedyPoint(cur), objs) {
-			g.best, g.bestKey, cur, has = c, configKey(g.sp, c), o, true
+			g.best, g.bestKey, cur, has = c, ConfigKey(g.sp, c), o, true
 		}
 	}
 	if g.bestKey == "" && len(g.batch) > 0 {
 		// Nothing ran: sweep on from the first config rather than stop, so
 		// a knob that fixes the defaults (a memory setting) is still found.
-		g.best, g.bestKey = g.batch[0], configKey(g.sp, g.batch[0])
+		g.best, g.bestKey = g.batch[0], ConfigKey(g.sp, g.batch[0])
 	}
 }
 
@@ -220,7 +220,7 @@ func (g *Greedy) advance() {
 		for _, v := range sweepValues(p) {
 			c := g.best.Clone()
 			c[p.Name] = v
-			if c = g.complete(c); configKey(g.sp, c) != g.bestKey {
+			if c = g.complete(c); ConfigKey(g.sp, c) != g.bestKey {
 				cs = append(cs, c)
 			}
 		}
@@ -250,7 +250,7 @@ func newGreedy(b build) (Sampler, error) {
 // Ask returns up to n configs of the current knob's sweep.
 func (s *greedySampler) Ask(_ context.Context, n int, pending []space.Config) ([]space.Config, error) {
 	return batch(s.sp, n, pending, func(busy map[string]bool) (space.Config, error) {
-		return s.next(func(c space.Config) bool { return busy[configKey(s.sp, c)] })
+		return s.next(func(c space.Config) bool { return busy[ConfigKey(s.sp, c)] })
 	})
 }
 
@@ -262,7 +262,7 @@ func (s *greedySampler) next(busy func(space.Config) bool) (space.Config, error)
 		if err != nil {
 			return nil, err
 		}
-		o, seen := s.told[configKey(s.sp, c)]
+		o, seen := s.told[ConfigKey(s.sp, c)]
 		if !seen {
 			return c, nil
 		}
@@ -272,7 +272,7 @@ func (s *greedySampler) next(busy func(space.Config) bool) (space.Config, error)
 
 // Tell records a finished trial.
 func (s *greedySampler) Tell(_ context.Context, o Observation) error {
-	s.told[configKey(s.sp, o.Config)] = o
+	s.told[ConfigKey(s.sp, o.Config)] = o
 	s.g.Tell(o)
 	return nil
 }

@@ -69,12 +69,12 @@ func (g *gridSampler) Ask(_ context.Context, n int, pending []space.Config) ([]s
 	if n < 1 {
 		return nil, fmt.Errorf("ask for %d configs: at least 1", n)
 	}
-	busy := keySet(g.sp, pending)
+	busy := KeySet(g.sp, pending)
 	var out, kept []space.Config
 	i := 0
 	for ; i < len(g.queue) && len(out) < n; i++ {
 		c := g.queue[i]
-		k := configKey(g.sp, c)
+		k := ConfigKey(g.sp, c)
 		if g.told[k] {
 			continue // measured: it leaves the queue
 		}
@@ -96,6 +96,6 @@ func (g *gridSampler) Ask(_ context.Context, n int, pending []space.Config) ([]s
 
 // Tell records a finished trial.
 func (g *gridSampler) Tell(_ context.Context, o Observation) error {
-	g.told[configKey(g.sp, o.Config)] = true
+	g.told[ConfigKey(g.sp, o.Config)] = true
 	return nil
 }

@@ -74,7 +74,7 @@ func (g *guard) askOne(busy map[string]bool) (space.Config, error) {
 			return nil, err
 		}
 		last = c
-		if k := configKey(g.sp, c); g.told[k] || busy[k] {
+		if k := ConfigKey(g.sp, c); g.told[k] || busy[k] {
 			g.model.reject(c, false)
 			continue
 		}
@@ -89,7 +89,7 @@ func (g *guard) askOne(busy map[string]bool) (space.Config, error) {
 	if finite(g.sp) {
 		return g.unmeasured(busy)
 	}
-	if busy[configKey(g.sp, last)] {
+	if busy[ConfigKey(g.sp, last)] {
 		return nil, ErrPending
 	}
 	return last, nil
@@ -109,7 +109,7 @@ func (g *guard) unmeasured(busy map[string]bool) (space.Config, error) {
 	var free []space.Config
 	waiting := false
 	for _, c := range Grid(g.sp) {
-		k := configKey(g.sp, c)
+		k := ConfigKey(g.sp, c)
 		switch {
 		case g.told[k]:
 		case busy[k]:
@@ -129,7 +129,7 @@ func (g *guard) unmeasured(busy map[string]bool) (space.Config, error) {
 
 // Tell records a finished trial.
 func (g *guard) Tell(_ context.Context, o Observation) error {
-	g.told[configKey(g.sp, o.Config)] = true
+	g.told[ConfigKey(g.sp, o.Config)] = true
 	if g.feas != nil {
 		g.feas.Tell(o)
 	}

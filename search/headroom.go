@@ -63,7 +63,7 @@ func (m *headroomModel) propose() (space.Config, error) {
 }
 
 func (m *headroomModel) tell(o Observation) error {
-	k := configKey(m.sp, o.Config)
+	k := ConfigKey(m.sp, o.Config)
 	d, isRepair := m.depth[k]
 	if isRepair {
 		m.extra++
@@ -71,11 +71,11 @@ func (m *headroomModel) tell(o Observation) error {
 	if err := m.scootModel.tell(o); err != nil {
 		return err
 	}
-	if o.Class != classOOM || d >= headroomDepth {
+	if o.Class != ClassOOM || d >= headroomDepth {
 		return nil
 	}
 	if r, ok := m.repair(o.Config, m.advice(o)); ok {
-		rk := configKey(m.sp, r)
+		rk := ConfigKey(m.sp, r)
 		if _, seen := m.depth[rk]; !seen {
 			m.depth[rk] = d + 1
 			m.repairs = append(m.repairs, r)

@@ -45,7 +45,7 @@ func newFractionMemory(fam *families) *fractionMemory {
 
 // tell adds a trial's evidence; c is its config with the target's engine.
 func (f *fractionMemory) tell(c space.Config, o Observation) {
-	if o.Class == classOOM {
+	if o.Class == ClassOOM {
 		if a := readOOM(o.Message); a.dir != 0 && hasFraction(c) {
 			f.oom = append(f.oom, advisedOOM{c: c, a: a})
 			return

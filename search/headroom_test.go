@@ -97,7 +97,7 @@ func TestFractionMemoryPlacesTheCliff(t *testing.T) {
 		return c
 	}
 	oom := func(c space.Config, msg string) Observation {
-		return Observation{Config: c, State: Infeasible, Class: classOOM, Message: msg}
+		return Observation{Config: c, State: Infeasible, Class: ClassOOM, Message: msg}
 	}
 	f := newFractionMemory(fam)
 	f.tell(cfg("sglang", 8, 0.95, 256), oom(cfg("sglang", 8, 0.95, 256), torchOOMMessage(0.12)))
@@ -246,7 +246,7 @@ func TestHeadroomProposesTheRepairNext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Tell(ctx, Observation{Config: c, State: Infeasible, Class: classOOM, Message: msg}); err != nil {
+		if err := s.Tell(ctx, Observation{Config: c, State: Infeasible, Class: ClassOOM, Message: msg}); err != nil {
 			t.Fatal(err)
 		}
 		next, err := askOne(s)
@@ -255,7 +255,7 @@ func TestHeadroomProposesTheRepairNext(t *testing.T) {
 		}
 		want := c.Clone()
 		want["mem_fraction"] = 0.8
-		repaired := configKey(sp, next) == configKey(sp, want)
+		repaired := ConfigKey(sp, next) == ConfigKey(sp, want)
 		if repaired != (msg != "out of memory") {
 			t.Errorf("after %q the next proposal is %v (repaired: %v)", msg, next, repaired)
 		}

@@ -104,9 +104,9 @@ func TestGoptunaSamplersTellPendingConfigsAsProvisionalLies(t *testing.T) {
 // 11, ...: the testSpace grid's other 10 points end the start-up.
 func tellGridExcept(t *testing.T, s Sampler, sp *space.Space, pending []space.Config) {
 	t.Helper()
-	busy, i := keySet(sp, pending), 0
+	busy, i := KeySet(sp, pending), 0
 	for _, c := range Grid(sp) {
-		if busy[configKey(sp, c)] {
+		if busy[ConfigKey(sp, c)] {
 			continue
 		}
 		if err := s.Tell(context.Background(), Observation{Config: c, State: Complete, Value: float64(10 + i)}); err != nil {

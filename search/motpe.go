@@ -211,7 +211,7 @@ func moValues(o Observation, d int) []float64 {
 	if len(vals) == 0 && d == 1 {
 		vals = []float64{o.Value}
 	}
-	if len(vals) < d || hasNaN(vals[:d]) {
+	if len(vals) < d || HasNaN(vals[:d]) {
 		return nil
 	}
 	return vals[:d]

@@ -2,13 +2,13 @@ package search
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"math"
-	"math/rand"
 
 	"github.com/servetune/servetune/space"
 )
+
+// What a prior is, and what a sampler it guides can tell about it. The
+// sampler a prior guides lives in search/prior; these are the words the
+// study, the simulator prior and the reports share with it.
 
 // Prior predicts a config's objective values (space order) without
 // measuring it, and whether it would start at all (feasible false: out
@@ -21,159 +21,87 @@ type Prior interface {
 	Predict(ctx context.Context, c space.Config) (values []float64, feasible bool)
 }
 
-// Prior sampling constants. screenStart configs are screened when the
-// study starts and screenPerAsk more at each proposal, so the screened
-// set grows with the study without a long start-up; the refineTop best
-// screened configs of each objective (and the screened front) are fully
-// predicted, at most refinePerAsk more at each proposal. The first
-// warmStart proposals come from the prior alone; after that every
-// priorEvery-th, fewer as its measured prediction error grows (see
-// priorEveryFor), and at most every distrustEvery-th once measurements
-// show the prior ranks configs badly. One in exploreEvery configs the prior
-// predicts infeasible runs anyway, so a wrong memory plan cannot hide a
-// region.
-const (
-	screenStart   = 512
-	screenPerAsk  = 8
-	refineTop     = 12
-	refinePerAsk  = 4
-	climbSteps    = 8
-	climbStarts   = 3
-	nearTie       = 0.05 // log-ratio: screening values within ~5%
-	warmStart     = 3
-	priorEvery    = 2
-	distrustEvery = 5
-	exploreEvery  = 5
-)
-
-// priorSampler decorates a sampler with a prior: it proposes first from
-// the region the prior rates best (corrected by what real trials taught
-// it), keeps the inner sampler's proposals off configs the prior predicts
-// to fail, and leaves the rest to the inner sampler, which is told every
-// trial. It never only follows the prior: the inner sampler keeps at
-// least every other proposal, so a wrong prior slows a study, never traps
-// it.
-//
-// It is a pipeline: the shared state (the candidate table and what the
-// study taught the prior) is read by proposers that each own their own
-// state, tried in order at each proposal; the first that proposes wins.
-type priorSampler struct {
-	st      *priorState
-	inner   Sampler
-	machine *machineFollower
-	turns   turnTaker
-	local   *localSearch
-	// propose are the proposers in the order Ask tries them: the prior's
-	// own pick, a memory probe, local search, the inner sampler.
-	propose []proposer
+// Screener is a Prior that also offers a cheaper, coarser prediction
+// which keeps the ranking (the simulator on a shortened benchmark). The
+// prior screens many configs with Screen and predicts with Predict only
+// the few that screening ranks near the top, so it can look at thousands
+// of configs for the price of hundreds.
+type Screener interface {
+	Prior
+	Screen(ctx context.Context, c space.Config) (values []float64, feasible bool)
 }
 
-// proposer is one stage of the prior's pipeline: a config, and the origin
-// it is recorded with, or nil to leave the proposal to the next stage.
-type proposer interface {
-	proposal(ctx context.Context, t proposalTurn) (space.Config, string, error)
+// MemoryPlanner is a Prior whose memory plan can be asked how a config
+// fares on a machine unlike the card: fits reports whether the plan
+// starts c with mem times the card's usable GPU memory and overhead times
+// its overheads besides weights and KV cache; ok is false when the plan
+// refuses c for another reason (memory says nothing about it).
+type MemoryPlanner interface {
+	MemoryFits(c space.Config, mem, overhead float64) (fits, ok bool)
 }
 
-// proposalTurn is what a proposer is asked with: the configs running or
-// asked in this batch (and their keys), and whether the proposal is the
-// prior's own turn.
-type proposalTurn struct {
-	busy  []space.Config
-	keys  map[string]bool
-	prior bool
+// MachinePredictor is a Prior that can predict a config on a machine
+// unlike its card: mem times the card's usable memory, overhead times its
+// overheads besides weights and KV cache (MemoryPlanner's scales).
+type MachinePredictor interface {
+	PredictOn(ctx context.Context, c space.Config, mem, overhead float64) (values []float64, feasible bool)
 }
 
-// WithPrior wraps inner so that prior guides it; see priorSampler. Its
-// start-up screening stops as soon as ctx is cancelled (then it returns
-// ctx's error), and so do the predictions of its later proposals.
-func WithPrior(ctx context.Context, inner Sampler, sp *space.Space, p Prior, seed int64) (Sampler, error) {
-	st := newPriorState(sp, p, rand.New(rand.NewSource(seed^0x9e3779b9)))
-	ps := &priorSampler{st: st, inner: inner, machine: &machineFollower{st: st}, turns: turnTaker{st: st}, local: &localSearch{st: st}}
-	ps.propose = []proposer{&picker{st: st, front: front{st: st}, engines: engineProbe{st: st}},
-		&memoryProbe{st: st}, ps.local, &innerProposer{st: st, inner: inner}}
-	st.startUp(ctx, knownConfigs(p))
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return ps, nil
+// MachineScreener is a MachinePredictor that also screens on another
+// machine (Screener's cheaper prediction, on the scaled cards).
+type MachineScreener interface {
+	ScreenOn(ctx context.Context, c space.Config, mem, overhead float64) (values []float64, feasible bool)
 }
 
-// Ask proposes up to n configs, each differing from pending and from the
-// others of the batch.
-func (ps *priorSampler) Ask(ctx context.Context, n int, pending []space.Config) ([]space.Config, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("ask for %d configs: at least 1", n)
-	}
-	busy := append([]space.Config(nil), pending...)
-	var out []space.Config
-	for len(out) < n {
-		c, err := ps.askOne(ctx, busy)
-		if len(out) > 0 && (errors.Is(err, ErrExhausted) || errors.Is(err, ErrPending)) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		busy = append(busy, c)
-		out = append(out, c)
-	}
-	return out, nil
+// MemoryLearner is a Sampler whose prior learns the machine's memory from
+// the study's trials: what a report or log can say about why the prior's
+// out-of-memory predictions moved.
+type MemoryLearner interface {
+	// LearntMemory is the learned scales of the card's usable memory and
+	// of its overheads besides weights and KV cache (posterior geometric
+	// means); contradicted is false while every trial agreed with the
+	// card's plan (the scales are then the prior's, not evidence).
+	LearntMemory() (mem, overhead float64, contradicted bool)
 }
 
-// askOne screens a little more, decides whose turn it is, and asks the
-// proposers in order.
-func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.Config, error) {
-	ps.machine.follow(ctx)
-	tab := ps.st.tab
-	tab.screen(ctx, screenPerAsk)
-	tab.screenAround(ctx, ps.st.hist.incumbent)
-	ps.st.asked++
-	t := proposalTurn{busy: busy, keys: keySet(ps.st.sp, busy), prior: ps.turns.priorTurn()}
-	for _, p := range ps.propose {
-		c, origin, err := p.proposal(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		if c != nil {
-			ps.st.note(ctx, c, origin)
-			return c, nil
-		}
-	}
-	return nil, ErrExhausted // unreachable: the inner sampler always answers
+// Proposal says where a proposed config came from and what the prior
+// predicted for it, so a study can record why each trial ran and later
+// compare the prediction with the measurement.
+type Proposal struct {
+	// Origin is "prior" when the prior chose the config, "revisit" when
+	// it chose a pruned config again (search/prior), "sampler" when
+	// the inner sampler did.
+	Origin string
+	// Predicted are the prior's objective values (space order), nil when
+	// it predicted none; Feasible whether it predicted the config starts.
+	Predicted []float64
+	Feasible  bool
+	// Intervals are the prior's stated intervals around Predicted (one
+	// per objective, nil where it states none), nil when it states none.
+	Intervals []*Interval
 }
 
-// Tell passes the trial to the inner sampler and learns from it how the
-// prior errs.
-func (ps *priorSampler) Tell(ctx context.Context, o Observation) error {
-	st := ps.st
-	c := st.sp.WithTargetEngine(o.Config)
-	k := configKey(st.sp, c)
-	st.tab.told[k] = true
-	cd := st.tab.predict(ctx, c)
-	st.trust.tell(o, cd)
-	st.tellRegions(o, c, cd)
-	st.revisits.tell(k, o.State == Pruned, len(st.hist.measured))
-	st.tellMemory(o, c)
-	if cd.feasible {
-		st.tab.twins[valuesKey(cd.values)] = true
-	}
-	done := o.State == Complete && len(o.Values) == len(st.sp.Objectives) && !hasNaN(o.Values)
-	if done {
-		st.hist.complete(c, o.Values)
-		ps.local.tell(c, o.Values[0])
-	}
-	if done && cd.feasible && o.Values[0] > 0 && cd.values[0] > 0 {
-		miss := math.Log(o.Values[0]/cd.values[0]) - st.tab.resid.predict(0, c)
-		st.trust.miss(miss)
-		st.regions.miss(c, math.Abs(miss))
-	}
-	if o.State == Pruned && len(o.Values) == len(st.sp.Objectives) {
-		mc := measuredConfig{c, o.Values}
-		st.hist.prunedCfgs = append(st.hist.prunedCfgs, mc)
-		st.tab.learnPruned(mc, cd)
-	}
-	if done && cd.feasible {
-		st.tab.learn(c, o.Values, cd)
-	}
-	return ps.inner.Tell(ctx, o)
+// Explainer is a Sampler that can say where a config it proposed came
+// from. Samplers without a prior need not implement it: their proposals
+// are all the sampler's own.
+type Explainer interface {
+	Explain(c space.Config) (Proposal, bool)
+}
+
+// Region is the prior's view of one value of one knob: the best values it
+// predicted on each objective (space order; NaN when none) among the
+// configs with that value it looked at. Full counts those it predicted
+// fully; Screened those only screened, whose values Best uses only when
+// no full prediction exists (FromScreening).
+type Region struct {
+	Knob, Value    string
+	Best           []float64
+	Full, Screened int
+	FromScreening  bool
+}
+
+// Outlooker is a Sampler that can tell what its prior thinks of the
+// regions of the space, tried or not.
+type Outlooker interface {
+	Outlook() []Region
 }

@@ -97,8 +97,11 @@ func NewSampler(ctx context.Context, name string, sp *space.Space, seed int64, h
 		return nil, fmt.Errorf("sampler %s: %w", name, err)
 	}
 	if opt.Prior != nil && PriorGuides(name) {
+		if opt.Guide == nil {
+			return nil, fmt.Errorf("sampler %s: a prior without Options.Guide to wrap the sampler", name)
+		}
 		log.Debug().Msg("the prior screens the space")
-		if smp, err = WithPrior(ctx, smp, sp, opt.Prior, seed); err != nil {
+		if smp, err = opt.Guide(ctx, smp, sp, opt.Prior, seed); err != nil {
 			return nil, err
 		}
 	}

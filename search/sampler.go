@@ -79,21 +79,28 @@ type Options struct {
 	// NoFeasibility turns off learning infeasible regions from OOM and
 	// invalid-config trials (the lab measures what it saves).
 	NoFeasibility bool
-	// Prior, when set, guides the sampler (WithPrior); grid and greedy
+	// Prior, when set, guides the sampler (search/prior); grid and greedy
 	// keep their own order and ignore it.
 	Prior Prior
+	// Guide wraps the sampler built with Prior: search/prior's New. The
+	// registry cannot import search/prior (which imports this package),
+	// so whoever sets Prior passes Guide too (studies does).
+	Guide Guide
 }
 
-// configKey identifies a config whether or not it names the target's
+// Guide wraps inner so that p guides it, seeded (search/prior's New).
+type Guide func(ctx context.Context, inner Sampler, sp *space.Space, p Prior, seed int64) (Sampler, error)
+
+// ConfigKey identifies a config whether or not it names the target's
 // engine: proposals leave it out when the space has no engine knob,
 // stored trials carry it.
-func configKey(sp *space.Space, c space.Config) string { return sp.WithTargetEngine(c).Key() }
+func ConfigKey(sp *space.Space, c space.Config) string { return sp.WithTargetEngine(c).Key() }
 
-// keySet is the configs' keys.
-func keySet(sp *space.Space, cs []space.Config) map[string]bool {
+// KeySet is the configs' keys.
+func KeySet(sp *space.Space, cs []space.Config) map[string]bool {
 	out := make(map[string]bool, len(cs))
 	for _, c := range cs {
-		out[configKey(sp, c)] = true
+		out[ConfigKey(sp, c)] = true
 	}
 	return out
 }
@@ -105,7 +112,7 @@ func batch(sp *space.Space, n int, pending []space.Config, one func(busy map[str
 	if n < 1 {
 		return nil, fmt.Errorf("ask for %d configs: at least 1", n)
 	}
-	busy := keySet(sp, pending)
+	busy := KeySet(sp, pending)
 	var out []space.Config
 	for len(out) < n {
 		c, err := one(busy)
@@ -115,7 +122,7 @@ func batch(sp *space.Space, n int, pending []space.Config, one func(busy map[str
 		if err != nil {
 			return nil, err
 		}
-		busy[configKey(sp, c)] = true
+		busy[ConfigKey(sp, c)] = true
 		out = append(out, c)
 	}
 	return out, nil

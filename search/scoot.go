@@ -175,9 +175,9 @@ func (m *scootModel) tell(o Observation) error {
 
 // told reports whether c was measured already.
 func (m *scootModel) told(c space.Config) bool {
-	k := configKey(m.sp, c)
+	k := ConfigKey(m.sp, c)
 	for _, o := range m.obs {
-		if configKey(m.sp, o.Config) == k {
+		if ConfigKey(m.sp, o.Config) == k {
 			return true
 		}
 	}

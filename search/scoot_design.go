@@ -108,7 +108,7 @@ func (m *scootModel) startDesign() []space.Config {
 			cands = byFam[famOrder[i]]
 		}
 		if c, ok := m.nearest(cands, rows[i], chosen); ok {
-			chosen[configKey(m.sp, c)] = true
+			chosen[ConfigKey(m.sp, c)] = true
 			out = append(out, c)
 		}
 	}
@@ -180,7 +180,7 @@ func (m *scootModel) nearest(cands []space.Config, row space.Config, chosen map[
 	for j := range cands {
 		i := (j + shift) % len(cands)
 		c := cands[i]
-		if chosen[configKey(m.sp, c)] {
+		if chosen[ConfigKey(m.sp, c)] {
 			continue
 		}
 		if d := m.rowDistance(c, row); d < bestD {

@@ -26,7 +26,7 @@ type familyMemory struct {
 // engine.
 func (f *familyMemory) tell(c space.Config, o Observation) {
 	switch {
-	case o.Class == classOOM:
+	case o.Class == ClassOOM:
 		f.oom = append(f.oom, c)
 	case o.State == Complete:
 		f.ok = append(f.ok, c)

@@ -21,7 +21,7 @@ type scootSurrogate struct {
 // features is cbo's encoding of c followed by its family indicators,
 // computed once per config.
 func (m *scootModel) features(c space.Config) []float64 {
-	k := configKey(m.sp, c)
+	k := ConfigKey(m.sp, c)
 	if x, ok := m.enc[k]; ok {
 		return x
 	}
@@ -143,12 +143,12 @@ func (m *scootModel) rankGlobal() []space.Config {
 // (features encoded once), else cbo's random configs and mutations of
 // its best ones, and mutations of each family's best.
 func (m *scootModel) globalCandidates() ([]space.Config, [][]float64) {
-	told := keySet(m.sp, m.observed())
+	told := KeySet(m.sp, m.observed())
 	if g := m.finiteGrid(); g != nil {
 		if m.gridX == nil {
 			m.gridX, m.gridKeys = make([][]float64, len(g)), make([]string, len(g))
 			for i, c := range g {
-				m.gridX[i], m.gridKeys[i] = m.features(c), configKey(m.sp, c)
+				m.gridX[i], m.gridKeys[i] = m.features(c), ConfigKey(m.sp, c)
 			}
 			m.enc = nil // the grid's features are kept here; the cache only served them once
 		}
@@ -164,7 +164,7 @@ func (m *scootModel) globalCandidates() ([]space.Config, [][]float64) {
 	out := m.candidates(m.scores())
 	for _, c := range m.familyBests() {
 		for range cboMutations {
-			if x := m.mutate(c); !told[configKey(m.sp, x)] && m.sp.Check(m.sp.WithTargetEngine(x)) == nil {
+			if x := m.mutate(c); !told[ConfigKey(m.sp, x)] && m.sp.Check(m.sp.WithTargetEngine(x)) == nil {
 				out = append(out, x)
 			}
 		}
@@ -214,14 +214,14 @@ func (m *scootModel) rankLocal() []space.Config {
 	if !ok || !hasInc {
 		return []space.Config{}
 	}
-	told := keySet(m.sp, m.observed())
+	told := KeySet(m.sp, m.observed())
 	walker := &trustModel{cboModel: m.cboModel}
 	ring := []space.Config{inc}
 	for range trustRadius {
 		ring = walker.neighbours(ring)
 		var open []space.Config
 		for _, c := range ring {
-			if !told[configKey(m.sp, c)] && !m.ruledOut(c) {
+			if !told[ConfigKey(m.sp, c)] && !m.ruledOut(c) {
 				open = append(open, c)
 			}
 		}

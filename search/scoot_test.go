@@ -42,7 +42,7 @@ func scootLandscape(c space.Config) Observation {
 	dp, _ := c.Int("dp")
 	attn, _ := c.Bool("enable_dp_attention")
 	oom := func() Observation {
-		return Observation{Config: c, State: Infeasible, Class: classOOM, Value: math.NaN()}
+		return Observation{Config: c, State: Infeasible, Class: ClassOOM, Value: math.NaN()}
 	}
 	base := 1.0
 	switch {
@@ -186,7 +186,7 @@ func TestFamilyMemory(t *testing.T) {
 		}
 		return c
 	}
-	oom := Observation{State: Infeasible, Class: classOOM}
+	oom := Observation{State: Infeasible, Class: ClassOOM}
 	ok := Observation{State: Complete}
 	for _, c := range []struct {
 		name string
@@ -275,12 +275,12 @@ func TestSCOOTRespectsTheSpaceAndIsDeterministic(t *testing.T) {
 					t.Errorf("seed %d trial %d: %s has %s = %v, active %v", seed, i, c.Summary(), p.Name, has, sp.Active(p, c))
 				}
 			}
-			if k := configKey(sp, c); seen[k] {
+			if k := ConfigKey(sp, c); seen[k] {
 				t.Errorf("seed %d trial %d: %s proposed twice", seed, i, c.Summary())
 			} else {
 				seen[k] = true
 			}
-			if configKey(sp, c) != configKey(sp, b[i]) {
+			if ConfigKey(sp, c) != ConfigKey(sp, b[i]) {
 				t.Fatalf("seed %d trial %d: %s, then %s on the same seed", seed, i, c.Summary(), b[i].Summary())
 			}
 		}
@@ -307,7 +307,7 @@ func TestSCOOTScoresAreLogsWithPrunedAtTheWorst(t *testing.T) {
 	m.obs = []Observation{
 		{State: Complete, Values: []float64{100}},
 		{State: Pruned},
-		{State: Infeasible, Class: classOOM},
+		{State: Infeasible, Class: ClassOOM},
 		{State: Complete, Values: []float64{math.E * 100}},
 	}
 	got := m.scores()

@@ -55,9 +55,9 @@ func sequenceOutcome(sp *space.Space, c space.Config, i int) Observation {
 	o := Observation{Config: c, State: Complete, Value: tps, Values: []float64{tps, tpot}}
 	switch {
 	case mr > 300 && mem > 0.85:
-		return Observation{Config: c, State: Infeasible, Class: classOOM, Value: math.NaN()}
+		return Observation{Config: c, State: Infeasible, Class: ClassOOM, Value: math.NaN()}
 	case c.String("chunk") == "8192" && c.String("spec") == "EAGLE":
-		return Observation{Config: c, State: Infeasible, Class: classInvalid, Value: math.NaN()}
+		return Observation{Config: c, State: Infeasible, Class: ClassInvalid, Value: math.NaN()}
 	case i%9 == 8:
 		return Observation{Config: c, State: Failed, Class: "crash", Value: math.NaN()}
 	case i%7 == 6:

@@ -110,7 +110,7 @@ func (m *trustModel) region() []space.Config {
 	w := lin.draw(m.rng)
 	told := map[string]bool{}
 	for _, o := range m.obs {
-		told[configKey(m.sp, o.Config)] = true
+		told[ConfigKey(m.sp, o.Config)] = true
 	}
 	ring := []space.Config{inc}
 	for range trustRadius {
@@ -126,7 +126,7 @@ func (m *trustModel) region() []space.Config {
 func (m *trustModel) open(cs []space.Config, told map[string]bool) []space.Config {
 	var out []space.Config
 	for _, c := range cs {
-		if bad, _ := m.feas.Predict(c); !bad && !told[configKey(m.sp, c)] {
+		if bad, _ := m.feas.Predict(c); !bad && !told[ConfigKey(m.sp, c)] {
 			out = append(out, c)
 		}
 	}

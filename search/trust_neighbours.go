@@ -12,7 +12,7 @@ const trustDraws = 4
 func (m *trustModel) neighbours(ring []space.Config) []space.Config {
 	seen := map[string]bool{}
 	for _, c := range ring {
-		seen[configKey(m.sp, c)] = true
+		seen[ConfigKey(m.sp, c)] = true
 	}
 	var out []space.Config
 	for _, c := range ring {
@@ -24,7 +24,7 @@ func (m *trustModel) neighbours(ring []space.Config) []space.Config {
 				n := c.Clone()
 				n[p.Name] = v
 				for _, r := range m.repair(n) {
-					k := configKey(m.sp, r)
+					k := ConfigKey(m.sp, r)
 					if seen[k] || m.sp.Check(m.sp.WithTargetEngine(r)) != nil {
 						continue
 					}

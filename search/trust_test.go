@@ -66,7 +66,7 @@ func newTrustModel(t *testing.T, sp *space.Space) *trustModel {
 func keys(sp *space.Space, cs []space.Config) []string {
 	var out []string
 	for _, c := range cs {
-		out = append(out, configKey(sp, c))
+		out = append(out, ConfigKey(sp, c))
 	}
 	sort.Strings(out)
 	return out
@@ -154,7 +154,7 @@ func cliffFamilyLandscape() (*space.Space, func(space.Config) Observation) {
 		ch, _ := c.Float("chunked_prefill")
 		steps := math.Log2(ch / 8192)
 		if mem > 0.9-0.05*steps-0.05*math.Max(0, math.Log2(mr/128)) {
-			return Observation{Config: c, State: Infeasible, Class: classOOM, Value: math.NaN()}
+			return Observation{Config: c, State: Infeasible, Class: ClassOOM, Value: math.NaN()}
 		}
 		v := 1000 * math.Log2(mr) * math.Pow(mem-0.6, 2) * (1 + 0.1*steps)
 		for k, f := range map[string]float64{"k1": 1.8, "k2": 1.6, "k3": 1.5} {

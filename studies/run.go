@@ -9,6 +9,7 @@ import (
 
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/search/prior"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
 	"github.com/servetune/servetune/studies/studydir"
@@ -158,7 +159,11 @@ func Run(ctx context.Context, o RunOptions) error {
 	if o.Shared {
 		seed += workerSeed(o.WorkerID) // peers starting together must not draw alike
 	}
-	sampler, err := search.NewSampler(ctx, sp.Study.Sampler, sp, seed, observations(sp, trials), o.Log, o.Search)
+	opt := o.Search
+	if opt.Guide == nil {
+		opt.Guide = prior.New // the registry cannot import search/prior
+	}
+	sampler, err := search.NewSampler(ctx, sp.Study.Sampler, sp, seed, observations(sp, trials), o.Log, opt)
 	if err != nil {
 		return err
 	}

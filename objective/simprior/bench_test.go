@@ -15,6 +15,7 @@ import (
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/search/prior"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
@@ -34,7 +35,7 @@ func BenchmarkQuickstartPrior(b *testing.B) {
 	measure := simprior.New(sp, sim.DefaultCards())
 	for range b.N {
 		start := cputime.Process()
-		s, err := search.NewSampler(ctx, sp.Study.Sampler, sp, sp.Study.Seed, nil, zerolog.Nop(), search.Options{Prior: simprior.New(sp, sim.DefaultCards())})
+		s, err := search.NewSampler(ctx, sp.Study.Sampler, sp, sp.Study.Seed, nil, zerolog.Nop(), search.Options{Prior: simprior.New(sp, sim.DefaultCards()), Guide: prior.New})
 		if err != nil {
 			b.Fatal(err)
 		}

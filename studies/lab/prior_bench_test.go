@@ -15,6 +15,7 @@ import (
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/search/prior"
 )
 
 // BenchmarkPriorOverhead500 is the simulator prior's CPU cost per
@@ -32,7 +33,7 @@ func BenchmarkPriorOverhead500(b *testing.B) {
 	measure := simprior.New(sp, sim.DefaultCards())
 	for range b.N {
 		start := cputime.Process()
-		s, err := search.NewSampler(context.Background(), "random", sp, 1, nil, zerolog.Nop(), search.Options{Prior: simprior.New(sp, sim.DefaultCards())})
+		s, err := search.NewSampler(context.Background(), "random", sp, 1, nil, zerolog.Nop(), search.Options{Prior: simprior.New(sp, sim.DefaultCards()), Guide: prior.New})
 		if err != nil {
 			b.Fatal(err)
 		}
