@@ -4,6 +4,6 @@
 // full, and takes some of the proposals itself — the config it predicts
 // best, corrected by what the study's trials measured — while the
 // wrapped sampler keeps the others and is told every trial. The prior's
-// share shrinks as its predictions miss, so a wrong prior slows a study
-// but never traps it.
+// share shrinks as it is caught wrong, and the wrapped sampler always
+// keeps some turns, so a wrong prior slows a study but never traps it.
 package prior

@@ -14,7 +14,7 @@ import (
 const maxOutlookLevels = 12
 
 // note records the proposal of c.
-func (st *priorState) note(ctx context.Context, c space.Config, origin string) {
+func (st *state) note(ctx context.Context, c space.Config, origin string) {
 	full := st.sp.WithTargetEngine(c)
 	cd := st.tab.predict(ctx, full)
 	p := search.Proposal{Origin: origin, Feasible: cd.feasible}

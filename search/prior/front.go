@@ -69,7 +69,7 @@ func bestGain(points, ests [][]float64, objs []space.Objective, ref []float64) (
 // it prepares the front's neighbours at each of the prior's turns and
 // picks by expected hypervolume improvement (front_pick.go). It
 // keeps no state of its own.
-type front struct{ st *priorState }
+type front struct{ st *state }
 
 // prepare screens the neighbours of the measured front's members
 // (frontScreen new ones per proposal) and fully predicts those whose

@@ -68,7 +68,7 @@ func unprobed(values []string, completed, picked map[string]int) []string {
 // order, no trial completed on and the prior's own proposals have tried
 // fewer than engineProbeTries times (unprobed). The front's probe and
 // local search's both start from them.
-func (st *priorState) unprobedEngines() []string {
+func (st *state) unprobedEngines() []string {
 	picked := map[string]int{}
 	for k, p := range st.hist.proposed {
 		if cd := st.tab.cands[k]; p.Origin != "sampler" && cd != nil {
@@ -78,10 +78,30 @@ func (st *priorState) unprobedEngines() []string {
 	return unprobed(st.tab.engines(), st.hist.completedOn(engineProbeKnob), picked)
 }
 
+// inRegion reports whether cd's engineProbeKnob has value v.
+func inRegion(cd *candidate, v string) bool {
+	x, ok := cd.cfg[engineProbeKnob]
+	return ok && space.FormatValue(x) == v
+}
+
+// engines are the values of engineProbeKnob among the candidates, in
+// screening order.
+func (t *table) engines() []string {
+	var values []string
+	seen := map[string]bool{}
+	for _, k := range t.order {
+		if v, ok := t.cands[k].cfg[engineProbeKnob]; ok && !seen[space.FormatValue(v)] {
+			seen[space.FormatValue(v)] = true
+			values = append(values, space.FormatValue(v))
+		}
+	}
+	return values
+}
+
 // engineProbe is the prior's multi-objective pick in an engine no trial
 // has completed on, once the cards are caught off. It keeps no state of
 // its own: what it tried is in the proposals recorded.
-type engineProbe struct{ st *priorState }
+type engineProbe struct{ st *state }
 
 // regions are the engines the prior should probe now; none with one
 // objective, while the cards are not caught wrong, or without an engine

@@ -78,7 +78,7 @@ func shareTurn(asked int, s float64) bool {
 
 // turnTaker decides whose turn each proposal is: the prior's or the
 // inner sampler's. It keeps no state of its own.
-type turnTaker struct{ st *priorState }
+type turnTaker struct{ st *state }
 
 // priorTurn decides whether this proposal is the prior's.
 func (tt turnTaker) priorTurn() bool {

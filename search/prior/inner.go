@@ -11,7 +11,7 @@ import (
 // proposals the prior keeps off configs it predicts to fail. It counts
 // the proposals it skipped, so that one in exploreEvery runs anyway.
 type innerProposer struct {
-	st       *priorState
+	st       *state
 	inner    search.Sampler
 	filtered int // inner proposals skipped as predicted infeasible
 }

@@ -40,7 +40,7 @@ const localRefine = 4
 // it has seen while due, and keeps the completed trials' configs and
 // first-objective values.
 type localSearch struct {
-	st    *priorState
+	st    *state
 	turns int
 	cfgs  []space.Config
 	vals  []float64

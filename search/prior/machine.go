@@ -106,7 +106,7 @@ func (p *predictor) fast(ctx context.Context, c space.Config) ([]float64, bool) 
 
 // machineFollower moves the prior to the machine the learned memory plan
 // names. Its state is the predictor's machine.
-type machineFollower struct{ st *priorState }
+type machineFollower struct{ st *state }
 
 // machineOf is the machine the study's prior predicts on now; the card
 // when it cannot predict on another.

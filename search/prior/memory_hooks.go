@@ -10,7 +10,7 @@ import (
 // tellMemory teaches the learned memory plan a trial that started
 // (completed or pruned) or ran out of memory; other trials say nothing
 // about memory.
-func (st *priorState) tellMemory(o search.Observation, c space.Config) {
+func (st *state) tellMemory(o search.Observation, c space.Config) {
 	started := o.State == search.Complete || o.State == search.Pruned
 	if st.memory == nil || !(started || o.Class == search.ClassOOM) {
 		return
@@ -20,7 +20,7 @@ func (st *priorState) tellMemory(o search.Observation, c space.Config) {
 
 // contradicted reports whether a trial contradicted the card's memory
 // plan, so that the learned plan decides (false without one).
-func (st *priorState) contradicted() bool {
+func (st *state) contradicted() bool {
 	return st.memory != nil && st.memory.contradicted
 }
 
@@ -28,7 +28,7 @@ func (st *priorState) contradicted() bool {
 // memory plan says run out of memory, once a trial has contradicted the
 // card's plan (until then it decides as the card does): the prior does
 // not pick them.
-func (st *priorState) memoryBusy(busy map[string]bool) map[string]bool {
+func (st *state) memoryBusy(busy map[string]bool) map[string]bool {
 	if !st.contradicted() {
 		return busy
 	}
@@ -53,7 +53,7 @@ func (st *priorState) memoryBusy(busy map[string]bool) map[string]bool {
 // expects it to run out of memory (the best screened configs sit at the
 // edge of memory, and the prior would refine only configs it cannot
 // propose).
-func (st *priorState) memoryOpen(cd *candidate) bool {
+func (st *state) memoryOpen(cd *candidate) bool {
 	if !st.contradicted() {
 		return true
 	}

@@ -10,7 +10,7 @@ import (
 // the prior's turn it prepares (the front's neighbours, the engines to
 // probe, the best screened, a climb) and picks.
 type picker struct {
-	st      *priorState
+	st      *state
 	front   front
 	engines engineProbe
 }

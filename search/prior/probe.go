@@ -50,7 +50,7 @@ const (
 // ran, and the predictions made for candidates (config key and machine:
 // the likeliest machine moves as the plan learns).
 type memoryProbe struct {
-	st    *priorState
+	st    *state
 	done  int
 	preds map[probeKey]prediction
 	// rng fills the knobs a neighbour activates (repair): the prior's own

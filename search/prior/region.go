@@ -182,7 +182,7 @@ func regionTurn(every, pick int) bool {
 
 // tellRegions records where the prior's feasibility prediction for a
 // told trial was wrong.
-func (st *priorState) tellRegions(o search.Observation, c space.Config, cd *candidate) {
+func (st *state) tellRegions(o search.Observation, c space.Config, cd *candidate) {
 	failed := o.Class == search.ClassOOM || o.Class == search.ClassInvalid
 	if (cd.feasible && failed) || (!cd.feasible && o.State == search.Complete) {
 		st.regions.contradicted(c)

@@ -56,7 +56,7 @@ func (r revisits) tell(k string, pruned bool, at int) {
 
 // revisitable reports whether told candidate k is a pruned config the
 // prior may propose again now.
-func (st *priorState) revisitable(k string, cd *candidate) bool {
+func (st *state) revisitable(k string, cd *candidate) bool {
 	p := st.revisits[k]
 	if p == nil || p.revisited {
 		return false
@@ -71,7 +71,7 @@ func (st *priorState) revisitable(k string, cd *candidate) bool {
 
 // originOf is the origin of the prior's own pick c: "revisit" for a
 // pruned config proposed again, else "prior".
-func (st *priorState) originOf(c space.Config) string {
+func (st *state) originOf(c space.Config) string {
 	if st.tab.told[search.ConfigKey(st.sp, c)] {
 		return "revisit"
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand"
 
 	"github.com/servetune/servetune/search"
@@ -36,21 +35,22 @@ const (
 	exploreEvery  = 5
 )
 
-// sampler is the inner sampler decorated with a prior: it proposes first from
-// the region the prior rates best (corrected by what real trials taught
-// it), keeps the inner sampler's proposals off configs the prior predicts
-// to fail, and leaves the rest to the inner sampler, which is told every
-// trial. It never only follows the prior: the inner sampler keeps at
-// least every other proposal, so a wrong prior slows a study, never traps
-// it.
+// sampler is the inner sampler decorated with a prior: it proposes first
+// from the region the prior rates best (corrected by what real trials
+// taught it), keeps the inner sampler's proposals off configs the prior
+// predicts to fail, and leaves the rest to the inner sampler, which is
+// told every trial. It never only follows the prior: past the warm start
+// the inner sampler keeps its turns (every other one with one objective,
+// at least one in ten with several; local search and memory probes take
+// only some of them), so a wrong prior slows a study, never traps it.
 //
 // It is a pipeline: the shared state (the candidate table and what the
 // study taught the prior) is read by proposers that each own their own
 // state, tried in order at each proposal; the first that proposes wins.
 type sampler struct {
-	st      *priorState
+	st      *state
 	inner   search.Sampler
-	machine *machineFollower
+	machine machineFollower
 	turns   turnTaker
 	local   *localSearch
 	// propose are the proposers in the order Ask tries them: the prior's
@@ -77,8 +77,8 @@ type proposalTurn struct {
 // start-up screening stops as soon as ctx is cancelled (then it returns
 // ctx's error), and so do the predictions of its later proposals.
 func New(ctx context.Context, inner search.Sampler, sp *space.Space, p search.Prior, seed int64) (search.Sampler, error) {
-	st := newPriorState(sp, p, rand.New(rand.NewSource(seed^0x9e3779b9)))
-	ps := &sampler{st: st, inner: inner, machine: &machineFollower{st: st}, turns: turnTaker{st: st}, local: &localSearch{st: st}}
+	st := newState(sp, p, rand.New(rand.NewSource(seed^0x9e3779b9)))
+	ps := &sampler{st: st, inner: inner, machine: machineFollower{st: st}, turns: turnTaker{st: st}, local: &localSearch{st: st}}
 	ps.propose = []proposer{&picker{st: st, front: front{st: st}, engines: engineProbe{st: st}},
 		&memoryProbe{st: st}, ps.local, &innerProposer{st: st, inner: inner}}
 	st.startUp(ctx, knownConfigs(p))
@@ -135,35 +135,10 @@ func (ps *sampler) askOne(ctx context.Context, busy []space.Config) (space.Confi
 // Tell passes the trial to the inner sampler and learns from it how the
 // prior errs.
 func (ps *sampler) Tell(ctx context.Context, o search.Observation) error {
-	st := ps.st
-	c := st.sp.WithTargetEngine(o.Config)
-	k := search.ConfigKey(st.sp, c)
-	st.tab.told[k] = true
-	cd := st.tab.predict(ctx, c)
-	st.trust.tell(o, cd)
-	st.tellRegions(o, c, cd)
-	st.revisits.tell(k, o.State == search.Pruned, len(st.hist.measured))
-	st.tellMemory(o, c)
-	if cd.feasible {
-		st.tab.twins[valuesKey(cd.values)] = true
-	}
-	done := o.State == search.Complete && len(o.Values) == len(st.sp.Objectives) && !search.HasNaN(o.Values)
-	if done {
-		st.hist.complete(c, o.Values)
+	c := ps.st.sp.WithTargetEngine(o.Config)
+	cd := ps.st.tellTold(ctx, o, c)
+	if ps.st.tellMeasured(o, c, cd) {
 		ps.local.tell(c, o.Values[0])
-	}
-	if done && cd.feasible && o.Values[0] > 0 && cd.values[0] > 0 {
-		miss := math.Log(o.Values[0]/cd.values[0]) - st.tab.resid.predict(0, c)
-		st.trust.miss(miss)
-		st.regions.miss(c, math.Abs(miss))
-	}
-	if o.State == search.Pruned && len(o.Values) == len(st.sp.Objectives) {
-		mc := measuredConfig{c, o.Values}
-		st.hist.prunedCfgs = append(st.hist.prunedCfgs, mc)
-		st.tab.learnPruned(mc, cd)
-	}
-	if done && cd.feasible {
-		st.tab.learn(c, o.Values, cd)
 	}
 	return ps.inner.Tell(ctx, o)
 }

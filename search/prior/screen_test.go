@@ -53,7 +53,7 @@ func TestScreenerRefinesOnlyTheTop(t *testing.T) {
 func TestPickHVFillsTheFrontsGap(t *testing.T) {
 	sp := &space.Space{Objectives: []space.Objective{maxObj("tps"), minObj("tpot")},
 		Params: []space.Param{{Name: "a", Kind: space.Int, Low: 1, High: 9}}}
-	st := newPriorState(sp, nil, nil)
+	st := newState(sp, nil, nil)
 	add := func(a int64, tps, tpot float64, told bool) {
 		c := space.Config{"a": a}
 		k := search.ConfigKey(sp, c)

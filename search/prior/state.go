@@ -9,11 +9,11 @@ import (
 	"github.com/servetune/servetune/space"
 )
 
-// priorState is what the prior's proposers share and read: the candidate
+// state is what the prior's proposers share and read: the candidate
 // table, what the study measured, and how far the prior is trusted
 // (overall, by region, and in its memory plan). Tell writes it; the
 // proposers read it and keep their own state themselves.
-type priorState struct {
+type state struct {
 	sp    *space.Space
 	prior search.Prior
 	tab   *table
@@ -30,15 +30,15 @@ type priorState struct {
 	picks  int // the prior's own proposals so far
 }
 
-func newPriorState(sp *space.Space, p search.Prior, rng *rand.Rand) *priorState {
-	return &priorState{sp: sp, prior: p, tab: newTable(sp, p, rng), hist: newHistory(sp),
+func newState(sp *space.Space, p search.Prior, rng *rand.Rand) *state {
+	return &state{sp: sp, prior: p, tab: newTable(sp, p, rng), hist: newHistory(sp),
 		regions: newRegionTrust(), revisits: revisits{}, memory: newMemoryModel(p)}
 }
 
 // startUp screens the known configs (a resumed study's screening, kept
 // with it) and enough random ones to make screenStart, climbs to the
 // prior's own optima and fully predicts the best screened.
-func (st *priorState) startUp(ctx context.Context, known []space.Config) {
+func (st *state) startUp(ctx context.Context, known []space.Config) {
 	st.tab.screenAll(ctx, known)
 	st.tab.screen(ctx, screenStart-len(st.tab.order))
 	st.tab.climb(ctx, st.memoryOpen)
@@ -54,18 +54,18 @@ func (st *priorState) startUp(ctx context.Context, known []space.Config) {
 // predictions miss, only on its share of the prior's picks (regionTurn).
 // A pruned config is open again once revisitable (on Qwen3-8B a dozen attention-backend and
 // CUDA-graph variants of one config would otherwise take turns).
-func (st *priorState) open(k string, busy map[string]bool) bool {
+func (st *state) open(k string, busy map[string]bool) bool {
 	return st.regionOpen(st.tab.cands[k]) && st.openAnywhere(k, busy)
 }
 
 // regionOpen reports whether the prior's current pick may go to cd's
 // regions (regionTurn).
-func (st *priorState) regionOpen(cd *candidate) bool {
+func (st *state) regionOpen(cd *candidate) bool {
 	return regionTurn(st.regions.every(cd.cfg), st.picks)
 }
 
 // openAnywhere is open without the regions' shares.
-func (st *priorState) openAnywhere(k string, busy map[string]bool) bool {
+func (st *state) openAnywhere(k string, busy map[string]bool) bool {
 	cd := st.tab.cands[k]
 	_, ok := st.estimate(cd)
 	if !cd.refined || !ok || busy[k] {
@@ -82,7 +82,7 @@ func (st *priorState) openAnywhere(k string, busy map[string]bool) bool {
 // full benchmark's load is re-opened, on its screening values, once a
 // measured trial has contradicted the memory plan (one it predicted out
 // of memory completed): that plan no longer rules a region out.
-func (st *priorState) estimate(cd *candidate) ([]float64, bool) {
+func (st *state) estimate(cd *candidate) ([]float64, bool) {
 	switch {
 	case cd.feasible:
 		return cd.values, true
@@ -96,7 +96,7 @@ func (st *priorState) estimate(cd *candidate) ([]float64, bool) {
 // objective obj (ties: the first in screening order); false when none.
 // The prior's pick, its engine probes and local search's engine probe
 // all choose so.
-func (st *priorState) bestWhere(obj int, keep func(k string, cd *candidate) bool) (space.Config, bool) {
+func (st *state) bestWhere(obj int, keep func(k string, cd *candidate) bool) (space.Config, bool) {
 	var best *candidate
 	bestScore := math.Inf(-1)
 	for _, k := range st.tab.order {
@@ -116,13 +116,13 @@ func (st *priorState) bestWhere(obj int, keep func(k string, cd *candidate) bool
 }
 
 // pickBest is the open candidate the prior rates best on objective obj.
-func (st *priorState) pickBest(busy map[string]bool, obj int) (space.Config, bool) {
+func (st *state) pickBest(busy map[string]bool, obj int) (space.Config, bool) {
 	return st.bestWhere(obj, func(k string, _ *candidate) bool { return st.open(k, busy) })
 }
 
 // climbFull moves each objective's best fully predicted config to its
 // best one-knob neighbour until it stays (at most climbSteps times).
-func (st *priorState) climbFull(ctx context.Context) {
+func (st *state) climbFull(ctx context.Context) {
 	for obj := range st.sp.Objectives {
 		for range climbSteps {
 			c, ok := st.pickBest(nil, obj)
@@ -139,7 +139,7 @@ func (st *priorState) climbFull(ctx context.Context) {
 
 // frontRef is the reference point of the front of pts: the hypervolume
 // then weighs the region where the front lies, not the worst configs.
-func (st *priorState) frontRef(pts [][]float64) []float64 {
+func (st *state) frontRef(pts [][]float64) []float64 {
 	all := make([]search.Point, len(pts))
 	for i, p := range pts {
 		all[i] = search.Point{Values: p}
@@ -154,6 +154,50 @@ func (st *priorState) frontRef(pts [][]float64) []float64 {
 // failureDoubted reports whether the prior's failure prediction for c no
 // longer rules it out: its memory plan was contradicted, globally or in
 // c's memory regions.
-func (st *priorState) failureDoubted(c space.Config) bool {
+func (st *state) failureDoubted(c space.Config) bool {
 	return !st.trust.feasibility() || st.regions.memoryWrong(c)
+}
+
+// tellTold records that c was told and what the trial says of the
+// prior's feasibility prediction (overall, by region, in the memory
+// plan) and of a pruned config; it returns c's candidate, fully
+// predicted.
+func (st *state) tellTold(ctx context.Context, o search.Observation, c space.Config) *candidate {
+	k := search.ConfigKey(st.sp, c)
+	st.tab.told[k] = true
+	cd := st.tab.predict(ctx, c)
+	st.trust.tell(o, cd)
+	st.tellRegions(o, c, cd)
+	st.revisits.tell(k, o.State == search.Pruned, len(st.hist.measured))
+	st.tellMemory(o, c)
+	if cd.feasible {
+		st.tab.twins[valuesKey(cd.values)] = true
+	}
+	return cd
+}
+
+// tellMeasured learns from a trial's measured values against cd, its
+// prediction: a completed trial joins the history, and its miss the
+// trust and the residual (the miss is measured against the residual
+// learnt before it); a pruned one's projection teaches the residual its
+// engine. It reports whether the trial completed.
+func (st *state) tellMeasured(o search.Observation, c space.Config, cd *candidate) bool {
+	done := o.State == search.Complete && len(o.Values) == len(st.sp.Objectives) && !search.HasNaN(o.Values)
+	if done {
+		st.hist.complete(c, o.Values)
+	}
+	if done && cd.feasible && o.Values[0] > 0 && cd.values[0] > 0 {
+		miss := math.Log(o.Values[0]/cd.values[0]) - st.tab.resid.predict(0, c)
+		st.trust.miss(miss)
+		st.regions.miss(c, math.Abs(miss))
+	}
+	if o.State == search.Pruned && len(o.Values) == len(st.sp.Objectives) {
+		mc := measuredConfig{c, o.Values}
+		st.hist.prunedCfgs = append(st.hist.prunedCfgs, mc)
+		st.tab.learnPruned(mc, cd)
+	}
+	if done && cd.feasible {
+		st.tab.learn(c, o.Values, cd)
+	}
+	return done
 }

@@ -110,23 +110,3 @@ func valuesKey(v []float64) string {
 	}
 	return string(b)
 }
-
-// inRegion reports whether cd's engineProbeKnob has value v.
-func inRegion(cd *candidate, v string) bool {
-	x, ok := cd.cfg[engineProbeKnob]
-	return ok && space.FormatValue(x) == v
-}
-
-// engines are the values of engineProbeKnob among the candidates, in
-// screening order.
-func (t *table) engines() []string {
-	var values []string
-	seen := map[string]bool{}
-	for _, k := range t.order {
-		if v, ok := t.cands[k].cfg[engineProbeKnob]; ok && !seen[space.FormatValue(v)] {
-			seen[space.FormatValue(v)] = true
-			values = append(values, space.FormatValue(v))
-		}
-	}
-	return values
-}
