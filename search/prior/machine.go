@@ -143,7 +143,7 @@ func (mf machineFollower) follow(ctx context.Context) {
 		}
 		cd.fast, cd.fastOK, cd.refined = nil, false, false
 	}
-	tab.rescreen(ctx, all)
+	tab.screenCands(ctx, all)
 	if pred.screens() { // else screening was the full prediction
 		budget := tab.budget
 		tab.budget = -1
@@ -154,23 +154,4 @@ func (mf machineFollower) follow(ctx context.Context) {
 		return
 	}
 	tab.relearn(ctx, mf.st.hist.measuredCfgs, mf.st.hist.prunedCfgs)
-}
-
-// rescreen screens cds again on the current machine, on every core.
-func (t *table) rescreen(ctx context.Context, cds []*candidate) {
-	cs := make([]space.Config, len(cds))
-	for i, cd := range cds {
-		cs[i] = cd.cfg
-	}
-	out := parallel(ctx, cs, func(c space.Config) prediction { return predictWith(ctx, t.pred.fast, c) })
-	if ctx.Err() != nil {
-		return
-	}
-	screens := t.pred.screens()
-	for i, cd := range cds {
-		cd.fast, cd.fastOK = out[i].values, out[i].feasible && len(out[i].values) == len(t.sp.Objectives)
-		if !screens {
-			cd.values, cd.feasible, cd.refined = cd.fast, cd.fastOK, true
-		}
-	}
 }

@@ -29,27 +29,38 @@ func (t *table) screen(ctx context.Context, n int) {
 	t.screenAll(ctx, batch)
 }
 
-// screenAll screens configs not screened yet on every core at once and
-// records them in the given order, so the result does not depend on
-// scheduling. Without a Screener, screening is the full prediction.
+// screenAll screens configs not screened yet and records them in the
+// given order.
 func (t *table) screenAll(ctx context.Context, cs []space.Config) {
-	var fresh []space.Config
+	var fresh []*candidate
 	for _, c := range cs {
 		if k := search.ConfigKey(t.sp, c); t.cands[k] == nil {
-			t.cands[k] = &candidate{cfg: c}
+			cd := &candidate{cfg: c}
+			t.cands[k] = cd
 			t.order = append(t.order, k)
-			fresh = append(fresh, c)
+			fresh = append(fresh, cd)
 		}
 	}
-	ok := t.pred.screens()
-	out := parallel(ctx, fresh, func(c space.Config) prediction { return predictWith(ctx, t.pred.fast, c) })
+	t.screenCands(ctx, fresh)
+}
+
+// screenCands screens cds on the machine the prior predicts on, on every
+// core at once, recording each result in its candidate, so the result
+// does not depend on scheduling. Without a Screener, screening is the
+// full prediction.
+func (t *table) screenCands(ctx context.Context, cds []*candidate) {
+	cs := make([]space.Config, len(cds))
+	for i, cd := range cds {
+		cs[i] = cd.cfg
+	}
+	out := parallel(ctx, cs, func(c space.Config) prediction { return predictWith(ctx, t.pred.fast, c) })
 	if ctx.Err() != nil {
 		return // the run is over; what was cut short is not a prediction
 	}
-	for i, c := range fresh {
-		cd := t.cands[search.ConfigKey(t.sp, c)]
+	screens := t.pred.screens()
+	for i, cd := range cds {
 		cd.fast, cd.fastOK = out[i].values, out[i].feasible && len(out[i].values) == len(t.sp.Objectives)
-		if !ok {
+		if !screens {
 			cd.values, cd.feasible, cd.refined = cd.fast, cd.fastOK, true
 		}
 	}
