@@ -2,6 +2,7 @@ package prior
 
 import (
 	"context"
+	"math/rand"
 
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
@@ -23,10 +24,15 @@ func (t *table) screenAround(ctx context.Context, c space.Config) {
 	t.screenAll(ctx, t.neighbours(c))
 }
 
-// neighbours are the rule-satisfying configs one knob away from c.
-func (t *table) neighbours(c space.Config) []space.Config {
+// neighbours are the rule-satisfying configs one knob away from c, any
+// knob they activate drawn from the prior's stream.
+func (t *table) neighbours(c space.Config) []space.Config { return neighbours(t.sp, c, t.rng) }
+
+// neighbours are the rule-satisfying configs of sp one knob away from c,
+// any knob they activate drawn from rng.
+func neighbours(sp *space.Space, c space.Config, rng *rand.Rand) []space.Config {
 	var out []space.Config
-	for _, p := range t.sp.Params {
+	for _, p := range sp.Params {
 		vals, ok := p.Grid()
 		if !ok {
 			continue
@@ -34,8 +40,8 @@ func (t *table) neighbours(c space.Config) []space.Config {
 		for _, v := range vals {
 			n := c.Clone()
 			n[p.Name] = v
-			n = t.sp.WithTargetEngine(t.repair(n))
-			if t.sp.Check(n) == nil {
+			n = sp.WithTargetEngine(repair(sp, n, rng))
+			if sp.Check(n) == nil {
 				out = append(out, n)
 			}
 		}
@@ -83,19 +89,19 @@ func (t *table) bestNeighbour(cd *candidate, obj int) *candidate {
 
 // repair makes a config changed by one knob consistent with the space's
 // conditions: knobs whose condition no longer holds are dropped, knobs
-// that became active get a random value.
-func (t *table) repair(c space.Config) space.Config {
-	order, err := t.sp.Order()
+// that became active get a random value drawn from rng.
+func repair(sp *space.Space, c space.Config, rng *rand.Rand) space.Config {
+	order, err := sp.Order()
 	if err != nil {
-		order = t.sp.Params
+		order = sp.Params
 	}
 	for _, p := range order {
 		_, has := c[p.Name]
-		switch active := t.sp.Active(p, c); {
+		switch active := sp.Active(p, c); {
 		case !active && has:
 			delete(c, p.Name)
 		case active && !has:
-			c[p.Name] = p.Random(t.rng)
+			c[p.Name] = p.Random(rng)
 		}
 	}
 	return c

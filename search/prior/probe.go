@@ -172,11 +172,7 @@ func (mp *memoryProbe) neighbours(c space.Config) []space.Config {
 	if mp.rng == nil {
 		mp.rng = rand.New(rand.NewSource(probeSeed))
 	}
-	tab := mp.st.tab
-	own := tab.rng
-	tab.rng = mp.rng
-	defer func() { tab.rng = own }()
-	return tab.neighbours(c)
+	return neighbours(mp.st.sp, c, mp.rng)
 }
 
 // sources are the incumbent and the probeSources fully predicted
