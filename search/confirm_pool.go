@@ -132,7 +132,7 @@ func fitAdditive(arms []Arm, near []int, y []float64) []float64 {
 	keys := make([][]string, len(near))
 	mu, wsum := 0.0, 0.0
 	for j, i := range near {
-		keys[j] = knobKeys(arms[i].Config)
+		keys[j] = KnobKeys(arms[i].Config)
 		mu += float64(arms[i].N) * y[j]
 		wsum += float64(arms[i].N)
 	}

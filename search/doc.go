@@ -5,9 +5,9 @@
 // model predicts to fail, with refused knobs), checkpoints and the pruning
 // rule, Pareto fronts and hypervolume, which configs to measure again and
 // what their measurements make (NextConfirm, Central, HalfWidth, PickBest,
-// DetectDrift), Spearman's rank correlation, and WithPrior, which lets the
-// simulator prior (a Prior, injected by the caller) screen the space and
-// propose for any sampler. The samplers live in one package per family,
+// DetectDrift), Spearman's rank correlation, and the words a Prior (the
+// simulator, injected by the caller) and the sampler it guides share; the
+// guiding itself is search/prior. The samplers live in one package per family,
 // each importing only this one — search/motpe, search/goptuna (tpe,
 // cmaes), search/grid and search/modelfree (random, greedy, cbo, linear,
 // trust, scoot, headroom) — and search/samplers builds one by name. It

@@ -80,7 +80,7 @@ type Options struct {
 	// NoFeasibility turns off learning infeasible regions from OOM and
 	// invalid-config trials (the lab measures what it saves).
 	NoFeasibility bool
-	// Prior, when set, guides the sampler (WithPrior); grid and greedy
+	// Prior, when set, guides the sampler (search/prior); grid and greedy
 	// keep their own order and ignore it.
 	Prior Prior
 }

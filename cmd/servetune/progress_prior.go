@@ -11,7 +11,7 @@ import (
 )
 
 // The simulator prior predicts hundreds of configs before the first trial
-// (search.WithPrior: 512 screenings on shortened benchmarks, climbs, then
+// (search/prior: 512 screenings on shortened benchmarks, climbs, then
 // full predictions of the best): tens of seconds during which nothing
 // else happens. The bar counts that work in screening units: a full
 // prediction costs predictCost of them (measured on examples/guarded.toml

@@ -14,6 +14,7 @@ import (
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/search/prior"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/studydir"
 )
@@ -57,11 +58,11 @@ func priorIn(p search.Prior, sp *space.Space, cards *sim.Cards, path string) (se
 	if err != nil {
 		return nil, nil, err
 	}
-	key, err := search.PriorKey(sp, cards, build)
+	key, err := prior.Key(sp, cards, build)
 	if err != nil {
 		return nil, nil, err
 	}
-	return search.CachePrior(p, sp, path, key)
+	return prior.Cache(p, sp, path, key)
 }
 
 // dryRunPrior is the prior a dry run ranks with: the study's kept

@@ -10,7 +10,7 @@ import (
 // time the machine it predicts on moves, and again on a machine it moved
 // back to, and relearns its residual from the measured configs'
 // predictions; the predictions on the card are kept by the study's
-// prior file (search.CachePrior), these were simulated each time. The
+// prior file (search/prior.Cache), these were simulated each time. The
 // key holds everything else a prediction depends on besides the prior's
 // own cards, target and profiles: the config, the two scales and which
 // benchmarks (full or screening). It is bounded, least recently used

@@ -12,6 +12,7 @@ import (
 	"github.com/servetune/servetune/search/grid"
 	"github.com/servetune/servetune/search/modelfree"
 	"github.com/servetune/servetune/search/motpe"
+	"github.com/servetune/servetune/search/prior"
 	"github.com/servetune/servetune/space"
 )
 
@@ -96,7 +97,7 @@ func New(ctx context.Context, name string, sp *space.Space, seed int64, history 
 	}
 	if opt.Prior != nil && PriorGuides(name) {
 		log.Debug().Msg("the prior screens the space")
-		if smp, err = search.WithPrior(ctx, smp, sp, opt.Prior, seed); err != nil {
+		if smp, err = prior.New(ctx, smp, sp, opt.Prior, seed); err != nil {
 			return nil, err
 		}
 	}
