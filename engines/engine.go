@@ -103,11 +103,16 @@ type Parsed struct {
 // what is measured. A knob the engine does not support (unless "default")
 // or a value it cannot take is an *Failure of class InvalidConfig.
 func Render(cfg space.Config, t space.Target) (Command, error) {
-	name := EngineOf(cfg, t)
-	e, ok := Lookup(name, t)
-	if !ok {
-		return Command{}, invalid("unknown engine %q (known: %s)", name, strings.Join(names(t), ", "))
+	e, err := lookupEngine(EngineOf(cfg, t), t)
+	if err != nil {
+		return Command{}, err
 	}
+	return render(e, cfg, t)
+}
+
+// render is Render on the engine already looked up.
+func render(e Engine, cfg space.Config, t space.Target) (Command, error) {
+	name := e.Name()
 	v, err := ParseVersion(t.Engines[name].Version)
 	if err != nil {
 		return Command{}, invalid("%s: %v", name, err)
