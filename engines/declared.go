@@ -10,7 +10,9 @@ import (
 
 // declared is the adapter of an engine described in TOML (space.EngineDecl)
 // rather than in code: the same lifecycle as a built-in engine, with argv,
-// readiness and failure messages taken from the declaration.
+// readiness and failure messages taken from the declaration. It is no
+// Parser: its flags are its own business, and nothing imitates a
+// declared engine from its command line.
 type declared struct {
 	name string
 	d    space.EngineDecl
@@ -137,12 +139,6 @@ func (e declared) pass(p space.Pass, value string, env map[string]string) []stri
 		env[p.Env] = value
 	}
 	return nil
-}
-
-// Parse is not offered: a declared engine's flags are its own business,
-// and nothing imitates a declared engine from its command line.
-func (e declared) Parse([]string, Version) (Parsed, error) {
-	return Parsed{}, invalid("%s: declared engines' command lines are not parsed back into knobs", e.name)
 }
 
 // Listen passes host, port and served name as declared. The name clients

@@ -21,9 +21,6 @@ type Engine interface {
 	// Render builds the serving command for cfg on engine version v,
 	// serving checkpoint model.
 	Render(cfg space.Config, v Version, model string) (Command, error)
-	// Parse reads engine arguments (program words optional) back into
-	// knobs; the inverse of Render over the same table.
-	Parse(args []string, v Version) (Parsed, error)
 	// Listen returns the flags that bind the server to host:port and serve
 	// checkpoint model under the name served, and the name clients must
 	// send (model, when the engine cannot rename it).
@@ -58,6 +55,16 @@ type Engine interface {
 	// Deployment is what running the engine outside servetune (in a
 	// container) needs beyond its command.
 	Deployment() Deployment
+}
+
+// Parser is an adapter that reads its engine's command line back into
+// knobs, the inverse of Render over the same table: a capability, since
+// an engine whose knobs live elsewhere (a declared engine's flags are its
+// own business) has nothing to read. ParseArgs checks for it.
+type Parser interface {
+	// Parse reads engine arguments (program words optional) back into
+	// knobs.
+	Parse(args []string, v Version) (Parsed, error)
 }
 
 // Deployment is what a container of the engine needs beyond its serving
@@ -103,11 +110,16 @@ type Parsed struct {
 // what is measured. A knob the engine does not support (unless "default")
 // or a value it cannot take is an *Failure of class InvalidConfig.
 func Render(cfg space.Config, t space.Target) (Command, error) {
-	name := EngineOf(cfg, t)
-	e, ok := Lookup(name, t)
-	if !ok {
-		return Command{}, invalid("unknown engine %q (known: %s)", name, strings.Join(names(t), ", "))
+	e, err := lookupEngine(EngineOf(cfg, t), t)
+	if err != nil {
+		return Command{}, err
 	}
+	return render(e, cfg, t)
+}
+
+// render is Render on the engine already looked up.
+func render(e Engine, cfg space.Config, t space.Target) (Command, error) {
+	name := e.Name()
 	v, err := ParseVersion(t.Engines[name].Version)
 	if err != nil {
 		return Command{}, invalid("%s: %v", name, err)
@@ -127,15 +139,20 @@ func Render(cfg space.Config, t space.Target) (Command, error) {
 	return c, nil
 }
 
-// ParseArgs is Parse that keeps unknown arguments in Parsed.Extra and
-// returns model, host and port too; the simulator and the fake engines use
-// it to accept a real engine's command line.
+// ParseArgs is the engine's Parse (a Parser) that keeps unknown arguments
+// in Parsed.Extra and returns model, host and port too; the simulator and
+// the fake engines use it to accept a real engine's command line. An
+// engine that is no Parser is an InvalidConfig refusal.
 func ParseArgs(engine string, args []string, v Version) (Parsed, error) {
 	e, ok := Lookup(engine, space.Target{})
 	if !ok {
 		return Parsed{}, invalid("unknown engine %q (known: %s)", engine, strings.Join(Names(), ", "))
 	}
-	p, err := e.Parse(args, v)
+	pr, ok := e.(Parser)
+	if !ok {
+		return Parsed{}, invalid("%s: its command lines are not parsed back into knobs", engine)
+	}
+	p, err := pr.Parse(args, v)
 	if err != nil {
 		return Parsed{}, err
 	}

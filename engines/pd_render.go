@@ -91,7 +91,7 @@ type pdEngine interface {
 func defaultPDPorts(p PD, e Engine) PDPorts {
 	router := e.DefaultPort()
 	if router == 0 {
-		router = 8000
+		router = fallbackPort
 	}
 	out := PDPorts{Router: router}
 	next := router + 1
@@ -130,7 +130,17 @@ func RenderPD(cfg space.Config, t space.Target, ports PDPorts) ([]PDProcess, err
 	if !ok {
 		return nil, invalid("not a disaggregated config (%s = %q)", KnobDisaggregation, cfg.String(KnobDisaggregation))
 	}
-	e, pe, err := pdAdapter(cfg, t, p, &ports)
+	e, err := lookupEngine(EngineOf(cfg, t), t)
+	if err != nil {
+		return nil, err
+	}
+	return renderPD(e, p, cfg, t, ports)
+}
+
+// renderPD is RenderPD on the engine already looked up and the split
+// already read.
+func renderPD(e Engine, p PD, cfg space.Config, t space.Target, ports PDPorts) ([]PDProcess, error) {
+	pe, err := pdAdapter(e, cfg, t, p, &ports)
 	if err != nil {
 		return nil, err
 	}
@@ -153,24 +163,20 @@ func RenderPD(cfg space.Config, t space.Target, ports PDPorts) ([]PDProcess, err
 	return append(out, pe.router(p, host, ports)), nil
 }
 
-// pdAdapter is the config's engine when its version serves p on ports
-// (the report's when they name no router port), else the refusal.
-func pdAdapter(cfg space.Config, t space.Target, p PD, ports *PDPorts) (Engine, pdEngine, error) {
-	name := EngineOf(cfg, t)
-	e, ok := Lookup(name, t)
-	if !ok {
-		return nil, nil, invalid("unknown engine %q (known: %s)", name, strings.Join(names(t), ", "))
-	}
+// pdAdapter is e's disaggregated side when its version serves p on
+// ports (the report's when they name no router port), else the refusal.
+func pdAdapter(e Engine, cfg space.Config, t space.Target, p PD, ports *PDPorts) (pdEngine, error) {
+	name := e.Name()
 	pe, ok := e.(pdEngine)
 	if !ok {
-		return nil, nil, invalid("%s does not serve disaggregated (servetune renders prefill/decode deployments for sglang and vllm)", name)
+		return nil, invalid("%s does not serve disaggregated (servetune renders prefill/decode deployments for %s)", name, strings.Join(PDEngines(), " and "))
 	}
 	v, err := ParseVersion(t.Engines[name].Version)
 	if err != nil {
-		return nil, nil, invalid("%s: %v", name, err)
+		return nil, invalid("%s: %v", name, err)
 	}
 	if err := instanceCounts(cfg); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if ports.Router == 0 {
 		dial := ports.Dial
@@ -178,9 +184,9 @@ func pdAdapter(cfg space.Config, t space.Target, p PD, ports *PDPorts) (Engine, 
 		ports.Dial = dial
 	}
 	if err := pdCounts(p, *ports); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return e, pe, pe.pdCheck(p, v)
+	return pe, pe.pdCheck(p, v)
 }
 
 // instanceCounts refuses a side without servers (SplitPD reads a count
@@ -212,7 +218,7 @@ func pdCounts(p PD, ports PDPorts) error {
 
 // pdServer renders server i of one side.
 func pdServer(e Engine, pe pdEngine, p PD, t space.Target, role string, side space.Config, i int, host string, port int, ports PDPorts) (PDProcess, error) {
-	c, err := Render(side, t)
+	c, err := render(e, side, t)
 	if err != nil {
 		return PDProcess{}, prefixFailure(err, role+" side: ")
 	}
@@ -283,17 +289,9 @@ func PDText(procs []PDProcess, pretty bool) string {
 // (rendered on the report ports, which launch replaces). An error is
 // Render's or RenderPD's refusal.
 func DeploymentKey(cfg space.Config, t space.Target) (string, error) {
-	if !IsPD(cfg) {
-		c, err := Render(cfg, t)
-		return c.Key(), err
-	}
-	procs, err := RenderPD(cfg, t, PDPorts{})
+	s, err := Deploy(cfg, t)
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for _, pr := range procs {
-		b.WriteString(pr.Name() + "\x00" + pr.Command.Key() + "\x01")
-	}
-	return b.String(), nil
+	return s.Key(), nil
 }

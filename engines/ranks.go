@@ -28,9 +28,12 @@ type Rank struct {
 
 // Nodes is how many nodes cfg needs: its GPUs (GPUs) over the target's
 // GPUs per node, rounded up; 1 when it fits one node.
-func Nodes(cfg space.Config, t space.Target) int {
+func Nodes(cfg space.Config, t space.Target) int { return nodes(GPUs(cfg, t), t) }
+
+// nodes is how many of t's nodes gpus GPUs fill.
+func nodes(gpus int, t space.Target) int {
 	per := t.NodeGPUs()
-	return max(1, (GPUs(cfg, t)+per-1)/per)
+	return max(1, (gpus+per-1)/per)
 }
 
 // multiNode is an engine that can spread one server over several nodes.
@@ -57,23 +60,33 @@ type spread struct {
 // across nodes, is an *Failure of class InvalidConfig. Pure, so reports
 // and `servetune command` show what ran.
 func RenderRanks(cfg space.Config, t space.Target, p Placement) ([]Rank, error) {
-	c, err := Render(cfg, t)
+	d, err := Deploy(cfg, t)
 	if err != nil {
 		return nil, err
 	}
-	n := Nodes(cfg, t)
+	return d.Ranks(p)
+}
+
+// Nodes is how many nodes the deployment needs (Nodes).
+func (d Deployed) Nodes() int { return nodes(d.GPUs, d.Target) }
+
+// Ranks is RenderRanks of one server already deployed.
+func (d Deployed) Ranks(p Placement) ([]Rank, error) {
+	cfg, t, c, name := d.Config, d.Target, d.Command, d.Name
+	if d.PD != nil {
+		return nil, invalid("a disaggregated (disaggregation = %q) config is several servers and a router: RenderPD renders each", Disaggregated)
+	}
+	n := d.Nodes()
 	if n == 1 {
 		return []Rank{{Host: first(p.Hosts), Command: c, Serves: true}}, nil
 	}
-	name := EngineOf(cfg, t)
 	if n > len(p.Hosts) {
 		return nil, invalid("%s: the config needs %d GPUs, %d nodes of %d (target.gpus_per_node), and target.nodes lists %d",
-			name, GPUs(cfg, t), n, t.NodeGPUs(), len(p.Hosts))
+			name, d.GPUs, n, t.NodeGPUs(), len(p.Hosts))
 	}
-	e, _ := Lookup(name, t)
-	mn, ok := e.(multiNode)
+	mn, ok := d.Engine.(multiNode)
 	if !ok {
-		return nil, invalid("%s", noMultiNode(name, GPUs(cfg, t), t.NodeGPUs()))
+		return nil, invalid("%s", noMultiNode(name, d.GPUs, t.NodeGPUs()))
 	}
 	v, _ := ParseVersion(t.Engines[name].Version) // Render checked it
 	head := p.Hosts[0]

@@ -71,16 +71,30 @@ func Supports(engine, knob string) bool {
 // where an engine carves data parallelism inside the TP group or has none).
 // Used to pack trials, charge GPU time and by the simulator.
 func GPUs(cfg space.Config, t space.Target) int {
+	e, ok := Lookup(EngineOf(cfg, t), t)
+	if !ok {
+		if n, ok := t.TrialGPUs(cfg); ok {
+			return n
+		}
+		return replicas(cfg)
+	}
+	p, isPD := SplitPD(cfg)
+	if !isPD {
+		return trialGPUs(cfg, t, e, nil)
+	}
+	return trialGPUs(cfg, t, e, &p)
+}
+
+// trialGPUs is GPUs on the engine already looked up and the split (nil
+// for one server) already read.
+func trialGPUs(cfg space.Config, t space.Target, e Engine, p *PD) int {
 	if n, ok := t.TrialGPUs(cfg); ok {
 		return n
 	}
-	if e, ok := Lookup(EngineOf(cfg, t), t); ok {
-		if p, ok := SplitPD(cfg); ok {
-			return pdGPUs(p, e)
-		}
-		return e.GPUs(cfg)
+	if p != nil {
+		return pdGPUs(*p, e)
 	}
-	return replicas(cfg)
+	return e.GPUs(cfg)
 }
 
 // replicas is tp×dp, the GPU count of most engines.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -25,6 +26,10 @@ func samples(engine string) space.Config {
 		KnobSpeculativeNumDraftTokens: int64(4), KnobSpeculativeNumTokens: int64(3),
 		KnobCUDAGraphMaxBS: int64(64), KnobAttentionBackend: "flashinfer", KnobTorchCompile: true,
 		KnobPrefixCaching: false, KnobDisableCUDAGraph: true, KnobMaxModelLen: int64(32768), KnobKVOffloadGB: 16.0,
+		KnobFlashAttention: true, KnobMaxQueue: int64(64), KnobNumCtx: int64(8192), KnobNumBatch: int64(256), KnobNumThread: int64(4),
+	}
+	if engine == "ollama" {
+		c[KnobKVCacheDType] = "q8_0" // its quantized caches are GGML's
 	}
 	out := space.Config{}
 	for k, v := range c {
@@ -35,20 +40,47 @@ func samples(engine string) space.Config {
 	return out
 }
 
+// conformanceCase is how the suite runs one adapter: the versions it
+// renders for, the model it serves and whether Parse inverts Render (an
+// engine whose knobs are all environment and Modelfile, as Ollama's,
+// parses back only its program).
+type conformanceCase struct {
+	versions  []string
+	model     string
+	roundTrip bool
+}
+
+// conformanceCases holds a case for every registered adapter; the suite
+// fails on one it does not cover.
+var conformanceCases = map[string]conformanceCase{
+	"vllm":   {[]string{"0.11.0", "0.12.0", ""}, "org/model", true},
+	"sglang": {[]string{"0.5.6", ""}, "org/model", true},
+	"trtllm": {[]string{"1.0.0", ""}, "org/model", true},
+	"ollama": {[]string{"0.5.7", ""}, "/models/model.gguf", false},
+}
+
 // TestConformance runs the same contract against every adapter: each knob
 // renders alone and all together, Parse inverts Render, "default" renders
 // nothing, and an unsupported knob is an InvalidConfig naming both.
 func TestConformance(t *testing.T) {
-	versions := map[string][]string{"vllm": {"0.11.0", "0.12.0", ""}, "sglang": {"0.5.6", ""}, "trtllm": {"1.0.0", ""}}
-	for _, name := range Names() {
-		for _, ver := range versions[name] {
-			t.Run(name+"@"+ver, func(t *testing.T) { conformance(t, name, ver) })
+	for _, e := range all() {
+		name := e.Name()
+		c, ok := conformanceCases[name]
+		if !ok || len(c.versions) == 0 {
+			t.Errorf("adapter %s has no conformance case: add it to conformanceCases", name)
+			continue
+		}
+		if _, isParser := e.(Parser); c.roundTrip && !isParser {
+			t.Errorf("adapter %s is no Parser, yet its case expects Parse to invert Render", name)
+		}
+		for _, ver := range c.versions {
+			t.Run(name+"@"+ver, func(t *testing.T) { conformance(t, name, ver, c) })
 		}
 	}
 }
 
-func conformance(t *testing.T, name, ver string) {
-	tgt := space.Target{Model: "org/model", Engine: name, Engines: map[string]space.EngineTarget{name: {Version: ver}}}
+func conformance(t *testing.T, name, ver string, c conformanceCase) {
+	tgt := space.Target{Model: c.model, Engine: name, Engines: map[string]space.EngineTarget{name: {Version: ver}}}
 	base, err := Render(space.Config{}, tgt)
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +113,9 @@ func conformance(t *testing.T, name, ver string) {
 		if strings.HasPrefix(k, "speculative_") && k != KnobSpeculativeAlgorithm {
 			single[KnobSpeculativeAlgorithm] = all[KnobSpeculativeAlgorithm]
 		}
+		if k == KnobKVCacheDType && name == "ollama" {
+			single[KnobFlashAttention] = true // a quantized cache needs it
+		}
 		sets = append(sets, single)
 	}
 	if name == "sglang" {
@@ -101,6 +136,12 @@ func conformance(t *testing.T, name, ver string) {
 		p, err := ParseArgs(name, args, Latest())
 		if err != nil || len(p.Extra) > 0 {
 			t.Errorf("Parse(Render(%s)) = %v, extra %v", cfg.Summary(), err, p.Extra)
+			continue
+		}
+		if !c.roundTrip {
+			if len(p.Config) != 1 || !slices.Equal(cmd.Argv, base.Argv) {
+				t.Errorf("Parse(Render(%s)) = %v from argv %q; want no knob from the program alone (%q)", cfg.Summary(), p.Config, cmd.Argv, base.Argv)
+			}
 			continue
 		}
 		for k, v := range cmd.Env { // env-only spellings cannot be parsed back
@@ -125,6 +166,9 @@ func conformance(t *testing.T, name, ver string) {
 		defaults[k] = space.Default
 	}
 	for k := range samples("sglang") {
+		defaults[k] = space.Default
+	}
+	for k := range samples(name) {
 		defaults[k] = space.Default
 	}
 	if cmd, err := Render(defaults, tgt); err != nil || cmd.Shell() != base.Shell() {

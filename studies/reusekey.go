@@ -26,18 +26,14 @@ func RenderedKey(t space.Target) func(space.Config) string {
 
 func renderedKey(t space.Target) func(space.Config) string {
 	return func(c space.Config) string {
-		if engines.IsPD(c) {
-			key, err := engines.DeploymentKey(c, t)
-			if err != nil {
-				return "config " + c.Key()
-			}
-			return "deployment " + key
-		}
-		cmd, err := engines.Render(c, t)
+		d, err := engines.Deploy(c, t)
 		if err != nil {
 			return "config " + c.Key()
 		}
-		b, err := json.Marshal(cmd)
+		if d.PD != nil {
+			return "deployment " + d.Key()
+		}
+		b, err := json.Marshal(d.Command)
 		if err != nil {
 			return "config " + c.Key()
 		}

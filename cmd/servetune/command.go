@@ -48,14 +48,14 @@ warning on stderr.
 				return err
 			}
 			warnOutside(e.stderr, sp, cfg)
-			if engines.IsPD(cfg) {
-				return printPD(e.stdout, cfg, sp.Target, o.pretty, o.json)
-			}
-			cmd, err := engines.Render(cfg, sp.Target)
+			d, err := engines.Deploy(cfg, sp.Target)
 			if err != nil {
 				return usageError{err}
 			}
-			return printCommand(e.stdout, cmd, o.pretty, o.json)
+			if d.PD != nil {
+				return printPD(e.stdout, d.Processes, o.pretty, o.json)
+			}
+			return printCommand(e.stdout, d.Command, o.pretty, o.json)
 		},
 	}
 }
@@ -196,18 +196,14 @@ func printCommand(w io.Writer, cmd engines.Command, pretty, asJSON bool) error {
 
 // printPD prints every process of a disaggregated deployment: servers,
 // then the router.
-func printPD(w io.Writer, cfg space.Config, t space.Target, pretty, asJSON bool) error {
-	procs, err := engines.RenderPD(cfg, t, engines.PDPorts{})
-	if err != nil {
-		return usageError{err}
-	}
+func printPD(w io.Writer, procs []engines.PDProcess, pretty, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(procs)
 	}
-	_, err = fmt.Fprintln(w, engines.PDText(procs, pretty))
+	_, err := fmt.Fprintln(w, engines.PDText(procs, pretty))
 	return err
 }
 

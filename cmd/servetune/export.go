@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 
-	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/export"
@@ -29,33 +27,7 @@ func (e *env) export(sp *space.Space, trials []store.Trial, r studies.Report, ki
 	if i < 0 {
 		return usagef("study %s has no trial %d", sp.Study.Name, trial)
 	}
-	if engines.IsPD(trials[i].Config) {
-		return e.exportPD(sp, trials[i], kind, o)
-	}
-	p, err := export.New(sp, trials[i], o)
-	if errors.Is(err, export.ErrNotComplete) || errors.Is(err, export.ErrNoImage) {
-		return usageError{err}
-	}
-	if err != nil {
-		return err
-	}
-	if kind == "docker" {
-		_, err := fmt.Fprint(e.stdout, export.Docker(p))
-		return err
-	}
-	y, err := export.Kubernetes(p)
-	if err != nil {
-		return err
-	}
-	_, err = e.stdout.Write(y)
-	return err
-}
-
-// exportPD prints a disaggregated trial's manifests, one Deployment and
-// Service per process, or its compose file on one host (docker: one
-// docker run cannot hold a deployment).
-func (e *env) exportPD(sp *space.Space, t store.Trial, kind string, o export.Options) error {
-	plans, err := export.NewPD(sp, t, o)
+	dep, err := export.Trial(sp, trials[i], o)
 	if errors.Is(err, export.ErrNotComplete) || errors.Is(err, export.ErrNoImage) {
 		return usageError{err}
 	}
@@ -64,11 +36,12 @@ func (e *env) exportPD(sp *space.Space, t store.Trial, kind string, o export.Opt
 	}
 	var y []byte
 	if kind == "docker" {
-		y, err = export.ComposePD(plans, sp.Target)
-		if err != nil {
-			return usageError{fmt.Errorf("trial %d: %w", t.Number, err)}
+		// A refusal here is the deployment's: it needs more GPUs than
+		// one host has.
+		if y, err = dep.Docker(); err != nil {
+			return usageError{err}
 		}
-	} else if y, err = export.KubernetesPD(plans); err != nil {
+	} else if y, err = dep.Kubernetes(); err != nil {
 		return err
 	}
 	_, err = e.stdout.Write(y)

@@ -446,19 +446,16 @@ func renderCommand(sp *space.Space) studies.Renderer { return renderAs(sp, false
 // the process runner launches it (the dry run's "First trials").
 func renderAs(sp *space.Space, launched bool) studies.Renderer {
 	return func(c space.Config) (string, error) {
-		if engines.IsPD(c) {
-			procs, err := engines.RenderPD(sp.WithTargetEngine(c), sp.Target, engines.PDPorts{})
-			if err != nil {
-				return "", err
-			}
-			return engines.PDText(procs, false), nil
-		}
-		cmd, err := engines.Render(sp.WithTargetEngine(c), sp.Target)
+		d, err := engines.Deploy(sp.WithTargetEngine(c), sp.Target)
 		if err != nil {
 			return "", err
 		}
+		if d.PD != nil {
+			return engines.PDText(d.Processes, false), nil
+		}
+		cmd := d.Command
 		if launched {
-			cmd = withProgram(cmd, sp.Target.Engines[engines.EngineOf(sp.WithTargetEngine(c), sp.Target)].Command)
+			cmd = withProgram(cmd, sp.Target.Engines[d.Name].Command)
 		}
 		// Generated files (TRT-LLM's options YAML, Ollama's Modelfile) are
 		// part of the command a user must reproduce.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim/simserve"
@@ -51,8 +52,8 @@ func (e *env) simServe(c *cli.Context) error {
 	case engines.RoleRouter:
 		return simRouter(c, engine, e)
 	case engines.RolePrefill, engines.RoleDecode:
-		if engine != engines.SGLang && engine != engines.VLLM {
-			return usagef("--role %s: only sglang and vllm serve disaggregated", c.String("role"))
+		if !engines.ServesPD(engine) {
+			return usagef("--role %s: %s", c.String("role"), onlyPD())
 		}
 	default:
 		return usagef("--role must be prefill, decode or router, not %q", c.String("role"))
@@ -86,10 +87,15 @@ func (e *env) simServe(c *cli.Context) error {
 	return err
 }
 
+// onlyPD says which engines serve disaggregated (engines.PDEngines).
+func onlyPD() string {
+	return "only " + strings.Join(engines.PDEngines(), " and ") + " serve disaggregated"
+}
+
 // simRouter runs the engine's router of a disaggregated deployment.
 func simRouter(c *cli.Context, engine string, e *env) error {
-	if engine != engines.SGLang && engine != engines.VLLM {
-		return usagef("--role router: only sglang and vllm serve disaggregated")
+	if !engines.ServesPD(engine) {
+		return usagef("--role router: %s", onlyPD())
 	}
 	err := simserve.ServeRouter(c.Context, simserve.RouterOptions{Engine: engine, Args: c.Args().Slice(), Log: e.stderr})
 	if _, ok := engines.AsFailure(err); ok {

@@ -159,3 +159,14 @@ func TestSimServeStartupFailuresAreClassified(t *testing.T) {
 		})
 	}
 }
+
+// `sim serve --role` is refused for an engine the adapters do not serve
+// disaggregated, naming those that do (engines.PDEngines).
+func TestSimServeRoleNeedsAPDEngine(t *testing.T) {
+	for _, role := range []string{"prefill", "router"} {
+		code, _, errText := runCLI(t, t.TempDir(), "sim", "serve", "--engine", "trtllm", "--gpu", "H100", "--role", role)
+		if code != 2 || !strings.Contains(errText, "--role "+role+": only sglang and vllm serve disaggregated") {
+			t.Errorf("--role %s on trtllm: exit %d, stderr %q; want 2 naming sglang and vllm", role, code, errText)
+		}
+	}
+}

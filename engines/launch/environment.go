@@ -24,9 +24,15 @@ const versionTimeout = 2 * time.Minute
 // runs with), the devices, the host and the checkpoint. What cannot be read
 // stays empty.
 func environment(ctx context.Context, t space.Target, name, model string, env []string) engines.Fingerprint {
+	e, _ := engines.Lookup(name, t)
+	return environmentOf(ctx, t, name, model, versionArgv(e, t), env)
+}
+
+// environmentOf is environment with the version command already built.
+func environmentOf(ctx context.Context, t space.Target, name, model string, version, env []string) engines.Fingerprint {
 	f := engines.Fingerprint{Engine: name, DeclaredVersion: t.Engines[name].Version, Servetune: servetuneVersion(), Checkpoint: checkpoint(model)}
 	f.Host, _ = os.Hostname()
-	if argv := versionArgv(name, t); len(argv) > 0 {
+	if argv := version; len(argv) > 0 {
 		f.EngineVersion = engineVersion(ctx, argv, env)
 	}
 	gpus := nvidiaSMI(ctx, "--query-gpu=name,driver_version", "--format=csv,noheader")
@@ -42,16 +48,15 @@ func environment(ctx context.Context, t space.Target, name, model string, env []
 	return f
 }
 
-// versionArgv is the command that prints engine name's version, after the
+// versionArgv is the command that prints engine e's version, after the
 // target's prefix: the engine's VersionCommand, given the target's program
-// when it overrides one; nil for an unknown engine or none declared.
-func versionArgv(name string, t space.Target) []string {
-	e, ok := engines.Lookup(name, t)
-	if !ok {
+// when it overrides one; nil for an unknown (nil) engine or none declared.
+func versionArgv(e engines.Engine, t space.Target) []string {
+	if e == nil {
 		return nil
 	}
 	var program string
-	if c := t.Engines[name].Command; len(c) > 0 {
+	if c := t.Engines[e.Name()].Command; len(c) > 0 {
 		program = c[0]
 	}
 	argv := e.VersionCommand(program)
@@ -210,14 +215,16 @@ func EnvironmentNow(ctx context.Context, t space.Target, engine string) engines.
 
 // fingerprint is environment, once per engine, program and model for the
 // launcher's life.
-func (l *Launcher) fingerprint(ctx context.Context, t space.Target, name, model string, env []string) engines.Fingerprint {
-	key := name + "\x00" + strings.Join(versionArgv(name, t), "\x00") + "\x00" + model
+func (l *Launcher) fingerprint(ctx context.Context, d engines.Deployed, env []string) engines.Fingerprint {
+	t, name, model := d.Target, d.Name, d.Model
+	version := versionArgv(d.Engine, t)
+	key := name + "\x00" + strings.Join(version, "\x00") + "\x00" + model
 	l.fpMu.Lock()
 	defer l.fpMu.Unlock()
 	if f, ok := l.fingerprints[key]; ok {
 		return f
 	}
-	f := environment(ctx, t, name, model, env)
+	f := environmentOf(ctx, t, name, model, version, env)
 	if l.fingerprints == nil {
 		l.fingerprints = map[string]engines.Fingerprint{}
 	}

@@ -116,19 +116,22 @@ var ErrProgram = errors.New("cannot run the engine program")
 // An engine program that cannot be run is ErrProgram; other errors are
 // the config's (*Failure) or the machine's.
 func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, error) {
-	if engines.IsPD(cfg) {
-		return l.startPD(ctx, cfg, t, dir) // pd_launch.go
-	}
-	if multiNodeTrial(cfg, t) {
-		return l.startRanks(ctx, cfg, t, dir)
-	}
-	name := engines.EngineOf(cfg, t)
-	cmd, err := engines.Render(cfg, t)
+	d, err := engines.Deploy(cfg, t)
 	if err != nil {
 		return nil, err
 	}
-	eng, _ := engines.Lookup(name, t)
-	model, _ := engines.ModelPath(cfg, t)
+	if d.PD != nil {
+		return l.startPD(ctx, d, dir) // pd_launch.go
+	}
+	if multiNodeTrial(d) {
+		return l.startRanks(ctx, d, dir)
+	}
+	return l.startOne(ctx, d, dir)
+}
+
+// startOne starts a trial of one server on one node.
+func (l *Launcher) startOne(ctx context.Context, d engines.Deployed, dir string) (*Server, error) {
+	name, cmd, eng, model, t := d.Name, d.Command, d.Engine, d.Model, d.Target
 	live, _ := eng.(liveSetup)
 	if live != nil {
 		if err := live.Check(model); err != nil {
@@ -167,7 +170,7 @@ func (l *Launcher) Start(ctx context.Context, cfg space.Config, t space.Target, 
 		return nil, err
 	}
 	s.Ran = ran(argv, setEnv(t, name, shown), l.baseEnv())
-	s.Fingerprint = l.fingerprint(ctx, t, name, model, s.env)
+	s.Fingerprint = l.fingerprint(ctx, d, s.env)
 	fmt.Fprintf(s.log, "[servetune: %s]\n", s.Ran.Shell())
 	base, _, _ := l.gpuApps(ctx)
 	s.gpus = gpuWatch{devices: visibleDevices(setEnv(t, name, shown)["CUDA_VISIBLE_DEVICES"]), before: base.pidSet()}

@@ -57,8 +57,8 @@ func (g *rankGroup) watch(s *Server, rank int, host string) {
 
 // multiNode reports whether the trial of cfg runs as several ranks: the
 // target lists nodes and the config needs more GPUs than one has.
-func multiNodeTrial(cfg space.Config, t space.Target) bool {
-	return len(t.Nodes) > 0 && engines.Nodes(cfg, t) > 1
+func multiNodeTrial(d engines.Deployed) bool {
+	return len(d.Target.Nodes) > 0 && d.Nodes() > 1
 }
 
 // startRanks launches a trial larger than one node: one process per rank
@@ -68,8 +68,9 @@ func multiNodeTrial(cfg space.Config, t space.Target) bool {
 // alone serves HTTP; engine.rank-N.log for the others). The returned
 // Server is rank 0; it is ready when rank 0 answers while every rank
 // lives, it is done when any rank exits, and Stop stops them all.
-func (l *Launcher) startRanks(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, error) {
-	head, ranks, listen, err := l.planRanks(ctx, cfg, t, dir)
+func (l *Launcher) startRanks(ctx context.Context, d engines.Deployed, dir string) (*Server, error) {
+	t := d.Target
+	head, ranks, listen, err := l.planRanks(ctx, d, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -96,18 +97,17 @@ func (l *Launcher) startRanks(ctx context.Context, cfg space.Config, t space.Tar
 // planRanks renders every rank and prepares rank 0's Server: its HTTP
 // port and listen flags, the environment fingerprint and the GPU
 // baseline.
-func (l *Launcher) planRanks(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, []engines.Rank, []string, error) {
+func (l *Launcher) planRanks(ctx context.Context, d engines.Deployed, dir string) (*Server, []engines.Rank, []string, error) {
 	meet, err := freePort("") // chosen here: the head may be another host
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ranks, err := engines.RenderRanks(cfg, t, engines.Placement{Hosts: t.Nodes, Port: meet})
+	t := d.Target
+	ranks, err := d.Ranks(engines.Placement{Hosts: t.Nodes, Port: meet})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	name := engines.EngineOf(cfg, t)
-	eng, _ := engines.Lookup(name, t)
-	model, _ := engines.ModelPath(cfg, t)
+	name, eng, model := d.Name, d.Engine, d.Model
 	host := t.Host
 	if host == "" {
 		host = "127.0.0.1"
@@ -120,7 +120,7 @@ func (l *Launcher) planRanks(ctx context.Context, cfg space.Config, t space.Targ
 	head := &Server{Engine: name, Model: served, Port: port, LogPath: filepath.Join(dir, "engine.log"), eng: eng,
 		BaseURL: "http://" + net.JoinHostPort(rankDialHost(host, ranks[0].Host), strconv.Itoa(port)),
 		group:   &rankGroup{anyDone: make(chan struct{}), hosts: map[*Server]string{}, ranks: map[*Server]int{}}}
-	head.Fingerprint = l.fingerprint(ctx, t, name, model, l.env(t, name, ranks[0].Command))
+	head.Fingerprint = l.fingerprint(ctx, d, l.env(t, name, ranks[0].Command))
 	// Only the head node's GPUs can be watched from here.
 	base, _, _ := l.gpuApps(ctx)
 	head.gpus = gpuWatch{devices: visibleDevices(setEnv(t, name, ranks[0].Command.Env)["CUDA_VISIBLE_DEVICES"]), before: base.pidSet()}

@@ -23,28 +23,27 @@ import (
 // the router's: the benchmark goes through it, it is ready when every
 // server and then the router answer their probes, it is done when any
 // process exits, and Stop stops them all together.
-func (l *Launcher) startPD(ctx context.Context, cfg space.Config, t space.Target, dir string) (*Server, error) {
-	host := engines.BindHost(t)
-	p, _ := engines.SplitPD(cfg)
-	ports, err := freePDPorts(p, host)
+func (l *Launcher) startPD(ctx context.Context, d engines.Deployed, dir string) (*Server, error) {
+	t, p := d.Target, *d.PD
+	ports, err := freePDPorts(p, engines.BindHost(t))
 	if err != nil {
 		return nil, err
 	}
-	pl, err := l.placement(cfg, t, &ports)
+	pl, err := l.placement(d, &ports)
 	if err != nil {
 		return nil, err
 	}
-	procs, err := engines.RenderPD(cfg, t, ports)
+	procs, err := d.On(ports)
 	if err != nil {
 		return nil, err
 	}
-	all := visibleDevices(l.visible(t, engines.EngineOf(cfg, t)))
+	all := visibleDevices(l.visible(t, d.Name))
 	if pl.devices == nil {
-		if pl.devices, all, err = splitDevices(procs, l.visible(t, engines.EngineOf(cfg, t))); err != nil {
+		if pl.devices, all, err = splitDevices(procs, l.visible(t, d.Name)); err != nil {
 			return nil, err
 		}
 	}
-	head := l.pdHead(ctx, cfg, t, dir, procs, ports, all, pl.hosts[len(pl.hosts)-1])
+	head := l.pdHead(ctx, d, dir, procs, ports, all, pl.hosts[len(pl.hosts)-1])
 	if err := l.startPDProcesses(ctx, head, t, procs, pl, dir); err != nil {
 		return nil, err
 	}
@@ -77,10 +76,8 @@ func (l *Launcher) startPDProcesses(ctx context.Context, head *Server, t space.T
 // pdHead prepares the router's Server, which holds the deployment: its
 // URL, the name clients send, the probes of every process, the
 // environment fingerprint (a server's) and the GPU baseline.
-func (l *Launcher) pdHead(ctx context.Context, cfg space.Config, t space.Target, dir string, procs []engines.PDProcess, ports engines.PDPorts, devices []string, node string) *Server {
-	name := engines.EngineOf(cfg, t)
-	eng, _ := engines.Lookup(name, t)
-	model, _ := engines.ModelPath(cfg, t)
+func (l *Launcher) pdHead(ctx context.Context, d engines.Deployed, dir string, procs []engines.PDProcess, ports engines.PDPorts, devices []string, node string) *Server {
+	t, name, eng, model := d.Target, d.Name, d.Engine, d.Model
 	host := engines.BindHost(t)
 	_, served := eng.Listen(host, 0, model, t.ServedName())
 	router := procs[len(procs)-1]
@@ -94,7 +91,7 @@ func (l *Launcher) pdHead(ctx context.Context, cfg space.Config, t space.Target,
 		}
 		head.readyAll = append(head.readyAll, readyTarget{base: "http://" + net.JoinHostPort(at, strconv.Itoa(pr.Port)), paths: pr.Probes, roster: pr.Roster})
 	}
-	head.Fingerprint = l.fingerprint(ctx, t, name, model, l.env(t, name, procs[0].Command))
+	head.Fingerprint = l.fingerprint(ctx, d, l.env(t, name, procs[0].Command))
 	base, _, _ := l.gpuApps(ctx)
 	head.gpus = gpuWatch{devices: devices, before: base.pidSet()}
 	return head
@@ -141,12 +138,12 @@ func (l *Launcher) startPDProcess(s *Server, t space.Target, pr engines.PDProces
 // placement is where each process runs: spread over target.nodes when
 // the deployment is larger than a node (pd_nodes.go), else all here,
 // the GPUs split later from the trial's.
-func (l *Launcher) placement(cfg space.Config, t space.Target, ports *engines.PDPorts) (pdPlacement, error) {
-	if pdAcrossNodes(cfg, t) {
-		return placeOnNodes(cfg, t, ports)
+func (l *Launcher) placement(d engines.Deployed, ports *engines.PDPorts) (pdPlacement, error) {
+	t := d.Target
+	if pdAcrossNodes(d) {
+		return placeOnNodes(d, ports)
 	}
-	p, _ := engines.SplitPD(cfg)
-	n := p.PrefillCount + p.DecodeCount + 1
+	n := d.PD.PrefillCount + d.PD.DecodeCount + 1
 	pl := pdPlacement{}
 	for range n {
 		pl.hosts = append(pl.hosts, engines.DialHost(engines.BindHost(t)))

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/servetune/servetune/engines"
-	"github.com/servetune/servetune/space"
 )
 
 // A disaggregated deployment larger than one node spreads its servers
@@ -65,22 +64,18 @@ func pdServerGPUs(p engines.PD, e engines.Engine) []int {
 	return out
 }
 
-// pdAcrossNodes reports whether cfg's deployment spreads over nodes: the
+// pdAcrossNodes reports whether the deployment spreads over nodes: the
 // target lists nodes and the deployment needs more GPUs than one has.
-func pdAcrossNodes(cfg space.Config, t space.Target) bool {
-	return len(t.Nodes) > 0 && engines.GPUs(cfg, t) > t.NodeGPUs()
+func pdAcrossNodes(d engines.Deployed) bool {
+	return len(d.Target.Nodes) > 0 && d.GPUs > d.Target.NodeGPUs()
 }
 
 // placeOnNodes places the deployment over target.nodes and tells the
 // router where each server is: its node's host when the servers bind
 // every interface, else the bind address.
-func placeOnNodes(cfg space.Config, t space.Target, ports *engines.PDPorts) (pdPlacement, error) {
-	p, _ := engines.SplitPD(cfg)
-	e, ok := engines.Lookup(engines.EngineOf(cfg, t), t)
-	if !ok {
-		return pdPlacement{}, invalid("unknown engine %q", engines.EngineOf(cfg, t))
-	}
-	pl, err := placePD(pdServerGPUs(p, e), t.Nodes, t.NodeGPUs())
+func placeOnNodes(d engines.Deployed, ports *engines.PDPorts) (pdPlacement, error) {
+	t := d.Target
+	pl, err := placePD(pdServerGPUs(*d.PD, d.Engine), t.Nodes, t.NodeGPUs())
 	if err != nil {
 		return pl, err
 	}

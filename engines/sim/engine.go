@@ -1,6 +1,6 @@
 package sim
 
-import "github.com/servetune/servetune/engines"
+import "strings"
 
 // engineModel holds what distinguishes one engine's implementation from
 // another's on the same hardware. The efficiency factors were fitted once
@@ -39,62 +39,103 @@ type engineModel struct {
 	// refit, 7-22% faster than those two vLLM points, would otherwise
 	// reverse. 0 means 1.
 	stepScale float64
+
+	// name is the engine imitated; rules its decisions (engineRules).
+	name  string
+	rules engineRules
+	// refitted: the step model, request overheads, skew and calibration
+	// are vllmperf.go's (fitted to the calibration set), not the seed
+	// model scaled by stepScale.
+	refitted bool
+	// asyncScheduling: step n+1 is scheduled while step n runs (vLLM
+	// since v0.13, sched.go admitCutoff).
+	asyncScheduling bool
+	// throughputMode: --performance-mode throughput doubles the default
+	// max_running and prefill chunk (Launch).
+	throughputMode bool
+	// autoMaxLen: max_model_len = -1 plans the longest context that fits.
+	autoMaxLen bool
+	// batchedTokensCheck: an explicit prefill chunk below max_running is
+	// refused (vLLM's max_num_batched_tokens >= max_num_seqs).
+	batchedTokensCheck bool
+	// dpAttnInTP: DP attention runs inside the TP group (SGLang: the
+	// server holds tp GPUs and attention is tp/dp wide); otherwise DP
+	// ranks each hold tp GPUs.
+	dpAttnInTP bool
+	// lockstepMoEDP: DP ranks of an MoE model run in lockstep sharing the
+	// experts, what SGLang calls DP attention (vLLM, TRT-LLM).
+	lockstepMoEDP bool
+	// deepEP: the engine takes moe_a2a_backend = deepep (SGLang, which
+	// then forces ep = tp).
+	deepEP bool
+	// splitMaxRunning: the user's max_running is divided among DP ranks.
+	splitMaxRunning bool
+	// fixDraftTokens: a topk-1 speculative config whose draft tokens are
+	// not steps+1 is silently fixed (SGLang).
+	fixDraftTokens bool
+	// oneQueue: one scheduler however many DP ranks (Ollama).
+	oneQueue bool
+	// router is the disaggregated deployment's router (pd.go).
+	router pdRouting
 }
 
-var engineModels = map[string]engineModel{
-	engines.VLLM: {
-		memEff: 0.86, computeEff: 0.30, stepOverhead: 2.4e-3, perSeq: 6e-6, eagerPerLayer: 90e-6,
-		requestOverhead: 45e-3, mlaPrefill: 6, mixed: true, reserve: 0, graphs: true, prefixCacheDefault: true, loadGBs: 2.0,
-	},
-	engines.SGLang: {
-		memEff: 0.89, computeEff: 0.36, stepOverhead: 1.6e-3, perSeq: 5e-6, eagerPerLayer: 80e-6,
-		requestOverhead: 12e-3, mlaPrefill: 1, mixed: false, reserve: 0.3, graphs: true, prefixCacheDefault: true, loadGBs: 2.0,
-		stepScale: 0.93,
-	},
-	engines.TRTLLM: {
-		memEff: 0.84, computeEff: 0.36, stepOverhead: 2.2e-3, perSeq: 5e-6, eagerPerLayer: 70e-6,
-		requestOverhead: 35e-3, mlaPrefill: 2, mixed: true, reserve: 1.0, graphs: true, prefixCacheDefault: false, loadGBs: 1.5,
-	},
-	engines.Ollama: {
-		memEff: 0.55, computeEff: 0.35, stepOverhead: 3e-3, perSeq: 20e-6, eagerPerLayer: 30e-6,
-		requestOverhead: 20e-3, mlaPrefill: 2, mixed: false, reserve: 1.0, graphs: false, prefixCacheDefault: true, loadGBs: 1.0,
-	},
+// engineRules are the engine's own decisions where a number does not
+// do: its defaults, how it carves the KV pool out of memory and what it
+// prints. Each engine's file (engine_vllm.go, engine_sglang.go,
+// engine_trtllm.go, engine_ollama.go) implements them; nothing outside
+// those files asks which engine it simulates.
+type engineRules interface {
+	// defaultMaxRunning is the per-rank cap when the user sets none.
+	defaultMaxRunning(s *setup) int
+	// defaultGraphBS is the largest decode batch captured in a CUDA graph.
+	defaultGraphBS(s *setup) int
+	// defaultChunk is the default prefill token budget per step
+	// (engines.md §1.2 and §2.2).
+	defaultChunk(s *setup) int
+	// kvPool sets p.kv, the bytes left for the KV cache, or refuses the
+	// plan as the engine does at startup (memory.go).
+	kvPool(s *setup, p *memPlan) error
+	// checkPlan refuses a plan once its KV tokens are known (vLLM: one
+	// request of the planned context must fit).
+	checkPlan(s *setup, p memPlan) error
+	// planLog is what the engine prints about memory before it fails or
+	// runs; initFailed the lines it ends a failed start with.
+	planLog(s *setup, p memPlan) []string
+	initFailed() []string
 }
 
-// defaultMaxRunning is the per-rank cap when the user sets none.
-func (em engineModel) defaultMaxRunning(s *setup) int {
-	switch s.engine {
-	case engines.VLLM:
-		if s.gpu.MemGiB >= 70 {
-			return 1024
+// pdRouting is a disaggregated deployment's router: its per-request
+// service time and whether it forwards the decode request only once
+// prefill is done (handoff); ok is false for an engine that serves no PD.
+type pdRouting struct {
+	service float64
+	handoff bool
+	ok      bool
+}
+
+// engineModels are the engines the simulator imitates, one model each, in
+// engines.Names' order.
+func engineModels() []engineModel {
+	return []engineModel{vllmModel(), sglangModel(), trtllmModel(), ollamaModel()}
+}
+
+// engineModelOf is the model of the named engine.
+func engineModelOf(name string) (engineModel, bool) {
+	for _, m := range engineModels() {
+		if m.name == name {
+			return m, true
 		}
-		return 256
-	case engines.TRTLLM:
-		return 2048
-	case engines.Ollama:
-		return 4
 	}
-	return 4096 // SGLang: effectively bounded by the KV pool
+	return engineModel{}, false
 }
 
-// defaultGraphBS is the largest decode batch captured in a CUDA graph.
-func (em engineModel) defaultGraphBS(s *setup) int {
-	switch s.engine {
-	case engines.SGLang:
-		mem := s.gpu.MemGiB
-		switch {
-		case mem < 35:
-			return 24
-		case mem < 60:
-			return 32
-		case mem < 160 && s.tp < 4:
-			return 256
-		}
-		return 512
-	case engines.TRTLLM:
-		return 128
+// simulatedNames lists the simulated engines, for messages.
+func simulatedNames() string {
+	var ns []string
+	for _, m := range engineModels() {
+		ns = append(ns, m.name)
 	}
-	return 512
+	return strings.Join(ns, ", ")
 }
 
 // attentionBackend scales attention kernel time; prefillOverhead is a

@@ -3,8 +3,6 @@ package sim
 import (
 	"cmp"
 	"fmt"
-
-	"github.com/servetune/servetune/engines"
 )
 
 // Launch holds engine arguments that change what is simulated but are
@@ -34,7 +32,7 @@ func (l Launch) apply(s *setup, runningSet, chunkSet bool) error {
 	case l.MaxModelLen < 0:
 		s.autoLen = true
 	}
-	if l.ThroughputMode && s.engine == engines.VLLM {
+	if l.ThroughputMode && s.eng.throughputMode {
 		if !runningSet {
 			s.maxRunning *= 2
 		}

@@ -92,7 +92,7 @@ func (sm *Simulator) NewLive(cfg space.Config, t space.Target, o LiveOptions) (*
 }
 
 // PlanLog is what the engine prints about its memory plan at startup.
-func (l *Live) PlanLog() []string { return l.s.planLog(l.plan) }
+func (l *Live) PlanLog() []string { return l.s.eng.rules.planLog(l.s, l.plan) }
 
 // KVTokens is the KV cache size in tokens per rank.
 func (l *Live) KVTokens() int { return l.plan.kvTokens }

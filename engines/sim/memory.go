@@ -40,7 +40,7 @@ func (s *setup) weightsPerGPU() float64 {
 func (s *setup) kvKnobs(cfg space.Config) error {
 	if cfg.Has("max_model_len") {
 		n, ok := cfg.Int("max_model_len")
-		if !ok || n == 0 || n < -1 || (n == -1 && s.engine != engines.VLLM) {
+		if !ok || n == 0 || n < -1 || (n == -1 && !s.eng.autoMaxLen) {
 			return invalid(fmt.Sprintf("max_model_len=%v must be a positive length (or -1, vLLM's auto)", cfg["max_model_len"]))
 		}
 		if err := (Launch{MaxModelLen: int(n)}).apply(s, true, true); err != nil {
@@ -123,82 +123,43 @@ func (s *setup) plan() (memPlan, error) {
 		other:      s.otherBytes() * s.model.memOverhead(),
 		kvPerToken: s.kvPerTokenGPU(),
 	}
-	switch s.engine {
-	case engines.SGLang:
-		if !s.memFracSet {
-			s.memFrac = s.sglangAutoFraction()
-		}
-		// The static pool (weights + KV) is mem_fraction_static of the GPU;
-		// everything else must fit in the rest.
-		p.kv = s.memFrac*p.total - p.weights
-		if p.kv <= 0 {
-			return p, s.oom(fmt.Sprintf("Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=%g", s.memFrac), p,
-				"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static="+fmt.Sprint(s.memFrac))
-		}
-		if head := (1 - s.memFrac) * p.total; head < p.activation+p.graphs+p.other {
-			return p, s.torchOOM(p, head-p.graphs-p.other, p.activation)
-		}
-	case engines.VLLM, engines.TRTLLM, engines.Ollama:
-		if !s.memFracSet {
-			s.memFrac = 0.9
-		}
-		budget := s.memFrac * p.total
-		if s.engine == engines.TRTLLM {
-			// free_gpu_memory_fraction applies to what is free after load.
-			budget = p.weights + p.activation + s.memFrac*(p.total-p.weights-p.activation-p.other-p.graphs)
-		}
-		if p.weights > p.total-p.other {
-			return p, s.torchOOM(p, p.total-p.other, p.weights)
-		}
-		p.kv = budget - p.weights - p.activation
-		if p.kv <= 0 {
-			return p, s.oom("No available memory for the cache blocks", p,
-				"ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.")
-		}
-		if s.engine == engines.VLLM && p.total-budget < p.graphs+p.other {
-			return p, s.torchOOM(p, p.total-budget-p.other, p.graphs)
-		}
+	if err := s.eng.rules.kvPool(s, &p); err != nil {
+		return p, err
 	}
 	p.kvTokens = int(p.kv / p.kvPerToken)
-	if s.engine == engines.VLLM && !s.autoLen {
-		maxLen := s.model.MaxContext
-		if need := float64(maxLen) * p.kvPerToken; need > p.kv {
-			msg := fmt.Sprintf("To serve at least one request with the model's max seq len (%d), (%.2f GiB KV cache is needed, which is larger than the available KV cache memory (%.2f GiB). Based on the available memory, the estimated maximum model length is %d.",
-				maxLen, need/gib, p.kv/gib, p.kvTokens)
-			return p, s.oom(msg, p, "ValueError: "+msg)
-		}
+	if err := s.eng.rules.checkPlan(s, p); err != nil {
+		return p, err
 	}
 	return p, nil
 }
 
-// sglangAutoFraction is SGLang's mem_fraction_static when unset (§2.2).
-func (s *setup) sglangAutoFraction() float64 {
-	gpuMiB := s.gpu.MemGiB * 1024
-	reserved := 512 + 1.5*float64(max(s.chunk, 2048)) + 2*float64(s.graphBS) + float64(s.tp)/8*1024
-	if s.dpAttn {
-		reserved += 3 * float64(s.graphBS*s.dp)
-		if s.graphBS > 300 {
-			reserved += 1.5 * float64(s.graphBS*s.dp)
-		}
+// fractionPool is the KV pool of an engine whose memory fraction bounds
+// all it allocates (vLLM's gpu_memory_utilization, TRT-LLM's free
+// fraction, Ollama): what budget leaves after weights and activations,
+// refused when the weights alone do not fit or nothing is left.
+func (s *setup) fractionPool(p *memPlan, budget float64) error {
+	if p.weights > p.total-p.other {
+		return s.torchOOM(*p, p.total-p.other, p.weights)
 	}
-	if gpuMiB > 60*1024 {
-		reserved = max(reserved, 10*1024)
+	p.kv = budget - p.weights - p.activation
+	if p.kv <= 0 {
+		return s.oom("No available memory for the cache blocks", *p,
+			"ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.")
 	}
-	if s.spec.on && s.spec.algo != "NGRAM" {
-		reserved += 4 * 1024
+	return nil
+}
+
+// defaultFraction is the memory fraction of the engines that take 0.9
+// when the user sets none.
+func (s *setup) defaultFraction() {
+	if !s.memFracSet {
+		s.memFrac = 0.9
 	}
-	f := (gpuMiB - reserved) / gpuMiB
-	return float64(int(f*1000+0.5)) / 1000
 }
 
 func (s *setup) oom(msg string, p memPlan, last string) error {
-	lines := append(s.planLog(p), last)
-	if s.engine == engines.VLLM {
-		lines = append(lines, "RuntimeError: Engine core initialization failed. See root cause above.")
-	}
-	if s.engine == engines.SGLang {
-		lines = append(lines, "Initialization failed. Please see the error messages above.")
-	}
+	lines := append(s.eng.rules.planLog(s, p), last)
+	lines = append(lines, s.eng.rules.initFailed()...)
 	return &engines.Failure{Class: engines.OOM, Message: msg, Lines: lines}
 }
 
@@ -210,19 +171,7 @@ func (s *setup) torchOOM(p memPlan, free, want float64) error {
 	return s.oom(msg, p, "torch.OutOfMemoryError: "+msg)
 }
 
-// planLog is what the engine prints about memory before it fails or runs.
-func (s *setup) planLog(p memPlan) []string {
-	switch s.engine {
-	case engines.SGLang:
-		return []string{
-			fmt.Sprintf("Load weight end. type=%s, dtype=%s, avail mem=%.2f GB, mem usage=%.2f GB.", s.model.Name, s.model.WeightDtype, (p.total-p.weights)/gib, p.weights/gib),
-			fmt.Sprintf("KV Cache is allocated. #tokens: %d, mem_fraction_static=%g", max(int(p.kv/p.kvPerToken), 0), s.memFrac),
-		}
-	case engines.VLLM:
-		return []string{
-			fmt.Sprintf("Model loading took %.4f GiB memory", p.weights/gib),
-			fmt.Sprintf("Available KV cache memory: %.2f GiB", p.kv/gib),
-		}
-	}
+// planLog is what an engine without a memory report of its own prints.
+func genericPlanLog(p memPlan) []string {
 	return []string{fmt.Sprintf("weights %.2f GiB, KV cache %.2f GiB", p.weights/gib, p.kv/gib)}
 }

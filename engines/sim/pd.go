@@ -27,18 +27,14 @@ type pdSetup struct {
 	handoff bool
 }
 
-// pdRouter is the router's' per-request service times: SGLang's router
-// (sgl-router, Rust) and vLLM's disaggregation proxy (Python, which also
-// forwards the decode request after prefill: handoff). Estimates, not
+// pdRouter is the engine's router's per-request service time (its
+// model's router: SGLang's sgl-router, Rust; vLLM's disaggregation proxy,
+// Python, which also forwards the decode request after prefill: handoff);
+// ok is false for an engine that serves no PD. Estimates, not
 // measurements (docs/sim.md, Disaggregated prefill/decode).
 func pdRouter(engine string) (service float64, handoff, ok bool) {
-	switch engine {
-	case engines.SGLang:
-		return 0.2e-3, false, true
-	case engines.VLLM:
-		return 1e-3, true, true
-	}
-	return 0, false, false
+	m, _ := engineModelOf(engine)
+	return m.router.service, m.router.handoff, m.router.ok
 }
 
 // resolvePD resolves both sides of a PD config, each server on one node
@@ -104,7 +100,7 @@ func sideFailure(role string, err error) error {
 // serverGPUs is one server's GPUs: tp × dp, or tp when SGLang's DP
 // attention lives inside its TP group.
 func serverGPUs(s *setup) int {
-	if s.dpAttn && s.engine == engines.SGLang {
+	if s.dpAttn && s.eng.dpAttnInTP {
 		return s.tp
 	}
 	return s.tp * s.dp

@@ -211,7 +211,7 @@ func TestPDRouterQueues(t *testing.T) {
 	d.send()
 	service, _, _ := pdRouter(engines.SGLang)
 	for i, r := range d.reqs {
-		want := float64(i+1)*service + engineModels[engines.SGLang].requestOverhead/2
+		want := float64(i+1)*service + sglangModel().requestOverhead/2
 		if math.Abs(r.pr.visible-want) > 1e-12 {
 			t.Errorf("request %d visible to prefill at %.6f s, want %.6f", i, r.pr.visible, want)
 		}

@@ -2,8 +2,6 @@ package sim
 
 import (
 	"math"
-
-	"github.com/servetune/servetune/engines"
 )
 
 const (
@@ -96,7 +94,7 @@ func newPerf(s *setup, p memPlan) *perf {
 		pf.attnPeak /= e.mlaPrefill
 	}
 	pf.coef = s.coef
-	if s.engine == engines.VLLM {
+	if s.eng.refitted {
 		pf.vllmConstants()
 	}
 	if s.spec.on {
@@ -107,7 +105,7 @@ func newPerf(s *setup, p memPlan) *perf {
 
 // step is a step's time and, for the vLLM model, its features.
 func (pf *perf) step(loads []rankLoad, decodeOnly bool) (float64, feat) {
-	if pf.s.engine == engines.VLLM {
+	if pf.s.eng.refitted {
 		return pf.vllmStep(loads, decodeOnly)
 	}
 	return pf.stepTime(loads, decodeOnly) * orOne(pf.s.eng.stepScale), feat{}

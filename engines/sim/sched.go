@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/bench"
-	"github.com/servetune/servetune/engines"
 )
 
 // simReq is a request's life inside the simulated engine.
@@ -132,7 +131,7 @@ func newSchedulerGaps(s *setup, pf *perf, plan memPlan, reqs []request, p bench.
 		}
 	}
 	nRanks := s.dp
-	if s.engine == engines.Ollama {
+	if s.eng.oneQueue {
 		nRanks = 1
 	}
 	sc.successor = map[int]*simReq{}
@@ -355,7 +354,7 @@ func (sc *scheduler) start(g *group) {
 // back to back, only requests visible when the previous one started are
 // admitted. An idle engine schedules at once.
 func (sc *scheduler) admitCutoff(g *group) float64 {
-	if sc.s.engine != engines.VLLM || g.until != sc.now || g.from >= sc.now {
+	if !sc.s.eng.asyncScheduling || g.until != sc.now || g.from >= sc.now {
 		return sc.now
 	}
 	for _, rk := range g.ranks {

@@ -73,9 +73,9 @@ func resolve(cards *Cards, cfg space.Config, t space.Target) (*setup, error) {
 	if s.engine == "" || s.engine == space.Default {
 		s.engine = t.Engine
 	}
-	em, ok := engineModels[s.engine]
+	em, ok := engineModelOf(s.engine)
 	if !ok {
-		return nil, invalid(fmt.Sprintf("engine %q is not simulated (vllm, sglang, trtllm, ollama)", s.engine))
+		return nil, invalid(fmt.Sprintf("engine %q is not simulated (%s)", s.engine, simulatedNames()))
 	}
 	s.eng = em
 	var err error
@@ -162,10 +162,10 @@ func (s *setup) parallel(cfg space.Config) error {
 	moe := s.model.Experts > 0
 	// vLLM and TRT-LLM run DP ranks of an MoE model in lockstep sharing the
 	// experts, which is what SGLang calls DP attention.
-	if s.engine != engines.SGLang && s.dp > 1 && moe {
+	if s.eng.lockstepMoEDP && s.dp > 1 && moe {
 		s.dpAttn = true
 	}
-	if s.engine == engines.SGLang && s.dpAttn && s.tp%s.dp != 0 {
+	if s.eng.dpAttnInTP && s.dpAttn && s.tp%s.dp != 0 {
 		return invalid("DP attention needs tp_size % dp_size == 0",
 			"Traceback (most recent call last):",
 			"  File \"sglang/srt/server_args.py\", in __post_init__",
@@ -174,7 +174,7 @@ func (s *setup) parallel(cfg space.Config) error {
 	}
 	need := s.tp * s.dp
 	s.attnTP = s.tp
-	if s.dpAttn && s.engine == engines.SGLang {
+	if s.dpAttn && s.eng.dpAttnInTP {
 		need = s.tp
 		s.attnTP = s.tp / s.dp
 	}
@@ -196,7 +196,7 @@ func (s *setup) parallel(cfg space.Config) error {
 		if !moe {
 			return invalid("moe_a2a_backend=deepep needs an MoE model")
 		}
-		if s.engine != engines.SGLang {
+		if !s.eng.deepEP {
 			return invalid(fmt.Sprintf("moe_a2a_backend is an SGLang option; %s does not take it", s.engine))
 		}
 		s.ep = s.tp // SGLang forces ep_size = tp_size for DeepEP
@@ -222,7 +222,7 @@ func (s *setup) memory(cfg space.Config) error {
 		s.memFrac, s.memFracSet = f, true
 	}
 	var err error
-	if s.chunk, err = intKnob(cfg, "chunked_prefill", s.defaultChunk()); err != nil {
+	if s.chunk, err = intKnob(cfg, "chunked_prefill", s.eng.rules.defaultChunk(s)); err != nil {
 		return err
 	}
 	if s.chunk == -1 {
@@ -238,12 +238,12 @@ func (s *setup) memory(cfg space.Config) error {
 		return invalid(fmt.Sprintf("max_running=%d", s.maxRunning))
 	}
 	if s.maxRunning == 0 {
-		s.maxRunning = s.eng.defaultMaxRunning(s)
-	} else if s.engine == engines.SGLang {
+		s.maxRunning = s.eng.rules.defaultMaxRunning(s)
+	} else if s.eng.splitMaxRunning {
 		// SGLang divides the user's max_running_requests among DP ranks.
 		s.maxRunning = max(1, s.maxRunning/s.dp)
 	}
-	if s.engine == engines.VLLM && s.chunk > 0 && s.chunk < s.maxRunning && cfg.Has("chunked_prefill") {
+	if s.eng.batchedTokensCheck && s.chunk > 0 && s.chunk < s.maxRunning && cfg.Has("chunked_prefill") {
 		return invalid(fmt.Sprintf("max_num_batched_tokens (%d) must be greater than or equal to max_num_seqs (%d)", s.chunk, s.maxRunning),
 			fmt.Sprintf("ValueError: max_num_batched_tokens (%d) must be greater than or equal to max_num_seqs (%d).", s.chunk, s.maxRunning))
 	}
@@ -262,36 +262,10 @@ func (s *setup) memory(cfg space.Config) error {
 	return nil
 }
 
-// defaultChunk is the engine's default prefill token budget per step
-// (engines.md §1.2 and §2.2).
-func (s *setup) defaultChunk() int {
-	mem := s.gpu.MemGiB
-	switch s.engine {
-	case engines.VLLM:
-		if mem >= 70 && !strings.Contains(strings.ToLower(s.gpu.Name), "a100") {
-			return 8192
-		}
-		return 2048
-	case engines.SGLang:
-		switch {
-		case mem < 35:
-			return 2048
-		case mem < 60:
-			return 4096
-		case mem < 160:
-			return 8192
-		}
-		return 16384
-	case engines.Ollama:
-		return 2048
-	}
-	return 8192
-}
-
 func (s *setup) kernels(cfg space.Config) error {
 	s.cudaGraph = s.eng.graphs && !boolKnob(cfg, "disable_cuda_graph")
 	var err error
-	if s.graphBS, err = intKnob(cfg, "cuda_graph_max_bs", s.eng.defaultGraphBS(s)); err != nil {
+	if s.graphBS, err = intKnob(cfg, "cuda_graph_max_bs", s.eng.rules.defaultGraphBS(s)); err != nil {
 		return err
 	}
 	s.attnBackend = "default"
@@ -356,7 +330,7 @@ func (s *setup) speculative(cards *Cards, cfg space.Config) error {
 	if sp.steps < 1 || sp.topk < 1 || sp.draftTokens < 1 {
 		return invalid("speculative steps, topk and draft tokens must be positive")
 	}
-	if sp.topk == 1 && sp.draftTokens != sp.steps+1 && s.engine == engines.SGLang && cfg.Has("speculative_num_draft_tokens") {
+	if sp.topk == 1 && sp.draftTokens != sp.steps+1 && s.eng.fixDraftTokens && cfg.Has("speculative_num_draft_tokens") {
 		// SGLang silently fixes this combination.
 		sp.draftTokens = sp.steps + 1
 	}

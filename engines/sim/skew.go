@@ -1,7 +1,5 @@
 package sim
 
-import "github.com/servetune/servetune/engines"
-
 // Skew moves the engines' calibrated behaviour away from the fit, so a
 // test bed (studies/lab) can build realities the simulator prior does not
 // share: kernels, per-step CPU work (what chunked prefill multiplies),
@@ -30,7 +28,7 @@ func (k *Skew) apply(s *setup) {
 		return
 	}
 	kern := orOne(k.Kernel[s.engine])
-	if s.engine == engines.VLLM {
+	if s.eng.refitted {
 		for _, i := range []int{fWeights, fExperts, fLinear, fExpertLinear, fKV, fComm} {
 			s.coef[i] *= kern
 		}

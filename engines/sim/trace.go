@@ -1,7 +1,5 @@
 package sim
 
-import "github.com/servetune/servetune/engines"
-
 // reqTrace accumulates a request's step features (coef.go) so that a fit
 // can write its latencies as linear functions of the coefficients: TTFT
 // is the in-overhead plus the share of each step spent waiting for and
@@ -75,7 +73,7 @@ func (r *simReq) tokenTraced() {
 // inOverhead is the time from send until the scheduler sees r: HTTP,
 // validation and tokenisation.
 func (sc *scheduler) inOverhead(r *simReq) float64 {
-	if sc.s.engine != engines.VLLM {
+	if !sc.s.eng.refitted {
 		return sc.halfRO
 	}
 	c := &sc.pf.coef
@@ -89,7 +87,7 @@ func (sc *scheduler) inOverhead(r *simReq) float64 {
 // outOverhead is from a step's end until its tokens reach the client; the
 // vLLM model folds it into the step's CPU time.
 func (sc *scheduler) outOverhead() float64 {
-	if sc.s.engine == engines.VLLM {
+	if sc.s.eng.refitted {
 		return 0
 	}
 	return sc.halfRO

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 )
 
@@ -89,7 +88,7 @@ func (sm *Simulator) Uncertainty(cfg space.Config, t space.Target) (Uncertainty,
 // TP 1–4, dense BF16 and one FP8 MoE).
 func (s *setup) extrapolations() []Extrapolation {
 	var out []Extrapolation
-	if s.engine != engines.VLLM {
+	if !s.eng.refitted {
 		out = append(out, xEngine)
 	}
 	if s.tp > 4 {

@@ -4,12 +4,11 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/engines"
-	"github.com/servetune/servetune/space"
 )
 
 // facts is what deploying one engine needs beyond its serving command,
-// as the engine registry answers it (engines.Engine: DefaultPort, Health,
-// Image, Deployment); a declared engine's come from its declaration.
+// as its adapter answers it (engines.Deployed: Port, Health; the
+// adapter's Image and Deployment), declared engines' included.
 type facts struct {
 	image func(version string) string
 	port  int
@@ -21,25 +20,14 @@ type facts struct {
 	load    time.Duration
 }
 
-// registryFacts are what the registry says of engine e.
-func registryFacts(e engines.Engine) facts {
-	d := e.Deployment()
-	return facts{image: e.Image, port: e.DefaultPort(), health: e.Health(),
-		cache: d.Cache, hfHome: d.HFToken, bindEnv: d.BindEnv, load: d.Load}
-}
-
-// declaredFacts are a declared engine's: the registry's, with port 8000
-// when it declares none and a health probe only where Kubernetes can
-// check it — a probe passes on any 2xx/3xx with any body, so only a plain
-// "path answers 200" declaration maps onto it.
-func declaredFacts(e engines.Engine, d space.EngineDecl) facts {
-	f := registryFacts(e)
-	if f.port == 0 {
-		f.port = 8000
-	}
-	f.health = ""
-	if r := d.Ready; r.Path != "" && r.Field == "" && (r.Status == 0 || r.Status == 200) {
-		f.health = r.Path
-	}
-	return f
+// deployedFacts are what the deployment's adapter says: its image,
+// cache and binding, the port it serves on when nothing picks one and its
+// plain-GET health path (engines.Deployed), so a declared engine deploys
+// on its declared port and is probed as the launcher probes it — never by
+// a path its readiness rule does not answer (a log line, a status or a
+// JSON field: Kubernetes probes the TCP port instead).
+func deployedFacts(d engines.Deployed) facts {
+	dep := d.Engine.Deployment()
+	return facts{image: d.Engine.Image, port: d.Port, health: d.Health,
+		cache: dep.Cache, hfHome: dep.HFToken, bindEnv: dep.BindEnv, load: dep.Load}
 }

@@ -20,27 +20,31 @@ const routerLoad = 5 * time.Minute
 // Deployment and Service named <trial>-<process>, every server bound to
 // all interfaces and reached by the router at its Service's name.
 func NewPD(sp *space.Space, t store.Trial, o Options) ([]Plan, error) {
-	if t.State != store.Complete && !o.Force {
-		return nil, fmt.Errorf("trial %d is %s%s: %w; --force exports it anyway", t.Number, t.State, because(t), ErrNotComplete)
+	if err := holds(t, o); err != nil {
+		return nil, err
 	}
-	cfg := sp.WithTargetEngine(t.Config)
-	eng := engines.EngineOf(cfg, sp.Target)
-	f, err := engineFacts(eng, sp.Target, o.Image)
+	d, f, refused, err := deploy(sp, t, o)
 	if err != nil {
 		return nil, err
 	}
-	pd, ok := engines.SplitPD(cfg)
-	_, found := engines.Lookup(eng, sp.Target)
-	if !ok || !found {
-		return nil, fmt.Errorf("trial %d is not a disaggregated %s deployment", t.Number, eng)
+	if d.PD == nil {
+		return nil, fmt.Errorf("trial %d is not a disaggregated %s deployment", t.Number, d.Name)
 	}
-	tgt := sp.Target
-	tgt.Host = "0.0.0.0"
-	// The report's ports, each server dialled at its Service's name.
-	procs, err := engines.RenderPD(cfg, tgt, engines.PDPorts{Dial: serviceNames(sp.Study.Name, t.Number, pd)})
+	if refused != nil {
+		return nil, refused
+	}
+	return planPD(sp, t, o, d, f)
+}
+
+// planPD is every process's Plan, each server bound to all interfaces
+// and dialled by the router at its Service's name.
+func planPD(sp *space.Space, t store.Trial, o Options, d engines.Deployed, f facts) ([]Plan, error) {
+	d.Target.Host = "0.0.0.0"
+	procs, err := d.On(engines.PDPorts{Dial: serviceNames(sp.Study.Name, t.Number, *d.PD)})
 	if err != nil {
 		return nil, fmt.Errorf("trial %d: %w", t.Number, err)
 	}
+	eng := d.Name
 	gpu := studies.TargetDevice(sp.Target, []string{eng}) == "gpu"
 	plans := make([]Plan, len(procs))
 	for i, pr := range procs {

@@ -91,21 +91,29 @@ var ErrNotComplete = errors.New("trial did not complete")
 // ErrNoImage refuses a declared engine without --image.
 var ErrNoImage = errors.New("no image")
 
-// New plans the deployment of trial t of the study sp.
+// New plans the deployment of trial t of the study sp when it is one
+// server (NewPD plans a disaggregated one; Trial picks).
 func New(sp *space.Space, t store.Trial, o Options) (Plan, error) {
-	if t.State != store.Complete && !o.Force {
-		return Plan{}, fmt.Errorf("trial %d is %s%s: %w; --force exports it anyway", t.Number, t.State, because(t), ErrNotComplete)
+	if err := holds(t, o); err != nil {
+		return Plan{}, err
 	}
-	cfg := sp.WithTargetEngine(t.Config)
-	eng := engines.EngineOf(cfg, sp.Target)
-	f, err := engineFacts(eng, sp.Target, o.Image)
+	d, f, refused, err := deploy(sp, t, o)
+	if err == nil {
+		err = refused
+	}
 	if err != nil {
 		return Plan{}, err
 	}
-	cmd, err := engines.Render(cfg, sp.Target)
-	if err != nil {
-		return Plan{}, fmt.Errorf("trial %d: %w", t.Number, err)
+	if d.PD != nil {
+		return Plan{}, fmt.Errorf("trial %d: %w", t.Number, &engines.Failure{Class: engines.InvalidConfig,
+			Message: "a disaggregated (disaggregation = \"pd\") config is several servers and a router: NewPD plans each"})
 	}
+	return planOne(sp, t, o, d, f), nil
+}
+
+// planOne is one server's Plan.
+func planOne(sp *space.Space, t store.Trial, o Options, d engines.Deployed, f facts) Plan {
+	cmd, eng := d.Command, d.Name
 	p := Plan{Study: sp.Study.Name, Trial: t.Number, Name: name(sp.Study.Name, t.Number), Engine: eng,
 		Image: f.image(imageVersion(sp.Target, eng)), Files: cmd.Files, Setup: cmd.Setup,
 		Health: f.health, Load: f.load, Cache: f.cache, HFToken: f.hfHome, Claim: CacheClaim}
@@ -113,22 +121,49 @@ func New(sp *space.Space, t store.Trial, o Options) (Plan, error) {
 		p.Image = o.Image
 	}
 	if studies.TargetDevice(sp.Target, []string{eng}) == "gpu" {
-		p.GPUs = engines.GPUs(cfg, sp.Target)
+		p.GPUs = d.GPUs
 	}
-	p.Argv, p.Env, p.Port = bind(cfg, sp.Target, cmd, f)
-	return p, nil
+	p.Argv, p.Env, p.Port = bind(d, f)
+	return p
+}
+
+// holds refuses a trial whose measurement does not hold, unless forced.
+func holds(t store.Trial, o Options) error {
+	if t.State != store.Complete && !o.Force {
+		return fmt.Errorf("trial %d is %s%s: %w; --force exports it anyway", t.Number, t.State, because(t), ErrNotComplete)
+	}
+	return nil
+}
+
+// deploy resolves trial t's config on tgt (engines.Deploy) and what
+// deploying its engine needs beyond the command: err for an unknown
+// engine or a declared one without --image (a declared engine has no
+// official image), refused for the config the engine refuses.
+func deploy(sp *space.Space, t store.Trial, o Options) (d engines.Deployed, f facts, refused, err error) {
+	tgt := sp.Target
+	d, refused = engines.Deploy(sp.WithTargetEngine(t.Config), tgt)
+	if d.Engine == nil {
+		return d, f, nil, fmt.Errorf("unknown engine %q", d.Name)
+	}
+	if decl, isDeclared := tgt.Declared[d.Name]; isDeclared && o.Image == "" {
+		return d, f, nil, fmt.Errorf("engine %s is declared in the space and has no official image; --image names the one holding %s: %w", d.Name, strings.Join(decl.Command[:1], " "), ErrNoImage)
+	}
+	if refused != nil {
+		refused = fmt.Errorf("trial %d: %w", t.Number, refused)
+	}
+	return d, deployedFacts(d), refused, nil
 }
 
 // bind is the command listening on every interface of the container.
-func bind(cfg space.Config, t space.Target, cmd engines.Command, f facts) ([]string, map[string]string, int) {
-	args, env, port, _ := engines.ListenFor(cfg, t, "0.0.0.0", f.port)
-	for k, v := range cmd.Env {
+func bind(d engines.Deployed, f facts) ([]string, map[string]string, int) {
+	args, env, port := d.Listen("0.0.0.0", f.port)
+	for k, v := range d.Command.Env {
 		env[k] = v
 	}
 	if f.bindEnv != "" {
 		env[f.bindEnv] = "0.0.0.0:" + strconv.Itoa(port)
 	}
-	return append(append([]string(nil), cmd.Argv...), args...), env, port
+	return append(append([]string(nil), d.Command.Argv...), args...), env, port
 }
 
 // imageVersion is the release an image is pinned to: the target's
@@ -139,23 +174,6 @@ func imageVersion(t space.Target, eng string) string {
 		return v
 	}
 	return engines.RenderedFor(eng)
-}
-
-// engineFacts are what the registry knows of eng; a declared engine
-// has no official image, so --image must name one.
-func engineFacts(eng string, t space.Target, image string) (facts, error) {
-	e, ok := engines.Lookup(eng, t)
-	if !ok {
-		return facts{}, fmt.Errorf("unknown engine %q", eng)
-	}
-	d, isDeclared := t.Declared[eng]
-	if !isDeclared {
-		return registryFacts(e), nil
-	}
-	if image == "" {
-		return facts{}, fmt.Errorf("engine %s is declared in the space and has no official image; --image names the one holding %s: %w", eng, strings.Join(d.Command[:1], " "), ErrNoImage)
-	}
-	return declaredFacts(e, d), nil
 }
 
 func because(t store.Trial) string {

@@ -130,7 +130,10 @@ func TestADeclaredEngineWithoutAPortListensOnItsDefault(t *testing.T) {
 func TestEveryEngineHasDeploymentFacts(t *testing.T) {
 	for _, name := range engines.Names() {
 		e, _ := engines.Lookup(name, space.Target{})
-		f := registryFacts(e)
+		// The facts are the adapter's, whatever the model (Ollama refuses
+		// one that is not a local .gguf).
+		d, _ := engines.Deploy(space.Config{}, space.Target{Model: "m", Engine: name})
+		f := deployedFacts(d)
 		if !slices.Contains(e.Probes(), f.health) {
 			t.Errorf("%s: health %s is not among its probes %v", name, f.health, e.Probes())
 		}
@@ -174,8 +177,55 @@ func TestImages(t *testing.T) {
 		{"ollama", "0.5.7", "ollama/ollama:0.5.7"},
 	} {
 		e, _ := engines.Lookup(tc.engine, space.Target{})
-		if got := registryFacts(e).image(tc.version); got != tc.want {
+		if got := e.Image(tc.version); got != tc.want {
 			t.Errorf("image(%s, %q) = %s, want %s", tc.engine, tc.version, got, tc.want)
 		}
+	}
+}
+
+// A declared engine deploys as its adapter serves it (engines.Deploy):
+// the port the launcher would bind, and the health path the launcher
+// probes — none when its readiness is a log line, a status or a JSON
+// field, which a Kubernetes probe cannot check (it probes the TCP port).
+func TestADeclaredEngineDeploysAsItsAdapterServes(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edit   func(*space.EngineDecl)
+		port   int
+		health string
+	}{
+		{"plain GET", func(*space.EngineDecl) {}, 8080, "/health"},
+		// A hand-built target may hold both; the adapter waits for the log
+		// line, so /health answering proves nothing.
+		{"log line", func(d *space.EngineDecl) { d.Ready.Log = "server is listening" }, 8080, ""},
+		{"status 204", func(d *space.EngineDecl) { d.Ready.Status = 204 }, 8080, ""},
+		{"no default port", func(d *space.EngineDecl) { d.DefaultPort = 0 }, 8000, "/health"},
+		{"fixed port", func(d *space.EngineDecl) { d.Port, d.DefaultPort = space.Pass{}, 9090 }, 9090, "/health"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			decl := llamaServer()
+			d := decl["llama-server"]
+			tc.edit(&d)
+			decl["llama-server"] = d
+			sp := study("llama-server", 1, decl)
+			p, err := New(sp, complete(space.Config{}), Options{Image: "x/y:1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dep, err := engines.Deploy(sp.WithTargetEngine(space.Config{}), sp.Target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Port != tc.port || p.Health != tc.health || p.Port != dep.Port || p.Health != dep.Health {
+				t.Errorf("port %d health %q; want %d %q (the adapter's: %d %q)", p.Port, p.Health, tc.port, tc.health, dep.Port, dep.Health)
+			}
+			y, err := Kubernetes(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if probesHTTP := strings.Contains(string(y), "httpGet"); probesHTTP != (tc.health != "") {
+				t.Errorf("manifest probes HTTP = %v, want %v:\n%s", probesHTTP, tc.health != "", y)
+			}
+		})
 	}
 }

@@ -158,16 +158,28 @@ func metricAttrs(a map[string]any, ms map[string]map[string]float64) {
 
 // command is the serving command the trial ran (as the engine really ran
 // it when it launched one, else as servetune renders the config), one
-// shell-quoted line with the variables it set in front.
+// shell-quoted line with the variables it set in front; a disaggregated
+// deployment's is one such line per process, each after a "# name" line.
 func command(sp *space.Space, t store.Trial) string {
-	c := t.Ran
-	if c == nil {
-		r, err := engines.Render(t.Config, sp.Target)
-		if err != nil {
-			return ""
-		}
-		c = &r
+	if t.Ran != nil {
+		return shellLine(*t.Ran)
 	}
+	d, err := engines.Deploy(t.Config, sp.Target)
+	if err != nil {
+		return ""
+	}
+	if d.PD == nil {
+		return shellLine(d.Command)
+	}
+	var lines []string
+	for _, pr := range d.Processes {
+		lines = append(lines, "# "+pr.Name(), shellLine(pr.Command))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// shellLine is c as one shell-quoted line, its variables in front.
+func shellLine(c engines.Command) string {
 	var parts []string
 	for _, k := range sortedEnv(c.Env) {
 		parts = append(parts, k+"="+quote(c.Env[k]))

@@ -27,41 +27,8 @@ func noops(fs map[string]extraFlag, value bool, names ...string) {
 // knob table does not read; docs/sim.md lists them.
 func extraFlags(engine string) map[string]extraFlag {
 	fs := map[string]extraFlag{}
-	pdFlags(engine, fs) // role.go
-	switch engine {
-	case engines.VLLM:
-		fs["--max-model-len"] = extraFlag{value: true, set: setMaxLen}
-		fs["--performance-mode"] = extraFlag{value: true, set: setPerformanceMode}
-		noops(fs, true, "--reasoning-parser", "--tool-call-parser", "--chat-template", "--tokenizer", "--revision",
-			"--download-dir", "--load-format", "--dtype", "--quantization", "-q", "--seed", "--uvicorn-log-level",
-			"--api-key", "--root-path", "--uds", "--scheduling-policy", "--block-size", "--max-logprobs",
-			"--pipeline-parallel-size", "-pp", "--data-parallel-backend", "--api-server-count", "-asc",
-			"--stream-interval", "--prefix-caching-hash-algo", "--hf-overrides", "--generation-config",
-			"--override-generation-config", "--limit-mm-per-prompt", "--mm-processor-kwargs", "--allowed-origins",
-			"--middleware", "--response-role", "--ssl-keyfile", "--ssl-certfile", "--config")
-		noops(fs, false, "--trust-remote-code", "--no-trust-remote-code", "--enable-auto-tool-choice",
-			"--disable-log-requests", "--enable-log-requests", "--disable-log-stats", "--disable-uvicorn-access-log",
-			"--enable-force-include-usage", "--disable-fastapi-docs", "--enable-prompt-tokens-details",
-			"--async-scheduling", "--no-async-scheduling", "--enable-server-load-tracking")
-	case engines.SGLang:
-		fs["--context-length"] = extraFlag{value: true, set: setMaxLen}
-		noops(fs, true, "--reasoning-parser", "--tool-call-parser", "--chat-template", "--tokenizer-path",
-			"--revision", "--download-dir", "--load-format", "--dtype", "--quantization", "--random-seed",
-			"--log-level", "--api-key", "--schedule-policy", "--schedule-conservativeness", "--page-size",
-			"--load-balance-method", "--max-prefill-tokens", "--pipeline-parallel-size", "--pp-size",
-			"--moe-runner-backend", "--prefill-attention-backend", "--decode-attention-backend",
-			"--torch-compile-max-bs", "--piecewise-cuda-graph-max-tokens", "--watchdog-timeout", "--dist-timeout")
-		noops(fs, false, "--trust-remote-code", "--skip-server-warmup", "--enable-cache-report",
-			"--stream-response-default-include-usage", "--enable-metrics", "--log-requests", "--enable-dp-lm-head",
-			"--disable-cuda-graph-padding", "--disable-overlap-schedule", "--enable-two-batch-overlap",
-			"--enable-mixed-chunk", "--disable-piecewise-cuda-graph", "--enable-piecewise-cuda-graph")
-	case engines.TRTLLM:
-		fs["--max_seq_len"] = extraFlag{value: true, set: setMaxLen}
-		noops(fs, true, "--reasoning_parser", "--tool_parser", "--chat_template", "--tokenizer", "--custom_tokenizer",
-			"--revision", "--log_level", "--num_postprocess_workers", "--backend", "--max_beam_width",
-			"--pipeline_parallel_size", "--pp_size", "--gpus_per_node", "--otlp_traces_endpoint",
-			"--media_io_kwargs", "--server_role", "--metadata_server_config_file", "--disagg_cluster_uri")
-		noops(fs, false, "--trust_remote_code", "--fail_fast_on_attention_window_too_large", "--grpc")
+	if im, ok := imitationOf(engine); ok {
+		im.flags(fs)
 	}
 	return fs
 }
@@ -108,17 +75,6 @@ func setMaxLen(l *sim.Launch, v string) error {
 		return fmt.Errorf("invalid value %q: must be positive", v)
 	}
 	l.MaxModelLen = n
-	return nil
-}
-
-func setPerformanceMode(l *sim.Launch, v string) error {
-	switch v {
-	case "balanced", "interactivity":
-	case "throughput":
-		l.ThroughputMode = true
-	default:
-		return fmt.Errorf("invalid choice: %q (choose from 'balanced', 'interactivity', 'throughput')", v)
-	}
 	return nil
 }
 

@@ -25,7 +25,7 @@ const (
 
 // server is the OpenAI front end. live is nil until the engine is ready.
 type server struct {
-	engine     string
+	im         imitation
 	served     string
 	checkpoint string
 	live       atomic.Pointer[sim.Live]
@@ -55,11 +55,7 @@ func (s *server) routes() http.Handler {
 
 func (s *server) health(w http.ResponseWriter, _ *http.Request) {
 	if s.live.Load() == nil {
-		if s.engine == engines.TRTLLM {
-			http.Error(w, "LLM is unavailable. Please check the server logs for more details.", http.StatusServiceUnavailable)
-			return
-		}
-		w.WriteHeader(http.StatusServiceUnavailable)
+		s.im.unavailable(w)
 		return
 	}
 	w.WriteHeader(http.StatusOK)
@@ -71,7 +67,7 @@ func (s *server) models(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return
 	}
-	owner := map[string]string{engines.VLLM: engines.VLLM, engines.SGLang: engines.SGLang, engines.TRTLLM: "tensorrt_llm"}[s.engine]
+	owner := s.im.owner()
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []map[string]any{{
 		"id": s.served, "object": "model", "created": time.Now().Unix(), "owned_by": owner,
 		"root": s.checkpoint, "max_model_len": live.MaxLen(),
@@ -113,8 +109,8 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		return
 	}
 	out := defaultChatTokens
-	if !chat && s.engine != engines.TRTLLM {
-		out = defaultCompletionTokens
+	if !chat {
+		out = s.im.completionTokens()
 	}
 	for _, p := range []*int{req.MaxTokens, req.MaxCompletionTokens} {
 		if p != nil {
@@ -143,15 +139,15 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		return
 	}
 	defer st.Close() // a no-op once the request is done
-	c := &chunker{engine: s.engine, chat: chat, model: first(req.Model, s.served), created: time.Now().Unix(),
+	c := &chunker{im: s.im, chat: chat, model: first(req.Model, s.served), created: time.Now().Unix(),
 		id: fmt.Sprintf("%s-%x", map[bool]string{true: "chatcmpl", false: "cmpl"}[chat], s.seq.Add(1))}
 	if !req.Stream {
 		s.whole(w, r, st, c, len(tokens))
 		return
 	}
 	usage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage != nil && *req.StreamOptions.IncludeUsage
-	if s.engine == engines.TRTLLM && req.StreamOptions != nil && req.StreamOptions.IncludeUsage == nil {
-		usage = true // TRT-LLM defaults include_usage on when stream_options is present
+	if s.im.usageByDefault() && req.StreamOptions != nil && req.StreamOptions.IncludeUsage == nil {
+		usage = true
 	}
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -188,8 +184,8 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 			return
 		}
 	}
-	if s.engine == engines.SGLang {
-		buf = c.event(buf, c.sglangFinish())
+	if f := s.im.finishChunk(c); f != nil {
+		buf = c.event(buf, f)
 	}
 	if usage {
 		buf = c.event(buf, c.usage(len(tokens), seen))

@@ -2,12 +2,9 @@ package simserve
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/servetune/servetune/engines"
 )
 
 // A simulated server of a disaggregated deployment takes its role from
@@ -32,18 +29,6 @@ func transferDelay(tokens int, speed float64) time.Duration {
 	return time.Duration(float64(kvTransferBase+time.Duration(tokens)*kvTransferPerToken) / speed)
 }
 
-// pdFlags are the role flags a simulated server accepts; their values
-// change nothing but the role.
-func pdFlags(engine string, fs map[string]extraFlag) {
-	switch engine {
-	case engines.SGLang:
-		noops(fs, true, "--disaggregation-mode", "--disaggregation-transfer-backend", "--disaggregation-bootstrap-port",
-			"--disaggregation-ib-device")
-	case engines.VLLM:
-		noops(fs, true, "--kv-transfer-config")
-	}
-}
-
 // roleOf reads the role from the engine's flags ("" for an aggregated
 // server), or asked when the flags leave it open (vLLM's kv_both) or
 // agree with it.
@@ -51,19 +36,15 @@ func roleOf(engine string, extra []string, asked string) (string, error) {
 	role := ""
 	for i := 0; i < len(extra); i++ {
 		name, val, hasEq := strings.Cut(extra[i], "=")
-		if !hasEq && i+1 < len(extra) && (name == "--disaggregation-mode" || name == "--kv-transfer-config") {
+		if !hasEq && i+1 < len(extra) && roleFlagAt(name) {
 			i++
 			val = extra[i]
 		}
-		var err error
-		switch {
-		case engine == engines.SGLang && name == "--disaggregation-mode":
-			role, err = sglangMode(val)
-		case engine == engines.VLLM && name == "--kv-transfer-config":
-			role, err = vllmRole(val, asked)
-		}
-		if err != nil {
-			return "", err
+		if im, ok := imitationOf(engine); ok && im.roleFlag() != "" && name == im.roleFlag() {
+			var err error
+			if role, err = im.role(val, asked); err != nil {
+				return "", err
+			}
 		}
 	}
 	if asked != "" && role != "" && asked != role {
@@ -77,38 +58,6 @@ func or(s, def string) string {
 		return def
 	}
 	return s
-}
-
-// sglangMode is server_args.py's --disaggregation-mode choices.
-func sglangMode(v string) (string, error) {
-	switch v {
-	case "null":
-		return "", nil
-	case engines.RolePrefill, engines.RoleDecode:
-		return v, nil
-	}
-	return "", fmt.Errorf("sglang: argument --disaggregation-mode: invalid choice: '%s' (choose from 'null', 'prefill', 'decode')", v)
-}
-
-// vllmRole reads kv_role from --kv-transfer-config (vllm/config/
-// kv_transfer.py's KVRole).
-func vllmRole(v, asked string) (string, error) {
-	var c struct {
-		Connector string `json:"kv_connector"`
-		Role      string `json:"kv_role"`
-	}
-	if err := json.Unmarshal([]byte(v), &c); err != nil {
-		return "", fmt.Errorf("vllm: argument --kv-transfer-config: %v", err)
-	}
-	switch c.Role {
-	case "kv_producer":
-		return engines.RolePrefill, nil
-	case "kv_consumer":
-		return engines.RoleDecode, nil
-	case "kv_both":
-		return asked, nil
-	}
-	return "", fmt.Errorf("vllm: ValueError: Unsupported kv_role: %s. Supported roles are ('kv_producer', 'kv_consumer', 'kv_both')", c.Role)
 }
 
 // waitTransfer holds a decode server's request for its prompt's KV

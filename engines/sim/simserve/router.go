@@ -128,15 +128,11 @@ type router struct {
 
 func (rt *router) routes(engine string) http.Handler {
 	mux := http.NewServeMux()
-	if engine == engines.VLLM {
-		// toy_proxy_server.py: the clients it built from its arguments.
-		mux.HandleFunc("GET /healthcheck", rt.jsonHandler(map[string]any{"status": "ok",
-			"prefill_instances": len(rt.args.prefill), "decode_instances": len(rt.args.decode)}))
+	im, _ := imitationOf(engine)
+	if ri, ok := im.(routerImitation); ok {
+		ri.routerRoutes(rt, mux)
 	} else {
-		// sgl-router (v0.5.6's server.rs:656, :673): /health, and
-		// /workers listing every server with its health.
-		mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-		mux.HandleFunc("GET /workers", rt.workers)
+		sglangImitation{}.routerRoutes(rt, mux) // the router servetune renders elsewhere
 	}
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) { rt.forward(w, r, rt.args.decode[0], nil) })
 	mux.HandleFunc("POST /v1/completions", rt.complete)

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,7 +68,8 @@ func (f listenFunc) bind(address string) (net.Listener, error) {
 // Serves reports whether sim serve imitates the engine's command line and
 // API (vLLM, SGLang and TensorRT-LLM).
 func Serves(engine string) bool {
-	return slices.Contains([]string{engines.VLLM, engines.SGLang, engines.TRTLLM}, engine)
+	_, ok := imitationOf(engine)
+	return ok
 }
 
 // Serve runs the simulated engine until ctx ends (SIGTERM), then returns
@@ -77,8 +77,9 @@ func Serves(engine string) bool {
 // engine's lines to o.Log and returns the *engines.Failure the launcher
 // will classify from them.
 func Serve(ctx context.Context, o Options) error {
-	if !Serves(o.Engine) {
-		return fmt.Errorf("sim serve: engine %q is not served (vllm, sglang, trtllm)", o.Engine)
+	im, ok := imitationOf(o.Engine)
+	if !ok {
+		return fmt.Errorf("sim serve: engine %q is not served (%s)", o.Engine, imitated())
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -86,7 +87,7 @@ func Serve(ctx context.Context, o Options) error {
 	if o.Speed <= 0 {
 		o.Speed = 1
 	}
-	lg := newEngineLog(o.Engine, o.Log)
+	lg := &engineLog{im: im, w: o.Log}
 	p, err := engines.ParseArgs(o.Engine, o.Args, engines.Latest())
 	if err != nil {
 		return lg.argError(err)
@@ -135,7 +136,7 @@ func Serve(ctx context.Context, o Options) error {
 	if err != nil {
 		return lg.bindError(host, port, err)
 	}
-	srv := &server{engine: o.Engine, served: served, checkpoint: p.Model, role: role, speed: o.Speed}
+	srv := &server{im: im, served: served, checkpoint: p.Model, role: role, speed: o.Speed}
 	if role == engines.RoleDecode {
 		srv.transfer = transferModel(sm, cfg, t)
 	}
@@ -205,32 +206,27 @@ func first(xs ...string) string {
 	return ""
 }
 
-// engineLog writes in one engine's log style.
-type engineLog struct {
-	engine string
-	w      io.Writer
+// imitated lists the imitated engines, for messages.
+func imitated() string {
+	var ns []string
+	for _, im := range imitations() {
+		ns = append(ns, im.name())
+	}
+	return strings.Join(ns, ", ")
 }
 
-func newEngineLog(engine string, w io.Writer) *engineLog { return &engineLog{engine: engine, w: w} }
+// engineLog writes in one engine's log style (its imitation's).
+type engineLog struct {
+	im imitation
+	w  io.Writer
+}
 
 func (l *engineLog) infof(format string, a ...any) {
 	fmt.Fprintln(l.w, l.line(fmt.Sprintf(format, a...)))
 }
 
 // line prefixes s the way the engine's Python logger does.
-func (l *engineLog) line(s string) string {
-	now := time.Now()
-	var prefix string
-	switch l.engine {
-	case engines.VLLM:
-		prefix = "INFO " + now.Format("01-02 15:04:05") + " [sim] "
-	case engines.SGLang:
-		prefix = "[" + now.Format("2006-01-02 15:04:05") + "] "
-	default:
-		prefix = "[" + now.Format("01/02/2006-15:04:05") + "] [TRT-LLM] [I] "
-	}
-	return prefix + s
-}
+func (l *engineLog) line(s string) string { return l.im.logPrefix(time.Now()) + s }
 
 // raw writes lines as the engine's traceback prints them: classifier
 // patterns anchor on some of them.
@@ -241,93 +237,37 @@ func (l *engineLog) raw(lines ...string) {
 }
 
 func (l *engineLog) banner(o Options, cfg space.Config, served string) {
-	args := strings.Join(o.Args, " ")
-	switch l.engine {
-	case engines.VLLM:
-		l.infof("vLLM API server version sim (servetune, speed ×%g)", o.Speed)
-		l.infof("non-default args: %s", args)
-	case engines.SGLang:
-		l.infof("server_args=ServerArgs(model_path=%q, served_model_name=%q, %s) [servetune sim, speed ×%g]", served, served, cfg.Key(), o.Speed)
-	default:
-		l.infof("TensorRT-LLM version: sim (servetune, speed ×%g); args: %s", o.Speed, args)
-		l.infof("knobs with the extra options YAML applied: %s", cfg.Key())
-	}
+	l.im.banner(l, o, cfg, served)
 }
 
 func (l *engineLog) ready(live *sim.Live, host string, port int, startup time.Duration) {
 	for _, s := range live.PlanLog() {
 		l.infof("%s", s)
 	}
-	m := live.Memory()
-	url := "http://" + net.JoinHostPort(host, strconv.Itoa(port))
-	switch l.engine {
-	case engines.VLLM:
-		l.infof("GPU KV cache size: %d tokens", live.KVTokens())
-		l.infof("Maximum concurrency for %d tokens per request: %.2fx", live.MaxLen(), float64(live.KVTokens())/float64(max(live.MaxLen(), 1)))
-		l.infof("init engine (profile, create kv cache, warmup model) took %.2f seconds", startup.Seconds())
-		l.infof("Starting vLLM server on %s", url)
-		l.infof("Available routes are:")
-		for _, r := range []string{"/health", "/v1/models", "/v1/completions", "/v1/chat/completions"} {
-			l.infof("Route: %s, Methods: %s", r, map[bool]string{true: "POST", false: "GET"}[strings.HasPrefix(r, "/v1/c")])
-		}
-		l.raw("INFO:     Application startup complete.")
-	case engines.SGLang:
-		l.infof("max_total_num_tokens=%d, chunked_prefill_size=%d, max_running_requests=%d, context_len=%d", live.KVTokens(), live.ChunkedPrefill(), live.MaxRunning(), live.MaxLen())
-		l.raw("INFO:     Uvicorn running on " + url + " (Press CTRL+C to quit)")
-		l.infof("The server is fired up and ready to roll!")
-	default:
-		l.infof("Peak memory during memory usage profiling (torch + non-torch): %.2f GiB, available KV cache memory when calculating max tokens: %.2f GiB, fraction is set %g, kv size is %d",
-			m.WeightsGiB, m.KVGiB, m.MemFraction, live.KVTokens())
-		l.raw("INFO:     Uvicorn running on "+url+" (Press CTRL+C to quit)", "INFO:     Application startup complete.")
-	}
-}
-
-// prog is the program name argparse and click print.
-func (l *engineLog) prog() string {
-	switch l.engine {
-	case engines.VLLM:
-		return "vllm serve"
-	case engines.SGLang:
-		return "launch_server.py"
-	}
-	return "trtllm-serve serve"
-}
-
-func (l *engineLog) usage() {
-	switch l.engine {
-	case engines.VLLM:
-		l.raw("usage: vllm serve [model_tag] [options]")
-	case engines.SGLang:
-		l.raw("usage: launch_server.py [-h] --model-path MODEL_PATH [options]")
-	default:
-		l.raw("Usage: trtllm-serve serve [OPTIONS] MODEL", "Try 'trtllm-serve serve --help' for help.", "")
-	}
+	l.im.ready(l, live, "http://"+net.JoinHostPort(host, strconv.Itoa(port)), startup)
 }
 
 // argError prints a flag value the engine's parser rejects.
 func (l *engineLog) argError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), string(engines.InvalidConfig)+": ")
-	msg = strings.TrimPrefix(msg, l.engine+": ")
-	l.usage()
-	if l.engine == engines.TRTLLM {
-		l.raw("Error: Invalid value: " + msg)
-	} else {
-		l.raw(l.prog() + ": error: " + msg)
-	}
+	msg = strings.TrimPrefix(msg, l.im.name()+": ")
+	l.raw(l.im.usage()...)
+	l.raw(l.im.argError(msg)...)
 	return err
 }
 
 func (l *engineLog) unrecognized(extra []string) error {
-	l.usage()
-	switch {
-	case l.engine != engines.TRTLLM:
-		l.raw(l.prog() + ": error: unrecognized arguments: " + strings.Join(extra, " "))
-	case strings.HasPrefix(extra[0], "-"):
-		l.raw("Error: No such option: " + extra[0])
-	default:
-		l.raw("Error: Got unexpected extra argument (" + extra[0] + ")")
-	}
-	return &engines.Failure{Class: engines.InvalidConfig, Message: l.engine + ": unrecognized arguments: " + strings.Join(extra, " ")}
+	l.raw(l.im.usage()...)
+	l.raw(l.im.unrecognized(extra)...)
+	return &engines.Failure{Class: engines.InvalidConfig, Message: l.im.name() + ": unrecognized arguments: " + strings.Join(extra, " ")}
+}
+
+// argparseError and argparseUnrecognized are Python argparse's
+// refusals (vLLM, SGLang).
+func argparseError(im imitation, msg string) []string { return []string{im.prog() + ": error: " + msg} }
+
+func argparseUnrecognized(im imitation, extra []string) []string {
+	return []string{im.prog() + ": error: unrecognized arguments: " + strings.Join(extra, " ")}
 }
 
 // bindError is uvicorn's message for a taken port.
@@ -365,7 +305,7 @@ func (l *engineLog) fail(f *engines.Failure) error {
 	}
 	lines = append(lines, src[i:]...)
 	exit := engines.Exit{Exited: true, Code: 1}
-	e, _ := engines.Lookup(l.engine, space.Target{}) // a served engine is built in
+	e, _ := engines.Lookup(l.im.name(), space.Target{}) // a served engine is built in
 	if got := engines.Classify(e, engines.Starting, exit, lines); got.Class != f.Class {
 		switch f.Class {
 		case engines.OOM:

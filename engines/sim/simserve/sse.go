@@ -3,8 +3,6 @@ package simserve
 import (
 	"fmt"
 	"strings"
-
-	"github.com/servetune/servetune/engines"
 )
 
 // tokenText is one simulated token's text (leading space, as BPE words).
@@ -15,7 +13,7 @@ const tokenText = " hi"
 // chunk; SGLang sends an empty finish chunk; TRT-LLM's usage chunk is a
 // chat.completion.chunk even on /v1/completions.
 type chunker struct {
-	engine  string
+	im      chunks
 	chat    bool
 	model   string
 	id      string
@@ -48,29 +46,30 @@ func (c *chunker) roleChunk() []byte {
 func (c *chunker) content(n int, last bool) []byte {
 	text := strings.Repeat(tokenText, n)
 	finish := "null"
-	if last && c.engine != engines.SGLang {
+	if last && c.im.finishOnLast() {
 		finish = `"length"`
 	}
-	switch {
-	case c.chat:
+	if c.chat {
 		return fmt.Appendf(nil, `{%s,"choices":[{"index":0,"delta":{"content":%q},"logprobs":null,"finish_reason":%s}]}`, c.head(c.object()), text, finish)
-	case c.engine == engines.SGLang:
-		return fmt.Appendf(nil, `{%s,"choices":[{"index":0,"text":%q,"logprobs":null,"finish_reason":null,"matched_stop":null}],"usage":null}`, c.head(c.object()), text)
 	}
+	return c.im.textChunk(c, text, finish)
+}
+
+// openAIChunks are the OpenAI server's shapes (vLLM, TRT-LLM): the last
+// token's chunk carries finish_reason, no finish chunk follows.
+type openAIChunks struct{}
+
+func (openAIChunks) finishOnLast() bool { return true }
+
+func (openAIChunks) textChunk(c *chunker, text, finish string) []byte {
 	return fmt.Appendf(nil, `{%s,"choices":[{"index":0,"text":%q,"logprobs":null,"finish_reason":%s,"stop_reason":null}],"usage":null}`, c.head(c.object()), text, finish)
 }
 
-func (c *chunker) sglangFinish() []byte {
-	if c.chat {
-		return fmt.Appendf(nil, `{%s,"choices":[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"length","matched_stop":null}]}`, c.head(c.object()))
-	}
-	return fmt.Appendf(nil, `{%s,"choices":[{"index":0,"text":"","logprobs":null,"finish_reason":"length","matched_stop":null}],"usage":null}`, c.head(c.object()))
-}
+func (openAIChunks) finishChunk(*chunker) []byte { return nil }
+
+func (openAIChunks) usageObject(c *chunker) string { return c.object() }
 
 func (c *chunker) usage(prompt, n int) []byte {
-	object := c.object()
-	if c.engine == engines.TRTLLM {
-		object = "chat.completion.chunk"
-	}
+	object := c.im.usageObject(c)
 	return fmt.Appendf(nil, `{%s,"choices":[],"usage":{"prompt_tokens":%d,"total_tokens":%d,"completion_tokens":%d}}`, c.head(object), prompt, prompt+n, n)
 }
