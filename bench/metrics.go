@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -129,7 +130,7 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 			if _, ok := m.ErrorExamples[r.Class]; !ok && r.Error != "" {
 				m.ErrorExamples[r.Class] = r.Error
 			}
-			if r.Error != "" && len(m.Errors) < maxErr && !contains(m.Errors, r.Error) {
+			if r.Error != "" && len(m.Errors) < maxErr && !slices.Contains(m.Errors, r.Error) {
 				m.Errors = append(m.Errors, r.Error)
 			}
 			continue
@@ -282,7 +283,7 @@ func PercentileKey(p float64) string { return "p" + fmt.Sprint(p) }
 func withDefaultPercentiles(ps []float64) []float64 {
 	out := []float64{50, 90, 95, 99}
 	for _, p := range ps {
-		if !containsF(out, p) {
+		if !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
@@ -395,21 +396,3 @@ func meets(s SLO, ttft, tpot, e2el float64) bool {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func containsF(xs []float64, f float64) bool {
-	for _, x := range xs {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}

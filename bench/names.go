@@ -166,7 +166,7 @@ func (p Profile) MetricProblem(name string) string {
 	if m := percentileOf.FindStringSubmatch(base); m != nil {
 		q, err := strconv.ParseFloat(m[1], 64)
 		have := withDefaultPercentiles(p.Percentiles)
-		if err != nil || PercentileKey(q) != "p"+m[1] || !containsF(have, q) {
+		if err != nil || PercentileKey(q) != "p"+m[1] || !slices.Contains(have, q) {
 			return fmt.Sprintf("is a percentile the profile does not compute: add %s to its percentiles (it computes %s)", m[1], formatPercentiles(have))
 		}
 	}

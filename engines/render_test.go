@@ -3,9 +3,11 @@ package engines
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -198,7 +200,7 @@ func TestRenderGolden(t *testing.T) {
 			}
 			var b strings.Builder
 			fmt.Fprintf(&b, "%s\n", cmd.Shell())
-			for _, name := range sortedKeys(cmd.Files) {
+			for _, name := range slices.Sorted(maps.Keys(cmd.Files)) {
 				fmt.Fprintf(&b, "--- %s\n%s", name, cmd.Files[name])
 			}
 			golden(t, filepath.Join("testdata", "golden", c.name+".txt"), b.String())

@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,7 +72,7 @@ func fakeSampler(name string, objectives int) error {
 	switch {
 	case name == "cmaes" && objectives > 1:
 		return fmt.Errorf("cmaes optimises one objective, this study has %d", objectives)
-	case !containsStr([]string{"motpe", "tpe", "random", "grid", "cmaes", "greedy"}, name):
+	case !slices.Contains([]string{"motpe", "tpe", "random", "grid", "cmaes", "greedy"}, name):
 		return fmt.Errorf("unknown sampler %q", name)
 	}
 	return nil
@@ -83,10 +84,10 @@ func fakeCards(t Target) []Problem {
 		return nil
 	}
 	var out []Problem
-	if !containsStr([]string{"H100", "H200"}, t.GPU) {
+	if !slices.Contains([]string{"H100", "H200"}, t.GPU) {
 		out = append(out, Problem{Key: "target.gpu", Msg: fmt.Sprintf("the simulator has no GPU card %q", t.GPU)})
 	}
-	if !containsStr([]string{"m", "Qwen/Qwen3-8B", "zai-org/GLM-5.2-FP8"}, t.Model) {
+	if !slices.Contains([]string{"m", "Qwen/Qwen3-8B", "zai-org/GLM-5.2-FP8"}, t.Model) {
 		out = append(out, Problem{Key: "target.model", Msg: fmt.Sprintf("the simulator has no model card %q", t.Model)})
 	}
 	return out

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -17,7 +19,7 @@ import (
 func (d *decoder) profiles(m map[string]any) []bench.Profile {
 	custom := d.table(m, "custom", "profiles.custom")
 	defined := map[string]bench.Profile{}
-	for _, name := range sortedKeys(custom) {
+	for _, name := range slices.Sorted(maps.Keys(custom)) {
 		if p, ok := d.customProfile(custom, name); ok {
 			defined[name] = p
 		}

@@ -2,7 +2,9 @@ package optunadb
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +64,7 @@ func row(sp *space.Space, ds map[string]*dist, t store.Trial, m *ranked) trialRo
 	if r.State != stateRunning && r.End.IsZero() {
 		r.End = t.Start
 	}
-	for _, k := range sortedKeys(t.Config) {
+	for _, k := range slices.Sorted(maps.Keys(t.Config)) {
 		f, ok := ds[k].internal(t.Config[k])
 		if !ok {
 			r.UserAttrs["param:"+k] = space.FormatValue(t.Config[k])
@@ -183,7 +185,7 @@ func sortedEnv(m map[string]string) []string {
 	for k := range m {
 		c[k] = nil
 	}
-	return sortedKeys(c)
+	return slices.Sorted(maps.Keys(c))
 }
 
 func quote(s string) string {

@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/servetune/servetune/space"
@@ -83,7 +83,7 @@ func profileTables(sp *space.Space, trials []store.Trial, r studies.Report) []Pr
 	}
 	rows = append(rows, r.Winners...)
 	var out []ProfileTable
-	for _, p := range sortedKeys(seen) {
+	for _, p := range slices.Sorted(maps.Keys(seen)) {
 		tab := ProfileTable{Profile: p, Columns: tableColumns(sp, p)}
 		var base map[string]float64
 		if r.Baseline != nil {
@@ -168,13 +168,4 @@ func betterSign(pct float64, higher bool) int {
 		return 1
 	}
 	return -1
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
