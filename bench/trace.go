@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // DatasetTrace replays a production trace: its arrival times, input and

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 var targetKeys = []string{"runner", "model", "served_model_name", "gpu", "gpus", "gpus_per_trial", "engine", "host", "prefix", "env",

@@ -16,7 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/servetune/servetune/bench"
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // Options injects what space cannot know by itself without importing the

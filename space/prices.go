@@ -7,7 +7,7 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/cost"
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // prices reads [target] prices: the user's price file, resolved against

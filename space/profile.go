@@ -13,7 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/servetune/servetune/bench"
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 func (d *decoder) profiles(m map[string]any) []bench.Profile {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // semantic checks what needs the whole space: names in expressions,

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/servetune/servetune/bench"
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // metricHint is the did-you-mean for a metric name no profile produces

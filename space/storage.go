@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // Storage is where a study's trials live, parsed once from [study]

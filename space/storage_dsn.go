@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // connKeys are libpq's connection keywords (and pgx's own); any other

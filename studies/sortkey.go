@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/internal/suggest"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/space/suggest"
 	"github.com/servetune/servetune/studies/store"
 )
 
