@@ -226,8 +226,8 @@ func span(recs []Record) time.Duration {
 // when no request produced two tokens, anything when none succeeded).
 func (m Metrics) Values() map[string]float64 {
 	v := map[string]float64{
-		"completed":           float64(m.Completed),
-		"failed":              float64(m.Failed),
+		MetricCompleted:       float64(m.Completed),
+		MetricFailed:          float64(m.Failed),
 		"duration_s":          m.DurationS,
 		"total_input_tokens":  float64(m.TotalInput),
 		"total_output_tokens": float64(m.TotalOutput),
@@ -236,15 +236,15 @@ func (m Metrics) Values() map[string]float64 {
 		v["peak_output_tps"], v["peak_concurrency"] = m.PeakOutputThroughput, m.PeakConcurrent
 	}
 	if m.DurationS > 0 {
-		v["request_tps"] = m.RequestThroughput
-		v["output_tps"] = m.OutputThroughput
-		v["total_tps"] = m.TotalTokenThroughput
+		v[MetricRequestTPS] = m.RequestThroughput
+		v[MetricOutputTPS] = m.OutputThroughput
+		v[MetricTotalTPS] = m.TotalTokenThroughput
 		if m.GoodputSLO != nil {
-			v["goodput_rps"] = m.Goodput
+			v[MetricGoodput] = m.Goodput
 		}
 	}
 	if m.GoodputSLO != nil && m.Completed+m.Failed > 0 {
-		v["slo_attainment"] = m.SLOAttainment
+		v[MetricSLOAttainment] = m.SLOAttainment
 	}
 	for name, d := range map[string]Dist{"ttft": m.TTFT, "tpot": m.TPOT, "itl": m.ITL, "e2e": m.E2EL} {
 		if d.N == 0 {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 )
 
@@ -47,8 +48,8 @@ func Measure(ctx context.Context, r Runner, t Trial) (Result, error) {
 func judge(res Result, maxFailed float64) error {
 	for _, profile := range sortedProfiles(res.Metrics) {
 		m := res.Metrics[profile]
-		ok, counted := m["completed"]
-		failed := m["failed"]
+		ok, counted := m[bench.MetricCompleted]
+		failed := m[bench.MetricFailed]
 		if !counted || ok > 0 && failed <= maxFailed*(ok+failed) {
 			continue
 		}
