@@ -33,6 +33,10 @@ type Options struct {
 	Profile func(name string) (bench.Profile, bool)
 	// Metric reports whether a metric name exists; nil accepts all.
 	Metric func(name string) bool
+	// Storage reads a [study] storage value (pgurl.SecretKeysOf): the
+	// secrets it carries, which a space file must not, or why it is
+	// refused (a message that never quotes a secret). nil accepts any.
+	Storage func(value string) (secretKeys []string, err error)
 	// Sampler checks the [study] sampler name against the number of
 	// objectives (search.CheckSampler); nil accepts any name. Its error is
 	// reported against study.sampler.

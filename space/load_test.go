@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/studies/store/pgurl"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -31,6 +32,7 @@ func testOptions() Options {
 			return bench.Profile{}, false
 		},
 		Metric:      bench.KnownMetric,
+		Storage:     pgurl.SecretKeysOf,
 		Sampler:     fakeSampler,
 		CheckTarget: fakeCards,
 		Samples:     500,
