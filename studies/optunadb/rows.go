@@ -171,21 +171,13 @@ func command(sp *space.Space, t store.Trial) string {
 		c = &r
 	}
 	var parts []string
-	for _, k := range sortedEnv(c.Env) {
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		parts = append(parts, k+"="+quote(c.Env[k]))
 	}
 	for _, a := range c.Argv {
 		parts = append(parts, quote(a))
 	}
 	return strings.Join(parts, " ")
-}
-
-func sortedEnv(m map[string]string) []string {
-	c := space.Config{}
-	for k := range m {
-		c[k] = nil
-	}
-	return slices.Sorted(maps.Keys(c))
 }
 
 func quote(s string) string {
