@@ -6,10 +6,10 @@ import (
 	"github.com/servetune/servetune/space"
 )
 
-// bestFirst orders cs by score, highest first, keeping the order of equal
+// BestFirst orders cs by score, highest first, keeping the order of equal
 // scores so that a sampler's proposals stay deterministic for its seed.
 // cbo, trust and scoot each rank their candidates this way.
-func bestFirst(cs []space.Config, score []float64) []space.Config {
+func BestFirst(cs []space.Config, score []float64) []space.Config {
 	idx := make([]int, len(cs))
 	for i := range idx {
 		idx[i] = i

@@ -3,84 +3,36 @@ package search
 import (
 	"math"
 
-	"github.com/c-bata/goptuna"
-
 	"github.com/servetune/servetune/space"
 )
 
-// A knob's goptuna distribution, internal (float) representation and the
-// suggest call that draws it must agree, so that history rebuilt from
-// stored configs looks to the sampler exactly like configs it proposed.
+// A knob value's internal (float) scale, shared by the samplers that
+// model knobs as numbers: motpe's Parzen estimators and goptuna's
+// distributions. A categorical value is its index, a numeric value its
+// number.
 
-func distribution(p space.Param) any {
-	switch {
-	case p.Kind == space.Categorical:
-		return goptuna.CategoricalDistribution{Choices: choices(p)}
-	case p.Log && p.Kind == space.Int:
-		return goptuna.LogUniformDistribution{Low: p.Low, High: p.High + 1 - 1e-9}
-	case p.Log:
-		return goptuna.LogUniformDistribution{Low: p.Low, High: p.High}
-	case p.Kind == space.Int && p.Step > 1:
-		return goptuna.StepIntUniformDistribution{Low: int(p.Low), High: int(p.High), Step: int(p.Step)}
-	case p.Kind == space.Int:
-		return goptuna.IntUniformDistribution{Low: int(p.Low), High: int(p.High)}
-	case p.Step > 0:
-		return goptuna.DiscreteUniformDistribution{Low: p.Low, High: p.High, Q: p.Step}
-	}
-	return goptuna.UniformDistribution{Low: p.Low, High: p.High}
-}
-
-func choices(p space.Param) []string {
-	out := make([]string, len(p.Values))
-	for i, v := range p.Values {
-		out[i] = space.FormatValue(v)
-	}
-	return out
-}
-
-func internal(p space.Param, v any) float64 {
+// Internal is the knob value v on the internal scale.
+func Internal(p space.Param, v any) float64 {
 	if p.Kind == space.Categorical {
-		return float64(categoryIndex(p, v))
+		return float64(CategoryIndex(p, v))
 	}
 	f, _ := space.Number(v, true)
 	return f
 }
 
-func suggest(tr *goptuna.Trial, p space.Param) (any, error) {
-	switch {
-	case p.Kind == space.Categorical:
-		cs := choices(p)
-		s, err := tr.SuggestCategorical(p.Name, cs)
-		if err != nil {
-			return nil, err
+// CategoryIndex is the index of a categorical knob's value v (0 when v is
+// not one of its values).
+func CategoryIndex(p space.Param, v any) int {
+	for i, c := range p.Values {
+		if space.FormatValue(c) == space.FormatValue(v) {
+			return i
 		}
-		for i, c := range cs {
-			if c == s {
-				return p.Values[i], nil
-			}
-		}
-		return nil, nil
-	case p.Log && p.Kind == space.Int:
-		d := distribution(p).(goptuna.LogUniformDistribution)
-		f, err := tr.SuggestLogFloat(p.Name, d.Low, d.High)
-		return int64(math.Min(math.Floor(f), p.High)), err
-	case p.Log:
-		return tr.SuggestLogFloat(p.Name, p.Low, p.High)
-	case p.Kind == space.Int && p.Step > 1:
-		n, err := tr.SuggestStepInt(p.Name, int(p.Low), int(p.High), int(p.Step))
-		return int64(n), err
-	case p.Kind == space.Int:
-		n, err := tr.SuggestInt(p.Name, int(p.Low), int(p.High))
-		return int64(n), err
-	case p.Step > 0:
-		f, err := tr.SuggestDiscreteFloat(p.Name, p.Low, p.High, p.Step)
-		return roundStep(f, p.Step), err
 	}
-	return tr.SuggestFloat(p.Name, p.Low, p.High)
+	return 0
 }
 
-// roundStep removes float drift (0.7 + 3*0.05) so equal configs have equal keys.
-func roundStep(x, step float64) float64 {
+// RoundStep removes float drift (0.7 + 3*0.05) so equal configs have equal keys.
+func RoundStep(x, step float64) float64 {
 	digits := math.Max(0, math.Ceil(-math.Log10(step))+2)
 	m := math.Pow(10, digits)
 	return math.Round(x*m) / m

@@ -1,30 +1,17 @@
-// Package search owns the decisions about what to try next and the pure
-// functions that rank results.
-//
-// Samplers propose configs from a space given what earlier trials
-// measured. Each is one implementation of Sampler in its own file: motpe
-// (servetune's multi-objective TPE, the default), tpe and cmaes (goptuna,
-// used by these two only), cbo, linear and trust (model-free, with a
-// feasibility forest), random, grid and greedy (coordinate search).
-// NewSampler builds one by name; CheckSampler says whether a name exists
-// and can serve a study's objectives. What every model sampler shares —
-// never re-proposing a told or pending config, avoiding configs the
-// Feasibility model predicts to fail, random draws when the model is stuck
-// — is guard, in one place. Ask takes a batch size and the configs still
-// running, so several workers can share one sampler. WithPrior (or
-// Options.Prior) decorates a sampler with a Prior — the simulator, injected
-// by the caller — that screens the space (cheaply, when the Prior is also a
-// Screener), predicts in full only what screening ranks near the top,
-// proposes first from its best region (with several objectives, by
-// predicted hypervolume improvement, along the measured front too), filters
-// predicted failures with a memory plan it corrects from the study's own
-// out-of-memory trials, steps around the measured incumbent once it errs,
-// and learns its own residual.
-//
-// Ranking: feasibility-first dominance, Pareto fronts, hypervolume and
-// noise ties; PruneRule decides whether a running trial can still win.
-//
-// It never runs anything and never touches storage: the study loop feeds
-// it observations and asks for the next configs, so a resumed study
-// rebuilds the sampler's memory from its records alone.
+// Package search is the vocabulary of deciding what to try next and the
+// pure statistics that rank what was measured: the Sampler interface, its
+// Observations and trial states, Build and the Guard that every model
+// sampler shares (never a told or pending config, nor one the Feasibility
+// model predicts to fail, with refused knobs), checkpoints and the pruning
+// rule, Pareto fronts and hypervolume, which configs to measure again and
+// what their measurements make (NextConfirm, Central, HalfWidth, PickBest,
+// DetectDrift), Spearman's rank correlation, and WithPrior, which lets the
+// simulator prior (a Prior, injected by the caller) screen the space and
+// propose for any sampler. The samplers live in one package per family,
+// each importing only this one — search/motpe, search/goptuna (tpe,
+// cmaes), search/grid and search/modelfree (random, greedy, cbo, linear,
+// trust, scoot, headroom) — and search/samplers builds one by name. It
+// never runs anything and never touches storage: the study loop feeds it
+// observations and asks for the next configs, so a resumed study rebuilds
+// a sampler's memory from its records alone.
 package search

@@ -49,8 +49,8 @@ type Feasibility struct {
 
 // Failure classes the model learns from.
 const (
-	classOOM     = "oom"
-	classInvalid = "invalid_config"
+	ClassOOM     = "oom"
+	ClassInvalid = "invalid_config"
 )
 
 // NewFeasibility returns a model with no evidence: it predicts nothing.
@@ -63,9 +63,9 @@ func NewFeasibility(sp *space.Space) *Feasibility {
 func (f *Feasibility) Tell(o Observation) {
 	c := f.sp.WithTargetEngine(o.Config)
 	switch {
-	case o.Class == classOOM:
+	case o.Class == ClassOOM:
 		f.oom = append(f.oom, c)
-	case o.Class == classInvalid:
+	case o.Class == ClassInvalid:
 		f.invalid = append(f.invalid, c)
 		if k, ok := refusedKnob(o.Message, c); ok {
 			f.refused = append(f.refused, refusal{engine: c.Engine(), knob: k, value: c[k]})
@@ -108,17 +108,17 @@ func (f *Feasibility) Predict(c space.Config) (infeasible bool, reason string) {
 // pressureAtMost reports whether a and b agree on every knob that is not a
 // pressure knob and a is at most as high as b on every pressure knob.
 func pressureAtMost(a, b space.Config) bool {
-	for _, k := range unionKeys(a, b) {
+	for _, k := range UnionKeys(a, b) {
 		va, inA := a[k]
 		vb, inB := b[k]
 		if inA != inB {
 			return false
 		}
-		if sameValue(va, vb) {
+		if SameValue(va, vb) {
 			continue
 		}
-		ra, okA := pressureRank(k, va)
-		rb, okB := pressureRank(k, vb)
+		ra, okA := PressureRank(k, va)
+		rb, okB := PressureRank(k, vb)
 		if !okA || !okB || ra > rb {
 			return false
 		}
@@ -126,10 +126,10 @@ func pressureAtMost(a, b space.Config) bool {
 	return true
 }
 
-// pressureRank orders a pressure knob's values by memory use, higher is
+// PressureRank orders a pressure knob's values by memory use, higher is
 // more; ok is false for a knob that is not a pressure knob or a value
 // that cannot be ranked ("default", an unknown dtype).
-func pressureRank(knob string, v any) (rank float64, ok bool) {
+func PressureRank(knob string, v any) (rank float64, ok bool) {
 	switch knob {
 	case "mem_fraction", "chunked_prefill", "max_running", "cuda_graph_max_bs", "speculative_num_draft_tokens":
 		return space.Number(v, true)
@@ -161,13 +161,13 @@ func pressureRank(knob string, v any) (rank float64, ok bool) {
 // discreteMatch reports whether a and b agree on every knob that is not a
 // float.
 func (f *Feasibility) discreteMatch(a, b space.Config) bool {
-	for _, k := range unionKeys(a, b) {
+	for _, k := range UnionKeys(a, b) {
 		va, inA := a[k]
 		vb, inB := b[k]
 		if f.isFloat(k, va) && f.isFloat(k, vb) {
 			continue
 		}
-		if inA != inB || !sameValue(va, vb) {
+		if inA != inB || !SameValue(va, vb) {
 			return false
 		}
 	}
@@ -185,7 +185,7 @@ func (f *Feasibility) isFloat(k string, v any) bool {
 	return isFloat
 }
 
-func sameValue(a, b any) bool {
+func SameValue(a, b any) bool {
 	// Number-typed values only, not numeric strings: a float knob stored
 	// as 1 and read back as int64 1 is the same value.
 	fa, numA := space.Number(space.Normalize(a), false)
@@ -196,7 +196,7 @@ func sameValue(a, b any) bool {
 	return numA == numB && space.FormatValue(a) == space.FormatValue(b)
 }
 
-func unionKeys(a, b space.Config) []string {
+func UnionKeys(a, b space.Config) []string {
 	keys := a.Keys()
 	for _, k := range b.Keys() {
 		if _, ok := a[k]; !ok {

@@ -7,37 +7,45 @@ import (
 	"github.com/servetune/servetune/space"
 )
 
-// model is what a model sampler contributes: proposals from what it has
+// Model is what a model sampler contributes: proposals from what it has
 // learned. guard turns it into a Sampler.
-type model interface {
-	// propose draws one config.
-	propose() (space.Config, error)
-	// reject says a proposal will not run: it was measured or pending
+type Model interface {
+	// Draw draws one config.
+	Draw() (space.Config, error)
+	// Reject says a proposal will not run: it was measured or pending
 	// already, or it is predicted infeasible.
-	reject(c space.Config, infeasible bool)
-	// tell teaches the model one finished trial.
-	tell(o Observation) error
+	Reject(c space.Config, infeasible bool)
+	// Learn teaches the model one finished trial.
+	Learn(o Observation) error
 }
 
-// guard is the behaviour every model sampler shares, so that a model only
+// Guard is the behaviour every model sampler shares, so that a model only
 // proposes: never a config told or pending already, nor one the
 // feasibility model predicts to fail, while it can find another.
 //
 // A model may keep proposing measured configs once it is confident;
 // after modelAttempts of those, random draws keep the study moving, and
 // for a finite space an unmeasured grid point.
-type guard struct {
-	sp    *space.Space
-	rng   *rand.Rand
-	model model
+type Guard struct {
+	sp  *space.Space
+	rng *rand.Rand
+	// Model proposes; exported so that a family's tests can reach it.
+	Model Model
 	feas  *Feasibility // nil when off
 	told  map[string]bool
 }
 
 const modelAttempts, randomAttempts = 20, 100
 
-func newGuard(b build, m model) *guard {
-	return &guard{sp: b.sp, rng: b.rng, model: m, feas: b.feas, told: map[string]bool{}}
+// StartupTrials is how many seeded random configs precede model-based
+// sampling in the model samplers (motpe, tpe, cmaes, cbo, linear, trust,
+// scoot), so that a study is reproducible for its seed.
+const StartupTrials = 10
+
+// NewGuard makes the model a Sampler over b's space, drawing from b's
+// rng and avoiding what b's feasibility model predicts to fail.
+func NewGuard(b Build, m Model) *Guard {
+	return &Guard{sp: b.Space, rng: b.Rand, Model: m, feas: b.Feas, told: map[string]bool{}}
 }
 
 // Ask proposes up to n configs, one at a time: each one joins the
@@ -45,14 +53,14 @@ func newGuard(b build, m model) *guard {
 // the pending configs and the batch's earlier proposals afresh for each,
 // so a batch spreads as peers' trials do and proposes exactly what as
 // many single asks would.
-func (g *guard) Ask(_ context.Context, n int, pending []space.Config) ([]space.Config, error) {
-	l, ok := g.model.(liar)
+func (g *Guard) Ask(_ context.Context, n int, pending []space.Config) ([]space.Config, error) {
+	l, ok := g.Model.(Liar)
 	if !ok {
-		return batch(g.sp, n, pending, g.askOne)
+		return Batch(g.sp, n, pending, g.askOne)
 	}
 	lied := append([]space.Config(nil), pending...)
-	return batch(g.sp, n, pending, func(busy map[string]bool) (space.Config, error) {
-		undo := l.lie(lied)
+	return Batch(g.sp, n, pending, func(busy map[string]bool) (space.Config, error) {
+		undo := l.Lie(lied)
 		c, err := g.askOne(busy)
 		undo()
 		if err == nil {
@@ -66,7 +74,7 @@ func (g *guard) Ask(_ context.Context, n int, pending []space.Config) ([]space.C
 // fail; failing that, for an infinite space, the last draw unless it is
 // busy (the caller records it as measured or infeasible, and Tell teaches
 // the sampler).
-func (g *guard) askOne(busy map[string]bool) (space.Config, error) {
+func (g *Guard) askOne(busy map[string]bool) (space.Config, error) {
 	var last space.Config
 	for i := range modelAttempts + randomAttempts {
 		c, err := g.draw(i)
@@ -74,13 +82,13 @@ func (g *guard) askOne(busy map[string]bool) (space.Config, error) {
 			return nil, err
 		}
 		last = c
-		if k := configKey(g.sp, c); g.told[k] || busy[k] {
-			g.model.reject(c, false)
+		if k := ConfigKey(g.sp, c); g.told[k] || busy[k] {
+			g.Model.Reject(c, false)
 			continue
 		}
 		if g.feas != nil {
 			if bad, _ := g.feas.Predict(c); bad {
-				g.model.reject(c, true)
+				g.Model.Reject(c, true)
 				continue
 			}
 		}
@@ -89,7 +97,7 @@ func (g *guard) askOne(busy map[string]bool) (space.Config, error) {
 	if finite(g.sp) {
 		return g.unmeasured(busy)
 	}
-	if busy[configKey(g.sp, last)] {
+	if busy[ConfigKey(g.sp, last)] {
 		return nil, ErrPending
 	}
 	return last, nil
@@ -97,19 +105,19 @@ func (g *guard) askOne(busy map[string]bool) (space.Config, error) {
 
 // draw is the model's proposal for the first modelAttempts, then a
 // random config.
-func (g *guard) draw(attempt int) (space.Config, error) {
+func (g *Guard) draw(attempt int) (space.Config, error) {
 	if attempt < modelAttempts {
-		return g.model.propose()
+		return g.Model.Draw()
 	}
 	return g.sp.Sample(g.rng), nil
 }
 
 // unmeasured is a random grid point neither told nor busy.
-func (g *guard) unmeasured(busy map[string]bool) (space.Config, error) {
+func (g *Guard) unmeasured(busy map[string]bool) (space.Config, error) {
 	var free []space.Config
 	waiting := false
 	for _, c := range Grid(g.sp) {
-		k := configKey(g.sp, c)
+		k := ConfigKey(g.sp, c)
 		switch {
 		case g.told[k]:
 		case busy[k]:
@@ -128,12 +136,12 @@ func (g *guard) unmeasured(busy map[string]bool) (space.Config, error) {
 }
 
 // Tell records a finished trial.
-func (g *guard) Tell(_ context.Context, o Observation) error {
-	g.told[configKey(g.sp, o.Config)] = true
+func (g *Guard) Tell(_ context.Context, o Observation) error {
+	g.told[ConfigKey(g.sp, o.Config)] = true
 	if g.feas != nil {
 		g.feas.Tell(o)
 	}
-	return g.model.tell(o)
+	return g.Model.Learn(o)
 }
 
 // finite reports whether every knob of the space has a finite domain.

@@ -31,7 +31,7 @@ func Hypervolume(points [][]float64, objs []space.Objective, ref []float64) floa
 	}
 	var pts [][]float64
 	for _, p := range points {
-		if len(p) < d || hasNaN(p[:d]) {
+		if len(p) < d || HasNaN(p[:d]) {
 			continue
 		}
 		q := make([]float64, d)
@@ -139,7 +139,7 @@ func ReferencePoint(points [][]float64, objs []space.Objective) []float64 {
 	lo, hi := make([]float64, d), make([]float64, d)
 	n := 0
 	for _, p := range points {
-		if len(p) < d || hasNaN(p[:d]) {
+		if len(p) < d || HasNaN(p[:d]) {
 			continue
 		}
 		for i := 0; i < d; i++ {

@@ -2,30 +2,10 @@ package search
 
 import "github.com/servetune/servetune/space"
 
-// liar is a model that can take the trials still running into account
+// Liar is a model that can take the trials still running into account
 // while it proposes (constant liar): each pending config is told as a
 // provisional observation for the duration of one Ask, then forgotten.
-type liar interface {
-	// lie adds the provisional observations and returns their undo.
-	lie(pending []space.Config) (undo func())
-}
-
-// lie tells MOTPE each pending config as a known-bad observation — the
-// pessimistic constant liar: it joins g(x), never l(x), so proposals move
-// away from the region peers are measuring instead of piling onto it,
-// without pretending to know how good it is. The pending config alone is
-// lied: also lying its one-step neighbours on numeric knobs looked better
-// on 10 seeds and was worse on 20 (docs/benchmarks.md, "Parallel
-// workers"); lying every one-knob neighbour, or lying at the best value,
-// was far worse. During the random start-up it tells nothing, so the
-// start-up stays as long as it would sequentially.
-func (m *MOSampler) lie(pending []space.Config) func() {
-	n := len(m.obs)
-	if len(pending) == 0 || n < m.Startup {
-		return func() {}
-	}
-	for _, c := range pending {
-		m.obs = append(m.obs, Observation{Config: c, State: Pruned, Class: "pending"})
-	}
-	return func() { m.obs = m.obs[:n:n] }
+type Liar interface {
+	// Lie adds the provisional observations and returns their undo.
+	Lie(pending []space.Config) (undo func())
 }

@@ -50,7 +50,7 @@ func Dominates(a, b Point, objs []space.Objective) bool {
 func Front(pts []Point, objs []space.Objective) []int {
 	var front []int
 	for i, p := range pts {
-		if p.Violation > 0 || hasNaN(p.Values) {
+		if p.Violation > 0 || HasNaN(p.Values) {
 			continue
 		}
 		if slices.ContainsFunc(front, func(f int) bool { return Dominates(pts[f], p, objs) }) {
@@ -70,7 +70,7 @@ func Front(pts []Point, objs []space.Objective) []int {
 func Best(pts []Point, objs []space.Objective) int {
 	best := -1
 	for i, p := range pts {
-		if p.Violation > 0 || hasNaN(p.Values) {
+		if p.Violation > 0 || HasNaN(p.Values) {
 			continue
 		}
 		if best < 0 || objs[0].Better(p.Values[0], pts[best].Values[0]) {
@@ -80,7 +80,7 @@ func Best(pts []Point, objs []space.Objective) int {
 	return best
 }
 
-func hasNaN(xs []float64) bool {
+func HasNaN(xs []float64) bool {
 	if len(xs) == 0 {
 		return true
 	}

@@ -15,12 +15,12 @@ import (
 func bruteFront(pts []Point, objs []space.Objective) []int {
 	var front []int
 	for i, p := range pts {
-		if p.Violation > 0 || hasNaN(p.Values) {
+		if p.Violation > 0 || HasNaN(p.Values) {
 			continue
 		}
 		dominated := false
 		for j, q := range pts {
-			if i != j && q.Violation == 0 && !hasNaN(q.Values) && Dominates(q, p, objs) {
+			if i != j && q.Violation == 0 && !HasNaN(q.Values) && Dominates(q, p, objs) {
 				dominated = true
 			}
 		}

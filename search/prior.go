@@ -133,7 +133,7 @@ func WithPrior(ctx context.Context, inner Sampler, sp *space.Space, p Prior, see
 
 // predict returns c's candidate, fully predicted.
 func (ps *priorSampler) predict(ctx context.Context, c space.Config) *candidate {
-	k := configKey(ps.sp, c)
+	k := ConfigKey(ps.sp, c)
 	cd := ps.cands[k]
 	if cd == nil {
 		cd = &candidate{cfg: c}
@@ -187,12 +187,12 @@ func (ps *priorSampler) askOne(ctx context.Context, busy []space.Config) (space.
 		ps.refine(ctx, refinePerAsk)
 		ps.climbFull(ctx)
 		ps.budget = -1
-		if c, ok := ps.pick(keySet(ps.sp, busy)); ok {
+		if c, ok := ps.pick(KeySet(ps.sp, busy)); ok {
 			ps.note(ctx, c, ps.originOf(c))
 			return c, nil
 		}
 	}
-	if c, ok := ps.probe(ctx, keySet(ps.sp, busy), turn); ok {
+	if c, ok := ps.probe(ctx, KeySet(ps.sp, busy), turn); ok {
 		ps.note(ctx, c, "prior") // a probe is the prior's proposal
 		return c, nil
 	}
@@ -237,14 +237,14 @@ func (ps *priorSampler) innerOne(ctx context.Context, busy []space.Config) (spac
 			return cs[0], nil
 		}
 	}
-	return ps.memoryFallback(keySet(ps.sp, busy), last[0]), nil
+	return ps.memoryFallback(KeySet(ps.sp, busy), last[0]), nil
 }
 
 // Tell passes the trial to the inner sampler and learns from it how the
 // prior errs.
 func (ps *priorSampler) Tell(ctx context.Context, o Observation) error {
 	c := ps.sp.WithTargetEngine(o.Config)
-	ps.told[configKey(ps.sp, c)] = true
+	ps.told[ConfigKey(ps.sp, c)] = true
 	cd := ps.predict(ctx, c)
 	ps.trust.tell(o, cd)
 	ps.tellRegions(o, c, cd)
@@ -253,7 +253,7 @@ func (ps *priorSampler) Tell(ctx context.Context, o Observation) error {
 	if cd.feasible {
 		ps.twins[valuesKey(cd.values)] = true
 	}
-	done := o.State == Complete && len(o.Values) == len(ps.sp.Objectives) && !hasNaN(o.Values)
+	done := o.State == Complete && len(o.Values) == len(ps.sp.Objectives) && !HasNaN(o.Values)
 	if done {
 		ps.measured = append(ps.measured, o.Values)
 		ps.measuredCfgs = append(ps.measuredCfgs, measuredConfig{c, o.Values})

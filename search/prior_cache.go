@@ -104,7 +104,7 @@ func (cp *cachedPrior) remember(b []byte) {
 	if json.Unmarshal(b, &l) != nil || l.Config == nil || (l.Kind != kindScreen && l.Kind != kindPredict) {
 		return
 	}
-	k := l.Kind + "\x00" + configKey(cp.sp, l.Config)
+	k := l.Kind + "\x00" + ConfigKey(cp.sp, l.Config)
 	if _, dup := cp.memo[k]; dup {
 		return
 	}
@@ -154,7 +154,7 @@ func (cs cachedScreener) Screen(ctx context.Context, c space.Config) ([]float64,
 }
 
 func (cp *cachedPrior) get(ctx context.Context, kind string, c space.Config, f func(context.Context, space.Config) ([]float64, bool)) ([]float64, bool) {
-	k := kind + "\x00" + configKey(cp.sp, c)
+	k := kind + "\x00" + ConfigKey(cp.sp, c)
 	cp.mu.Lock()
 	p, ok := cp.memo[k]
 	cp.mu.Unlock()

@@ -114,7 +114,7 @@ func startUp(t *testing.T, ctx context.Context, p Prior, sp *space.Space, path, 
 
 func innerRandom(t *testing.T, sp *space.Space) Sampler {
 	t.Helper()
-	s, err := newRandom(build{sp: sp, rng: rand.New(rand.NewSource(1))})
+	s, err := newRandom(Build{Space: sp, Rand: rand.New(rand.NewSource(1))})
 	if err != nil {
 		t.Fatal(err)
 	}

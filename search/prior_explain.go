@@ -66,13 +66,13 @@ func (ps *priorSampler) note(ctx context.Context, c space.Config, origin string)
 	if ps.proposed == nil {
 		ps.proposed = map[string]Proposal{}
 	}
-	ps.proposed[configKey(ps.sp, c)] = p
+	ps.proposed[ConfigKey(ps.sp, c)] = p
 }
 
 // Explain says whether the prior or the inner sampler proposed c, and
 // what the prior predicted for it.
 func (ps *priorSampler) Explain(c space.Config) (Proposal, bool) {
-	p, ok := ps.proposed[configKey(ps.sp, c)]
+	p, ok := ps.proposed[ConfigKey(ps.sp, c)]
 	return p, ok
 }
 

@@ -110,7 +110,7 @@ func (ps *priorSampler) prepareFront(ctx context.Context) {
 		if fresh >= frontScreen {
 			break
 		}
-		if !ps.around[configKey(ps.sp, p.cfg)] {
+		if !ps.around[ConfigKey(ps.sp, p.cfg)] {
 			ps.screenAround(ctx, p.cfg)
 			fresh++
 		}
@@ -131,9 +131,9 @@ func (ps *priorSampler) refineFront(ctx context.Context, parents []measuredConfi
 	ref := ps.frontRef(points)
 	seen := map[string]bool{}
 	for _, p := range parents {
-		pc := ps.cands[configKey(ps.sp, p.cfg)]
+		pc := ps.cands[ConfigKey(ps.sp, p.cfg)]
 		for _, n := range ps.neighbours(p.cfg) {
-			k := configKey(ps.sp, n)
+			k := ConfigKey(ps.sp, n)
 			cd := ps.cands[k]
 			if cd == nil || cd.refined || seen[k] || ps.told[k] || !cd.fastOK {
 				continue
@@ -214,7 +214,7 @@ func (ps *priorSampler) nearEstimate(cd *candidate, ms []measuredMean, fixes map
 		if n == 0 || n > best {
 			continue
 		}
-		pc := ps.cands[configKey(ps.sp, m.cfg)]
+		pc := ps.cands[ConfigKey(ps.sp, m.cfg)]
 		if pc == nil {
 			continue
 		}

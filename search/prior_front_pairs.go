@@ -47,7 +47,7 @@ func (ps *priorSampler) measuredMeans() []measuredMean {
 	var out []measuredMean
 	var logs [][]float64
 	for _, m := range ps.measuredCfgs {
-		k := configKey(ps.sp, m.cfg)
+		k := ConfigKey(ps.sp, m.cfg)
 		i, ok := idx[k]
 		if !ok {
 			i = len(out)
@@ -171,7 +171,7 @@ func (f *pairFix) corrected(est []float64) []float64 {
 // pairPreds are a and b's full predictions when the prior predicts both
 // feasible, else their screening ones when both have one (as localOf).
 func (ps *priorSampler) pairPreds(a, b space.Config) ([]float64, []float64, bool) {
-	ca, cb := ps.cands[configKey(ps.sp, a)], ps.cands[configKey(ps.sp, b)]
+	ca, cb := ps.cands[ConfigKey(ps.sp, a)], ps.cands[ConfigKey(ps.sp, b)]
 	switch {
 	case ca == nil || cb == nil:
 		return nil, nil, false

@@ -119,7 +119,7 @@ func (ps *priorSampler) frontGains() map[string]float64 {
 	}
 	var before [][]float64
 	for _, m := range ps.measuredCfgs {
-		k := configKey(ps.sp, m.cfg)
+		k := ConfigKey(ps.sp, m.cfg)
 		if _, seen := gains[k]; !seen {
 			gains[k] = hvGain(before, m.values, ps.sp.Objectives, ref) / total
 		}

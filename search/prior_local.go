@@ -152,7 +152,7 @@ func (ps *priorSampler) local(ctx context.Context, busy []space.Config, spent bo
 			return nil, false
 		}
 	}
-	taken := keySet(ps.sp, busy)
+	taken := KeySet(ps.sp, busy)
 	if due {
 		if c, ok := ps.localProbe(ctx, taken); ok { // prior_local_engine.go
 			return c, true
@@ -186,7 +186,7 @@ func (ps *priorSampler) bestLocal(ctx context.Context, cs []space.Config, taken 
 	var ranked []localCand
 	seen := map[string]bool{}
 	for _, c := range cs {
-		k := configKey(ps.sp, c)
+		k := ConfigKey(ps.sp, c)
 		cd := ps.cands[k]
 		if cd == nil || seen[k] || ps.told[k] || taken[k] {
 			continue
@@ -197,7 +197,7 @@ func (ps *priorSampler) bestLocal(ctx context.Context, cs []space.Config, taken 
 		ranked = append(ranked, localCand{key: k, score: s, ok: ok})
 	}
 	bar := math.Inf(-1)
-	if inc := ps.cands[configKey(ps.sp, ps.incumbent)]; inc != nil {
+	if inc := ps.cands[ConfigKey(ps.sp, ps.incumbent)]; inc != nil {
 		if s, ok := ps.score(inc, inc.fast, inc.fastOK, 0); ok {
 			bar = s
 		}

@@ -90,7 +90,7 @@ func TestLocalSearchStepsFromTheIncumbentOnceThePriorErrs(t *testing.T) {
 				d++
 			}
 		}
-		return d == 1 && !s.told[configKey(sp, c)]
+		return d == 1 && !s.told[ConfigKey(sp, c)]
 	}
 	local := 0
 	for range 2 * localEvery {

@@ -13,10 +13,10 @@ import (
 // about memory.
 func (ps *priorSampler) tellMemory(o Observation, c space.Config) {
 	started := o.State == Complete || o.State == Pruned
-	if ps.memory == nil || !(started || o.Class == classOOM) {
+	if ps.memory == nil || !(started || o.Class == ClassOOM) {
 		return
 	}
-	ps.memory.tell(configKey(ps.sp, c), c, started)
+	ps.memory.tell(ConfigKey(ps.sp, c), c, started)
 }
 
 // memoryBusy is busy plus the fully predicted candidates the learned
@@ -55,7 +55,7 @@ func (ps *priorSampler) innerVerdict(ctx context.Context, c space.Config) (run, 
 	// memory only under the full benchmark's load.
 	cd := ps.predict(ctx, c)
 	if ps.memory != nil && ps.memory.contradicted {
-		if p, decided := ps.memory.chance(configKey(ps.sp, c), c, cd.feasible); decided {
+		if p, decided := ps.memory.chance(ConfigKey(ps.sp, c), c, cd.feasible); decided {
 			return p > 0.5, p >= exploreFloor
 		}
 	}
@@ -76,7 +76,7 @@ func (ps *priorSampler) memoryFallback(busy map[string]bool, last space.Config) 
 	}
 	for range memoryFallbackDraws {
 		c := ps.sp.WithTargetEngine(ps.sp.Sample(ps.rng))
-		k := configKey(ps.sp, c)
+		k := ConfigKey(ps.sp, c)
 		if ps.told[k] || busy[k] || ps.sp.Check(c) != nil {
 			continue
 		}
@@ -96,7 +96,7 @@ func (ps *priorSampler) memoryOpen(cd *candidate) bool {
 	if ps.memory == nil || !ps.memory.contradicted {
 		return true
 	}
-	fits, decided := ps.memory.fits(configKey(ps.sp, cd.cfg), cd.cfg, cd.fastOK)
+	fits, decided := ps.memory.fits(ConfigKey(ps.sp, cd.cfg), cd.cfg, cd.fastOK)
 	return fits || !decided
 }
 

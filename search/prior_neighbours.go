@@ -14,7 +14,7 @@ func (ps *priorSampler) screenAround(ctx context.Context, c space.Config) {
 	if c == nil {
 		return
 	}
-	k := configKey(ps.sp, c)
+	k := ConfigKey(ps.sp, c)
 	if ps.around[k] {
 		return
 	}
@@ -69,7 +69,7 @@ func (ps *priorSampler) bestNeighbour(cd *candidate, obj int) *candidate {
 	best := cd
 	bestScore, _ := ps.score(cd, cd.fast, cd.fastOK, obj)
 	for _, n := range ps.neighbours(cd.cfg) {
-		nc := ps.cands[configKey(ps.sp, n)]
+		nc := ps.cands[ConfigKey(ps.sp, n)]
 		if nc == nil {
 			continue
 		}
@@ -106,10 +106,10 @@ func (ps *priorSampler) repair(c space.Config) space.Config {
 // full prediction can.
 func (ps *priorSampler) refineNear(ctx context.Context, c space.Config) {
 	ps.screenAround(ctx, c)
-	self := ps.cands[configKey(ps.sp, c)]
+	self := ps.cands[ConfigKey(ps.sp, c)]
 	var todo []*candidate
 	for _, n := range ps.neighbours(c) {
-		cd := ps.cands[configKey(ps.sp, n)]
+		cd := ps.cands[ConfigKey(ps.sp, n)]
 		if cd != nil && !cd.refined && ps.nearOrBetter(cd, self) && !containsCand(todo, cd) {
 			todo = append(todo, cd)
 		}
@@ -138,7 +138,7 @@ func (ps *priorSampler) climbFull(ctx context.Context) {
 				break
 			}
 			ps.refineNear(ctx, c)
-			if n, _ := ps.pickBest(nil, obj); configKey(ps.sp, n) == configKey(ps.sp, c) {
+			if n, _ := ps.pickBest(nil, obj); ConfigKey(ps.sp, n) == ConfigKey(ps.sp, c) {
 				break
 			}
 		}

@@ -142,7 +142,7 @@ func (ps *priorSampler) probeCands(ctx context.Context, mp MachinePredictor, bus
 	var out []probeCand
 	for _, src := range ps.probeSources() {
 		for _, n := range ps.probeNeighbours(src) {
-			k := configKey(ps.sp, n)
+			k := ConfigKey(ps.sp, n)
 			if seen[k] || ps.told[k] || busy[k] {
 				continue
 			}

@@ -142,20 +142,20 @@ func TestRefusedChanceAndLikeliestFit(t *testing.T) {
 	mm := s.memory
 	c9 := space.Config{"a": int64(4), "b": int64(5)}
 	c8 := space.Config{"a": int64(4), "b": int64(4)}
-	if _, refused := mm.refusedChance(configKey(sp, c8), c8); refused {
+	if _, refused := mm.refusedChance(ConfigKey(sp, c8), c8); refused {
 		t.Error("a config the card starts counts as refused")
 	}
-	p0, refused := mm.refusedChance(configKey(sp, c9), c9)
+	p0, refused := mm.refusedChance(ConfigKey(sp, c9), c9)
 	if !refused || p0 <= 0 || p0 >= 0.5 {
 		t.Fatalf("a+b=9 on a card that starts a+b ≤ 8: refused %v chance %.3f, want refused with a chance in (0, 0.5)", refused, p0)
 	}
-	m := mm.likeliestFit(configKey(sp, c9), c9)
+	m := mm.likeliestFit(ConfigKey(sp, c9), c9)
 	if fits, _ := (memoryPrior8{wall: 8}).MemoryFits(c9, m[0], m[1]); !fits {
 		t.Errorf("likeliest machine ×%.3f memory ×%.3f overheads does not start a+b=9", m[0], m[1])
 	}
 	c85 := space.Config{"a": int64(5), "b": int64(4)}
-	mm.tell(configKey(sp, c85), c85, true) // another config that needs as much (a+b=9) started
-	if p1, _ := mm.refusedChance(configKey(sp, c9), c9); p1 <= p0 {
+	mm.tell(ConfigKey(sp, c85), c85, true) // another config that needs as much (a+b=9) started
+	if p1, _ := mm.refusedChance(ConfigKey(sp, c9), c9); p1 <= p0 {
 		t.Errorf("a+b=9 started, yet its twin's chance went %.3f → %.3f", p0, p1)
 	}
 }

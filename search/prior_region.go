@@ -182,7 +182,7 @@ func regionTurn(every, pick int) bool {
 // tellRegions records where the prior's feasibility prediction for a
 // told trial was wrong.
 func (ps *priorSampler) tellRegions(o Observation, c space.Config, cd *candidate) {
-	failed := o.Class == classOOM || o.Class == classInvalid
+	failed := o.Class == ClassOOM || o.Class == ClassInvalid
 	if (cd.feasible && failed) || (!cd.feasible && o.State == Complete) {
 		ps.regions.contradicted(c)
 	}

@@ -40,7 +40,7 @@ func revisit(since int, predicted, incumbent float64, o space.Objective) bool {
 // tellPruned remembers a pruned config, and that a config pruned before
 // was measured again (whatever the outcome: it is revisited once).
 func (ps *priorSampler) tellPruned(o Observation, c space.Config) {
-	k := configKey(ps.sp, c)
+	k := ConfigKey(ps.sp, c)
 	if p := ps.pruned[k]; p != nil {
 		p.revisited = true
 		return
@@ -71,7 +71,7 @@ func (ps *priorSampler) revisitable(k string, cd *candidate) bool {
 // originOf is the origin of the prior's own pick c: "revisit" for a
 // pruned config proposed again, else "prior".
 func (ps *priorSampler) originOf(c space.Config) string {
-	if ps.told[configKey(ps.sp, c)] {
+	if ps.told[ConfigKey(ps.sp, c)] {
 		return "revisit"
 	}
 	return "prior"

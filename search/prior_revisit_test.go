@@ -55,16 +55,16 @@ func TestPrunedConfigIsReproposedOnceWhenRankedTop(t *testing.T) {
 	for _, c := range lower {
 		measure(c)
 	}
-	if c, _ := s.pick(map[string]bool{}); configKey(sp, c) == configKey(sp, top) {
+	if c, _ := s.pick(map[string]bool{}); ConfigKey(sp, c) == ConfigKey(sp, top) {
 		t.Fatalf("re-proposed %v after only %d trials", c, len(lower))
 	}
 	measure(space.Config{"a": int64(1), "b": int64(2)})
 	c, ok := s.pick(map[string]bool{})
-	if !ok || configKey(sp, c) != configKey(sp, top) || s.originOf(c) != "revisit" {
+	if !ok || ConfigKey(sp, c) != ConfigKey(sp, top) || s.originOf(c) != "revisit" {
 		t.Fatalf("after %d later trials the prior picked %v (%s), want the pruned %v as a revisit", revisitAfter, c, s.originOf(c), top)
 	}
 	measure(top) // the revisit completes
-	if c, _ := s.pick(map[string]bool{}); configKey(sp, c) == configKey(sp, top) {
+	if c, _ := s.pick(map[string]bool{}); ConfigKey(sp, c) == ConfigKey(sp, top) {
 		t.Errorf("a revisited config was proposed a third time")
 	}
 }

@@ -27,7 +27,7 @@ func (ps *priorSampler) screen(ctx context.Context, n int) {
 	seen := map[string]bool{}
 	for tries := 0; n > 0 && tries < 20*n; tries++ {
 		c := ps.sp.WithTargetEngine(ps.sp.Sample(ps.rng))
-		k := configKey(ps.sp, c)
+		k := ConfigKey(ps.sp, c)
 		if ps.cands[k] != nil || seen[k] || ps.sp.Check(c) != nil {
 			continue
 		}
@@ -44,7 +44,7 @@ func (ps *priorSampler) screen(ctx context.Context, n int) {
 func (ps *priorSampler) screenAll(ctx context.Context, cs []space.Config) {
 	var fresh []space.Config
 	for _, c := range cs {
-		if k := configKey(ps.sp, c); ps.cands[k] == nil {
+		if k := ConfigKey(ps.sp, c); ps.cands[k] == nil {
 			ps.cands[k] = &candidate{cfg: c}
 			ps.order = append(ps.order, k)
 			fresh = append(fresh, c)
@@ -56,7 +56,7 @@ func (ps *priorSampler) screenAll(ctx context.Context, cs []space.Config) {
 		return // the run is over; what was cut short is not a prediction
 	}
 	for i, c := range fresh {
-		cd := ps.cands[configKey(ps.sp, c)]
+		cd := ps.cands[ConfigKey(ps.sp, c)]
 		cd.fast, cd.fastOK = out[i].values, out[i].feasible && len(out[i].values) == len(ps.sp.Objectives)
 		if !ok {
 			cd.values, cd.feasible, cd.refined = cd.fast, cd.fastOK, true

@@ -55,7 +55,7 @@ func TestPickHVFillsTheFrontsGap(t *testing.T) {
 	ps := &priorSampler{sp: sp, cands: map[string]*candidate{}, told: map[string]bool{}, resid: newResidual(2), twins: map[string]bool{}}
 	add := func(a int64, tps, tpot float64, told bool) {
 		c := space.Config{"a": a}
-		k := configKey(sp, c)
+		k := ConfigKey(sp, c)
 		ps.cands[k] = &candidate{cfg: c, values: []float64{tps, tpot}, feasible: true, refined: true}
 		ps.order = append(ps.order, k)
 		ps.told[k] = told
@@ -73,7 +73,7 @@ func TestPickHVFillsTheFrontsGap(t *testing.T) {
 	if !ok || c["a"] != int64(5) {
 		t.Errorf("pickHV = %v (%v), want a=5, the gap's middle", c, ok)
 	}
-	if c, ok := ps.pickHV(map[string]bool{configKey(sp, space.Config{"a": int64(5)}): true}); !ok || c["a"] == int64(6) {
+	if c, ok := ps.pickHV(map[string]bool{ConfigKey(sp, space.Config{"a": int64(5)}): true}); !ok || c["a"] == int64(6) {
 		t.Errorf("with a=5 busy pickHV = %v (%v), want a config that adds volume, not the dominated one", c, ok)
 	}
 }

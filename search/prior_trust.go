@@ -27,7 +27,7 @@ type priorTrust struct {
 const minRankTrials = 5
 
 func (pt *priorTrust) tell(o Observation, cd *candidate) {
-	infeasible := o.Class == classOOM || o.Class == classInvalid
+	infeasible := o.Class == ClassOOM || o.Class == ClassInvalid
 	switch {
 	case cd.feasible:
 		pt.saidOK++

@@ -108,7 +108,7 @@ func leads(c Checkpoint, objs []space.Objective) bool {
 }
 
 func usable(c Checkpoint, objs []space.Objective) bool {
-	return len(c.Values) == len(objs) && !hasNaN(c.Values)
+	return len(c.Values) == len(objs) && !HasNaN(c.Values)
 }
 
 // violates says why a checkpoint's SLO violation stops its trial.

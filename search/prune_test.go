@@ -53,7 +53,7 @@ func TestProjectScalesByTheIncumbentsRatio(t *testing.T) {
 	if got[0] != 100 || got[1] != 37.5 {
 		t.Errorf("Project = %v, want [100 37.5]", got)
 	}
-	if p := Project(cur, Checkpoint{Values: []float64{0, 20}}, []float64{200, 25}); !hasNaN(p[:1]) {
+	if p := Project(cur, Checkpoint{Values: []float64{0, 20}}, []float64{200, 25}); !HasNaN(p[:1]) {
 		t.Errorf("a zero incumbent value projects %v, want NaN", p[0])
 	}
 }

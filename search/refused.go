@@ -34,12 +34,12 @@ func refusedKnob(msg string, c space.Config) (string, bool) {
 // the engine did take that value.
 func (f *Feasibility) refusedIn(c space.Config) (refusal, bool) {
 	for _, r := range f.refused {
-		if c.Engine() != r.engine || !c.Has(r.knob) || !sameValue(c[r.knob], r.value) {
+		if c.Engine() != r.engine || !c.Has(r.knob) || !SameValue(c[r.knob], r.value) {
 			continue
 		}
 		accepted := false
 		for _, o := range f.ok {
-			if o.Engine() == r.engine && o.Has(r.knob) && sameValue(o[r.knob], r.value) {
+			if o.Engine() == r.engine && o.Has(r.knob) && SameValue(o[r.knob], r.value) {
 				accepted = true
 				break
 			}

@@ -11,9 +11,10 @@ import (
 // Sampler proposes configs and learns from finished trials. Not safe for
 // concurrent use.
 //
-// A new sampler is one file: a type implementing Sampler (or, for a model
-// that only proposes, a model wrapped by guard, which adds what every
-// model sampler shares), and a line in specs naming it.
+// A new sampler is one file in its family's package (or a new family
+// package importing only this one): a type implementing Sampler (or, for
+// a model that only proposes, a Model wrapped by NewGuard, which adds what
+// every model sampler shares), and a line in search/samplers naming it.
 type Sampler interface {
 	// Ask returns up to n configs to run next: at least one, unless every
 	// config of a finite space has been measured (ErrExhausted) or nothing
@@ -84,28 +85,28 @@ type Options struct {
 	Prior Prior
 }
 
-// configKey identifies a config whether or not it names the target's
+// ConfigKey identifies a config whether or not it names the target's
 // engine: proposals leave it out when the space has no engine knob,
 // stored trials carry it.
-func configKey(sp *space.Space, c space.Config) string { return sp.WithTargetEngine(c).Key() }
+func ConfigKey(sp *space.Space, c space.Config) string { return sp.WithTargetEngine(c).Key() }
 
-// keySet is the configs' keys.
-func keySet(sp *space.Space, cs []space.Config) map[string]bool {
+// KeySet is the configs' keys.
+func KeySet(sp *space.Space, cs []space.Config) map[string]bool {
 	out := make(map[string]bool, len(cs))
 	for _, c := range cs {
-		out[configKey(sp, c)] = true
+		out[ConfigKey(sp, c)] = true
 	}
 	return out
 }
 
-// batch builds a batch from one(busy), which proposes a config that is
+// Batch builds a batch from one(busy), which proposes a config that is
 // not busy: each answer joins busy before the next. A batch cut short by
 // ErrExhausted or ErrPending returns what it has.
-func batch(sp *space.Space, n int, pending []space.Config, one func(busy map[string]bool) (space.Config, error)) ([]space.Config, error) {
+func Batch(sp *space.Space, n int, pending []space.Config, one func(busy map[string]bool) (space.Config, error)) ([]space.Config, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("ask for %d configs: at least 1", n)
 	}
-	busy := keySet(sp, pending)
+	busy := KeySet(sp, pending)
 	var out []space.Config
 	for len(out) < n {
 		c, err := one(busy)
@@ -115,7 +116,7 @@ func batch(sp *space.Space, n int, pending []space.Config, one func(busy map[str
 		if err != nil {
 			return nil, err
 		}
-		busy[configKey(sp, c)] = true
+		busy[ConfigKey(sp, c)] = true
 		out = append(out, c)
 	}
 	return out, nil

@@ -38,7 +38,7 @@ type Options struct {
 	// refused (a message that never quotes a secret). nil accepts any.
 	Storage func(value string) (secretKeys []string, err error)
 	// Sampler checks the [study] sampler name against the number of
-	// objectives (search.CheckSampler); nil accepts any name. Its error is
+	// objectives (samplers.Check); nil accepts any name. Its error is
 	// reported against study.sampler.
 	Sampler func(name string, objectives int) error
 	// CheckTarget checks what only the runner knows, such as whether the

@@ -69,7 +69,7 @@ func fakePrior(sampler string, t Target) error {
 	return nil
 }
 
-// fakeSampler stands in for search.CheckSampler.
+// fakeSampler stands in for samplers.Check.
 func fakeSampler(name string, objectives int) error {
 	switch {
 	case name == "cmaes" && objectives > 1:

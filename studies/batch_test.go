@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/search/samplers"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
 )
@@ -34,7 +35,7 @@ func TestWorkersAskTheSamplerForABatchOfTheirFreeSlots(t *testing.T) {
 	}{{1, 1}, {3, 3}} {
 		sp := studySpace(t, 8, "")
 		st, dir := openStore(t)
-		inner, err := search.NewSampler(context.Background(), "random", sp, 1, nil, zerolog.Nop(), search.Options{})
+		inner, err := samplers.New(context.Background(), "random", sp, 1, nil, zerolog.Nop(), search.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/search/samplers"
 	"github.com/servetune/servetune/space"
 )
 
@@ -27,7 +28,7 @@ func TestReuseKeyReusesAnEquivalentConfig(t *testing.T) {
 	}
 	l := &loop{RunOptions: RunOptions{Space: sp, Store: st, Runner: fr, Dir: dir, Repeat: 1, Now: time.Now, OnEvent: func(Event) {}, ReuseKey: key}}
 	var err error
-	if l.sampler, err = search.NewSampler(context.Background(), "random", sp, 1, nil, zerolog.Nop(), search.Options{}); err != nil {
+	if l.sampler, err = samplers.New(context.Background(), "random", sp, 1, nil, zerolog.Nop(), search.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	a := space.Config{"engine": "vllm", "max_running": int64(16), "mem_fraction": 0.8}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/search/samplers"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
 	"github.com/servetune/servetune/studies/studydir"
@@ -158,7 +159,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	if o.Shared {
 		seed += workerSeed(o.WorkerID) // peers starting together must not draw alike
 	}
-	sampler, err := search.NewSampler(ctx, sp.Study.Sampler, sp, seed, observations(sp, trials), o.Log, o.Search)
+	sampler, err := samplers.New(ctx, sp.Study.Sampler, sp, seed, observations(sp, trials), o.Log, o.Search)
 	if err != nil {
 		return err
 	}

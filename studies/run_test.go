@@ -17,6 +17,7 @@ import (
 	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/search/samplers"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
 	"github.com/servetune/servetune/studies/studydir"
@@ -235,7 +236,7 @@ func TestMeasuredConfigIsReusedNotRelaunched(t *testing.T) {
 	l := &loop{RunOptions: RunOptions{Space: sp, Store: st, Runner: fr, Dir: dir, Repeat: 1, Now: time.Now, OnEvent: func(Event) {}}}
 	l.trials, _ = st.Trials(context.Background())
 	var err error
-	if l.sampler, err = search.NewSampler(context.Background(), sp.Study.Sampler, sp, 1, observations(sp, l.trials), zerolog.Nop(), search.Options{}); err != nil {
+	if l.sampler, err = samplers.New(context.Background(), sp.Study.Sampler, sp, 1, observations(sp, l.trials), zerolog.Nop(), search.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	done := l.trials[1]

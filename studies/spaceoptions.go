@@ -7,7 +7,7 @@ import (
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
-	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/search/samplers"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store/pgurl"
 )
@@ -29,7 +29,7 @@ func SpaceOptions(cards CardsOf, engineFiles ...string) space.Options {
 		Profile:      bench.Lookup,
 		Metric:       bench.KnownMetric,
 		Storage:      pgurl.SecretKeysOf,
-		Sampler:      search.CheckSampler,
+		Sampler:      samplers.Check,
 		CheckTarget:  simCards(cards),
 		EngineGPUs:   engines.GPUs,
 		RefusedValue: engines.RefusedValue,
@@ -98,7 +98,7 @@ func simCards(cardsOf CardsOf) func(space.Target) []space.Problem {
 // (it would only guess).
 func priorFits(cardsOf CardsOf) func(string, space.Target) error {
 	return func(sampler string, t space.Target) error {
-		if !search.PriorGuides(sampler) {
+		if !samplers.PriorGuides(sampler) {
 			return fmt.Errorf("the simulator prior cannot guide the %s sampler, which keeps its own order: remove prior = \"sim\" or use %s", sampler, strings.Join(guidedSamplers(), ", "))
 		}
 		cards, err := cardsOf(t)
@@ -117,8 +117,8 @@ func priorFits(cardsOf CardsOf) func(string, space.Target) error {
 
 func guidedSamplers() []string {
 	var out []string
-	for _, n := range search.SamplerNames() {
-		if search.PriorGuides(n) {
+	for _, n := range samplers.Names() {
+		if samplers.PriorGuides(n) {
 			out = append(out, n)
 		}
 	}

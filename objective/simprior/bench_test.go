@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/internal/cputime"
+	"github.com/servetune/servetune/search/samplers"
 
 	"github.com/rs/zerolog"
 
@@ -34,7 +35,7 @@ func BenchmarkQuickstartPrior(b *testing.B) {
 	measure := simprior.New(sp, sim.DefaultCards())
 	for range b.N {
 		start := cputime.Process()
-		s, err := search.NewSampler(ctx, sp.Study.Sampler, sp, sp.Study.Seed, nil, zerolog.Nop(), search.Options{Prior: simprior.New(sp, sim.DefaultCards())})
+		s, err := samplers.New(ctx, sp.Study.Sampler, sp, sp.Study.Seed, nil, zerolog.Nop(), search.Options{Prior: simprior.New(sp, sim.DefaultCards())})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/search/samplers"
 )
 
 // Check refuses a matrix that cannot run, before any simulation starts:
@@ -31,7 +31,7 @@ func (m Matrix) Check() error {
 	}{{"samplers", m.Samplers, 1}, {"mo-samplers", m.MOSamplers, 2}}
 	for _, r := range runs {
 		for _, name := range r.names {
-			if err := search.CheckSampler(name, r.objectives); err != nil {
+			if err := samplers.Check(name, r.objectives); err != nil {
 				return UsageError{fmt.Errorf("--%s: %v", r.flag, err)}
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/internal/cputime"
+	"github.com/servetune/servetune/search/samplers"
 
 	"github.com/rs/zerolog"
 
@@ -32,7 +33,7 @@ func BenchmarkPriorOverhead500(b *testing.B) {
 	measure := simprior.New(sp, sim.DefaultCards())
 	for range b.N {
 		start := cputime.Process()
-		s, err := search.NewSampler(context.Background(), "random", sp, 1, nil, zerolog.Nop(), search.Options{Prior: simprior.New(sp, sim.DefaultCards())})
+		s, err := samplers.New(context.Background(), "random", sp, 1, nil, zerolog.Nop(), search.Options{Prior: simprior.New(sp, sim.DefaultCards())})
 		if err != nil {
 			b.Fatal(err)
 		}
