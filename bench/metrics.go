@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -129,7 +130,7 @@ func Summarize(recs []Record, duration time.Duration, opt SummaryOptions) Metric
 			if _, ok := m.ErrorExamples[r.Class]; !ok && r.Error != "" {
 				m.ErrorExamples[r.Class] = r.Error
 			}
-			if r.Error != "" && len(m.Errors) < maxErr && !contains(m.Errors, r.Error) {
+			if r.Error != "" && len(m.Errors) < maxErr && !slices.Contains(m.Errors, r.Error) {
 				m.Errors = append(m.Errors, r.Error)
 			}
 			continue
@@ -225,8 +226,8 @@ func span(recs []Record) time.Duration {
 // when no request produced two tokens, anything when none succeeded).
 func (m Metrics) Values() map[string]float64 {
 	v := map[string]float64{
-		"completed":           float64(m.Completed),
-		"failed":              float64(m.Failed),
+		MetricCompleted:       float64(m.Completed),
+		MetricFailed:          float64(m.Failed),
 		"duration_s":          m.DurationS,
 		"total_input_tokens":  float64(m.TotalInput),
 		"total_output_tokens": float64(m.TotalOutput),
@@ -235,15 +236,15 @@ func (m Metrics) Values() map[string]float64 {
 		v["peak_output_tps"], v["peak_concurrency"] = m.PeakOutputThroughput, m.PeakConcurrent
 	}
 	if m.DurationS > 0 {
-		v["request_tps"] = m.RequestThroughput
-		v["output_tps"] = m.OutputThroughput
-		v["total_tps"] = m.TotalTokenThroughput
+		v[MetricRequestTPS] = m.RequestThroughput
+		v[MetricOutputTPS] = m.OutputThroughput
+		v[MetricTotalTPS] = m.TotalTokenThroughput
 		if m.GoodputSLO != nil {
-			v["goodput_rps"] = m.Goodput
+			v[MetricGoodput] = m.Goodput
 		}
 	}
 	if m.GoodputSLO != nil && m.Completed+m.Failed > 0 {
-		v["slo_attainment"] = m.SLOAttainment
+		v[MetricSLOAttainment] = m.SLOAttainment
 	}
 	for name, d := range map[string]Dist{"ttft": m.TTFT, "tpot": m.TPOT, "itl": m.ITL, "e2e": m.E2EL} {
 		if d.N == 0 {
@@ -282,7 +283,7 @@ func PercentileKey(p float64) string { return "p" + fmt.Sprint(p) }
 func withDefaultPercentiles(ps []float64) []float64 {
 	out := []float64{50, 90, 95, 99}
 	for _, p := range ps {
-		if !containsF(out, p) {
+		if !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
@@ -395,21 +396,3 @@ func meets(s SLO, ttft, tpot, e2el float64) bool {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func containsF(xs []float64, f float64) bool {
-	for _, x := range xs {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}

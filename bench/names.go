@@ -8,18 +8,16 @@ import (
 	"strings"
 )
 
-var metricName = regexp.MustCompile(`^((mean|median|std|p[0-9]+(\.[0-9]+)?)_(ttft|tpot|itl|e2e)_ms|(mean|median|p[0-9]+(\.[0-9]+)?)_e2e_s)$`)
+// metricName matches a distribution's statistic: {mean,median,std,pNN}
+// of a distTable row in ms, or {mean,median,pNN}_e2e_s.
+var metricName = regexp.MustCompile(`^((mean|median|std|p[0-9]+(\.[0-9]+)?)_(` + distNames() + `)_ms|(mean|median|p[0-9]+(\.[0-9]+)?)_e2e_s)$`)
 
-var plainMetrics = map[string]bool{
-	"completed": true, "failed": true, "duration_s": true, "total_input_tokens": true,
-	"total_output_tokens": true, "request_tps": true, "output_tps": true, "total_tps": true,
-	"peak_output_tps": true, "peak_concurrency": true, "goodput_rps": true,
-	"slo_attainment": true, "max_rate_under_slo": true, "answer_accuracy": true, "baseline_agreement": true,
-	MetricUSDPerHour: true, MetricUSDPerMTokOutput: true, MetricUSDPerMTokTotal: true,
-	MetricReplicas: true, MetricGPUsTotal: true,
-	// perGPU's figures (WithPerGPU); TestPerGPUNamesAreKnown holds them to it.
-	"total_tps_per_gpu": true, "output_tps_per_gpu": true, "request_tps_per_gpu": true,
-	"goodput_rps_per_gpu": true, "max_rate_under_slo_per_gpu": true,
+func distNames() string {
+	var ns []string
+	for _, d := range distTable {
+		ns = append(ns, regexp.QuoteMeta(d.Name))
+	}
+	return strings.Join(ns, "|")
 }
 
 // Cost metrics (package cost computes them from a trial's GPUs, the price
@@ -40,15 +38,12 @@ const (
 	MetricGPUsTotal = "gpus_total"
 )
 
-// CostMetric reports whether name is one of the cost metrics.
+// CostMetric reports whether name is one of the cost metrics (those the
+// table says need prices).
 func CostMetric(name string) bool {
-	return name == MetricUSDPerHour || name == MetricUSDPerMTokOutput || name == MetricUSDPerMTokTotal
+	m, ok := lookupBase(name)
+	return ok && m.Needs == NeedPrices
 }
-
-// perGPU are the throughputs that also have a per-GPU figure (NAME_per_gpu,
-// WithPerGPU): a config on 8 GPUs against one on 2 compares fairly only
-// per GPU.
-var perGPU = []string{"total_tps", "output_tps", "request_tps", "goodput_rps", "max_rate_under_slo"}
 
 // PerGPUSuffix names a throughput's per-GPU figure: total_tps_per_gpu.
 const PerGPUSuffix = "_per_gpu"
@@ -92,11 +87,8 @@ var percentileOf = regexp.MustCompile(`^p([0-9]+(?:\.[0-9]+)?)_`)
 // (percentiles other than the defaults are produced when requested; a
 // stageK_ prefix names the metric of stage K of a multi-stage profile).
 func KnownMetric(name string) bool {
-	_, base := splitStage(name)
-	if strings.HasPrefix(base, "stage") {
-		return false
-	}
-	return plainMetrics[base] || metricName.MatchString(base)
+	_, ok := MetricOf(name)
+	return ok
 }
 
 // splitStage splits "stage2_p99_ttft_ms" into 2 and "p99_ttft_ms"; a name
@@ -124,20 +116,23 @@ func BaseMetric(name string) string {
 // the default percentiles, in a stable order: the candidates a mistyped
 // metric is compared with.
 func MetricNames() []string {
-	out := make([]string, 0, len(plainMetrics)+40)
-	for n := range plainMetrics {
-		out = append(out, n)
+	out := make([]string, 0, len(plainTable)+len(perGPU)+len(distTable)*len(msStats)+len(sStats))
+	for _, m := range plainTable {
+		out = append(out, m.Name)
+	}
+	for _, n := range perGPU {
+		out = append(out, n+PerGPUSuffix)
 	}
 	slices.Sort(out)
-	for _, dist := range []string{"ttft", "tpot", "itl", "e2e"} {
-		for _, stat := range []string{"mean", "median", "std", "p50", "p90", "p95", "p99"} {
-			out = append(out, stat+"_"+dist+"_ms")
+	for _, d := range distTable {
+		for _, stat := range msStats {
+			out = append(out, stat+"_"+d.Name+"_ms")
 		}
 	}
-	for _, stat := range []string{"mean", "median", "p50", "p90", "p95", "p99"} {
+	for _, stat := range sStats {
 		out = append(out, stat+"_e2e_s")
 	}
-	return out // the per-GPU names are among plainMetrics
+	return out
 }
 
 // MetricCandidates is MetricNames under name's stageK_ prefix, if it has
@@ -166,7 +161,7 @@ func (p Profile) MetricProblem(name string) string {
 	if m := percentileOf.FindStringSubmatch(base); m != nil {
 		q, err := strconv.ParseFloat(m[1], 64)
 		have := withDefaultPercentiles(p.Percentiles)
-		if err != nil || PercentileKey(q) != "p"+m[1] || !containsF(have, q) {
+		if err != nil || PercentileKey(q) != "p"+m[1] || !slices.Contains(have, q) {
 			return fmt.Sprintf("is a percentile the profile does not compute: add %s to its percentiles (it computes %s)", m[1], formatPercentiles(have))
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // Profile is one benchmark workload: which prompts, how many, and how fast

@@ -3,7 +3,7 @@ package bench
 import (
 	"fmt"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // SharedPrefix is inference-perf's `shared_prefix` dataset: Groups system

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -68,7 +69,7 @@ func (p Profile) StageStarts() []int {
 // percentiles, its SLO and its stages.
 func (p Profile) Summary(o SummaryOptions) SummaryOptions {
 	for _, q := range p.Percentiles {
-		if !containsF(o.Percentiles, q) {
+		if !slices.Contains(o.Percentiles, q) {
 			o.Percentiles = append(o.Percentiles, q)
 		}
 	}

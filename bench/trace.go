@@ -3,9 +3,10 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // DatasetTrace replays a production trace: its arrival times, input and
@@ -117,7 +118,7 @@ func (t *Trace) problems(bad func(key, format string, a ...any)) {
 	if t == nil {
 		return
 	}
-	if f := t.Format; f != "" && !containsS(traceFormats, f) {
+	if f := t.Format; f != "" && !slices.Contains(traceFormats, f) {
 		bad("trace.format", "must be mooncake, azure, burstgpt or generic, not %q%s", f, suggest.Hint(f, traceFormats))
 	}
 	if t.Speedup < 0 || math.IsNaN(t.Speedup) || math.IsInf(t.Speedup, 0) {
@@ -147,15 +148,6 @@ func (p Profile) traceArrivalSpan() time.Duration {
 		return 0
 	}
 	return time.Duration(float64(p.Trace.Duration) / p.Trace.speedup())
-}
-
-func containsS(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (t *Trace) String() string {

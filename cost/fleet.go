@@ -14,7 +14,7 @@ import (
 // the traffic at no replica count.
 func Fleet(values map[string]float64, gpus int, rps float64) map[string]float64 {
 	out := map[string]float64{}
-	rate, ok := values["max_rate_under_slo"]
+	rate, ok := values[bench.MetricMaxRateUnderSLO]
 	if !ok || !(rate > 0) || math.IsInf(rate, 0) || !(rps > 0) || math.IsInf(rps, 0) || gpus <= 0 {
 		return out
 	}

@@ -24,7 +24,7 @@ func Metrics(values map[string]float64, gpus int, usdPerGPUHour float64) map[str
 			out[name] = perHour / (v * 3600) * 1e6
 		}
 	}
-	perMTok(bench.MetricUSDPerMTokOutput, "output_tps")
-	perMTok(bench.MetricUSDPerMTokTotal, "total_tps")
+	perMTok(bench.MetricUSDPerMTokOutput, bench.MetricOutputTPS)
+	perMTok(bench.MetricUSDPerMTokTotal, bench.MetricTotalTPS)
 	return out
 }

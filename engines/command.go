@@ -1,6 +1,8 @@
 package engines
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -34,7 +36,7 @@ type Command struct {
 func (c Command) Key() string {
 	var b strings.Builder
 	b.WriteString(c.Shell())
-	for _, name := range sortedKeys(c.Files) {
+	for _, name := range slices.Sorted(maps.Keys(c.Files)) {
 		b.WriteString("\x00" + name + "\x00" + c.Files[name])
 	}
 	for _, step := range c.Setup {

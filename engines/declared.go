@@ -2,7 +2,9 @@ package engines
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/servetune/servetune/space"
@@ -38,7 +40,7 @@ func newDeclared(name string, d space.EngineDecl) declared {
 
 func (e declared) Name() string { return e.name }
 
-func (e declared) Knobs() []string { return sortedKeys(e.d.Knobs) }
+func (e declared) Knobs() []string { return slices.Sorted(maps.Keys(e.d.Knobs)) }
 
 // DefaultPort is the declaration's default_port (0 when it declares none).
 func (e declared) DefaultPort() int { return e.d.DefaultPort }

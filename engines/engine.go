@@ -3,7 +3,7 @@ package engines
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -201,7 +201,7 @@ func checkKnobs(e Engine, cfg space.Config) error {
 	}
 	var errs []error
 	for _, k := range cfg.Keys() {
-		if cfg.Has(k) && !commonKnob(k) && !contains(e.Knobs(), k) {
+		if cfg.Has(k) && !commonKnob(k) && !slices.Contains(e.Knobs(), k) {
 			errs = append(errs, fmt.Errorf("%s does not support knob %q (value %s)", e.Name(), k, cfg.String(k)))
 		}
 	}
@@ -216,11 +216,3 @@ func invalid(format string, a ...any) error {
 }
 
 // sortedKeys is for deterministic messages.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -82,7 +83,7 @@ func (r *renderer) enum(k string, aliases map[string]string, allowed []string) (
 	if a, isAlias := aliases[v]; isAlias {
 		v = a
 	}
-	if allowed != nil && !contains(allowed, v) {
+	if allowed != nil && !slices.Contains(allowed, v) {
 		r.fail(k, "%s does not accept %q (accepted: %s)", r.engine, r.cfg.String(k), strings.Join(allowed, ", "))
 		return "", false
 	}
@@ -253,15 +254,6 @@ func skipProgram(args, program []string) []string {
 		}
 	}
 	return args[len(program):]
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

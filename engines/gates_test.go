@@ -1,6 +1,8 @@
 package engines
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,7 +87,7 @@ func TestReleaseGates(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := cmd.Shell()
-			for _, name := range sortedKeys(cmd.Files) {
+			for _, name := range slices.Sorted(maps.Keys(cmd.Files)) {
 				got += "\n" + cmd.Files[name]
 			}
 			if !strings.Contains(got, c.want) {

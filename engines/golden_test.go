@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -194,7 +195,7 @@ func checkModel(t *testing.T, c seedCase, cmd Command) {
 	if p.Model != want {
 		t.Errorf("seed serves %q, config renders %q", p.Model, want)
 	}
-	if !contains(cmd.Argv, want) {
+	if !slices.Contains(cmd.Argv, want) {
 		t.Errorf("rendered argv %v does not serve %q", cmd.Argv, want)
 	}
 }

@@ -1,6 +1,7 @@
 package engines
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/servetune/servetune/space"
@@ -130,7 +131,7 @@ func side(cfg space.Config, role string) space.Config {
 	}
 	prefix := role + "_"
 	for k, v := range cfg {
-		if base, ok := strings.CutPrefix(k, prefix); ok && contains(sideKnobs(), base) {
+		if base, ok := strings.CutPrefix(k, prefix); ok && slices.Contains(sideKnobs(), base) {
 			out[base] = v
 		}
 	}

@@ -1,6 +1,9 @@
 package engines
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // SGLang's disaggregated deployment, as in v0.5.6 (commit 7ae368e, "chore:
 // bump SGLang version to 0.5.6", where python/sglang/version.py first
@@ -40,7 +43,7 @@ func (sglang) pdCheck(p PD, v Version) error {
 	if !v.AtLeast(sglangPD()) {
 		return invalid("knob %s: sglang %s does not accept %q (servetune renders sglang prefill/decode from %s)", KnobDisaggregation, v, Disaggregated, sglangPD())
 	}
-	if b := p.Backend; b != "" && !contains(sglangPDBackends(v), b) {
+	if b := p.Backend; b != "" && !slices.Contains(sglangPDBackends(v), b) {
 		return invalid("knob %s: sglang %s does not accept %q (accepted: %s)", KnobKVTransferBackend, v, b, strings.Join(sglangPDBackends(v), ", "))
 	}
 	return nil

@@ -2,6 +2,7 @@ package engines
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/servetune/servetune/space"
@@ -12,7 +13,7 @@ import (
 // transfer backend are the version's verdict on a minimal deployment.
 func pdRefusedValue(t space.Target, engine, knob string, value any) (handled bool, err error) {
 	for _, role := range []string{RolePrefill, RoleDecode} {
-		if base, ok := strings.CutPrefix(knob, role+"_"); ok && contains(sideKnobs(), base) {
+		if base, ok := strings.CutPrefix(knob, role+"_"); ok && slices.Contains(sideKnobs(), base) {
 			return true, RefusedValue(t, engine, base, value)
 		}
 	}
@@ -54,7 +55,7 @@ func valueVerdict(err error, t space.Target, engine, knob string) error {
 // PDGate says that knob belongs to a disaggregated deployment and exists
 // only when disaggregation = "pd" (space.Options.Gated).
 func PDGate(knob string) (gate, value string, ok bool) {
-	if knob == KnobDisaggregation || !contains(pdKnobs(), knob) {
+	if knob == KnobDisaggregation || !slices.Contains(pdKnobs(), knob) {
 		return "", "", false
 	}
 	return KnobDisaggregation, Disaggregated, true

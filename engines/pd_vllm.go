@@ -1,6 +1,9 @@
 package engines
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // vLLM's disaggregated deployment, as at tag v0.15.1 (commit 1892993):
 // vllm/engine/arg_utils.py:1166 --kv-transfer-config (a KVTransferConfig
@@ -39,7 +42,7 @@ func (vllm) pdCheck(p PD, v Version) error {
 	if !v.AtLeast(vllmPD()) {
 		return invalid("knob %s: vllm %s does not accept %q (servetune renders vllm prefill/decode from %s)", KnobDisaggregation, v, Disaggregated, vllmPD())
 	}
-	if b := p.Backend; b != "" && !contains(vllmPDBackends(v), b) {
+	if b := p.Backend; b != "" && !slices.Contains(vllmPDBackends(v), b) {
 		return invalid("knob %s: vllm %s does not accept %q (accepted: %s; lmcache and mooncake need services servetune does not start)",
 			KnobKVTransferBackend, v, b, strings.Join(vllmPDBackends(v), ", "))
 	}

@@ -1,6 +1,11 @@
 package engines
 
-import "github.com/servetune/servetune/space"
+import (
+	"maps"
+	"slices"
+
+	"github.com/servetune/servetune/space"
+)
 
 // Device is what an engine runs on when the target names no GPU.
 type Device string
@@ -38,7 +43,7 @@ func Names() []string {
 // names lists every engine a target can run: the built-ins, then its
 // declared ones.
 func names(t space.Target) []string {
-	return append(Names(), sortedKeys(t.Declared)...)
+	return append(Names(), slices.Sorted(maps.Keys(t.Declared))...)
 }
 
 // Lookup is the one lookup of an engine by name: the target's declared
@@ -63,7 +68,7 @@ func Supports(engine, knob string) bool {
 	if !ok {
 		return false
 	}
-	return commonKnob(knob) || contains(e.Knobs(), knob)
+	return commonKnob(knob) || slices.Contains(e.Knobs(), knob)
 }
 
 // GPUs is how many GPUs a config occupies: the target's gpus_per_trial

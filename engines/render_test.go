@@ -3,6 +3,7 @@ package engines
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -242,7 +243,7 @@ func TestRenderGolden(t *testing.T) {
 			}
 			var b strings.Builder
 			fmt.Fprintf(&b, "%s\n", cmd.Shell())
-			for _, name := range sortedKeys(cmd.Files) {
+			for _, name := range slices.Sorted(maps.Keys(cmd.Files)) {
 				fmt.Fprintf(&b, "--- %s\n%s", name, cmd.Files[name])
 			}
 			golden(t, filepath.Join("testdata", "golden", c.name+".txt"), b.String())

@@ -1,6 +1,7 @@
 package engines
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/servetune/servetune/space"
@@ -162,7 +163,7 @@ func (sglang) Render(cfg space.Config, v Version, model string) (Command, error)
 	// it rewrites to EAGLE internally).
 	if a, ok := r.enum(KnobSpeculativeAlgorithm, map[string]string{"MTP": "NEXTN", "mtp": "NEXTN"}, nil); ok && !strings.EqualFold(a, "none") {
 		a = strings.ToUpper(a)
-		if !contains(algos, a) {
+		if !slices.Contains(algos, a) {
 			r.fail(KnobSpeculativeAlgorithm, "sglang %s does not accept %q (accepted: %s)", v, a, strings.Join(algos, ", "))
 		}
 		r.flag("--speculative-algorithm", a)

@@ -78,8 +78,8 @@ func TestCheckpointsCarryCost(t *testing.T) {
 func TestMeasureReplicasForTheTrafficRate(t *testing.T) {
 	r := runnerFunc(func(_ context.Context, tr Trial) (Result, error) {
 		return Result{Metrics: map[string]map[string]float64{
-			"searched": {MaxRateMetric: 4.8, "output_tps": 1000, "completed": 10},
-			"missed":   {MaxRateMetric: 0, "output_tps": 1000, "completed": 10},
+			"searched": {bench.MetricMaxRateUnderSLO: 4.8, "output_tps": 1000, "completed": 10},
+			"missed":   {bench.MetricMaxRateUnderSLO: 0, "output_tps": 1000, "completed": 10},
 			"plain":    {"output_tps": 1000, "completed": 10},
 		}}, nil
 	})

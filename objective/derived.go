@@ -26,7 +26,7 @@ func derived(m map[string]float64, t Trial) map[string]float64 {
 	maps.Copy(extra, fleet)
 	if price, ok := trialPrice(t); ok {
 		maps.Copy(extra, cost.Metrics(m, gpus, price))
-		if _, searched := m[MaxRateMetric]; searched && rps > 0 {
+		if _, searched := m[bench.MetricMaxRateUnderSLO]; searched && rps > 0 {
 			// usd_per_hour is then the whole deployment's: every replica
 			// the traffic needs, or none when no replica count serves it.
 			delete(extra, bench.MetricUSDPerHour)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 )
 
@@ -45,10 +47,10 @@ func Measure(ctx context.Context, r Runner, t Trial) (Result, error) {
 // maxFailed of the requests that finished failed. Requests cut off by a
 // deadline are not failures unless nothing succeeded.
 func judge(res Result, maxFailed float64) error {
-	for _, profile := range sortedProfiles(res.Metrics) {
+	for _, profile := range slices.Sorted(maps.Keys(res.Metrics)) {
 		m := res.Metrics[profile]
-		ok, counted := m["completed"]
-		failed := m["failed"]
+		ok, counted := m[bench.MetricCompleted]
+		failed := m[bench.MetricFailed]
 		if !counted || ok > 0 && failed <= maxFailed*(ok+failed) {
 			continue
 		}
@@ -62,15 +64,6 @@ func judge(res Result, maxFailed float64) error {
 		return &engines.Failure{Class: engines.BenchFailed, Message: msg}
 	}
 	return nil
-}
-
-func sortedProfiles(m map[string]map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for p := range m {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // DefaultTrialTimeout is the floor of a trial's time limit when the space

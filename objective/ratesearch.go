@@ -9,10 +9,6 @@ import (
 	"github.com/servetune/servetune/bench"
 )
 
-// MaxRateMetric names the highest request rate a profile with search_rate
-// sustained within its SLO.
-const MaxRateMetric = "max_rate_under_slo"
-
 const (
 	// rateTolerance ends the bisection once the lowest rate that missed
 	// the target is within 2% of the highest that met it.
@@ -65,7 +61,7 @@ func (s *rateSearch) observe(rate float64, met bool) {
 
 // met reports whether a step's metrics reach the target attainment.
 func (s *rateSearch) met(v map[string]float64) bool {
-	a, ok := v["slo_attainment"]
+	a, ok := v[bench.MetricSLOAttainment]
 	return ok && a >= s.Attainment
 }
 
@@ -117,6 +113,6 @@ func found(at map[string]float64, rate float64) map[string]float64 {
 	if out == nil {
 		out = map[string]float64{}
 	}
-	out[MaxRateMetric] = rate
+	out[bench.MetricMaxRateUnderSLO] = rate
 	return out
 }

@@ -64,7 +64,7 @@ func TestSearchRateReportsAndPrunes(t *testing.T) {
 	}
 	var seen []float64
 	tr := Trial{Judge: func(c Checkpoint) Verdict {
-		seen = append(seen, c.Metrics[MaxRateMetric])
+		seen = append(seen, c.Metrics[bench.MetricMaxRateUnderSLO])
 		return Verdict{}
 	}}
 	res := Result{}
@@ -72,7 +72,7 @@ func TestSearchRateReportsAndPrunes(t *testing.T) {
 	if err != nil || pruned {
 		t.Fatal(err, pruned)
 	}
-	if v[MaxRateMetric] < 5/(1+rateTolerance) || v[MaxRateMetric] > 5 || v["goodput_rps"] != v[MaxRateMetric] {
+	if v[bench.MetricMaxRateUnderSLO] < 5/(1+rateTolerance) || v[bench.MetricMaxRateUnderSLO] > 5 || v["goodput_rps"] != v[bench.MetricMaxRateUnderSLO] {
 		t.Errorf("metrics %v, want the rate found near 5 and goodput at that rate", v)
 	}
 	if len(seen) < 3 || seen[0] != 1 || seen[1] != 1 || !sorted(seen) {
@@ -81,7 +81,7 @@ func TestSearchRateReportsAndPrunes(t *testing.T) {
 	tr.Judge = func(c Checkpoint) Verdict { return Verdict{Stop: c.Step == 2} }
 	res = Result{}
 	v, pruned, err = searchRate(context.Background(), tr, &res, p, step)
-	if err != nil || !pruned || len(res.Checkpoints) != 2 || v[MaxRateMetric] != 1 {
+	if err != nil || !pruned || len(res.Checkpoints) != 2 || v[bench.MetricMaxRateUnderSLO] != 1 {
 		t.Errorf("pruned at step 2: %v %v %v %v", v, pruned, err, res.Checkpoints)
 	}
 }
@@ -144,7 +144,7 @@ func TestProcessRunnerSearchesRate(t *testing.T) {
 				t.Fatalf("Run: %v", err)
 			}
 			m := res.Metrics["chat"]
-			if len(steps) != tc.steps || m[MaxRateMetric] != tc.rate {
+			if len(steps) != tc.steps || m[bench.MetricMaxRateUnderSLO] != tc.rate {
 				t.Errorf("steps %v, metrics %v: want %d steps and rate %v", steps, m, tc.steps, tc.rate)
 			}
 			if tc.rate == 0 && m["completed"]+m["failed"] >= 20 {

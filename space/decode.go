@@ -2,7 +2,9 @@ package space
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -209,7 +211,7 @@ func (d *decoder) paramOrder(m map[string]any) []string {
 			}
 		}
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !seen[k] {
 			out = append(out, k)
 		}
@@ -311,7 +313,7 @@ func (d *decoder) baseline(m map[string]any, path string) Config {
 		return nil
 	}
 	c := Config{}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		switch v := m[k].(type) {
 		case string, int64, float64, bool:
 			c[k] = v

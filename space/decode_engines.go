@@ -2,7 +2,9 @@ package space
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -12,9 +14,9 @@ var engineDeclKeys = []string{"command", "args", "model", "served_name", "host",
 // engineDecls reads [engines.<name>] tables; known are the names already
 // declared (by an earlier file), which may not be declared again.
 func (d *decoder) engineDecls(engines map[string]any, known map[string]EngineDecl) map[string]EngineDecl {
-	for _, name := range sortedKeys(engines) {
+	for _, name := range slices.Sorted(maps.Keys(engines)) {
 		path := "engines." + name
-		if d.opt.Engines != nil && containsStr(d.opt.Engines, name) {
+		if d.opt.Engines != nil && slices.Contains(d.opt.Engines, name) {
 			d.fail(path, "%s is a built-in engine: declare yours under another name, or set its program with [target.engines.%s] command", name, name)
 			continue
 		}
@@ -75,7 +77,7 @@ func (d *decoder) pass(m map[string]any, key, path string) Pass {
 // default.
 func (d *decoder) oneOf(m map[string]any, key, path string, allowed ...string) string {
 	s := d.str(m, key, path, allowed[0])
-	if !containsStr(allowed, s) {
+	if !slices.Contains(allowed, s) {
 		d.fail(join(path, key), "must be %s, got %q", alternatives(allowed), s)
 	}
 	return s
@@ -104,7 +106,7 @@ func alternatives(xs []string) string {
 
 func (d *decoder) knobDecls(m map[string]any, path string) map[string]KnobDecl {
 	var out map[string]KnobDecl
-	for _, knob := range sortedKeys(m) {
+	for _, knob := range slices.Sorted(maps.Keys(m)) {
 		kp := join(path, knob)
 		km := d.table(m, knob, kp, "flag", "env", "bool", "json")
 		k := KnobDecl{Flag: d.str(km, "flag", kp, ""), Env: d.str(km, "env", kp, ""),
@@ -156,7 +158,7 @@ func (d *decoder) failureDecls(ts []map[string]any, path string) []FailureDecl {
 			d.fail(join(fp, "pattern"), "is required: a regular expression over one log line")
 		}
 		d.regexp(f.Pattern, join(fp, "pattern"))
-		if !containsStr(FailureClasses(), f.Class) {
+		if !slices.Contains(FailureClasses(), f.Class) {
 			d.fail(join(fp, "class"), "must be %s, got %q", alternatives(FailureClasses()), f.Class)
 		}
 		out = append(out, f)

@@ -1,12 +1,14 @@
 package space
 
 import (
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 var targetKeys = []string{"runner", "model", "served_model_name", "gpu", "gpus", "gpus_per_trial", "engine", "host", "prefix", "env",
@@ -40,7 +42,7 @@ func (d *decoder) target(m map[string]any) Target {
 		d.fail("target.gpus", "must be a positive integer, got %d%s", t.GPUs, cpuHint(t.GPUs))
 	}
 	d.boundTarget(m, t)
-	if t.Engine != "" && d.opt.Engines != nil && !containsStr(d.opt.Engines, t.Engine) {
+	if t.Engine != "" && d.opt.Engines != nil && !slices.Contains(d.opt.Engines, t.Engine) {
 		d.fail("target.engine", "unknown engine %q%s (known: %s)", t.Engine, suggest.Hint(t.Engine, d.opt.Engines), strings.Join(d.opt.Engines, ", "))
 	}
 	d.nodes(m, &t)
@@ -62,9 +64,9 @@ var versionRE = regexp.MustCompile(`^\s*v?(latest|[0-9])`)
 
 func (d *decoder) engineTargets(engines map[string]any) map[string]EngineTarget {
 	var out map[string]EngineTarget
-	for _, name := range sortedKeys(engines) {
+	for _, name := range slices.Sorted(maps.Keys(engines)) {
 		path := "target.engines." + name
-		if d.opt.Engines != nil && !containsStr(d.opt.Engines, name) {
+		if d.opt.Engines != nil && !slices.Contains(d.opt.Engines, name) {
 			d.fail(path, "unknown engine %q%s (known: %s)", name, suggest.Hint(name, d.opt.Engines), strings.Join(d.opt.Engines, ", "))
 			continue
 		}
@@ -154,7 +156,7 @@ func (d *decoder) strMap(m map[string]any, key, path string) map[string]string {
 		return nil
 	}
 	out := make(map[string]string, len(tm))
-	for _, k := range sortedKeys(tm) {
+	for _, k := range slices.Sorted(maps.Keys(tm)) {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			// The process environment is NAME=value: such a name would set
 			// another variable than the one written.

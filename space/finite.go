@@ -2,7 +2,9 @@ package space
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -19,7 +21,7 @@ func (d *decoder) finite(v any, path string) {
 			d.nonFinite = append(d.nonFinite, path)
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			d.finite(x[k], join(path, k))
 		}
 	case []map[string]any:

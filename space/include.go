@@ -3,8 +3,10 @@ package space
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/BurntSushi/toml"
 )
@@ -83,7 +85,7 @@ func (d *decoder) useDeclared(decls map[string]EngineDecl) map[string]EngineDecl
 		return nil
 	}
 	if d.opt.Engines != nil {
-		d.opt.Engines = append(append([]string(nil), d.opt.Engines...), sortedKeys(asAny(decls))...)
+		d.opt.Engines = append(append([]string(nil), d.opt.Engines...), slices.Sorted(maps.Keys(decls))...)
 	}
 	builtin := d.opt.Supports
 	d.opt.Supports = func(engine, knob string) bool {
@@ -96,7 +98,7 @@ func (d *decoder) useDeclared(decls map[string]EngineDecl) map[string]EngineDecl
 	knobs := d.opt.Knobs
 	d.opt.Knobs = func(engine string) []string {
 		if e, ok := decls[engine]; ok {
-			return sortedKeys(asAny(e.Knobs))
+			return slices.Sorted(maps.Keys(e.Knobs))
 		}
 		if knobs == nil {
 			return nil
@@ -104,12 +106,4 @@ func (d *decoder) useDeclared(decls map[string]EngineDecl) map[string]EngineDecl
 		return knobs(engine)
 	}
 	return decls
-}
-
-func asAny[V any](m map[string]V) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // maxCount bounds the counts and lengths of known knobs (2^30: a billion

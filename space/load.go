@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -14,7 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/servetune/servetune/bench"
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // Options injects what space cannot know by itself without importing the
@@ -31,6 +33,10 @@ type Options struct {
 	Profile func(name string) (bench.Profile, bool)
 	// Metric reports whether a metric name exists; nil accepts all.
 	Metric func(name string) bool
+	// Storage reads a [study] storage value (pgurl.SecretKeysOf): the
+	// secrets it carries, which a space file must not, or why it is
+	// refused (a message that never quotes a secret). nil accepts any.
+	Storage func(value string) (secretKeys []string, err error)
 	// Sampler checks the [study] sampler name against the number of
 	// objectives (samplers.Check); nil accepts any name. Its error is
 	// reported against study.sampler.
@@ -228,8 +234,8 @@ func (d *decoder) unknown(m map[string]any, path string, allowed ...string) {
 	if allowed == nil {
 		return
 	}
-	for _, k := range sortedKeys(m) {
-		if !containsStr(allowed, k) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(allowed, k) {
 			d.fail(join(path, k), "unknown key%s (known: %s)", suggest.Hint(k, allowed), strings.Join(allowed, ", "))
 		}
 	}
@@ -353,24 +359,6 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
-}
-
-func sortedKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-func containsStr(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func isFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -8,10 +8,12 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/studies/store/pgurl"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -30,6 +32,7 @@ func testOptions() Options {
 			return bench.Profile{}, false
 		},
 		Metric:      bench.KnownMetric,
+		Storage:     pgurl.SecretKeysOf,
 		Sampler:     fakeSampler,
 		CheckTarget: fakeCards,
 		Samples:     500,
@@ -71,7 +74,7 @@ func fakeSampler(name string, objectives int) error {
 	switch {
 	case name == "cmaes" && objectives > 1:
 		return fmt.Errorf("cmaes optimises one objective, this study has %d", objectives)
-	case !containsStr([]string{"motpe", "tpe", "random", "grid", "cmaes", "greedy"}, name):
+	case !slices.Contains([]string{"motpe", "tpe", "random", "grid", "cmaes", "greedy"}, name):
 		return fmt.Errorf("unknown sampler %q", name)
 	}
 	return nil
@@ -83,10 +86,10 @@ func fakeCards(t Target) []Problem {
 		return nil
 	}
 	var out []Problem
-	if !containsStr([]string{"H100", "H200"}, t.GPU) {
+	if !slices.Contains([]string{"H100", "H200"}, t.GPU) {
 		out = append(out, Problem{Key: "target.gpu", Msg: fmt.Sprintf("the simulator has no GPU card %q", t.GPU)})
 	}
-	if !containsStr([]string{"m", "Qwen/Qwen3-8B", "zai-org/GLM-5.2-FP8"}, t.Model) {
+	if !slices.Contains([]string{"m", "Qwen/Qwen3-8B", "zai-org/GLM-5.2-FP8"}, t.Model) {
 		out = append(out, Problem{Key: "target.model", Msg: fmt.Sprintf("the simulator has no model card %q", t.Model)})
 	}
 	return out

@@ -7,7 +7,7 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/cost"
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // prices reads [target] prices: the user's price file, resolved against
@@ -91,7 +91,7 @@ func (d *decoder) gpuTypes(s *Space) {
 // one stage (the price buys the whole run's throughput).
 func costNeed(metric string, s *Space) string {
 	base := bench.BaseMetric(metric)
-	if base == bench.MetricReplicas || base == bench.MetricGPUsTotal {
+	if row, _ := bench.MetricOf(base); row.Needs == bench.NeedTrafficRPS {
 		if s.Target.TrafficRPS == 0 {
 			return "counts the replicas that serve a target rate: give [target] traffic_rps = R (requests per second)"
 		}

@@ -4,20 +4,22 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/servetune/servetune/bench"
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 func (d *decoder) profiles(m map[string]any) []bench.Profile {
 	custom := d.table(m, "custom", "profiles.custom")
 	defined := map[string]bench.Profile{}
-	for _, name := range sortedKeys(custom) {
+	for _, name := range slices.Sorted(maps.Keys(custom)) {
 		if p, ok := d.customProfile(custom, name); ok {
 			defined[name] = p
 		}

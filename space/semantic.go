@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // semantic checks what needs the whole space: names in expressions,
@@ -73,7 +74,7 @@ func (d *decoder) semantic(ctx context.Context, s *Space) {
 // selfReference reports a `when` that reads its own knob: the knob is
 // absent while its condition is decided, so it would never exist.
 func (d *decoder) selfReference(p Param) {
-	if containsStr(p.When.Idents(), p.Name) {
+	if slices.Contains(p.When.Idents(), p.Name) {
 		d.fail("params."+p.Name+".when", "reads %s itself; a knob does not exist while its own condition is decided, so it would never be set", p.Name)
 	}
 }
@@ -111,7 +112,7 @@ func (d *decoder) engines(s *Space) {
 	}
 	if d.opt.Engines != nil {
 		for _, e := range engines {
-			if !containsStr(d.opt.Engines, e) {
+			if !slices.Contains(d.opt.Engines, e) {
 				d.fail("params.engine.values", "unknown engine %q%s (known: %s)", e, suggest.Hint(e, d.opt.Engines), strings.Join(d.opt.Engines, ", "))
 			}
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/servetune/servetune/bench"
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // metricHint is the did-you-mean for a metric name no profile produces
@@ -67,12 +67,11 @@ func metricNeed(metric string, p bench.Profile, s *Space) string {
 	if why := costNeed(metric, s); why != "" {
 		return why
 	}
-	base := bench.BaseMetric(metric)
-	if total, ok := bench.PerGPUOf(base); ok {
-		base = total // a per-GPU figure needs what its total needs
-	}
-	switch base {
-	case bench.AnswerAccuracy, bench.BaselineAgreement:
+	// What it needs is the metric table's (a stage's or a per-GPU figure's
+	// is its base metric's).
+	row, _ := bench.MetricOf(metric)
+	switch row.Needs {
+	case bench.NeedQuality:
 		switch {
 		case !p.Quality():
 			return "scores replies: only a profile with kind = \"quality\" measures it"
@@ -81,11 +80,11 @@ func metricNeed(metric string, p bench.Profile, s *Space) string {
 		case metric == bench.BaselineAgreement && s.Baseline == nil:
 			return "compares replies with the baseline's, but the space has no [baseline]"
 		}
-	case "goodput_rps", "slo_attainment":
+	case bench.NeedSLO:
 		if p.SLO == nil {
 			return "counts requests within SLO thresholds: declare them in [slo] (or the profile's slo = {...})"
 		}
-	case "max_rate_under_slo", bench.MetricReplicas, bench.MetricGPUsTotal:
+	case bench.NeedSearchRate, bench.NeedTrafficRPS:
 		if p.SearchRate == nil {
 			return "is measured only by a profile with search_rate = { attainment = ..., low = ..., high = ... }"
 		}

@@ -3,6 +3,7 @@ package space
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,7 @@ import (
 func TestAMistypedKnobGetsDidYouMean(t *testing.T) {
 	vllm := []string{"tp", "dp", "max_running", "mem_fraction"}
 	opt := testOptions()
-	opt.Supports = func(e, k string) bool { return e == "vllm" && containsStr(vllm, k) }
+	opt.Supports = func(e, k string) bool { return e == "vllm" && slices.Contains(vllm, k) }
 	opt.Knobs = func(e string) []string { return vllm }
 	for _, tc := range []struct{ knob, want, not string }{
 		{"max_runing", `params.max_runing: engine vllm does not support knob "max_runing"; did you mean "max_running"?`, "when ="},

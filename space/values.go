@@ -2,6 +2,7 @@ package space
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -48,7 +49,7 @@ func mixedTypes(vals []any) string {
 	var kinds []string
 	for _, v := range vals {
 		k := valueKind(v)
-		if k != "" && !containsStr(kinds, k) {
+		if k != "" && !slices.Contains(kinds, k) {
 			kinds = append(kinds, k)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 type trialStore interface {
 	Trials(ctx context.Context) ([]store.Trial, error)
 	ReclaimExpired(ctx context.Context, now time.Time) ([]store.Trial, error)
-	ClaimNext(ctx context.Context, t *store.Trial, until time.Time, nTrials, repeat int) error
+	ClaimNext(ctx context.Context, t *store.Trial, until time.Time, caps store.Caps) error
 	FinishLeased(ctx context.Context, t *store.Trial) error
 	store.Renewer
 }

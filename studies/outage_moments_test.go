@@ -82,8 +82,8 @@ func (s *outageStore) ReclaimExpired(ctx context.Context, now time.Time) (ts []s
 	return ts, err
 }
 
-func (s *outageStore) ClaimNext(ctx context.Context, t *store.Trial, until time.Time, nTrials, repeat int) error {
-	return s.call("claim", func() error { return s.Store.ClaimNext(ctx, t, until, nTrials, repeat) })
+func (s *outageStore) ClaimNext(ctx context.Context, t *store.Trial, until time.Time, caps store.Caps) error {
+	return s.call("claim", func() error { return s.Store.ClaimNext(ctx, t, until, caps) })
 }
 
 func (s *outageStore) FinishLeased(ctx context.Context, t *store.Trial) error {

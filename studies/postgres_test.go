@@ -17,6 +17,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/pgtest"
 	"github.com/servetune/servetune/studies/store"
@@ -185,7 +186,7 @@ func BenchmarkClaimHeartbeatTellPostgres(b *testing.B) {
 		for pb.Next() {
 			now := time.Now()
 			t := store.Trial{Config: space.Config{"i": next.Add(1)}, Origin: "sampler", Start: now, Worker: id}
-			if err := st.ClaimNext(ctx, &t, now.Add(time.Minute), math.MaxInt32, 1); err != nil {
+			if err := st.ClaimNext(ctx, &t, now.Add(time.Minute), store.Caps{Trials: math.MaxInt32, Repeat: 1, Measurements: search.MaxMeasurements}); err != nil {
 				b.Error(err)
 				return
 			}

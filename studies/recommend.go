@@ -2,7 +2,9 @@ package studies
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
@@ -223,7 +225,7 @@ func reportedMetrics(sp *space.Space) []reported {
 // profile it measured, against the baseline's.
 func profileChanges(sp *space.Space, t store.Trial, base *store.Trial) []ProfileChange {
 	var out []ProfileChange
-	for _, p := range sortedProfiles(t.Metrics) {
+	for _, p := range slices.Sorted(maps.Keys(t.Metrics)) {
 		pc := ProfileChange{Profile: p}
 		for _, n := range reportedMetrics(sp) {
 			if v, ok := t.Metrics[p][n.name]; ok {
@@ -271,15 +273,6 @@ func perGPUChanges(rec Recommendation) {
 			}
 		}
 	}
-}
-
-func sortedProfiles(m map[string]map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for p := range m {
-		out = append(out, p)
-	}
-	sortStrings(out)
-	return out
 }
 
 // priceCite is the price of the GPU type config c runs on, as the report

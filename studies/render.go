@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -324,7 +326,7 @@ func TrialsCSV(w io.Writer, ts []store.Trial) error {
 			}
 		}
 	}
-	kcols, mcols := sortedSet(knobs), sortedSet(metrics)
+	kcols, mcols := slices.Sorted(maps.Keys(knobs)), slices.Sorted(maps.Keys(metrics))
 	cw := csv.NewWriter(w)
 	head := []string{"trial", "state", "origin", "gpu_seconds", "failure_class", "failure_message"}
 	where := ranOnWorkers(ts)
@@ -384,13 +386,4 @@ func TrialsJSON(w io.Writer, ts []store.Trial) error {
 		}
 	}
 	return enc.Encode(out)
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sortStrings(out)
-	return out
 }

@@ -197,7 +197,7 @@ func (r *Report) rower(sp *space.Space, gs groups, base *store.Trial, render Ren
 func (r *Report) rankWinners(sp *space.Space, trials []store.Trial, gs, feasible groups, row func(store.Trial) Row) {
 	for _, g := range gs.winners(sp, trials, feasible, r.NoiseCV) {
 		rw := row(trials[g.runs[0]])
-		if n := len(r.Winners); n > 0 && slicesEqual(r.Winners[n-1].Values, rw.Values) {
+		if n := len(r.Winners); n > 0 && slices.Equal(r.Winners[n-1].Values, rw.Values) {
 			r.Winners[n-1].Equivalent = append(r.Winners[n-1].Equivalent, rw.Trial)
 			continue
 		}
@@ -341,18 +341,4 @@ func SortTrials(ts []store.Trial, profile, name string, dir space.Direction) {
 		}
 		return a > b
 	})
-}
-
-func sortStrings(xs []string) { sort.Strings(xs) }
-
-func slicesEqual(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

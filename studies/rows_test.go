@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/studies/store"
 )
 
@@ -12,5 +13,5 @@ import (
 // reader need it: claimed without a lease, checked only against
 // duplicates (n_trials is no limit here).
 func begin(ctx context.Context, st *store.Store, t *store.Trial) error {
-	return st.ClaimNext(ctx, t, time.Time{}, math.MaxInt32, 0)
+	return st.ClaimNext(ctx, t, time.Time{}, store.Caps{Trials: math.MaxInt32, Measurements: search.MaxMeasurements})
 }

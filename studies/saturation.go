@@ -82,12 +82,12 @@ func saturations(sp *space.Space, trials []store.Trial) []Saturation {
 func servedAll(t store.Trial, profile, name string, offered float64) bool {
 	prefix := name[:len(name)-len(bench.BaseMetric(name))]
 	switch bench.BaseMetric(name) {
-	case "goodput_rps":
-		if a := metric(t, profile, prefix+"slo_attainment"); !math.IsNaN(a) {
+	case bench.MetricGoodput:
+		if a := metric(t, profile, prefix+bench.MetricSLOAttainment); !math.IsNaN(a) {
 			return a >= servedShare
 		}
-	case "request_tps":
-		f, c := metric(t, profile, prefix+"failed"), metric(t, profile, prefix+"completed")
+	case bench.MetricRequestTPS:
+		f, c := metric(t, profile, prefix+bench.MetricFailed), metric(t, profile, prefix+bench.MetricCompleted)
 		if !math.IsNaN(f) && !math.IsNaN(c) {
 			return c > 0 && f <= (1-servedShare)*(c+f)
 		}
@@ -114,7 +114,7 @@ func offeredLoad(p bench.Profile, metric string) (float64, string, bool) {
 		return 0, "", false
 	}
 	k, base := stageOf(metric)
-	if base != "goodput_rps" && base != "request_tps" {
+	if base != bench.MetricGoodput && base != bench.MetricRequestTPS {
 		return 0, "", false
 	}
 	switch {

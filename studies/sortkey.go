@@ -2,12 +2,13 @@ package studies
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/internal/suggest"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/space/suggest"
 	"github.com/servetune/servetune/studies/store"
 )
 
@@ -26,11 +27,11 @@ func SortKey(sp *space.Space, trials []store.Trial, key string) (profile, metric
 	for _, p := range sp.Profiles {
 		profiles = append(profiles, p.Name)
 	}
-	if ok && !contains(profiles, profile) {
+	if ok && !slices.Contains(profiles, profile) {
 		return "", "", "", fmt.Errorf("--sort %s: the study runs no profile %q%s (profiles: %s)", key, profile, suggest.Hint(profile, profiles), strings.Join(profiles, ", "))
 	}
 	measured := measuredMetrics(trials, profile)
-	if !contains(measured, metric) && !bench.KnownMetric(metric) {
+	if !slices.Contains(measured, metric) && !bench.KnownMetric(metric) {
 		return "", "", "", fmt.Errorf("--sort %s: no metric %q%s (measured: %s)", key, metric, suggest.Hint(metric, measured), strings.Join(measured, ", "))
 	}
 	dir = space.Maximize
@@ -56,13 +57,4 @@ func measuredMetrics(trials []store.Trial, profile string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

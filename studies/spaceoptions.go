@@ -9,6 +9,7 @@ import (
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/search/samplers"
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store/pgurl"
 )
 
 // SpaceOptions is what the space validator needs from the packages below
@@ -27,6 +28,7 @@ func SpaceOptions(cards CardsOf, engineFiles ...string) space.Options {
 		Engines:      engines.Names(),
 		Profile:      bench.Lookup,
 		Metric:       bench.KnownMetric,
+		Storage:      pgurl.SecretKeysOf,
 		Sampler:      samplers.Check,
 		CheckTarget:  simCards(cards),
 		EngineGPUs:   engines.GPUs,

@@ -33,7 +33,7 @@ func stuckStudy(t *testing.T, cfg space.Config, state store.State) ([]store.Tria
 	st, dir := openStore(t)
 	now := time.Now()
 	other := store.Trial{Config: sp.WithTargetEngine(cfg), Origin: "sampler", Start: now, Worker: "elsewhere/0"}
-	if err := st.ClaimNext(context.Background(), &other, now.Add(time.Hour), 4, 1); err != nil {
+	if err := st.ClaimNext(context.Background(), &other, now.Add(time.Hour), store.Caps{Trials: 4, Repeat: 1, Measurements: search.MaxMeasurements}); err != nil {
 		t.Fatal(err)
 	}
 	if state != store.Running {

@@ -317,6 +317,13 @@ func (p *pool) reclaim(ctx context.Context) error {
 	return nil
 }
 
+// caps are the study's bounds on a claim: n_trials, --repeat, and the
+// search's cap on measuring one config again (confirmations, noise
+// repeats), which the store checks in the claim's transaction.
+func (p *pool) caps() store.Caps {
+	return store.Caps{Trials: p.Space.Study.NTrials, Repeat: p.Repeat, Measurements: search.MaxMeasurements}
+}
+
 // start claims the trial for a free worker and runs it there.
 func (p *pool) start(ctx context.Context, n next) error {
 	slot := slices.Index(p.slots, false)
@@ -326,7 +333,7 @@ func (p *pool) start(ctx context.Context, n next) error {
 	if p.leased {
 		t.Worker, until = fmt.Sprintf("%s/%d", p.WorkerID, slot), p.Now().Add(p.Lease)
 	}
-	err := p.db.ClaimNext(ctx, &t, until, p.Space.Study.NTrials, p.Repeat)
+	err := p.db.ClaimNext(ctx, &t, until, p.caps())
 	if !store.Unreachable(err) {
 		p.store.Answered(p.Now(), p.Log) // only a call answered says the store is back
 	}

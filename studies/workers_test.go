@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
 )
@@ -127,7 +128,7 @@ func TestExpiredLeaseIsReclaimedAndRetriedOnce(t *testing.T) {
 			// Another worker claims a trial and dies (kill -9): its lease
 			// is never renewed.
 			ghost.Start = time.Now()
-			if err := st.ClaimNext(context.Background(), &ghost, time.Now().Add(time.Second), 10, 0); err != nil {
+			if err := st.ClaimNext(context.Background(), &ghost, time.Now().Add(time.Second), store.Caps{Trials: 10, Measurements: search.MaxMeasurements}); err != nil {
 				t.Error(err)
 			}
 		}}
@@ -166,7 +167,7 @@ func TestLeaseIsRenewedUntilItIsReclaimed(t *testing.T) {
 	st, _ := openStore(t)
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	tr := store.Trial{Config: space.Config{"a": int64(1)}, Origin: "sampler", Start: t0, Worker: "w/0"}
-	if err := st.ClaimNext(ctx, &tr, t0.Add(time.Minute), 1, 0); err != nil {
+	if err := st.ClaimNext(ctx, &tr, t0.Add(time.Minute), store.Caps{Trials: 1, Measurements: search.MaxMeasurements}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Renew(ctx, tr.Number, "w/0", t0.Add(2*time.Minute)); err != nil {

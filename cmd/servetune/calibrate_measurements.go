@@ -17,9 +17,9 @@ import (
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/engines/sim/calib"
 	"github.com/servetune/servetune/engines/sim/calib/measure"
+	"github.com/servetune/servetune/internal/suggest"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/space/suggest"
 )
 
 // maxLeaveOneOut bounds the folds: each refits every factor.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/servetune/servetune/engines/launch"
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 	"github.com/servetune/servetune/studies/studydir"
 	"github.com/urfave/cli/v2"
 )

@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store/pgurl"
 )
 
 // outputSecrets are the storage secrets this invocation may hold: those
@@ -25,9 +25,9 @@ func outputSecrets(args []string, getenv func(string) string) []string {
 			values = append(values, args[i+1])
 		}
 	}
-	secrets := space.DriverSecrets(getenv)
+	secrets := pgurl.DriverSecrets(getenv)
 	for _, v := range values {
-		if st, err := space.ParseStorage(v); err == nil {
+		if st, err := pgurl.Parse(v); err == nil {
 			secrets = append(secrets, st.Secrets(getenv)...)
 		}
 	}
@@ -50,7 +50,7 @@ func masked(w io.Writer, secrets []string) io.Writer {
 }
 
 func (m maskWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(m.w, space.MaskSecrets(string(p), m.secrets)); err != nil {
+	if _, err := io.WriteString(m.w, pgurl.MaskSecrets(string(p), m.secrets)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/pgtest"
+	"github.com/servetune/servetune/studies/store/pgurl"
 )
 
 // The storage secrets of every form — a URL's user:password@, its
@@ -144,7 +144,7 @@ func pgParts(t *testing.T, url string) (host, port, db string) {
 	if m == nil {
 		t.Fatalf("unexpected pgtest URL %s", url)
 	}
-	if st, err := space.ParseStorage(url); err != nil || !st.IsPostgres() {
+	if st, err := pgurl.Parse(url); err != nil || !st.IsPostgres() {
 		t.Fatalf("the pgtest URL does not parse as PostgreSQL: %v", err)
 	}
 	return m[1], m[2], m[3]

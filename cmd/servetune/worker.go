@@ -13,6 +13,7 @@ import (
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/store/pgurl"
 	"github.com/servetune/servetune/studies/studydir"
 )
 
@@ -140,7 +141,7 @@ func storageURL(flag string, sp *space.Space) (string, error) {
 	if v == "" {
 		return "", nil
 	}
-	if _, err := space.ParseStorage(v); err != nil {
+	if _, err := pgurl.Parse(v); err != nil {
 		return "", usagef("%s: %v", from, err)
 	}
 	if err := store.CheckStorage(v); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"time"
@@ -70,22 +71,13 @@ func enginePort(eng engines.Engine, host string) (int, error) {
 
 func envList(m map[string]string) []string {
 	var out []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, k+"="+m[k])
 	}
 	return out
 }
 
 // sortedKeys is for deterministic environments and messages.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
 // invalid is a failure of the config, as the adapters report theirs.
 func invalid(format string, a ...any) error {
 	return &engines.Failure{Class: engines.InvalidConfig, Message: fmt.Sprintf(format, a...)}

@@ -3,10 +3,12 @@ package launch
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -206,7 +208,7 @@ func servetuneVersion() string {
 func EnvironmentNow(ctx context.Context, t space.Target, engine string) engines.Fingerprint {
 	env := os.Environ()
 	for _, m := range []map[string]string{t.Env, t.Engines[engine].Env, t.Declared[engine].Env} {
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			env = append(env, k+"="+m[k])
 		}
 	}

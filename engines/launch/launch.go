@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -355,7 +357,7 @@ func (l *Launcher) argv(c engines.Command, et space.EngineTarget, prefix, listen
 func (l *Launcher) env(t space.Target, engine string, c engines.Command) []string {
 	env := l.baseEnv()
 	for _, m := range []map[string]string{t.Env, t.Engines[engine].Env, c.Env} {
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			env = append(env, k+"="+m[k])
 		}
 	}

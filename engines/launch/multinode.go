@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -164,7 +166,7 @@ func onNode(launch []string, host string, env map[string]string) []string {
 	}
 	if len(env) > 0 {
 		out = append(out, "env")
-		for _, k := range sortedKeys(env) {
+		for _, k := range slices.Sorted(maps.Keys(env)) {
 			out = append(out, k+"="+env[k])
 		}
 	}

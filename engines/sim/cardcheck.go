@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // A card's numbers are sizes, counts, rates and factors: none is negative,

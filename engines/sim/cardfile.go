@@ -14,8 +14,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/servetune/servetune/internal/suggest"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/space/suggest"
 )
 
 // CardFileError is one problem in a cards file, at file:line:key; the

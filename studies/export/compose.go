@@ -2,6 +2,8 @@ package export
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/servetune/servetune/engines"
@@ -72,7 +74,7 @@ func ComposePD(plans []Plan, t space.Target) ([]byte, error) {
 // namespace (tensor-parallel workers share memory) and model cache.
 func composeService(p Plan) obj {
 	env := []string{}
-	for _, k := range sortedKeys(p.Env) {
+	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
 		env = append(env, k+"="+p.Env[k])
 	}
 	if p.HostEnv != "" {

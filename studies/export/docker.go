@@ -2,7 +2,8 @@ package export
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,7 +17,7 @@ func Docker(p Plan) string {
 	var b strings.Builder
 	if len(p.Files) > 0 {
 		fmt.Fprintf(&b, "mkdir -p %s\n", p.Name)
-		for _, f := range sortedKeys(p.Files) {
+		for _, f := range slices.Sorted(maps.Keys(p.Files)) {
 			fmt.Fprintf(&b, "cat > %s/%s <<'SERVETUNE_EOF'\n%s\nSERVETUNE_EOF\n", p.Name, f, strings.TrimRight(p.Files[f], "\n"))
 		}
 	}
@@ -32,7 +33,7 @@ func Docker(p Plan) string {
 	if len(p.Files) > 0 {
 		words = append(words, "-v", "$PWD/"+p.Name+":/servetune:ro", "-w", "/servetune")
 	}
-	for _, k := range sortedKeys(p.Env) {
+	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
 		words = append(words, "-e", shellQuote(k+"="+p.Env[k]))
 	}
 	words = append(words, "--entrypoint", shellQuote(p.Argv[0]), shellQuote(p.Image))
@@ -72,13 +73,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

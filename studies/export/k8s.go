@@ -3,6 +3,8 @@ package export
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -160,7 +162,7 @@ func cacheVolumes(p Plan) (mounts, vols []obj) {
 // announced, then HF_TOKEN from its Secret.
 func env(p Plan) []obj {
 	out := []obj{}
-	for _, k := range sortedKeys(p.Env) {
+	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
 		out = append(out, obj{"name": k, "value": p.Env[k]})
 	}
 	if p.HostEnv != "" {

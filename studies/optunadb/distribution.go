@@ -2,9 +2,9 @@ package optunadb
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
@@ -34,7 +34,7 @@ func distributions(sp *space.Space, ts []store.Trial) map[string]*dist {
 		configs = append(configs, t.Config)
 	}
 	for _, c := range configs {
-		for _, k := range sortedKeys(c) {
+		for _, k := range slices.Sorted(maps.Keys(c)) {
 			if out[k] == nil {
 				out[k] = firstSeen(c[k])
 			}
@@ -156,13 +156,4 @@ func jsonChoices(cs []any) []any {
 		}
 	}
 	return out
-}
-
-func sortedKeys(c space.Config) []string {
-	ks := make([]string, 0, len(c))
-	for k := range c {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

@@ -2,7 +2,9 @@ package optunadb
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +64,7 @@ func row(sp *space.Space, ds map[string]*dist, t store.Trial, m *ranked) trialRo
 	if r.State != stateRunning && r.End.IsZero() {
 		r.End = t.Start
 	}
-	for _, k := range sortedKeys(t.Config) {
+	for _, k := range slices.Sorted(maps.Keys(t.Config)) {
 		f, ok := ds[k].internal(t.Config[k])
 		if !ok {
 			r.UserAttrs["param:"+k] = space.FormatValue(t.Config[k])
@@ -181,21 +183,13 @@ func command(sp *space.Space, t store.Trial) string {
 // shellLine is c as one shell-quoted line, its variables in front.
 func shellLine(c engines.Command) string {
 	var parts []string
-	for _, k := range sortedEnv(c.Env) {
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		parts = append(parts, k+"="+quote(c.Env[k]))
 	}
 	for _, a := range c.Argv {
 		parts = append(parts, quote(a))
 	}
 	return strings.Join(parts, " ")
-}
-
-func sortedEnv(m map[string]string) []string {
-	c := space.Config{}
-	for k := range m {
-		c[k] = nil
-	}
-	return sortedKeys(c)
 }
 
 func quote(s string) string {

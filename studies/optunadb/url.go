@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store/pgurl"
 )
 
 // Target is where an Optuna storage URL points.
@@ -46,7 +46,7 @@ func ParseURL(raw string) (Target, error) {
 	}
 	// The storage URL's own parser: host required, connection keys
 	// checked (did-you-mean), every secret known so none is printed.
-	st, err := space.ParseStorage("postgres://" + rest)
+	st, err := pgurl.Parse("postgres://" + rest)
 	if err != nil {
 		return Target{}, fmt.Errorf("optuna storage: %w", err)
 	}

@@ -3,6 +3,7 @@ package preflight
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/servetune/servetune/engines"
@@ -32,7 +33,7 @@ func models(sp *space.Space) []string {
 	}
 	var out []string
 	for _, c := range cfgs {
-		if m, err := engines.ModelPath(c, sp.Target); err == nil && !contains(out, m) {
+		if m, err := engines.ModelPath(c, sp.Target); err == nil && !slices.Contains(out, m) {
 			out = append(out, m)
 		}
 	}
@@ -94,13 +95,4 @@ func size(n int64, dir bool) string {
 		return "a directory"
 	}
 	return fmt.Sprintf("%.1f GB", float64(n)/1e9)
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

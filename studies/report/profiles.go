@@ -2,11 +2,12 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
@@ -20,17 +21,24 @@ type Column struct {
 	Higher bool
 }
 
-// Columns lists the per-profile table's metrics.
+// Columns lists the per-profile table's metrics; each one's unit and
+// direction are the metric table's (bench.MetricOf).
 func Columns() []Column {
 	return []Column{
-		{"output_tps", "output tok/s", true},
-		{"total_tps", "total tok/s", true},
-		{"mean_ttft_ms", "mean TTFT ms", false},
-		{"p99_ttft_ms", "p99 TTFT ms", false},
-		{"mean_tpot_ms", "mean TPOT ms", false},
-		{"mean_itl_ms", "mean ITL ms", false},
-		{"mean_e2e_ms", "mean E2E ms", false},
+		column(bench.MetricOutputTPS, "output"),
+		column(bench.MetricTotalTPS, "total"),
+		column(bench.MetricMeanTTFTMs, "mean TTFT"),
+		column(bench.MetricP99TTFTMs, "p99 TTFT"),
+		column(bench.MetricMeanTPOTMs, "mean TPOT"),
+		column(bench.MetricMeanITLMs, "mean ITL"),
+		column(bench.MetricMeanE2EMs, "mean E2E"),
 	}
+}
+
+// column is a fixed column: its label is what, then the metric's unit.
+func column(metric, what string) Column {
+	m, _ := bench.MetricOf(metric)
+	return Column{Metric: metric, Label: what + " " + m.Unit, Higher: m.Better == bench.Higher}
 }
 
 // ProfileTable is baseline vs the chosen configs on one profile.
@@ -83,7 +91,7 @@ func profileTables(sp *space.Space, trials []store.Trial, r studies.Report) []Pr
 	}
 	rows = append(rows, r.Winners...)
 	var out []ProfileTable
-	for _, p := range sortedKeys(seen) {
+	for _, p := range slices.Sorted(maps.Keys(seen)) {
 		tab := ProfileTable{Profile: p, Columns: tableColumns(sp, p)}
 		var base map[string]float64
 		if r.Baseline != nil {
@@ -168,13 +176,4 @@ func betterSign(pct float64, higher bool) int {
 		return 1
 	}
 	return -1
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/servetune/servetune/search"
 )
 
 // ErrFull says the study has n_trials finished or running: claiming
@@ -19,16 +17,31 @@ var ErrFull = errors.New("the study has all its trials finished or running")
 // the baseline, or the same config) since this one last read the study.
 var ErrTaken = errors.New("another worker claimed this trial")
 
+// Caps bound what a claim may start. The study decides them (the claim
+// cap on measurements is the search's rule, not the store's); the store
+// only checks them inside the claim's transaction.
+type Caps struct {
+	// Trials is n_trials: a claim beyond it is ErrFull.
+	Trials int
+	// Repeat is --repeat: the measurements of one config a "repeat"
+	// trial fills up to (and the floor of Measurements).
+	Repeat int
+	// Measurements is the most completed or running measurements of one
+	// config that noise repeats and confirmations take
+	// (search.MaxMeasurements for a study).
+	Measurements int
+}
+
 // ClaimNext claims t for t.Worker until until (a zero until: no lease
 // and no worker, the claim of a run holding the study's lock that runs
 // one trial at a time and that nobody may reclaim), with what measures it
 // (t.Runner) and what the prior predicted for it (t.Prediction), unless the study already
-// has nTrials trials finished or running (ErrFull) or another worker
+// has caps.Trials trials finished or running (ErrFull) or another worker
 // holds or measured the same thing (ErrTaken). The check and the insert
 // are one transaction, serialised across workers, so n_trials is exact
-// and no config is measured twice (more than repeat times, for a
+// and no config is measured twice (more than caps.Repeat times, for a
 // --repeat study) however many workers race.
-func (s *Store) ClaimNext(ctx context.Context, t *Trial, until time.Time, nTrials, repeat int) error {
+func (s *Store) ClaimNext(ctx context.Context, t *Trial, until time.Time, caps Caps) error {
 	ctx, cancel := Graceful(ctx) // a claim is never half-made, nor hangs
 	defer cancel()
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -41,7 +54,7 @@ func (s *Store) ClaimNext(ctx context.Context, t *Trial, until time.Time, nTrial
 			return fmt.Errorf("study %s: claim trial: %w", s.path, err)
 		}
 	}
-	if err := s.claimable(ctx, tx, *t, nTrials, repeat); err != nil {
+	if err := s.claimable(ctx, tx, *t, caps); err != nil {
 		return err
 	}
 	if err := s.insertLeased(ctx, tx, t, until); err != nil {
@@ -51,15 +64,15 @@ func (s *Store) ClaimNext(ctx context.Context, t *Trial, until time.Time, nTrial
 }
 
 // claimable checks, inside the claim's transaction, that t may start.
-func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, nTrials, repeat int) error {
+func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, caps Caps) error {
 	busy, err := s.busy(ctx, tx)
 	if err != nil {
 		return fmt.Errorf("study %s: claim trial: %w", s.path, err)
 	}
-	if busy >= nTrials {
+	if busy >= caps.Trials {
 		return ErrFull
 	}
-	q, args, limit := takenQuery(t, repeat)
+	q, args, limit := takenQuery(t, caps)
 	if q == "" {
 		return nil
 	}
@@ -77,10 +90,10 @@ func (s *Store) claimable(ctx context.Context, tx *sql.Tx, t Trial, nTrials, rep
 // limit: a retry already made, a baseline already measured or running, a
 // config already measured or running — or, for a repeat, measured or
 // running repeat times; a noise repeat or confirmation, completed or
-// running search.MaxMeasurements times; a revisit (a pruned config proposed again), a
+// running caps.Measurements times; a revisit (a pruned config proposed again), a
 // trial of that config that was not pruned. Reuses are duplicates on
 // purpose.
-func takenQuery(t Trial, repeat int) (q string, args []any, limit int) {
+func takenQuery(t Trial, caps Caps) (q string, args []any, limit int) {
 	switch {
 	case t.RetryOf != 0:
 		return `SELECT count(*) FROM trials WHERE retry_of=?`, []any{t.RetryOf}, 1
@@ -96,12 +109,12 @@ func takenQuery(t Trial, repeat int) (q string, args []any, limit int) {
 		// Counted as the study loop counts measurements (pick.go's
 		// count): a pruned or failed trial is not one, or the loop would
 		// ask for a repeat the store refuses, forever.
-		return `SELECT count(*) FROM trials WHERE config_key=? AND state IN (?,?,?) AND reused_from IS NULL`, []any{t.Config.Key(), Complete, Infeasible, Running}, max(repeat, 1)
+		return `SELECT count(*) FROM trials WHERE config_key=? AND state IN (?,?,?) AND reused_from IS NULL`, []any{t.Config.Key(), Complete, Infeasible, Running}, max(caps.Repeat, 1)
 	case t.Origin == "noise" || t.Origin == "confirm":
 		// Measuring again on purpose (confirm.go), up to
-		// search.MaxMeasurements completed measurements of the config,
+		// caps.Measurements completed measurements of the config,
 		// counted as the loop's confirmation counts them.
-		return `SELECT count(*) FROM trials WHERE config_key=? AND state IN (?,?) AND reused_from IS NULL`, []any{t.Config.Key(), Complete, Running}, max(repeat, search.MaxMeasurements)
+		return `SELECT count(*) FROM trials WHERE config_key=? AND state IN (?,?) AND reused_from IS NULL`, []any{t.Config.Key(), Complete, Running}, max(caps.Repeat, caps.Measurements)
 	}
 	return "", nil, 0
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ func TestClaimHonoursRepeat(t *testing.T) {
 	cfg := space.Config{"max_running": int64(64)}
 	claim := func(origin string, repeat int) error {
 		tr := Trial{Config: cfg, Origin: origin, Start: now, Worker: "w/0"}
-		return st.ClaimNext(ctx, &tr, now.Add(time.Minute), 100, repeat)
+		return st.ClaimNext(ctx, &tr, now.Add(time.Minute), Caps{Trials: 100, Repeat: repeat, Measurements: measurements})
 	}
 	if err := claim("sampler", 3); err != nil {
 		t.Fatalf("first measurement: %v", err)
@@ -49,7 +50,7 @@ func TestClaimCountsMeasurementsAsTheLoopDoes(t *testing.T) {
 	cfg := space.Config{"max_running": int64(64)}
 	run := func(origin string, end State) error {
 		tr := Trial{Config: cfg, Origin: origin, Start: now, Worker: "w/0"}
-		if err := st.ClaimNext(ctx, &tr, now.Add(time.Minute), 100, 1); err != nil {
+		if err := st.ClaimNext(ctx, &tr, now.Add(time.Minute), Caps{Trials: 100, Repeat: 1, Measurements: measurements}); err != nil {
 			return err
 		}
 		tr.State = end
@@ -68,5 +69,34 @@ func TestClaimCountsMeasurementsAsTheLoopDoes(t *testing.T) {
 	}
 	if err := run("confirm", Complete); !errors.Is(err, ErrTaken) {
 		t.Errorf("a fourth completed measurement: %v, want ErrTaken", err)
+	}
+}
+
+// The cap on measuring a config again is the caller's, not a constant of
+// the store: a confirmation is refused exactly when the config has
+// caps.Measurements completed or running measurements, whatever the cap.
+func TestClaimTakesTheMeasurementCapFromTheCaller(t *testing.T) {
+	for _, limit := range []int{2, 5} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			ctx := context.Background()
+			st, _ := openStore(t)
+			now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+			caps := Caps{Trials: 100, Repeat: 1, Measurements: limit}
+			claimed := 0
+			for origin := "sampler"; ; origin = "confirm" {
+				tr := Trial{Config: space.Config{"max_running": int64(64)}, Origin: origin, Start: now, Worker: "w/0"}
+				err := st.ClaimNext(ctx, &tr, now.Add(time.Minute), caps)
+				if errors.Is(err, ErrTaken) {
+					break
+				}
+				if err != nil || claimed > limit {
+					t.Fatalf("measurement %d under a cap of %d: %v", claimed+1, limit, err)
+				}
+				claimed++
+			}
+			if claimed != limit {
+				t.Errorf("claimed %d measurements of one config under a cap of %d", claimed, limit)
+			}
+		})
 	}
 }

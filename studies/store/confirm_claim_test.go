@@ -3,12 +3,10 @@ package store
 import (
 	"errors"
 	"testing"
-
-	"github.com/servetune/servetune/search"
 )
 
 // conformRemeasure: a noise repeat or confirmation passes the
-// no-config-twice check up to search.MaxMeasurements measurements of the
+// no-config-twice check up to measurements measurements of the
 // config, an ordinary proposal never; a revisit passes while every trial
 // of its config was pruned, once.
 func conformRemeasure(t *testing.T, b backend) {
@@ -19,7 +17,7 @@ func conformRemeasure(t *testing.T, b backend) {
 	if again := trialOf("prior", "w/1", 1); !errors.Is(claim(st, &again, 20, 1), ErrTaken) {
 		t.Error("an ordinary proposal measured a config a second time")
 	}
-	for i := 1; i < search.MaxMeasurements; i++ {
+	for i := 1; i < measurements; i++ {
 		origin := "confirm"
 		if i == 1 {
 			origin = "noise"
@@ -28,7 +26,7 @@ func conformRemeasure(t *testing.T, b backend) {
 		mustClaim(t, st, &tr, 20, 1)
 	}
 	if more := trialOf("confirm", "w/1", 1); !errors.Is(claim(st, &more, 20, 1), ErrTaken) {
-		t.Errorf("a confirmation measured a config more than %d times", search.MaxMeasurements)
+		t.Errorf("a confirmation measured a config more than %d times", measurements)
 	}
 	pruned := trialOf("sampler", "w/0", 2)
 	mustClaim(t, st, &pruned, 20, 1)

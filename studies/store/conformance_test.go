@@ -124,9 +124,13 @@ func trialOf(origin, worker string, a int64) Trial {
 	return Trial{Config: space.Config{"a": a}, Origin: origin, Worker: worker, Start: t0}
 }
 
+// measurements is the cap on a config's re-measurements the tests claim
+// under (a study passes search.MaxMeasurements).
+const measurements = 3
+
 // claim claims tr for a minute in a study of nTrials trials.
 func claim(st *Store, tr *Trial, nTrials, repeat int) error {
-	return st.ClaimNext(context.Background(), tr, t0.Add(time.Minute), nTrials, repeat)
+	return st.ClaimNext(context.Background(), tr, t0.Add(time.Minute), Caps{Trials: nTrials, Repeat: repeat, Measurements: measurements})
 }
 
 func finishAs(t *testing.T, st *Store, tr *Trial, state State, f *engines.Failure) {
@@ -274,10 +278,10 @@ func conformUnleased(t *testing.T, b backend) {
 	ctx := context.Background()
 	st := b.open(t, Create)
 	tr := trialOf("sampler", "", 1)
-	if err := st.ClaimNext(ctx, &tr, time.Time{}, 2, 0); err != nil || tr.State != Running {
+	if err := st.ClaimNext(ctx, &tr, time.Time{}, Caps{Trials: 2, Measurements: measurements}); err != nil || tr.State != Running {
 		t.Fatalf("unleased claim: %v, state %s", err, tr.State)
 	}
-	if dup := trialOf("sampler", "", 1); !errors.Is(st.ClaimNext(ctx, &dup, time.Time{}, 2, 0), ErrTaken) {
+	if dup := trialOf("sampler", "", 1); !errors.Is(st.ClaimNext(ctx, &dup, time.Time{}, Caps{Trials: 2, Measurements: measurements}), ErrTaken) {
 		t.Error("an unleased claim skipped the duplicate check")
 	}
 	if lost, err := st.ReclaimExpired(ctx, t0.Add(24*time.Hour)); err != nil || len(lost) != 0 {

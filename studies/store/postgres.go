@@ -15,18 +15,18 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies/store/pgurl"
 )
 
 // IsPostgres says whether a storage value names a PostgreSQL server.
 func IsPostgres(storage string) bool {
-	return space.IsShared(storage)
+	return pgurl.IsShared(storage)
 }
 
 // Redact is a storage value fit for logs and errors: every secret
-// masked (space.Storage owns the syntax).
+// masked (pgurl owns the syntax).
 func Redact(storage string) string {
-	return space.RedactStorage(storage)
+	return pgurl.Redact(storage)
 }
 
 // ErrNotShared says a worker was pointed at storage other workers cannot
@@ -100,7 +100,7 @@ func CheckStorage(storage string) error {
 // pgConfig is the driver's configuration for storage, with the mask its
 // errors pass through.
 func pgConfig(storage string) (*pgx.ConnConfig, func(error) error, error) {
-	st, err := space.ParseStorage(storage)
+	st, err := pgurl.Parse(storage)
 	if err != nil {
 		return nil, nil, fmt.Errorf("storage: %w", err)
 	}
@@ -172,7 +172,7 @@ func maskErr(err error, secrets []string) error {
 		return nil
 	}
 	msg := err.Error()
-	if masked := space.MaskSecrets(msg, secrets); masked != msg {
+	if masked := pgurl.MaskSecrets(msg, secrets); masked != msg {
 		return &maskedError{msg: masked, err: err}
 	}
 	return err

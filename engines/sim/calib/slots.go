@@ -4,19 +4,22 @@ import (
 	"math"
 	"slices"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/space"
 )
 
 // StudyMetrics are fitted on every load profile of a study besides its
 // objectives: throughput, decode speed and time to first token see
 // different bottlenecks, so together they tell the factors apart.
-func StudyMetrics() []string { return []string{"total_tps", "mean_tpot_ms", "mean_ttft_ms"} }
+func StudyMetrics() []string {
+	return []string{bench.MetricTotalTPS, bench.MetricMeanTPOTMs, bench.MetricMeanTTFTMs}
+}
 
 // MeasuredMetrics are fitted from a measurement (a benchmark result a
 // user already has) when it has them: the means every benchmark client
 // reports, and throughput.
 func MeasuredMetrics() []string {
-	return []string{"total_tps", "mean_ttft_ms", "mean_tpot_ms", "mean_itl_ms", "mean_e2e_ms"}
+	return []string{bench.MetricTotalTPS, bench.MetricMeanTTFTMs, bench.MetricMeanTPOTMs, bench.MetricMeanITLMs, bench.MetricMeanE2EMs}
 }
 
 // Slot is one measured value a fit compares: trial, profile, metric.

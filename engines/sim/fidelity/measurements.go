@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/servetune/servetune/engines"
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // File is a measurements file: real runs, each with its serving config,

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/servetune/servetune/bench"
+	"github.com/servetune/servetune/internal/suggest"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/space/suggest"
 )
 
 // Measurement is one benchmark run and the serving config it ran with.

@@ -1,11 +1,11 @@
-package space
+package pgurl
 
 import (
 	"slices"
 	"strings"
 	"unicode"
 
-	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // connKeys are libpq's connection keywords (and pgx's own); any other
@@ -40,13 +40,13 @@ func (st *Storage) param(key, val string) (secret bool, err error) {
 	}
 	for _, k := range connKeys {
 		if strings.EqualFold(key, k) && key != k {
-			return secret, storageErrorf("connection key %q is written in the wrong case: did you mean %q?", safeKey(key), k)
+			return secret, errorf("connection key %q is written in the wrong case: did you mean %q?", safeKey(key), k)
 		}
 	}
 	if !slices.Contains(connKeys, key) {
 		// pgx would send an unknown key to the server as a setting, so a
 		// misspelt sslmode or dbname would silently not apply.
-		return secret, storageErrorf("unknown connection key %q%s (a server setting goes in options=-c%%20NAME%%3DVALUE)",
+		return secret, errorf("unknown connection key %q%s (a server setting goes in options=-c%%20NAME%%3DVALUE)",
 			safeKey(key), suggest.Hint(key, connKeys))
 	}
 	switch key {
@@ -62,7 +62,7 @@ func (st *Storage) param(key, val string) (secret bool, err error) {
 // back on a local socket or $PGHOST, and a value that meant a server
 // would quietly reach another one, or none.
 func noHost() error {
-	return storageErrorf("names no host: write postgres://user@HOST/db, or host=HOST (a socket directory is a host: host=/var/run/postgresql)")
+	return errorf("names no host: write postgres://user@HOST/db, or host=HOST (a socket directory is a host: host=/var/run/postgresql)")
 }
 
 func (st *Storage) addSecret(key, val string) {
@@ -136,16 +136,16 @@ func dsnPair(s string) (key, val, rest string, err error) {
 		i = len(s)
 	}
 	if i == 0 {
-		return "", "", "", storageErrorf("is a malformed key=value connection string (an = without a key)")
+		return "", "", "", errorf("is a malformed key=value connection string (an = without a key)")
 	}
 	key, rest = s[:i], strings.TrimLeft(s[i:], " \t\n\r\f\v")
 	if !strings.HasPrefix(rest, "=") {
-		return "", "", "", storageErrorf("is a malformed key=value connection string (key %q has no =)", safeKey(key))
+		return "", "", "", errorf("is a malformed key=value connection string (key %q has no =)", safeKey(key))
 	}
 	rest = strings.TrimLeft(rest[1:], " \t\n\r\f\v")
 	val, rest, ok := dsnValue(rest)
 	if !ok {
-		return "", "", "", storageErrorf("is a malformed key=value connection string (the value of %q has an unterminated quote)", safeKey(key))
+		return "", "", "", errorf("is a malformed key=value connection string (the value of %q has an unterminated quote)", safeKey(key))
 	}
 	return key, val, rest, nil
 }

@@ -1,4 +1,4 @@
-package space
+package pgurl
 
 import (
 	"strings"
@@ -13,11 +13,11 @@ func parseStorageURL(s, scheme string) (Storage, error) {
 	rest := s[len(scheme)+1:]
 	switch {
 	case scheme != "postgres" && scheme != "postgresql":
-		return Storage{}, storageErrorf("unknown storage scheme %q: give a SQLite file path or postgres://user@host/db", scheme+":")
+		return Storage{}, errorf("unknown storage scheme %q: give a SQLite file path or postgres://user@host/db", scheme+":")
 	case !strings.HasPrefix(rest, "//"):
-		return Storage{}, storageErrorf("needs two slashes after %q: write %s://user@host/db", scheme+":", scheme)
+		return Storage{}, errorf("needs two slashes after %q: write %s://user@host/db", scheme+":", scheme)
 	case strings.IndexByte(s, 0) >= 0:
-		return Storage{}, storageErrorf("holds a NUL byte")
+		return Storage{}, errorf("holds a NUL byte")
 	}
 	st := Storage{DSN: scheme + ":" + rest} // the driver wants the scheme in lower case
 	shown, p, err := st.userinfo(rest[2:])
@@ -27,7 +27,7 @@ func parseStorageURL(s, scheme string) (Storage, error) {
 	shown = scheme + "://" + shown
 	where, query, hasQuery := strings.Cut(p, "?")
 	if _, err := uriDecode(where); err != nil {
-		return Storage{}, storageErrorf("has %s in its host, port or database", err)
+		return Storage{}, errorf("has %s in its host, port or database", err)
 	}
 	shown += where
 	if hasQuery {
@@ -55,13 +55,13 @@ func (st *Storage) userinfo(p string) (shown, rest string, err error) {
 	}
 	user, pw, hasPassword := strings.Cut(p[:i], ":")
 	if _, err := uriDecode(user); err != nil {
-		return "", "", storageErrorf("has %s in its user name", err)
+		return "", "", errorf("has %s in its user name", err)
 	}
 	shown = user
 	if hasPassword {
 		val, err := uriDecode(pw)
 		if err != nil {
-			return "", "", storageErrorf("has %s in its password", err)
+			return "", "", errorf("has %s in its password", err)
 		}
 		st.addSecret("user:password@", val)
 		shown += ":" + Mask
@@ -78,15 +78,15 @@ func (st *Storage) query(raw string) (string, error) {
 		key, err := uriDecode(k)
 		switch {
 		case err != nil:
-			return "", storageErrorf("has %s in a query parameter's name", err)
+			return "", errorf("has %s in a query parameter's name", err)
 		case !ok:
-			return "", storageErrorf("query parameter %q has no =", safeKey(key))
+			return "", errorf("query parameter %q has no =", safeKey(key))
 		case strings.Contains(v, "="):
-			return "", storageErrorf("query parameter %q has a second =; %%-encode it (%%3D)", safeKey(key))
+			return "", errorf("query parameter %q has a second =; %%-encode it (%%3D)", safeKey(key))
 		}
 		val, err := uriDecode(v)
 		if err != nil {
-			return "", storageErrorf("has %s in query parameter %q", err, safeKey(key))
+			return "", errorf("has %s in query parameter %q", err, safeKey(key))
 		}
 		secret, err := st.param(key, val)
 		if err != nil {
