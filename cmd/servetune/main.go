@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/studies/progress/view"
 	"github.com/servetune/servetune/studies/studydir"
 	"github.com/urfave/cli/v2"
 )
@@ -28,7 +29,7 @@ type env struct {
 	// live view either.
 	jsonLog bool
 	// meter carries benchmark progress from the runner to the view.
-	meter *requestMeter
+	meter *view.Meter
 	// live is every engine group started, for a second signal to kill.
 	live *launch.Live
 }

@@ -327,18 +327,18 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 	ro := studies.RunOptions{
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeats(sp), Confirm: o.confirm, Budget: o.budget,
 		Enqueue: sp.Enqueue, WarmStart: o.enqueue,
-		Log: e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: studies.RenderedKey(sp.Target),
+		Log: e.log, OnEvent: view.Event, Workers: o.workers, Devices: o.devices, ReuseKey: studies.RenderedKey(sp.Target),
 		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease, StoreOutage: o.storeOutage, Observer: observer,
 	}
 	prior, closePrior := newSimPrior(sp, o.cards, sess.Dir, e.log)
 	defer closePrior()
-	ro.Search.Prior = view.watch(prior)
+	ro.Search.Prior = view.Watch(prior)
 	if o.prune {
 		rule := search.DefaultPruneRule()
 		ro.Prune = &rule
 	}
 	err = studies.Run(ctx, ro)
-	view.close()
+	view.Close()
 	switch {
 	case errors.Is(err, studies.ErrTimeout):
 		e.log.Info().Dur("timeout", sp.Study.Timeout).Msg("study timeout reached")
@@ -427,7 +427,7 @@ func newRunner(e *env, sp *space.Space, d studydir.Dir, cards *sim.Cards) (objec
 	switch sp.Target.Runner {
 	case "process":
 		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(e.guardEngines),
-			objective.WithBenchOptions(bench.RunOptions{Progress: e.requests().report})), nil
+			objective.WithBenchOptions(bench.RunOptions{Progress: e.requests().Report})), nil
 	default:
 		for _, p := range sp.Profiles {
 			for _, n := range sim.ProfileNotes(p) {
