@@ -1,23 +1,18 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"os"
-	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/engines/sim/calib"
-	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
-	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/engines/sim/calib/measure"
+	"github.com/servetune/servetune/studies/calibrate"
 )
-
-// maxCalibrationTrials bounds the simulations per fitting step: a dozen
-// trials pin the factors a study can identify.
-const maxCalibrationTrials = 12
 
 func calibrateCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -58,18 +53,18 @@ func (e *env) calibrate(c *cli.Context) error {
 	if err := addCards(cards, "cards", c.String("cards")); err != nil {
 		return err
 	}
-	res, n, err := calibrateStudy(c.Context, sp, trials, cards)
+	res, n, err := calibrate.Study(c.Context, sp, trials, cards)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	out, err := fittedCards(res.Cards, cards, sp.Target)
+	out, err := calibrate.FittedCards(res.Cards, cards, sp.Target)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
 	if err := os.WriteFile(c.String("out"), out, 0o644); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	printCalibration(e.stdout, res, n, "trials")
+	calibrate.Print(e.stdout, res, n, "trials")
 	fmt.Fprintf(e.stdout, "wrote %s (servetune sim serve --cards, lab --reality-cards)\n", c.String("out"))
 	return nil
 }
@@ -90,40 +85,77 @@ func addCards(cards *sim.Cards, flag, path string) error {
 	return nil
 }
 
-// calibrateStudy fits the cards to the study's trials; n is how many
-// trials it used.
-func calibrateStudy(ctx context.Context, sp *space.Space, trials []store.Trial, cards *sim.Cards) (*calib.Result, int, error) {
-	pts := calibrationPoints(sp, trials)
-	if len(pts) < 2 {
-		return nil, len(pts), fmt.Errorf("the study has %d complete trials with a positive %s; at least 2 are needed", len(pts), sp.Objectives[0].Metric)
-	}
-	fs, err := calib.Candidates(cards, sp.Target.GPU, sp.Target.Model)
-	if err != nil {
-		return nil, len(pts), err
-	}
-	slots := calibrationSlots(sp, pts)
-	p := calib.Problem{Cards: cards, Factors: fs, Trials: len(pts), Predict: simulatedSlots(sp, pts, slots)}
-	cfgs, ran := startObservations(trials)
-	p.Ran, p.Starts = ran, simulatedStarts(sp, cfgs)
-	for _, s := range slots {
-		p.Labels = append(p.Labels, s.Profile+" "+s.Metric)
-		p.Measured = append(p.Measured, pts[s.Trial].Metrics[s.Profile][s.Metric])
-	}
-	res, err := calib.Fit(ctx, p)
-	return res, len(pts), err
+func measurementFiles(c *cli.Context) []string {
+	return append(c.StringSlice("measurements"), c.Args().Slice()...)
 }
 
-// calibrationPoints are the study's complete, non-reused trials with a
-// positive first objective, at most maxCalibrationTrials, best first (the
-// region the next study will care about).
-func calibrationPoints(sp *space.Space, trials []store.Trial) []store.Trial {
-	var out []store.Trial
-	for _, t := range trials {
-		if t.State == store.Complete && t.ReusedFrom == 0 && studies.Values(sp, t)[0] > 0 {
-			out = append(out, t)
+// calibrateMeasurements fits the cards to benchmark results (calibrate
+// --measurements) as `calibrate STUDY` fits them to a study.
+func (e *env) calibrateMeasurements(c *cli.Context) error {
+	cards := sim.DefaultCards()
+	if err := addCards(cards, "cards", c.String("cards")); err != nil {
+		return err
+	}
+	runs, err := e.loadRuns(measurementFiles(c), cards)
+	if err != nil {
+		return err
+	}
+	p, trialOf, err := calibrate.MeasurementProblem(runs, cards)
+	if errors.Is(err, calibrate.ErrNoMetrics) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	calibrate.WarnRefused(c.Context, runs, cards, e.log)
+	res, err := calib.Fit(c.Context, p)
+	if tf := (*calib.TooFewTrialsError)(nil); errors.As(err, &tf) {
+		return usagef("calibrate: %d run%s, but %d factors are identifiable from them (%s): give at least %d runs; nothing was written",
+			tf.Trials, plural(tf.Trials), len(tf.Factors), strings.Join(tf.Factors, "; "), len(tf.Factors))
+	}
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	loo, refused, looErr := calibrate.LeaveOneOut(c.Context, p, trialOf)
+	out, err := calibrate.FittedRunCards(res.Cards, runs)
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	if err := os.WriteFile(c.String("out"), out, 0o644); err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	calibrate.Print(e.stdout, res, len(runs), "runs")
+	calibrate.PrintLeaveOneOut(e.stdout, loo, refused, looErr)
+	fmt.Fprintf(e.stdout, "wrote %s (run --cards, sim serve --cards, lab --cards)\n", c.String("out"))
+	return nil
+}
+
+// loadRuns reads every file and checks each run against the engines and
+// the cards; any problem is bad input (exit 2).
+func (e *env) loadRuns(files []string, cards *sim.Cards) ([]calibrate.Run, error) {
+	if len(files) == 0 {
+		return nil, usagef("--measurements needs at least one file")
+	}
+	var runs []calibrate.Run
+	for _, f := range files {
+		ms, err := measure.Load(f)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		for _, m := range ms {
+			r, err := calibrate.NewRun(m, cards, e.log)
+			if err != nil {
+				return nil, usageError{err}
+			}
+			runs = append(runs, r)
 		}
 	}
-	obj := sp.Objectives[0]
-	sort.SliceStable(out, func(i, j int) bool { return obj.Better(studies.Values(sp, out[i])[0], studies.Values(sp, out[j])[0]) })
-	return out[:min(len(out), maxCalibrationTrials)]
+	return runs, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
