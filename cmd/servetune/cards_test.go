@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/studies/pgtest"
-	"github.com/servetune/servetune/studies/studydir"
 )
 
 // cardsSpace is a simulated study of a model no built-in card knows; its
@@ -172,12 +172,12 @@ func TestPriorUsesTheCards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, done := newSimPrior(sp, cards, studydir.For(t.TempDir(), sp), zerolog.Nop()); p == nil {
+	if p, done := simprior.InStudy(sp, cards, t.TempDir(), zerolog.Nop()); p == nil {
 		t.Error("no prior on the study's cards")
 	} else {
 		done()
 	}
-	p, done := newSimPrior(sp, nil, studydir.For(t.TempDir(), sp), zerolog.Nop())
+	p, done := simprior.InStudy(sp, nil, t.TempDir(), zerolog.Nop())
 	done()
 	if p != nil {
 		t.Error("a prior without the cards that know the model")

@@ -15,6 +15,7 @@ import (
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
@@ -330,7 +331,7 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 		Log: e.log, OnEvent: view.Event, Workers: o.workers, Devices: o.devices, ReuseKey: studies.RenderedKey(sp.Target),
 		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease, StoreOutage: o.storeOutage, Observer: observer,
 	}
-	prior, closePrior := newSimPrior(sp, o.cards, sess.Dir, e.log)
+	prior, closePrior := simprior.InStudy(sp, o.cards, sess.Dir.Path(), e.log)
 	defer closePrior()
 	ro.Search.Prior = view.Watch(prior)
 	if o.prune {
