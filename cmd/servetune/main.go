@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/servetune/servetune/engines/launch"
+	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/space/suggest"
 	"github.com/servetune/servetune/studies/progress/view"
 	"github.com/servetune/servetune/studies/studydir"
@@ -134,8 +135,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // runLive is run recording the engines it starts in live.
 func runLive(ctx context.Context, args []string, stdout, stderr io.Writer, live *launch.Live) int {
-	secrets := outputSecrets(args, os.Getenv)
-	stdout, stderr = masked(stdout, secrets), masked(stderr, secrets)
+	secrets := space.OutputSecrets(args, os.Getenv, storageEnv)
+	stdout, stderr = space.Masked(stdout, secrets), space.Masked(stderr, secrets)
 	e := &env{stdout: stdout, stderr: stderr, live: live, log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).With().Timestamp().Logger()}
 	app := newApp(e)
 	completeWith(app, args)

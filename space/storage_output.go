@@ -1,20 +1,19 @@
-package main
+package space
 
 import (
 	"io"
 	"strings"
-
-	"github.com/servetune/servetune/space"
 )
 
-// outputSecrets are the storage secrets this invocation may hold: those
-// of $SERVETUNE_STORAGE and of any --storage argument, and those the
+// OutputSecrets are the storage secrets an invocation with args may
+// hold: those of the storage in the environment variable env
+// ($SERVETUNE_STORAGE) and of any --storage argument, and those the
 // PostgreSQL driver reads from the environment. Everything servetune
-// prints passes through maskWriter with them, so a secret stays out of
+// prints passes through Masked with them, so a secret stays out of
 // logs, errors and results even where a message quotes a connection
 // string servetune did not build (a driver's, a server's).
-func outputSecrets(args []string, getenv func(string) string) []string {
-	values := []string{getenv(storageEnv)}
+func OutputSecrets(args []string, getenv func(string) string, env string) []string {
+	values := []string{getenv(env)}
 	for i, a := range args {
 		flag, v, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		switch {
@@ -25,9 +24,9 @@ func outputSecrets(args []string, getenv func(string) string) []string {
 			values = append(values, args[i+1])
 		}
 	}
-	secrets := space.DriverSecrets(getenv)
+	secrets := DriverSecrets(getenv)
 	for _, v := range values {
-		if st, err := space.ParseStorage(v); err == nil {
+		if st, err := ParseStorage(v); err == nil {
 			secrets = append(secrets, st.Secrets(getenv)...)
 		}
 	}
@@ -41,8 +40,8 @@ type maskWriter struct {
 	secrets []string
 }
 
-// masked wraps w when there is anything to mask.
-func masked(w io.Writer, secrets []string) io.Writer {
+// Masked wraps w when there is anything to mask.
+func Masked(w io.Writer, secrets []string) io.Writer {
 	if len(secrets) == 0 {
 		return w
 	}
@@ -50,7 +49,7 @@ func masked(w io.Writer, secrets []string) io.Writer {
 }
 
 func (m maskWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(m.w, space.MaskSecrets(string(p), m.secrets)); err != nil {
+	if _, err := io.WriteString(m.w, MaskSecrets(string(p), m.secrets)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
