@@ -16,6 +16,7 @@ import (
 	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/space/suggest"
+	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/progress/view"
 	"github.com/servetune/servetune/studies/studydir"
 	"github.com/urfave/cli/v2"
@@ -258,7 +259,7 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, new(usageError)):
 		return exitUsage
-	case errors.As(err, new(errNoComplete)):
+	case errors.As(err, new(studies.NoCompleteError)):
 		return exitNoComplete
 	case errors.Is(err, studydir.ErrLocked):
 		return exitLocked

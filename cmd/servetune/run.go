@@ -366,48 +366,13 @@ func (e *env) summary(ctx context.Context, sp *space.Space, sess *studies.Sessio
 	fmt.Fprintf(e.stdout, "\nStudy stored in %s (servetune show %s, servetune best %s).\n", sess.Store.Path(), sp.Study.Name, sp.Study.Name)
 	fmt.Fprintf(e.stdout, "Report with plots: servetune report %s (writes %s-report.html)\n", sp.Study.Name, sp.Study.Name)
 	if r.Counts.Complete == 0 {
-		class, example := commonFailure(trials)
+		class, example := studies.CommonFailure(trials)
 		if class != "" {
 			fmt.Fprintf(e.stdout, "Every trial failed as %s: %s\n", class, example)
 		}
-		return errNoComplete{total: r.Counts.Total, class: class, example: example}
+		return studies.NoCompleteError{Total: r.Counts.Total, Class: class, Example: example}
 	}
 	return nil
-}
-
-// errNoComplete: the study ran but measured nothing usable. class is set
-// when every failed trial failed for the same class, example is one of
-// their reasons.
-type errNoComplete struct {
-	total   int
-	class   engines.Class
-	example string
-}
-
-func (e errNoComplete) Error() string {
-	if e.class != "" {
-		return fmt.Sprintf("the study has no complete trial (%d trials): every trial failed as %s (%s); see `servetune show` for the details", e.total, e.class, e.example)
-	}
-	return fmt.Sprintf("the study has no complete trial (%d trials): every config failed; see `servetune show` for the reasons", e.total)
-}
-
-// commonFailure is the class every engine failure among trials shares
-// (with the first one's reason), or "" when they differ or there is none.
-// Trials that never launched (a broken rule, an interruption) do not count.
-func commonFailure(trials []store.Trial) (engines.Class, string) {
-	var class engines.Class
-	example := ""
-	for _, t := range trials {
-		switch {
-		case t.Failure == nil:
-			continue
-		case class == "":
-			class, example = t.Failure.Class, t.Failure.Message
-		case t.Failure.Class != class:
-			return "", ""
-		}
-	}
-	return class, example
 }
 
 // warmStart returns the winners of an earlier study, cut down to the knobs
