@@ -11,6 +11,7 @@ import (
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/engines/sim/calib"
 	"github.com/servetune/servetune/engines/sim/calib/measure"
+	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/calibrate"
 )
 
@@ -46,7 +47,7 @@ func (e *env) calibrate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cards, err := targetCards(sp.Target)
+	cards, err := studies.TargetCards(sp.Target)
 	if err != nil {
 		return err
 	}

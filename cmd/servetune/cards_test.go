@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/servetune/servetune/objective/simprior"
+	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/pgtest"
 )
 
@@ -168,7 +169,7 @@ func TestPriorUsesTheCards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cards, err := targetCards(sp.Target)
+	cards, err := studies.TargetCards(sp.Target)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
 			return err
 		}
 	}
-	cards, err := targetCards(sp.Target)
+	cards, err := studies.TargetCards(sp.Target)
 	if err != nil {
 		return err
 	}

@@ -257,7 +257,7 @@ func versionOf(bi *debug.BuildInfo) string {
 
 func exitCode(err error) int {
 	switch {
-	case errors.As(err, new(usageError)):
+	case errors.As(err, new(usageError)), errors.As(err, new(studies.InputError)):
 		return exitUsage
 	case errors.As(err, new(studies.NoCompleteError)):
 		return exitNoComplete

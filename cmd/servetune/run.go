@@ -306,7 +306,7 @@ func (e *env) readStudy(ctx context.Context, sp *space.Space, st *store.Store) (
 	if err := store.RecordEngines(ctx, st, sp); err != nil {
 		return nil, nil, err
 	}
-	cards, err := e.studyCards(ctx, sp, st)
+	cards, err := studies.StudyCards(ctx, sp, st, e.log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -382,7 +382,7 @@ func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space
 	if !d.Exists() {
 		return nil, usagef("--warm-start: no study %q (looked for %s)", name, d.DB())
 	}
-	old, trials, err := openStudy(ctx, d)
+	old, trials, err := studies.OpenStudy(ctx, d)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/engines/sim/fidelity"
+	"github.com/servetune/servetune/studies"
 	"github.com/urfave/cli/v2"
 )
 
@@ -93,7 +94,7 @@ func (e *env) simCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e.noteReplaced(c.String("cards"), in.rp.Cards)
+	studies.NoteReplaced(e.log, c.String("cards"), in.rp.Cards)
 	mode, predict := "fitted", fidelity.Fitted(in.rp, nil)
 	if c.Bool("loo") {
 		mode = "leave-one-out"
@@ -125,7 +126,7 @@ func (e *env) simFit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e.noteReplaced(c.String("cards"), in.rp.Cards)
+	studies.NoteReplaced(e.log, c.String("cards"), in.rp.Cards)
 	coef, err := fidelity.Fit(c.Context, in.rp, in.file.Runs, in.opt)
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -36,7 +35,7 @@ func listStudies(c *cli.Context) ([]listed, error) {
 		var out []listed
 		for _, d := range studydir.List(c.String("dir")) {
 			out = append(out, listed{name: d.Name(), open: func() (*space.Space, []store.Trial, string, error) {
-				sp, ts, err := openStudy(c.Context, d)
+				sp, ts, err := studies.OpenStudy(c.Context, d)
 				return sp, ts, d.DB(), err
 			}})
 		}
@@ -50,7 +49,7 @@ func listStudies(c *cli.Context) ([]listed, error) {
 	for _, st := range stores {
 		out = append(out, listed{name: st.Path(), open: func() (*space.Space, []store.Trial, string, error) {
 			defer st.Close()
-			sp, ts, err := readStudy(c.Context, st, st.Path())
+			sp, ts, err := studies.ReadStudy(c.Context, st, st.Path())
 			store.MarkHolderGone(ts, time.Now(), store.SharedLiveness())
 			return sp, ts, st.Path(), err
 		}})
@@ -205,7 +204,7 @@ func studyArg(c *cli.Context) (*space.Space, []store.Trial, error) {
 			return nil, nil, err
 		}
 		defer st.Close()
-		sp, ts, err := readStudy(c.Context, st, store.Redact(url)+" study "+arg)
+		sp, ts, err := studies.ReadStudy(c.Context, st, store.Redact(url)+" study "+arg)
 		store.MarkHolderGone(ts, time.Now(), store.SharedLiveness())
 		return sp, ts, err
 	}
@@ -213,42 +212,5 @@ func studyArg(c *cli.Context) (*space.Space, []store.Trial, error) {
 	if !d.Exists() {
 		return nil, nil, usagef("no study %q (looked for %s); `servetune studies` lists them", arg, d.DB())
 	}
-	return openStudy(c.Context, d)
-}
-
-// openStudy reads a study without writing to it.
-func openStudy(ctx context.Context, d studydir.Dir) (*space.Space, []store.Trial, error) {
-	path := d.DB()
-	st, err := d.OpenReadOnly(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer st.Close()
-	sp, ts, err := readStudy(ctx, st, path)
-	store.MarkHolderGone(ts, time.Now(), d.LivenessOf())
-	return sp, ts, err
-}
-
-// readStudy reads a study's space and trials from its store.
-func readStudy(ctx context.Context, st *store.Store, path string) (*space.Space, []store.Trial, error) {
-	src, err := st.Meta(ctx, "space")
-	if err != nil {
-		return nil, nil, err
-	}
-	file, _ := st.Meta(ctx, "space_file")
-	declared, err := store.StoredEngines(ctx, st)
-	if err != nil {
-		return nil, nil, err
-	}
-	sp, err := parseStoredSpace(ctx, file, src, declared)
-	if err != nil {
-		return nil, nil, fmt.Errorf("study %s: stored space: %w", path, err)
-	}
-	// The cards it simulated on, so calibrate and the prior see them.
-	if sp.Target.Sim.CardsSource, err = st.Cards(ctx); err != nil {
-		return nil, nil, err
-	}
-	trials, err := st.Trials(ctx)
-	studies.FillRunner(sp, trials) // studies from before runners were recorded
-	return sp, trials, err
+	return studies.OpenStudy(c.Context, d)
 }
