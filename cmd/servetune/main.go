@@ -18,6 +18,7 @@ import (
 	"github.com/servetune/servetune/space/suggest"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/progress/view"
+	"github.com/servetune/servetune/studies/report"
 	"github.com/servetune/servetune/studies/studydir"
 	"github.com/urfave/cli/v2"
 )
@@ -218,41 +219,7 @@ func version() string {
 	if !ok {
 		return "unknown"
 	}
-	return versionOf(bi) + " " + bi.GoVersion
-}
-
-// servetuneVersion is the version reports carry: versionOf this binary.
-func servetuneVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	return versionOf(bi)
-}
-
-// versionOf is the module version a binary was built from — a tag for
-// `go install ...@v1.2.3`, "(devel)" for a build of a checkout — with the
-// commit when the build recorded one, "-dirty" when the checkout had
-// changes: "(devel) 5b47d74a1c2e-dirty".
-func versionOf(bi *debug.BuildInfo) string {
-	v := bi.Main.Version
-	var rev string
-	dirty := false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value[:min(len(s.Value), 12)]
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" || strings.Contains(v, rev) {
-		return v // Go 1.24+ stamps a pseudo-version that names the commit (and +dirty)
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return v + " " + rev
+	return report.VersionOf(bi) + " " + bi.GoVersion
 }
 
 func exitCode(err error) int {

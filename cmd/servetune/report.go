@@ -39,7 +39,7 @@ the current directory. The study is opened read-only.`,
 			if err != nil {
 				return err
 			}
-			full := report.Build(sp, trials, renderCommand(sp), report.Meta{Version: servetuneVersion(), Now: time.Now(), Outlook: outlook})
+			full := report.Build(sp, trials, renderCommand(sp), report.Meta{Version: report.Version(), Now: time.Now(), Outlook: outlook})
 			if dir := c.String("markdown"); dir != "" {
 				if err := full.WriteMarkdown(dir); err != nil {
 					return err
