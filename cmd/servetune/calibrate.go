@@ -76,11 +76,7 @@ func addCards(cards *sim.Cards, flag, path string) error {
 	if path == "" {
 		return nil
 	}
-	src, err := sim.ReadCardFile(path)
-	if err != nil {
-		return usagef("--%s: %v", flag, err)
-	}
-	if err := cards.AddFile(path, src); err != nil {
+	if err := cards.AddPath(path); err != nil {
 		return usagef("--%s: %v", flag, err)
 	}
 	return nil

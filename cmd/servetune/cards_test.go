@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/lab"
 	"github.com/servetune/servetune/studies/pgtest"
 )
 
@@ -185,7 +186,7 @@ func TestPriorUsesTheCards(t *testing.T) {
 	}
 	bad := filepath.Join(t.TempDir(), "bad.toml")
 	os.WriteFile(bad, []byte("[[model]]\nname = 1\n"), 0o644)
-	if _, _, err := labCards(bad, ""); err == nil || !strings.Contains(err.Error(), "--cards: "+bad+":2") {
+	if _, _, err := lab.LoadCards(bad, ""); err == nil || !strings.Contains(err.Error(), "--cards: "+bad+":2") {
 		t.Errorf("lab --cards bad file: %v", err)
 	}
 }
