@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/engines/sim/calib"
-	"github.com/servetune/servetune/engines/sim/calib/measure"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/calibrate"
 )
@@ -93,9 +91,9 @@ func (e *env) calibrateMeasurements(c *cli.Context) error {
 	if err := addCards(cards, "cards", c.String("cards")); err != nil {
 		return err
 	}
-	runs, err := e.loadRuns(measurementFiles(c), cards)
+	runs, err := calibrate.LoadRuns(measurementFiles(c), cards, e.log)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	p, trialOf, err := calibrate.MeasurementProblem(runs, cards)
 	if errors.Is(err, calibrate.ErrNoMetrics) {
@@ -107,8 +105,7 @@ func (e *env) calibrateMeasurements(c *cli.Context) error {
 	calibrate.WarnRefused(c.Context, runs, cards, e.log)
 	res, err := calib.Fit(c.Context, p)
 	if tf := (*calib.TooFewTrialsError)(nil); errors.As(err, &tf) {
-		return usagef("calibrate: %d run%s, but %d factors are identifiable from them (%s): give at least %d runs; nothing was written",
-			tf.Trials, plural(tf.Trials), len(tf.Factors), strings.Join(tf.Factors, "; "), len(tf.Factors))
+		return usageError{calibrate.TooFewRuns(tf)}
 	}
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
@@ -125,34 +122,4 @@ func (e *env) calibrateMeasurements(c *cli.Context) error {
 	calibrate.PrintLeaveOneOut(e.stdout, loo, refused, looErr)
 	fmt.Fprintf(e.stdout, "wrote %s (run --cards, sim serve --cards, lab --cards)\n", c.String("out"))
 	return nil
-}
-
-// loadRuns reads every file and checks each run against the engines and
-// the cards; any problem is bad input (exit 2).
-func (e *env) loadRuns(files []string, cards *sim.Cards) ([]calibrate.Run, error) {
-	if len(files) == 0 {
-		return nil, usagef("--measurements needs at least one file")
-	}
-	var runs []calibrate.Run
-	for _, f := range files {
-		ms, err := measure.Load(f)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		for _, m := range ms {
-			r, err := calibrate.NewRun(m, cards, e.log)
-			if err != nil {
-				return nil, usageError{err}
-			}
-			runs = append(runs, r)
-		}
-	}
-	return runs, nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

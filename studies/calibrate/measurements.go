@@ -257,3 +257,40 @@ func gpusKey(m measure.Measurement) string {
 	}
 	return "gpus"
 }
+
+// LoadRuns reads every measurements file and checks each run against the
+// engines and the cards (NewRun); any error is bad input.
+func LoadRuns(files []string, cards *sim.Cards, log zerolog.Logger) ([]Run, error) {
+	if len(files) == 0 {
+		return nil, errors.New("--measurements needs at least one file")
+	}
+	var runs []Run
+	for _, f := range files {
+		ms, err := measure.Load(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			r, err := NewRun(m, cards, log)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, r)
+		}
+	}
+	return runs, nil
+}
+
+// TooFewRuns says how many runs a fit needs that had too few: the factors
+// they identify, and that nothing was written.
+func TooFewRuns(tf *calib.TooFewTrialsError) error {
+	return fmt.Errorf("calibrate: %d run%s, but %d factors are identifiable from them (%s): give at least %d runs; nothing was written",
+		tf.Trials, plural(tf.Trials), len(tf.Factors), strings.Join(tf.Factors, "; "), len(tf.Factors))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

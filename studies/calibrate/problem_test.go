@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -112,5 +114,37 @@ func TestStartObservations(t *testing.T) {
 	cfgs, ran := startObservations(trials)
 	if len(cfgs) != 3 || !ran[0] || !ran[1] || ran[2] || cfgs[2]["tp"] != int64(4) {
 		t.Errorf("cfgs %v ran %v", cfgs, ran)
+	}
+}
+
+// LoadRuns reads every run of every file, and refuses no files, a file
+// that does not parse and a run the engines or cards refuse.
+func TestLoadRuns(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "runs.json")
+	run := `{"engine": "vllm", "model": "Qwen/Qwen3-8B", "gpu": "H100", "result": {"completed": 4, "total_input_tokens": 40, "total_output_tokens": 400, "mean_ttft_ms": 9}}`
+	if err := os.WriteFile(good, []byte("["+run+","+run+"]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(strings.Replace(run, `"H100"`, `"H10"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := LoadRuns([]string{good, good}, sim.DefaultCards(), zerolog.Nop())
+	if err != nil || len(runs) != 4 {
+		t.Errorf("%d runs, %v", len(runs), err)
+	}
+	for files, want := range map[string]string{"": "--measurements needs at least one file", bad: `bad.json:1: gpu: sim: no GPU card "H10"`, filepath.Join(dir, "none.json"): "none.json"} {
+		var fs []string
+		if files != "" {
+			fs = []string{good, files}
+		}
+		if _, err := LoadRuns(fs, sim.DefaultCards(), zerolog.Nop()); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", files, err, want)
+		}
+	}
+	got := TooFewRuns(&calib.TooFewTrialsError{Trials: 1, Factors: []string{"a", "b"}}).Error()
+	if got != "calibrate: 1 run, but 2 factors are identifiable from them (a; b): give at least 2 runs; nothing was written" {
+		t.Errorf("%s", got)
 	}
 }
