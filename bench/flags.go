@@ -205,3 +205,19 @@ func CheckBaseURL(raw string) error {
 	}
 	return nil
 }
+
+// ParseHeaders reads --header 'Name: value' (repeatable); nil for none.
+func ParseHeaders(hs []string) (map[string]string, error) {
+	var out map[string]string
+	for _, h := range hs {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("--header %q: want 'Name: value'", h)
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return out, nil
+}

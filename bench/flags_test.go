@@ -170,3 +170,44 @@ func TestWriteResultFiles(t *testing.T) {
 		t.Errorf("unwritable: %v", err)
 	}
 }
+
+func TestParseHeaders(t *testing.T) {
+	if h, err := ParseHeaders(nil); h != nil || err != nil {
+		t.Errorf("none: %v %v", h, err)
+	}
+	h, err := ParseHeaders([]string{" X-Team : infra ", "Authorization: Bearer a:b"})
+	if err != nil || h["X-Team"] != "infra" || h["Authorization"] != "Bearer a:b" {
+		t.Errorf("%v %v", h, err)
+	}
+	for _, bad := range []string{"no colon", ": empty name"} {
+		if _, err := ParseHeaders([]string{bad}); err == nil || !strings.Contains(err.Error(), "want 'Name: value'") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+// A records file written by --json recomputes to the same profile and
+// counts; a missing or bad file names --from-records.
+func TestRecompute(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	res := Result{Profile: Profile{Name: "p", NumPrompts: 1}, Duration: time.Second,
+		Records: []Record{{Index: 0, Success: true, InputTokens: 10, OutputTokens: 5, TTFT: 100 * time.Millisecond, Latency: 500 * time.Millisecond}}}
+	res.Metrics = res.Saved().Metrics(res.Profile.Summary(SummaryOptions{}))
+	if err := WriteResultFiles(path, res); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Recompute(recordsPath(path), SummaryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Profile.Name != "p" || got.Metrics.Completed != 1 || len(got.Records) != 1 || got.Duration != time.Second {
+		t.Errorf("recomputed %+v", got)
+	}
+	if _, err := Recompute(filepath.Join(dir, "none.jsonl"), SummaryOptions{}); err == nil || !strings.HasPrefix(err.Error(), "--from-records: ") {
+		t.Errorf("missing: %v", err)
+	}
+	if _, err := Recompute(path, SummaryOptions{}); err == nil || !strings.HasPrefix(err.Error(), "--from-records "+path+": ") {
+		t.Errorf("not a records file: %v", err)
+	}
+}

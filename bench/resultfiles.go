@@ -76,3 +76,20 @@ func TerminalProgress(w io.Writer) func(Progress) {
 			p.Elapsed.Round(time.Second), eta)
 	}
 }
+
+// Recompute is the result a records file (--from-records) holds, its
+// metrics recomputed with the summary options; every error names the
+// flag.
+func Recompute(path string, summary SummaryOptions) (Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Result{}, fmt.Errorf("--from-records: %w", err)
+	}
+	defer f.Close()
+	saved, err := ReadRecords(f)
+	if err != nil {
+		return Result{}, fmt.Errorf("--from-records %s: %w", path, err)
+	}
+	m := saved.Metrics(saved.Profile.Summary(summary))
+	return Result{Profile: saved.Profile, Metrics: m, Records: saved.Records, Duration: saved.Duration}, nil
+}

@@ -102,15 +102,8 @@ func benchOptionsFrom(c *cli.Context) (benchOptions, error) {
 	if err := bench.CheckBaseURL(o.client.BaseURL); err != nil {
 		return o, usageError{err}
 	}
-	for _, h := range c.StringSlice("header") {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return o, usagef("--header %q: want 'Name: value'", h)
-		}
-		if o.client.Headers == nil {
-			o.client.Headers = map[string]string{}
-		}
-		o.client.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	if o.client.Headers, err = bench.ParseHeaders(c.StringSlice("header")); err != nil {
+		return o, usageError{err}
 	}
 	o.run = bench.RunOptions{Summary: o.profile.Summary(o.summary), RequestTimeout: c.Duration("request-timeout"),
 		StallTimeout: c.Duration("stall-timeout")}
@@ -155,20 +148,14 @@ func runBench(c *cli.Context, o benchOptions, e *env) error {
 }
 
 func recomputeBench(o benchOptions, e *env) error {
-	f, err := os.Open(o.fromRecords)
+	res, err := bench.Recompute(o.fromRecords, o.summary)
 	if err != nil {
-		return usagef("--from-records: %w", err)
+		return usageError{err}
 	}
-	defer f.Close()
-	saved, err := bench.ReadRecords(f)
-	if err != nil {
-		return usagef("--from-records %s: %w", o.fromRecords, err)
-	}
-	m := saved.Metrics(saved.Profile.Summary(o.summary))
-	if err := bench.WriteText(e.stdout, m, o.text); err != nil {
+	if err := bench.WriteText(e.stdout, res.Metrics, o.text); err != nil {
 		return err
 	}
-	return bench.WriteResultFiles(o.jsonPath, bench.Result{Profile: saved.Profile, Metrics: m, Records: saved.Records, Duration: saved.Duration})
+	return bench.WriteResultFiles(o.jsonPath, res)
 }
 
 // sharedPrefixFlags are the shared_prefix dataset's table as flags, named
