@@ -189,7 +189,10 @@ func (o runOptions) check(sp *space.Space) error {
 	if err := checkOptuna(o.optuna); err != nil {
 		return err
 	}
-	return checkWorkers(sp, o.workers, o.devices)
+	if err := studies.CheckWorkers(sp, o.workers, o.devices); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // repeats is --repeat when given, else the space's [study] repeat.
@@ -214,19 +217,6 @@ func budgetFlag() cli.Flag {
 
 func noPruneFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"}
-}
-
-// checkWorkers refuses --workers values the run cannot honour. Real
-// engines run side by side only when packed onto GPUs of their own:
-// without a GPU list every engine would see every GPU.
-func checkWorkers(sp *space.Space, n int, devices []string) error {
-	switch {
-	case n < 1:
-		return usagef("--workers must be at least 1")
-	case n > 1 && sp.Target.Runner == "process" && len(devices) == 0:
-		return usagef("--workers %d runs %d real engines at once and needs the GPUs to pack them onto, or they would share GPUs: pass --gpus (e.g. 0-7), or run where CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS, SLURM_JOB_GPUS or NVIDIA_VISIBLE_DEVICES lists them", n, n)
-	}
-	return nil
 }
 
 func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runOptions) error {
