@@ -3,12 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
@@ -82,11 +78,11 @@ func benchCommand(e *env) *cli.Command {
 func benchOptionsFrom(c *cli.Context) (benchOptions, error) {
 	var o benchOptions
 	var err error
-	if o.summary.Percentiles, err = parsePercentiles(c.String("percentiles")); err != nil {
-		return o, err
+	if o.summary.Percentiles, err = bench.ParsePercentiles(c.String("percentiles")); err != nil {
+		return o, usageError{err}
 	}
-	if o.summary.Goodput, err = parseGoodput(c.String("goodput")); err != nil {
-		return o, err
+	if o.summary.Goodput, err = bench.ParseGoodput(c.String("goodput")); err != nil {
+		return o, usageError{err}
 	}
 	o.text = bench.TextOptions{Layout: bench.Layout(c.String("format")), Percentiles: o.summary.Percentiles}
 	if l := o.text.Layout; l != bench.LayoutFull && l != bench.LayoutVLLM {
@@ -96,121 +92,22 @@ func benchOptionsFrom(c *cli.Context) (benchOptions, error) {
 	if o.fromRecords = c.String("from-records"); o.fromRecords != "" {
 		return o, nil
 	}
-	if o.profile, err = profileFrom(c); err != nil {
-		return o, err
+	if o.profile, err = bench.ProfileFromFlags(c); err != nil {
+		return o, usageError{err}
 	}
 	o.client = bench.Client{BaseURL: c.String("base-url"), Model: c.String("model"), APIKeyEnv: c.String("api-key-env")}
 	if o.client.BaseURL == "" || o.client.Model == "" {
 		return o, usagef("--base-url and --model are required")
 	}
-	if err := checkBaseURL(o.client.BaseURL); err != nil {
-		return o, err
+	if err := bench.CheckBaseURL(o.client.BaseURL); err != nil {
+		return o, usageError{err}
 	}
-	for _, h := range c.StringSlice("header") {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return o, usagef("--header %q: want 'Name: value'", h)
-		}
-		if o.client.Headers == nil {
-			o.client.Headers = map[string]string{}
-		}
-		o.client.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	if o.client.Headers, err = bench.ParseHeaders(c.StringSlice("header")); err != nil {
+		return o, usageError{err}
 	}
 	o.run = bench.RunOptions{Summary: o.profile.Summary(o.summary), RequestTimeout: c.Duration("request-timeout"),
 		StallTimeout: c.Duration("stall-timeout")}
 	return o, nil
-}
-
-// profileFrom starts from --profile (or an empty custom profile) and
-// applies every flag the user set, so `--profile sharegpt --num-prompts 50`
-// does what it says.
-func profileFrom(c *cli.Context) (bench.Profile, error) {
-	p := bench.Profile{Name: "custom", Dataset: bench.DatasetRandom, InputLen: 1024, OutputLen: 128,
-		NumPrompts: 1000, RequestRate: math.Inf(1)}
-	if name := c.String("profile"); name != "" {
-		var ok bool
-		if p, ok = bench.Lookup(name); !ok {
-			return p, usagef("--profile %q: not a built-in profile (%s)", name, strings.Join(bench.BuiltinNames(), ", "))
-		}
-	}
-	set := func(name string, apply func()) {
-		if c.IsSet(name) {
-			apply()
-		}
-	}
-	set("dataset", func() { p.Dataset = c.String("dataset") })
-	set("dataset-path", func() { p.DatasetPath = c.String("dataset-path") })
-	set("input-len", func() { p.InputLen = c.Int("input-len") })
-	set("output-len", func() { p.OutputLen = c.Int("output-len") })
-	set("range-ratio", func() { p.RangeRatio = c.Float64("range-ratio") })
-	set("prefix-len", func() { p.PrefixLen = c.Int("prefix-len") })
-	set("num-prompts", func() { p.NumPrompts = c.Int("num-prompts") })
-	set("max-concurrency", func() { p.MaxConcurrency = c.Int("max-concurrency") })
-	set("burstiness", func() { p.Burstiness = c.Float64("burstiness") })
-	set("seed", func() { p.Seed = c.Int64("seed") })
-	set("warmup", func() { p.Warmup = c.Int("warmup") })
-	set("max-duration", func() { p.MaxDuration = c.Duration("max-duration") })
-	set("endpoint", func() { p.Endpoint = c.String("endpoint") })
-	set("text-prompts", func() { p.TextPrompts = c.Bool("text-prompts") })
-	set("no-ignore-eos", func() { p.NoIgnoreEOS = c.Bool("no-ignore-eos") })
-	if c.IsSet("request-rate") {
-		r, err := strconv.ParseFloat(c.String("request-rate"), 64)
-		if err != nil {
-			return p, usagef("--request-rate %q: want a number of requests per second or inf", c.String("request-rate"))
-		}
-		p.RequestRate = r
-	}
-	if p.DatasetName() == bench.DatasetRandom && p.DatasetPath != "" {
-		return p, usagef("--dataset-path needs --dataset sharegpt or jsonl")
-	}
-	if err := applyWorkload(c, &p); err != nil {
-		return p, err
-	}
-	if err := applyTrace(c, &p); err != nil {
-		return p, err
-	}
-	return p, profileProblems(p)
-}
-
-func parsePercentiles(s string) ([]float64, error) {
-	var ps []float64
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		p, err := strconv.ParseFloat(f, 64)
-		if err != nil || p <= 0 || p >= 100 {
-			return nil, usagef("--percentiles: %q is not a percentile in (0, 100)", f)
-		}
-		ps = append(ps, p)
-	}
-	return ps, nil
-}
-
-// parseGoodput reads vllm's --goodput KEY:VALUE list.
-func parseGoodput(s string) (bench.SLO, error) {
-	var slo bench.SLO
-	for _, kv := range strings.Split(s, ",") {
-		if kv = strings.TrimSpace(kv); kv == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(kv, ":")
-		ms, err := strconv.ParseFloat(v, 64)
-		if err != nil || ms <= 0 {
-			return slo, usagef("--goodput %q: want ttft|tpot|e2el:MILLISECONDS", kv)
-		}
-		switch k {
-		case "ttft":
-			slo.TTFTMs = ms
-		case "tpot":
-			slo.TPOTMs = ms
-		case "e2el":
-			slo.E2ELMs = ms
-		default:
-			return slo, usagef("--goodput %q: unknown metric %q (ttft, tpot, e2el)", kv, k)
-		}
-	}
-	return slo, nil
 }
 
 func runBench(c *cli.Context, o benchOptions, e *env) error {
@@ -222,7 +119,7 @@ func runBench(c *cli.Context, o benchOptions, e *env) error {
 		return usagef("%w", err)
 	}
 	if f, ok := e.stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-		o.run.Progress = terminalProgress(e)
+		o.run.Progress = bench.TerminalProgress(e.stderr)
 	}
 	e.log.Info().Str("profile", o.profile.Name).Int("requests", len(plan.Requests)).Str("url", o.client.BaseURL).Msg("benchmark started")
 	res, runErr := bench.RunPlan(c.Context, o.client, plan, o.run)
@@ -238,7 +135,7 @@ func runBench(c *cli.Context, o benchOptions, e *env) error {
 	if err := bench.WriteText(e.stdout, res.Metrics, o.text); err != nil {
 		return err
 	}
-	if err := writeBenchJSON(o.jsonPath, res); err != nil {
+	if err := bench.WriteResultFiles(o.jsonPath, res); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -247,105 +144,47 @@ func runBench(c *cli.Context, o benchOptions, e *env) error {
 	if res.Stopped != "" {
 		e.log.Warn().Str("reason", res.Stopped).Msg("benchmark stopped early")
 	}
-	return noSuccess(res)
-}
-
-// noSuccess fails a benchmark in which no request succeeded: its numbers
-// describe no serving at all, and scripts must not take them for a result.
-func noSuccess(res bench.Result) error {
-	m := res.Metrics
-	if m.Completed > 0 {
-		return nil
-	}
-	if class, example, n := m.DominantError(); n > 0 {
-		return fmt.Errorf("bench: no request succeeded: %d of %d requests failed, %d of them %s: %s",
-			m.Failed, m.Failed+m.Aborted, n, class, example)
-	}
-	if res.Stopped != "" {
-		return fmt.Errorf("bench: no request succeeded: %d requests aborted (%s)", m.Aborted, res.Stopped)
-	}
-	return errors.New("bench: no request succeeded")
+	return bench.NoSuccess(res)
 }
 
 func recomputeBench(o benchOptions, e *env) error {
-	f, err := os.Open(o.fromRecords)
+	res, err := bench.Recompute(o.fromRecords, o.summary)
 	if err != nil {
-		return usagef("--from-records: %w", err)
+		return usageError{err}
 	}
-	defer f.Close()
-	saved, err := bench.ReadRecords(f)
-	if err != nil {
-		return usagef("--from-records %s: %w", o.fromRecords, err)
-	}
-	m := saved.Metrics(saved.Profile.Summary(o.summary))
-	if err := bench.WriteText(e.stdout, m, o.text); err != nil {
+	if err := bench.WriteText(e.stdout, res.Metrics, o.text); err != nil {
 		return err
 	}
-	return writeBenchJSON(o.jsonPath, bench.Result{Profile: saved.Profile, Metrics: m, Records: saved.Records, Duration: saved.Duration})
+	return bench.WriteResultFiles(o.jsonPath, res)
 }
 
-// recordsPath puts the records beside the JSON: out.json → out.records.jsonl.
-func recordsPath(jsonPath string) string {
-	return strings.TrimSuffix(jsonPath, ".json") + ".records.jsonl"
-}
-
-func writeBenchJSON(path string, res bench.Result) error {
-	if path == "" {
-		return nil
+// sharedPrefixFlags are the shared_prefix dataset's table as flags, named
+// after its keys (inference-perf's), and --stages.
+func sharedPrefixFlags() []cli.Flag {
+	sp := func(name, usage string) cli.Flag {
+		return &cli.IntFlag{Name: name, Usage: "shared_prefix: " + usage}
 	}
-	rp := recordsPath(path)
-	if err := writeFile(rp, func(f *os.File) error { return bench.WriteRecords(f, res.Saved()) }); err != nil {
-		return err
-	}
-	return writeFile(path, func(f *os.File) error { return bench.WriteJSON(f, res, rp) })
-}
-
-func writeFile(path string, write func(*os.File) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("bench output: %w", err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("bench output %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("bench output %s: %w", path, err)
-	}
-	return nil
-}
-
-// terminalProgress rewrites one stderr line: done/total, failures, elapsed
-// and a naive ETA, at most ten times a second.
-func terminalProgress(e *env) func(bench.Progress) {
-	var last time.Time
-	return func(p bench.Progress) {
-		if p.Done < p.Total && time.Since(last) < 100*time.Millisecond {
-			return
-		}
-		last = time.Now()
-		eta := "?"
-		if p.Done > 0 {
-			eta = (time.Duration(float64(p.Elapsed) / float64(p.Done) * float64(p.Total-p.Done))).Round(time.Second).String()
-		}
-		fmt.Fprintf(e.stderr, "\r%d/%d requests  %d failed  elapsed %s  ETA %s   ", p.Done, p.Total, p.Failed,
-			p.Elapsed.Round(time.Second), eta)
+	return []cli.Flag{
+		sp("num-unique-system-prompts", "system prompts (groups)"),
+		sp("num-users-per-system-prompt", "users sharing each system prompt"),
+		sp("system-prompt-len", "tokens of each system prompt"),
+		sp("question-len", "tokens of each user's question (output length: --output-len)"),
+		&cli.BoolFlag{Name: "enable-multi-turn-chat", Usage: "shared_prefix: each user's requests are one conversation, a round sent once the previous one finished"},
+		sp("max-model-len", "bound a conversation to the server's context (0 = none)"),
+		&cli.StringFlag{Name: "overflow", Usage: "shared_prefix: a conversation past --max-model-len restarts | truncate"},
+		&cli.StringFlag{Name: "stages", Usage: "load stages RATE:DURATION,..., e.g. 2.5:10m,6:10m, instead of --num-prompts and --request-rate; metrics per stage and overall"},
 	}
 }
 
-// checkBaseURL refuses a --base-url that is not a server root: a
-// password in it, or a query or fragment (which the endpoint's path
-// would follow, and which may carry a token), would reach every request
-// error and the records. Its errors never quote the URL.
-func checkBaseURL(raw string) error {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return usagef("--base-url must be a server root, http://HOST[:PORT][/PATH] or https://…")
-	case u.User != nil:
-		return usagef("--base-url must not carry credentials (user@ or user:password@); give an API key with --api-key-env")
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(raw, "?#"):
-		return usagef("--base-url must be a server root without ?query or #fragment (the endpoint's path follows it); give an API key with --api-key-env")
+// traceFlags are the trace dataset's table as flags (docs/space.md,
+// *Trace replay*).
+func traceFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "trace-format", Usage: "trace: mooncake | azure | burstgpt | generic (default: detected from the file)"},
+		&cli.Float64Flag{Name: "speedup", Usage: "trace: divide the gaps between arrivals (2 = twice the rate)"},
+		&cli.DurationFlag{Name: "trace-start", Usage: "trace: window start, from the trace's first request"},
+		&cli.DurationFlag{Name: "trace-duration", Usage: "trace: window length (0 = to the end)"},
+		&cli.Float64Flag{Name: "sample", Usage: "trace: keep each request with this probability, seeded (0 = all)"},
+		&cli.IntFlag{Name: "block-tokens", Usage: "trace: prompt tokens per prefix hash (default 512, Mooncake's)"},
 	}
-	return nil
 }

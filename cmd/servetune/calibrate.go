@@ -1,23 +1,17 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"os"
-	"sort"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/engines/sim/calib"
-	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
-	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/calibrate"
 )
-
-// maxCalibrationTrials bounds the simulations per fitting step: a dozen
-// trials pin the factors a study can identify.
-const maxCalibrationTrials = 12
 
 func calibrateCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -51,25 +45,25 @@ func (e *env) calibrate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cards, err := targetCards(sp.Target)
+	cards, err := studies.TargetCards(sp.Target)
 	if err != nil {
 		return err
 	}
 	if err := addCards(cards, "cards", c.String("cards")); err != nil {
 		return err
 	}
-	res, n, err := calibrateStudy(c.Context, sp, trials, cards)
+	res, n, err := calibrate.Study(c.Context, sp, trials, cards)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	out, err := fittedCards(res.Cards, cards, sp.Target)
+	out, err := calibrate.FittedCards(res.Cards, cards, sp.Target)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
 	if err := os.WriteFile(c.String("out"), out, 0o644); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	printCalibration(e.stdout, res, n, "trials")
+	calibrate.Print(e.stdout, res, n, "trials")
 	fmt.Fprintf(e.stdout, "wrote %s (servetune sim serve --cards, lab --reality-cards)\n", c.String("out"))
 	return nil
 }
@@ -80,50 +74,52 @@ func addCards(cards *sim.Cards, flag, path string) error {
 	if path == "" {
 		return nil
 	}
-	src, err := sim.ReadCardFile(path)
-	if err != nil {
-		return usagef("--%s: %v", flag, err)
-	}
-	if err := cards.AddFile(path, src); err != nil {
+	if err := cards.AddPath(path); err != nil {
 		return usagef("--%s: %v", flag, err)
 	}
 	return nil
 }
 
-// calibrateStudy fits the cards to the study's trials; n is how many
-// trials it used.
-func calibrateStudy(ctx context.Context, sp *space.Space, trials []store.Trial, cards *sim.Cards) (*calib.Result, int, error) {
-	pts := calibrationPoints(sp, trials)
-	if len(pts) < 2 {
-		return nil, len(pts), fmt.Errorf("the study has %d complete trials with a positive %s; at least 2 are needed", len(pts), sp.Objectives[0].Metric)
-	}
-	fs, err := calib.Candidates(cards, sp.Target.GPU, sp.Target.Model)
-	if err != nil {
-		return nil, len(pts), err
-	}
-	slots := calibrationSlots(sp, pts)
-	p := calib.Problem{Cards: cards, Factors: fs, Trials: len(pts), Predict: simulatedSlots(sp, pts, slots)}
-	cfgs, ran := startObservations(trials)
-	p.Ran, p.Starts = ran, simulatedStarts(sp, cfgs)
-	for _, s := range slots {
-		p.Labels = append(p.Labels, s.Profile+" "+s.Metric)
-		p.Measured = append(p.Measured, pts[s.Trial].Metrics[s.Profile][s.Metric])
-	}
-	res, err := calib.Fit(ctx, p)
-	return res, len(pts), err
+func measurementFiles(c *cli.Context) []string {
+	return append(c.StringSlice("measurements"), c.Args().Slice()...)
 }
 
-// calibrationPoints are the study's complete, non-reused trials with a
-// positive first objective, at most maxCalibrationTrials, best first (the
-// region the next study will care about).
-func calibrationPoints(sp *space.Space, trials []store.Trial) []store.Trial {
-	var out []store.Trial
-	for _, t := range trials {
-		if t.State == store.Complete && t.ReusedFrom == 0 && studies.Values(sp, t)[0] > 0 {
-			out = append(out, t)
-		}
+// calibrateMeasurements fits the cards to benchmark results (calibrate
+// --measurements) as `calibrate STUDY` fits them to a study.
+func (e *env) calibrateMeasurements(c *cli.Context) error {
+	cards := sim.DefaultCards()
+	if err := addCards(cards, "cards", c.String("cards")); err != nil {
+		return err
 	}
-	obj := sp.Objectives[0]
-	sort.SliceStable(out, func(i, j int) bool { return obj.Better(studies.Values(sp, out[i])[0], studies.Values(sp, out[j])[0]) })
-	return out[:min(len(out), maxCalibrationTrials)]
+	runs, err := calibrate.LoadRuns(measurementFiles(c), cards, e.log)
+	if err != nil {
+		return usageError{err}
+	}
+	p, trialOf, err := calibrate.MeasurementProblem(runs, cards)
+	if errors.Is(err, calibrate.ErrNoMetrics) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	calibrate.WarnRefused(c.Context, runs, cards, e.log)
+	res, err := calib.Fit(c.Context, p)
+	if tf := (*calib.TooFewTrialsError)(nil); errors.As(err, &tf) {
+		return usageError{calibrate.TooFewRuns(tf)}
+	}
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	loo, refused, looErr := calibrate.LeaveOneOut(c.Context, p, trialOf)
+	out, err := calibrate.FittedRunCards(res.Cards, runs)
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	if err := os.WriteFile(c.String("out"), out, 0o644); err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	calibrate.Print(e.stdout, res, len(runs), "runs")
+	calibrate.PrintLeaveOneOut(e.stdout, loo, refused, looErr)
+	fmt.Fprintf(e.stdout, "wrote %s (run --cards, sim serve --cards, lab --cards)\n", c.String("out"))
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/urfave/cli/v2"
@@ -54,14 +53,18 @@ func (e *env) card(c *cli.Context) error {
 	if err != nil && name == "" {
 		// No _name_or_path: name the card after the model directory.
 		if _, serr := f.Seek(0, 0); serr == nil {
-			m, err = sim.CardFromHFConfig(defaultCardName(path), f)
+			m, err = sim.CardFromHFConfig(sim.DefaultCardName(path), f)
 		}
 	}
 	if err != nil {
 		return usageError{fmt.Errorf("card %s: %w", path, err)}
 	}
-	if err := e.cardContext(&m, c.Int("max-model-len")); err != nil {
-		return err
+	note, err := sim.PlanContext(&m, c.Int("max-model-len"))
+	if err != nil {
+		return usageError{err}
+	}
+	if note != "" {
+		fmt.Fprintf(e.stderr, "card: %s\n", note)
 	}
 	m.Aliases = c.StringSlice("alias")
 	var buf bytes.Buffer
@@ -76,48 +79,4 @@ func (e *env) card(c *cli.Context) error {
 	}
 	_, err = e.stdout.Write(buf.Bytes())
 	return err
-}
-
-// defaultCardName names a card whose config has no _name_or_path: a
-// model directory's config.json after the directory, any other file
-// after itself (llama4.json → llama4, not the folder it was saved in).
-func defaultCardName(path string) string {
-	if base := filepath.Base(path); base != "config.json" {
-		return strings.TrimSuffix(base, filepath.Ext(base))
-	}
-	dir := filepath.Dir(path)
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs // ./config.json: the directory's own name, not "."
-	}
-	return filepath.Base(dir)
-}
-
-// longContext is where a config's context stops being what servers run
-// with: Llama-4 Scout declares 10M tokens, no KV cache holds that.
-const longContext = 1 << 20
-
-// defaultLongContext is the context a card plans for when the config
-// declares more than longContext and no --max-model-len is given: the
-// 32K a deployment of such a model typically runs with (vLLM's own
-// default, the config's maximum, would not start: its KV cache cannot
-// hold one 10M-token request).
-const defaultLongContext = 32768
-
-// cardContext applies --max-model-len as the card's max_model_len (the
-// planned context; max_context stays the config's, the limit of a
-// max_model_len knob); without it a context past longContext is planned
-// at defaultLongContext, and the command says so.
-func (e *env) cardContext(m *sim.ModelCard, maxLen int) error {
-	switch {
-	case maxLen < 0:
-		return usagef("--max-model-len must be positive, got %d", maxLen)
-	case maxLen > m.MaxContext && m.MaxContext > 0:
-		return usagef("--max-model-len %d is more than the config's max_position_embeddings (%d); servers refuse it", maxLen, m.MaxContext)
-	case maxLen > 0:
-		m.MaxModelLen = maxLen
-	case m.MaxContext > longContext:
-		m.MaxModelLen = defaultLongContext
-		fmt.Fprintf(e.stderr, "card: %s declares a %d-token context, more than any KV cache holds; the card plans KV for %d tokens (max_model_len). Pass --max-model-len (or set the max_model_len knob) to what the server runs with.\n", m.Name, m.MaxContext, defaultLongContext)
-	}
-	return nil
 }

@@ -106,21 +106,3 @@ func TestCardQuantisedMoEAndMaxModelLen(t *testing.T) {
 		t.Errorf("too long: exit %d %s", code, errText)
 	}
 }
-
-// Without _name_or_path a card is named after the model directory, or
-// after the file when it is not a config.json.
-func TestDefaultCardName(t *testing.T) {
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for path, want := range map[string]string{
-		"/models/Qwen3-8B/config.json": "Qwen3-8B",
-		"/tmp/dl/llama4-scout.json":    "llama4-scout",
-		"config.json":                  filepath.Base(wd),
-	} {
-		if got := defaultCardName(path); got != want {
-			t.Errorf("defaultCardName(%q) = %q, want %q", path, got, want)
-		}
-	}
-}

@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+	"github.com/servetune/servetune/objective/simprior"
+	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/lab"
 	"github.com/servetune/servetune/studies/pgtest"
-	"github.com/servetune/servetune/studies/studydir"
 )
 
 // cardsSpace is a simulated study of a model no built-in card knows; its
@@ -168,23 +170,23 @@ func TestPriorUsesTheCards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cards, err := targetCards(sp.Target)
+	cards, err := studies.TargetCards(sp.Target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, done := newSimPrior(sp, cards, studydir.For(t.TempDir(), sp), zerolog.Nop()); p == nil {
+	if p, done := simprior.InStudy(sp, cards, t.TempDir(), zerolog.Nop()); p == nil {
 		t.Error("no prior on the study's cards")
 	} else {
 		done()
 	}
-	p, done := newSimPrior(sp, nil, studydir.For(t.TempDir(), sp), zerolog.Nop())
+	p, done := simprior.InStudy(sp, nil, t.TempDir(), zerolog.Nop())
 	done()
 	if p != nil {
 		t.Error("a prior without the cards that know the model")
 	}
 	bad := filepath.Join(t.TempDir(), "bad.toml")
 	os.WriteFile(bad, []byte("[[model]]\nname = 1\n"), 0o644)
-	if _, _, err := labCards(bad, ""); err == nil || !strings.Contains(err.Error(), "--cards: "+bad+":2") {
+	if _, _, err := lab.LoadCards(bad, ""); err == nil || !strings.Contains(err.Error(), "--cards: "+bad+":2") {
 		t.Errorf("lab --cards bad file: %v", err)
 	}
 }

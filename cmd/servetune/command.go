@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -43,9 +42,9 @@ warning on stderr.
 			if err != nil {
 				return err
 			}
-			cfg, err := commandConfig(sp, o.sets)
+			cfg, err := sp.WithSets(o.sets)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			warnOutside(e.stderr, sp, cfg)
 			d, err := engines.Deploy(cfg, sp.Target)
@@ -104,39 +103,6 @@ func (o *commandOptions) trailing(args []string) error {
 	return nil
 }
 
-// commandConfig is the space's baseline with the --set overrides, typed by
-// the knob's declared domain (or by the look of the value for knobs the
-// space does not declare).
-func commandConfig(sp *space.Space, sets []string) (space.Config, error) {
-	cfg := space.Config{}
-	for k, v := range sp.Baseline {
-		cfg[k] = v
-	}
-	for _, s := range sets {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok || k == "" {
-			return nil, usagef("--set %q: want knob=value", s)
-		}
-		val, err := knobValue(sp, k, v)
-		if err == nil {
-			err = space.CheckValue(k, val)
-		}
-		if err != nil {
-			return nil, usagef("--set %s: %v", k, err)
-		}
-		cfg[k] = val
-	}
-	cfg = sp.WithTargetEngine(cfg)
-	if r := sp.Check(cfg); r != nil {
-		msg := r.Message
-		if msg == "" {
-			msg = r.Expr.String()
-		}
-		return nil, usagef("config breaks a rule of %s: %s", sp.File, msg)
-	}
-	return cfg, nil
-}
-
 // warnOutside says which values lie outside the space's declared domains.
 // They are rendered anyway: a value no engine can take was refused
 // already, and a command for a point just beyond the searched space is
@@ -145,35 +111,6 @@ func warnOutside(w io.Writer, sp *space.Space, cfg space.Config) {
 	for _, p := range sp.Outside(cfg) {
 		fmt.Fprintf(w, "servetune: warning: %s: %s of %s; rendering it anyway\n", p.Key, p.Msg, sp.File)
 	}
-}
-
-func knobValue(sp *space.Space, k, v string) (any, error) {
-	if v == space.Default {
-		return v, nil
-	}
-	p, declared := sp.Param(k)
-	switch {
-	case declared && p.Kind == space.Int:
-		return strconv.ParseInt(v, 10, 64)
-	case declared && p.Kind == space.Float:
-		return strconv.ParseFloat(v, 64)
-	case declared:
-		for _, c := range p.Values {
-			if space.FormatValue(c) == v {
-				return c, nil // keeps the declared type (bool, int64, ...)
-			}
-		}
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return n, nil
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		return f, nil
-	}
-	if b, err := strconv.ParseBool(v); err == nil && (v == "true" || v == "false") {
-		return b, nil
-	}
-	return v, nil
 }
 
 func printCommand(w io.Writer, cmd engines.Command, pretty, asJSON bool) error {

@@ -52,7 +52,7 @@ func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
 			return err
 		}
 	}
-	cards, err := targetCards(sp.Target)
+	cards, err := studies.TargetCards(sp.Target)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
 		Enqueue: sp.Enqueue, ReuseKey: studies.RenderedKey(sp.Target)}
 	// The study's kept predictions, from a scratch copy: a dry run
 	// writes nothing.
-	prior, screens, done := dryRunPrior(simprior.New(sp, cards), sp, cards, studydir.For(o.root, sp))
+	prior, screens, done := simprior.ForDryRun(simprior.New(sp, cards), sp, cards, studydir.For(o.root, sp).Path())
 	defer done()
 	in.Run.Search.Prior = prior
 	if screens {

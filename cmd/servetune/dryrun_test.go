@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/studies/store"
 )
 
@@ -165,7 +166,7 @@ func TestDryRunReadsTheKeptScreening(t *testing.T) {
 	if code, _, errText := runCLI(t, dir, "run", space); code != 0 {
 		t.Fatalf("run: exit %d %s", code, errText)
 	}
-	kept := filepath.Join(dir, "studies", "exp", priorFile)
+	kept := filepath.Join(dir, "studies", "exp", simprior.File)
 	was, err := os.ReadFile(kept)
 	if err != nil || len(was) == 0 {
 		t.Fatalf("the run kept no prior file: %v", err)

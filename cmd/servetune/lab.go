@@ -1,14 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/studies/lab"
 )
@@ -51,7 +48,7 @@ func labCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return writeLabJSON(c.String("json"), all)
+			return lab.WriteJSON(c.String("json"), all)
 		},
 	}
 }
@@ -73,41 +70,12 @@ func labMatrix(c *cli.Context) (lab.Matrix, error) {
 		return m, usagef("--trace puts each run's trials into the --json file: give --json FILE")
 	}
 	var err error
-	m.Cards, m.RealityCards, err = labCards(c.String("cards"), c.String("reality-cards"))
+	m.Cards, m.RealityCards, err = lab.LoadCards(c.String("cards"), c.String("reality-cards"))
+	var ue lab.UsageError
+	if errors.As(err, &ue) {
+		return m, usagef("%v", ue.Err)
+	}
 	return m, err
-}
-
-// labCards reads --cards over the built-in cards, and --reality-cards
-// over those (each nil when not given).
-func labCards(cardsFile, realityFile string) (cards, reality *sim.Cards, err error) {
-	if cardsFile != "" {
-		cards = sim.DefaultCards()
-		if err := addCards(cards, "cards", cardsFile); err != nil {
-			return nil, nil, err
-		}
-	}
-	if realityFile != "" {
-		reality = sim.DefaultCards()
-		if err := addCards(reality, "cards", cardsFile); err != nil {
-			return nil, nil, err
-		}
-		if err := addCards(reality, "reality-cards", realityFile); err != nil {
-			return nil, nil, err
-		}
-	}
-	return cards, reality, nil
-}
-
-// writeLabJSON writes every run's curves to path, when given.
-func writeLabJSON(path string, all []*lab.Result) error {
-	if path == "" {
-		return nil
-	}
-	b, err := json.MarshalIndent(all, "", " ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o644)
 }
 
 func split(s string) []string {

@@ -15,6 +15,10 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/servetune/servetune/engines/launch"
 	"github.com/servetune/servetune/internal/suggest"
+	"github.com/servetune/servetune/studies"
+	"github.com/servetune/servetune/studies/progress/view"
+	"github.com/servetune/servetune/studies/report"
+	"github.com/servetune/servetune/studies/store/pgurl"
 	"github.com/servetune/servetune/studies/studydir"
 	"github.com/urfave/cli/v2"
 )
@@ -28,7 +32,7 @@ type env struct {
 	// live view either.
 	jsonLog bool
 	// meter carries benchmark progress from the runner to the view.
-	meter *requestMeter
+	meter *view.Meter
 	// live is every engine group started, for a second signal to kill.
 	live *launch.Live
 }
@@ -133,8 +137,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // runLive is run recording the engines it starts in live.
 func runLive(ctx context.Context, args []string, stdout, stderr io.Writer, live *launch.Live) int {
-	secrets := outputSecrets(args, os.Getenv)
-	stdout, stderr = masked(stdout, secrets), masked(stderr, secrets)
+	secrets := pgurl.OutputSecrets(args, os.Getenv, storageEnv)
+	stdout, stderr = pgurl.Masked(stdout, secrets), pgurl.Masked(stderr, secrets)
 	e := &env{stdout: stdout, stderr: stderr, live: live, log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).With().Timestamp().Logger()}
 	app := newApp(e)
 	completeWith(app, args)
@@ -215,48 +219,14 @@ func version() string {
 	if !ok {
 		return "unknown"
 	}
-	return versionOf(bi) + " " + bi.GoVersion
-}
-
-// servetuneVersion is the version reports carry: versionOf this binary.
-func servetuneVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	return versionOf(bi)
-}
-
-// versionOf is the module version a binary was built from — a tag for
-// `go install ...@v1.2.3`, "(devel)" for a build of a checkout — with the
-// commit when the build recorded one, "-dirty" when the checkout had
-// changes: "(devel) 5b47d74a1c2e-dirty".
-func versionOf(bi *debug.BuildInfo) string {
-	v := bi.Main.Version
-	var rev string
-	dirty := false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value[:min(len(s.Value), 12)]
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" || strings.Contains(v, rev) {
-		return v // Go 1.24+ stamps a pseudo-version that names the commit (and +dirty)
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return v + " " + rev
+	return report.VersionOf(bi) + " " + bi.GoVersion
 }
 
 func exitCode(err error) int {
 	switch {
-	case errors.As(err, new(usageError)):
+	case errors.As(err, new(usageError)), errors.As(err, new(studies.InputError)):
 		return exitUsage
-	case errors.As(err, new(errNoComplete)):
+	case errors.As(err, new(studies.NoCompleteError)):
 		return exitNoComplete
 	case errors.Is(err, studydir.ErrLocked):
 		return exitLocked

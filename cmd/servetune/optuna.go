@@ -71,20 +71,11 @@ func (e *env) optunaMirror(ctx context.Context, sp *space.Space, store *store.St
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	trials, err := store.Trials(ctx)
+	m, w, n, err := optunadb.OpenMirror(ctx, target, sp, store.Trials)
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := optunadb.Open(ctx, target, sp)
-	if err != nil {
-		return nil, nil, err
-	}
-	m, err := optunadb.NewMirror(ctx, w, trials, store.Trials)
-	if err != nil {
-		w.Close()
-		return nil, nil, err
-	}
-	e.log.Info().Str("optuna", w.Where()).Int("trials", len(trials)).Msg("mirroring the study into Optuna's storage")
+	e.log.Info().Str("optuna", w.Where()).Int("trials", n).Msg("mirroring the study into Optuna's storage")
 	return m, func() { w.Close() }, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/servetune/servetune/objective/simprior"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,7 @@ import (
 // priorLines reads the study's kept prior predictions (header aside).
 func priorLines(t *testing.T, studyDir string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(studyDir, priorFile))
+	b, err := os.ReadFile(filepath.Join(studyDir, simprior.File))
 	if err != nil {
 		return nil
 	}

@@ -2,298 +2,47 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"maps"
-	"math"
 	"os"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
 
-	"github.com/servetune/servetune/bench"
-	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies"
-	studyprogress "github.com/servetune/servetune/studies/progress"
+	"github.com/servetune/servetune/studies/progress/view"
 	"github.com/servetune/servetune/studies/store"
 )
 
-// progress shows the study loop: on a terminal, one compact live block
-// (redrawn in place) above which a short line per finished trial scrolls;
-// otherwise structured log lines with rounded numbers. Events arrive from
-// the loop and from the runner's goroutines, hence the lock.
-type progress struct {
-	mu    sync.Mutex
-	e     *env
-	sp    *space.Space
-	out   io.Writer
-	live  bool
-	width int
-	now   func() time.Time
-	stats runStats
-	drawn int
-	// lastDraw and lastLog pace redraws and periodic log lines.
-	lastDraw, lastLog time.Time
-	stop              chan struct{}
-	stopped           sync.WaitGroup
-}
-
-// Paces: the live block redraws every second (its clocks move) and at
-// most ten times a second for the prior's predictions; piped output gets
-// a progress line every logEvery while a trial or the prior works.
-const (
-	redrawEvery = time.Second
-	drawAtMost  = 100 * time.Millisecond
-	logEvery    = 30 * time.Second
-)
-
-// progressFor starts the view of a study that may have run before: its
-// finished trials count toward the time spent, the baseline and the best.
-func (e *env) progressFor(ctx context.Context, sp *space.Space, st *store.Store, budget time.Duration) (*progress, error) {
+// progressFor starts the view (studies/progress/view) of a study that may
+// have run before: its finished trials count toward the time spent, the
+// baseline and the best.
+func (e *env) progressFor(ctx context.Context, sp *space.Space, st *store.Store, budget time.Duration) (*view.View, error) {
 	prior, err := st.Trials(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p := newProgress(e, sp, prior, budget, time.Now)
-	p.start()
+	p := view.New(sp, prior, e.viewOptions(budget, time.Now))
+	p.Start(e.requests())
 	return p, nil
 }
 
-// start ticks the view until close, and takes the runner's request
-// progress.
-func (p *progress) start() {
-	p.stop = make(chan struct{})
-	p.e.requests().listen(p.requestsDone)
-	p.stopped.Add(1)
-	go func() {
-		defer p.stopped.Done()
-		tick := time.NewTicker(redrawEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-p.stop:
-				return
-			case <-tick.C:
-				p.tick()
-			}
-		}
-	}()
-}
-
-// tick moves the live block's clocks, or logs progress when piped.
-func (p *progress) tick() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := p.now()
-	if p.live {
-		if p.drawn > 0 || p.stats.screen.active() {
-			p.redraw("")
-		}
-		return
-	}
-	if now.Sub(p.lastLog) >= logEvery {
-		p.logProgress(now)
-	}
-}
-
-// watch wraps the study's prior so the view counts its predictions
-// against the start-up's estimated work.
-func (p *progress) watch(prior search.Prior) search.Prior {
-	w, screens := watchPrior(prior, p.priorCall)
-	p.mu.Lock()
-	p.stats.screen.total = priorStartWork(p.sp, screens)
-	p.mu.Unlock()
-	return w
-}
-
-// priorCall counts one of the prior's predictions (from its goroutines).
-func (p *progress) priorCall(full bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.stats.screen.over {
-		return
-	}
-	now := p.now()
-	first := p.stats.screen.calls == 0
-	p.stats.screen.call(now, full)
-	switch {
-	case first && !p.live:
-		p.lastLog = now
-		p.e.log.Info().Msg("the simulator prior is ranking configs before the first trial")
-	case p.live && now.Sub(p.lastDraw) >= drawAtMost:
-		p.redraw("")
-	}
-}
-
-// requestsDone takes the benchmark's request count (runner goroutines).
-func (p *progress) requestsDone(pr bench.Progress) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.stats.requests(pr)
-}
-
-func newProgress(e *env, sp *space.Space, prior []store.Trial, budget time.Duration, now func() time.Time) *progress {
-	p := &progress{e: e, sp: sp, out: e.stdout, now: now, width: 100,
-		stats: newRunStats(sp, prior, budget, now())}
+// viewOptions draw the live block on a terminal, unless --log-format
+// json asked for machine-read lines; anything else gets log lines.
+func (e *env) viewOptions(budget time.Duration, now func() time.Time) view.Options {
+	o := view.Options{Out: e.stdout, Log: e.log, Budget: budget, Now: now}
 	if f, ok := e.stdout.(*os.File); ok && !e.jsonLog && term.IsTerminal(int(f.Fd())) {
-		p.live = true
+		o.Live = true
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 20 {
-			p.width = w
+			o.Width = w
 		}
 	}
-	return p
+	return o
 }
 
-func (p *progress) event(ev studies.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	wasScreening := p.stats.screen.active()
-	p.stats.observe(ev, p.now())
-	if !p.live {
-		if wasScreening && !p.stats.screen.active() {
-			p.e.log.Info().Int("predictions", p.stats.screen.calls).Str("took", p.now().Sub(p.stats.screen.started).Round(time.Second).String()).Msg("the simulator prior is ready")
-		}
-		p.log(ev)
-		return
+// requests is the env's one meter, made on first use: the runner,
+// built before the view, reports the benchmark's requests to it.
+func (e *env) requests() *view.Meter {
+	if e.meter == nil {
+		e.meter = &view.Meter{}
 	}
-	var finished string
-	if ev.Kind == studies.TrialFinished {
-		finished = finishedLine(p.sp, ev.Trial, p.stats.base, p.stats.baseTrial)
-	}
-	p.redraw(finished)
-}
-
-// redraw erases the live block, prints a finished trial's line (which
-// stays in the scrollback) and draws the block again below it.
-func (p *progress) redraw(finished string) {
-	var b strings.Builder
-	if p.drawn > 0 {
-		b.WriteString(ansi.CursorPreviousLine(p.drawn) + ansi.EraseScreenBelow)
-	}
-	if finished != "" {
-		b.WriteString(ansi.Truncate(finished, p.width-1, "…") + "\n")
-	}
-	lines := p.stats.block(p.now())
-	for _, l := range lines {
-		b.WriteString(ansi.Truncate(l, p.width-1, "…") + "\n")
-	}
-	p.drawn = len(lines)
-	p.lastDraw = p.now()
-	fmt.Fprint(p.out, b.String())
-}
-
-// close stops the ticks and erases the live block: the summary follows
-// the finished lines.
-func (p *progress) close() {
-	if p.stop != nil {
-		close(p.stop)
-		p.stopped.Wait()
-		p.stop = nil
-		p.e.requests().listen(nil)
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.live && p.drawn > 0 {
-		fmt.Fprint(p.out, ansi.CursorPreviousLine(p.drawn)+ansi.EraseScreenBelow)
-		p.drawn = 0
-	}
-}
-
-func (p *progress) log(ev studies.Event) {
-	t := ev.Trial
-	if ev.Kind != studies.TrialPhase {
-		p.lastLog = p.now() // a line was just written: the next periodic one can wait
-	}
-	switch ev.Kind {
-	case studies.TrialStarted:
-		p.e.log.Info().Int("trial", t.Number).Int("done", ev.Done).Int("of", ev.Total).
-			Str("origin", t.Origin).Str("config", t.Config.Summary()).Msg("trial started")
-	case studies.TrialPhase:
-		p.e.log.Debug().Int("trial", t.Number).Str("phase", string(ev.Phase)).Float64("bench_pct", roundSensibly(ev.Progress*100)).Msg("trial phase")
-	case studies.TrialFinished:
-		lg := p.e.log.Info().Int("trial", t.Number).Int("done", ev.Done).Int("of", ev.Total).
-			Str("state", string(t.State)).Float64(unitKey(p.stats.unit), roundSensibly(t.GPUSeconds/3600))
-		for i, o := range p.sp.Objectives {
-			v := studies.Values(p.sp, t)[i]
-			if math.IsNaN(v) {
-				continue
-			}
-			lg = lg.Float64(o.Metric, roundSensibly(v))
-			if pct, ok := vsBaseline(v, p.stats.base, i); ok && t.Origin != "baseline" {
-				lg = lg.Float64(o.Metric+"_vs_baseline_pct", math.Round(pct*10)/10)
-			}
-		}
-		if eta, ok := p.stats.eta(p.now()); ok {
-			lg = lg.Str("study_eta", studyprogress.Format(eta))
-		}
-		switch {
-		case t.Failure != nil:
-			lg = lg.Str("failure", string(t.Failure.Class)).Str("reason", t.Failure.Message)
-		case t.Reason != "":
-			lg = lg.Str("reason", t.Reason)
-		}
-		lg.Msg("trial finished")
-	}
-}
-
-// logProgress is the periodic line piped output gets while the prior or
-// a trial works: what, how far, the study's ETA.
-func (p *progress) logProgress(now time.Time) {
-	s := &p.stats
-	if s.screen.active() {
-		lg := p.e.log.Info().Int("predictions", s.screen.calls).Float64("pct", math.Round(s.screen.fraction()*100))
-		if eta, ok := s.screen.eta(now); ok {
-			lg = lg.Str("eta_about", eta.Round(time.Second).String())
-		}
-		lg.Msg("the simulator prior is ranking configs")
-		p.lastLog = now
-		return
-	}
-	for _, n := range slices.Sorted(maps.Keys(s.running)) {
-		c := s.running[n]
-		lg := p.e.log.Info().Int("trial", c.trial).Str("phase", c.describe()).Str("elapsed", now.Sub(c.since).Round(time.Second).String())
-		if eta, ok := s.eta(now); ok {
-			lg = lg.Str("study_eta", studyprogress.Format(eta))
-		}
-		lg.Msg("trial running")
-		p.lastLog = now
-	}
-}
-
-// unitKey names device time with its unit: gpu_h or cpu_h.
-func unitKey(unit string) string {
-	if strings.HasSuffix(unit, "CPU-hours") {
-		return "cpu_h"
-	}
-	return "gpu_h"
-}
-
-// roundSensibly keeps what a reader can use: whole numbers from 100 up,
-// one decimal from 10, two below (3 significant digits under 1).
-func roundSensibly(x float64) float64 {
-	a := math.Abs(x)
-	switch {
-	case math.IsNaN(x) || math.IsInf(x, 0) || a >= 100:
-		return math.Round(x)
-	case a >= 10:
-		return math.Round(x*10) / 10
-	case a >= 1 || a == 0:
-		return math.Round(x*100) / 100
-	}
-	scale := math.Pow(10, 2-math.Floor(math.Log10(a)))
-	return math.Round(x*scale) / scale
-}
-
-func fmtRounded(x float64) string { return fmt.Sprint(roundSensibly(x)) }
-
-func vsBaseline(v float64, base []float64, i int) (float64, bool) {
-	if i >= len(base) || math.IsNaN(base[i]) || base[i] == 0 || math.IsNaN(v) {
-		return 0, false
-	}
-	return (v - base[i]) / math.Abs(base[i]) * 100, true
+	return e.meter
 }

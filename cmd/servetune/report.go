@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/report"
 	"github.com/servetune/servetune/studies/store"
 	"github.com/servetune/servetune/studies/studydir"
@@ -39,7 +40,7 @@ the current directory. The study is opened read-only.`,
 			if err != nil {
 				return err
 			}
-			full := report.Build(sp, trials, renderCommand(sp), report.Meta{Version: servetuneVersion(), Now: time.Now(), Outlook: outlook})
+			full := report.Build(sp, trials, renderCommand(sp), report.Meta{Version: report.Version(), Now: time.Now(), Outlook: outlook})
 			if dir := c.String("markdown"); dir != "" {
 				if err := full.WriteMarkdown(dir); err != nil {
 					return err
@@ -80,18 +81,5 @@ func studyOutlook(c *cli.Context) ([]store.Region, error) {
 	if err != nil {
 		return nil, err
 	}
-	if store.IsPostgres(url) {
-		store, err := store.OpenPostgres(c.Context, url, arg, store.ReadOnly)
-		if err != nil {
-			return nil, err
-		}
-		defer store.Close()
-		return store.Outlook(c.Context)
-	}
-	store, err := studydir.Of(c.String("dir"), arg).OpenReadOnly(c.Context)
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
-	return store.Outlook(c.Context)
+	return studies.StoredOutlook(c.Context, url, studydir.Of(c.String("dir"), arg), arg)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
+	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
@@ -188,7 +189,10 @@ func (o runOptions) check(sp *space.Space) error {
 	if err := checkOptuna(o.optuna); err != nil {
 		return err
 	}
-	return checkWorkers(sp, o.workers, o.devices)
+	if err := studies.CheckWorkers(sp, o.workers, o.devices); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // repeats is --repeat when given, else the space's [study] repeat.
@@ -213,19 +217,6 @@ func budgetFlag() cli.Flag {
 
 func noPruneFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "no-prune", Usage: "never stop a trial early"}
-}
-
-// checkWorkers refuses --workers values the run cannot honour. Real
-// engines run side by side only when packed onto GPUs of their own:
-// without a GPU list every engine would see every GPU.
-func checkWorkers(sp *space.Space, n int, devices []string) error {
-	switch {
-	case n < 1:
-		return usagef("--workers must be at least 1")
-	case n > 1 && sp.Target.Runner == "process" && len(devices) == 0:
-		return usagef("--workers %d runs %d real engines at once and needs the GPUs to pack them onto, or they would share GPUs: pass --gpus (e.g. 0-7), or run where CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS, SLURM_JOB_GPUS or NVIDIA_VISIBLE_DEVICES lists them", n, n)
-	}
-	return nil
 }
 
 func (e *env) runStudy(ctx context.Context, sp *space.Space, file string, o runOptions) error {
@@ -305,7 +296,7 @@ func (e *env) readStudy(ctx context.Context, sp *space.Space, st *store.Store) (
 	if err := store.RecordEngines(ctx, st, sp); err != nil {
 		return nil, nil, err
 	}
-	cards, err := e.studyCards(ctx, sp, st)
+	cards, err := studies.StudyCards(ctx, sp, st, e.log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -327,18 +318,18 @@ func (e *env) loop(ctx context.Context, sp *space.Space, sess *studies.Session, 
 	ro := studies.RunOptions{
 		Space: sp, Store: sess.Store, Runner: runner, Dir: sess.Dir, Repeat: o.repeats(sp), Confirm: o.confirm, Budget: o.budget,
 		Enqueue: sp.Enqueue, WarmStart: o.enqueue,
-		Log: e.log, OnEvent: view.event, Workers: o.workers, Devices: o.devices, ReuseKey: studies.RenderedKey(sp.Target),
+		Log: e.log, OnEvent: view.Event, Workers: o.workers, Devices: o.devices, ReuseKey: studies.RenderedKey(sp.Target),
 		Shared: o.shared, WorkerID: o.workerID, Lease: o.lease, StoreOutage: o.storeOutage, Observer: observer,
 	}
-	prior, closePrior := newSimPrior(sp, o.cards, sess.Dir, e.log)
+	prior, closePrior := simprior.InStudy(sp, o.cards, sess.Dir.Path(), e.log)
 	defer closePrior()
-	ro.Search.Prior = view.watch(prior)
+	ro.Search.Prior = view.Watch(prior)
 	if o.prune {
 		rule := search.DefaultPruneRule()
 		ro.Prune = &rule
 	}
 	err = studies.Run(ctx, ro)
-	view.close()
+	view.Close()
 	switch {
 	case errors.Is(err, studies.ErrTimeout):
 		e.log.Info().Dur("timeout", sp.Study.Timeout).Msg("study timeout reached")
@@ -365,48 +356,13 @@ func (e *env) summary(ctx context.Context, sp *space.Space, sess *studies.Sessio
 	fmt.Fprintf(e.stdout, "\nStudy stored in %s (servetune show %s, servetune best %s).\n", sess.Store.Path(), sp.Study.Name, sp.Study.Name)
 	fmt.Fprintf(e.stdout, "Report with plots: servetune report %s (writes %s-report.html)\n", sp.Study.Name, sp.Study.Name)
 	if r.Counts.Complete == 0 {
-		class, example := commonFailure(trials)
+		class, example := studies.CommonFailure(trials)
 		if class != "" {
 			fmt.Fprintf(e.stdout, "Every trial failed as %s: %s\n", class, example)
 		}
-		return errNoComplete{total: r.Counts.Total, class: class, example: example}
+		return studies.NoCompleteError{Total: r.Counts.Total, Class: class, Example: example}
 	}
 	return nil
-}
-
-// errNoComplete: the study ran but measured nothing usable. class is set
-// when every failed trial failed for the same class, example is one of
-// their reasons.
-type errNoComplete struct {
-	total   int
-	class   engines.Class
-	example string
-}
-
-func (e errNoComplete) Error() string {
-	if e.class != "" {
-		return fmt.Sprintf("the study has no complete trial (%d trials): every trial failed as %s (%s); see `servetune show` for the details", e.total, e.class, e.example)
-	}
-	return fmt.Sprintf("the study has no complete trial (%d trials): every config failed; see `servetune show` for the reasons", e.total)
-}
-
-// commonFailure is the class every engine failure among trials shares
-// (with the first one's reason), or "" when they differ or there is none.
-// Trials that never launched (a broken rule, an interruption) do not count.
-func commonFailure(trials []store.Trial) (engines.Class, string) {
-	var class engines.Class
-	example := ""
-	for _, t := range trials {
-		switch {
-		case t.Failure == nil:
-			continue
-		case class == "":
-			class, example = t.Failure.Class, t.Failure.Message
-		case t.Failure.Class != class:
-			return "", ""
-		}
-	}
-	return class, example
 }
 
 // warmStart returns the winners of an earlier study, cut down to the knobs
@@ -416,7 +372,7 @@ func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space
 	if !d.Exists() {
 		return nil, usagef("--warm-start: no study %q (looked for %s)", name, d.DB())
 	}
-	old, trials, err := openStudy(ctx, d)
+	old, trials, err := studies.OpenStudy(ctx, d)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +383,7 @@ func newRunner(e *env, sp *space.Space, d studydir.Dir, cards *sim.Cards) (objec
 	switch sp.Target.Runner {
 	case "process":
 		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(e.guardEngines),
-			objective.WithBenchOptions(bench.RunOptions{Progress: e.requests().report})), nil
+			objective.WithBenchOptions(bench.RunOptions{Progress: e.requests().Report})), nil
 	default:
 		for _, p := range sp.Profiles {
 			for _, n := range sim.ProfileNotes(p) {

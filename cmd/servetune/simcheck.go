@@ -6,6 +6,7 @@ import (
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/engines/sim/fidelity"
+	"github.com/servetune/servetune/studies"
 	"github.com/urfave/cli/v2"
 )
 
@@ -56,8 +57,8 @@ func fidelityArgs(c *cli.Context) (*fidelityInputs, error) {
 		return nil, usagef("%v", err)
 	}
 	h := c.String("history")
-	if h != fidelity.HistoryNone && h != fidelity.HistoryRestart && h != fidelity.HistoryTruncate {
-		return nil, usagef("--history %q: want none, restart or truncate", h)
+	if err := fidelity.CheckHistory(h); err != nil {
+		return nil, usageError{err}
 	}
 	cards, err := loadCardsFlag(c.String("cards"))
 	if err != nil {
@@ -65,11 +66,8 @@ func fidelityArgs(c *cli.Context) (*fidelityInputs, error) {
 	}
 	in := &fidelityInputs{file: f, rp: &fidelity.Replayer{Cards: cards, History: h},
 		opt: fidelity.FitOptions{Iterations: c.Int("iterations"), Ridge: c.Float64("ridge")}}
-	if !(in.opt.Ridge > 0) {
-		return nil, usagef("--ridge must be > 0, not %v", in.opt.Ridge)
-	}
-	if in.opt.Iterations < 1 {
-		return nil, usagef("--iterations must be >= 1, not %d", in.opt.Iterations)
+	if err := in.opt.Check(); err != nil {
+		return nil, usageError{err}
 	}
 	if p := c.String("seeds"); p != "" {
 		if in.opt.Seeds, err = fidelity.LoadSeeds(p); err != nil {
@@ -93,17 +91,13 @@ func (e *env) simCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e.noteReplaced(c.String("cards"), in.rp.Cards)
+	studies.NoteReplaced(e.log, c.String("cards"), in.rp.Cards)
 	mode, predict := "fitted", fidelity.Fitted(in.rp, nil)
 	if c.Bool("loo") {
 		mode = "leave-one-out"
-		start := sim.PriorVLLM()
-		switch c.String("loo-start") {
-		case "prior":
-		case "fitted":
-			start = sim.FittedVLLM()
-		default:
-			return usagef("--loo-start %q: want prior or fitted", c.String("loo-start"))
+		start, err := fidelity.LOOStart(c.String("loo-start"))
+		if err != nil {
+			return usageError{err}
 		}
 		predict = fidelity.LeaveOneOut(in.rp, in.file.Runs, start, in.opt)
 	}
@@ -125,19 +119,15 @@ func (e *env) simFit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e.noteReplaced(c.String("cards"), in.rp.Cards)
+	studies.NoteReplaced(e.log, c.String("cards"), in.rp.Cards)
 	coef, err := fidelity.Fit(c.Context, in.rp, in.file.Runs, in.opt)
 	if err != nil {
 		return err
 	}
 	if c.Bool("json") {
-		out := map[string]float64{}
-		for i, n := range sim.FeatureNames() {
-			out[n] = coef[i]
-		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return enc.Encode(fidelity.ByName(coef))
 	}
 	_, err = fmt.Fprintf(e.stdout, "// servetune sim fit %s\nreturn %s\n", c.Args().First(), coef.GoLiteral())
 	return err

@@ -14,7 +14,7 @@ import (
 // spaceOptions is the validator's wiring (studies.SpaceOptions);
 // engineFiles are the --engines declarations.
 func spaceOptions(engineFiles ...string) space.Options {
-	return studies.SpaceOptions(cardsWith(""), engineFiles...)
+	return studies.SpaceOptions(studies.CardsWith(""), engineFiles...)
 }
 
 // loadSpace reads a space file and the --engines files it is run with; a
@@ -30,17 +30,6 @@ func loadSpaceWith(ctx context.Context, path string, opt space.Options) (*space.
 		return nil, usageError{err}
 	}
 	return sp, err
-}
-
-// parseStoredSpace re-reads the space a study was created with, knowing
-// the engines it declared (studies.RecordEngines stored them when it ran).
-func parseStoredSpace(ctx context.Context, file, src string, declared map[string]space.EngineDecl) (*space.Space, error) {
-	opt := spaceOptions()
-	opt.Declared = declared
-	opt.NodesGiven = true // the run that stored it may have had --nodes
-	opt.NoDatasets = true // its dataset files may be on another machine
-	opt.CheckTarget = nil // its trials ran; its cards are stored with it
-	return space.Parse(ctx, file, src, opt)
 }
 
 // enginesFlag is --engines on run and command.
@@ -64,7 +53,7 @@ func (e *env) loadRunSpace(c *cli.Context) (*space.Space, error) {
 	if err := checkCardsFlag(cards); err != nil {
 		return nil, err
 	}
-	opt := studies.SpaceOptions(cardsWith(cards), c.StringSlice("engines")...)
+	opt := studies.SpaceOptions(studies.CardsWith(cards), c.StringSlice("engines")...)
 	nodes := c.String("nodes")
 	opt.NodesGiven = nodes != ""
 	sp, err := loadSpaceWith(c.Context, c.Args().First(), opt)

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -20,44 +17,6 @@ func dirFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "dir", Value: "studies", Usage: "studies live in `DIR`/<name>/study.db"}
 }
 
-// listed is one study `servetune studies` lists, opened on demand.
-type listed struct {
-	name string
-	open func() (*space.Space, []store.Trial, string, error)
-}
-
-// listStudies lists the studies under --dir, or in --storage.
-func listStudies(c *cli.Context) ([]listed, error) {
-	url, err := storageURL(c.String("storage"), nil)
-	if err != nil {
-		return nil, err
-	}
-	if !store.IsPostgres(url) {
-		var out []listed
-		for _, d := range studydir.List(c.String("dir")) {
-			out = append(out, listed{name: d.Name(), open: func() (*space.Space, []store.Trial, string, error) {
-				sp, ts, err := openStudy(c.Context, d)
-				return sp, ts, d.DB(), err
-			}})
-		}
-		return out, nil
-	}
-	stores, err := store.PostgresStudies(c.Context, url)
-	out := []listed{}
-	if err != nil {
-		out = append(out, listed{name: "-", open: func() (*space.Space, []store.Trial, string, error) { return nil, nil, store.Redact(url), err }})
-	}
-	for _, st := range stores {
-		out = append(out, listed{name: st.Path(), open: func() (*space.Space, []store.Trial, string, error) {
-			defer st.Close()
-			sp, ts, err := readStudy(c.Context, st, st.Path())
-			store.MarkHolderGone(ts, time.Now(), store.SharedLiveness())
-			return sp, ts, st.Path(), err
-		}})
-	}
-	return out, nil
-}
-
 // storageFlag names shared study storage (see the worker command).
 func storageFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "storage", Usage: "read the study from shared storage at `URL` (postgres://user@host/db; default $" + storageEnv + "; otherwise --dir)"}
@@ -69,30 +28,11 @@ func studiesCommand(e *env) *cli.Command {
 		Usage: "list studies with their trial counts and best result",
 		Flags: []cli.Flag{dirFlag(), storageFlag()},
 		Action: func(c *cli.Context) error {
-			list, err := listStudies(c)
+			url, err := storageURL(c.String("storage"), nil)
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "study\ttrials\tcomplete\tbest\tpath")
-			for _, s := range list {
-				sp, trials, p, err := s.open()
-				if err != nil {
-					fmt.Fprintf(tw, "%s\t-\t-\t%v\t%s\n", s.name, err, p)
-					continue
-				}
-				r := studies.BuildReport(sp, trials, nil)
-				best := "-"
-				if len(r.Winners) > 0 {
-					o := sp.Objectives[0]
-					best = fmt.Sprintf("%s %.2f", o.Metric, r.Winners[0].Values[0])
-					if r.MultiObjective {
-						best = fmt.Sprintf("front of %d", len(r.Winners))
-					}
-				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", sp.Study.Name, r.Counts.Total, r.Counts.Complete, best, p)
-			}
-			return tw.Flush()
+			return studies.WriteList(e.stdout, studies.List(c.Context, c.String("dir"), url))
 		},
 	}
 }
@@ -205,7 +145,7 @@ func studyArg(c *cli.Context) (*space.Space, []store.Trial, error) {
 			return nil, nil, err
 		}
 		defer st.Close()
-		sp, ts, err := readStudy(c.Context, st, store.Redact(url)+" study "+arg)
+		sp, ts, err := studies.ReadStudy(c.Context, st, store.Redact(url)+" study "+arg)
 		store.MarkHolderGone(ts, time.Now(), store.SharedLiveness())
 		return sp, ts, err
 	}
@@ -213,42 +153,5 @@ func studyArg(c *cli.Context) (*space.Space, []store.Trial, error) {
 	if !d.Exists() {
 		return nil, nil, usagef("no study %q (looked for %s); `servetune studies` lists them", arg, d.DB())
 	}
-	return openStudy(c.Context, d)
-}
-
-// openStudy reads a study without writing to it.
-func openStudy(ctx context.Context, d studydir.Dir) (*space.Space, []store.Trial, error) {
-	path := d.DB()
-	st, err := d.OpenReadOnly(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer st.Close()
-	sp, ts, err := readStudy(ctx, st, path)
-	store.MarkHolderGone(ts, time.Now(), d.LivenessOf())
-	return sp, ts, err
-}
-
-// readStudy reads a study's space and trials from its store.
-func readStudy(ctx context.Context, st *store.Store, path string) (*space.Space, []store.Trial, error) {
-	src, err := st.Meta(ctx, "space")
-	if err != nil {
-		return nil, nil, err
-	}
-	file, _ := st.Meta(ctx, "space_file")
-	declared, err := store.StoredEngines(ctx, st)
-	if err != nil {
-		return nil, nil, err
-	}
-	sp, err := parseStoredSpace(ctx, file, src, declared)
-	if err != nil {
-		return nil, nil, fmt.Errorf("study %s: stored space: %w", path, err)
-	}
-	// The cards it simulated on, so calibrate and the prior see them.
-	if sp.Target.Sim.CardsSource, err = st.Cards(ctx); err != nil {
-		return nil, nil, err
-	}
-	trials, err := st.Trials(ctx)
-	studies.FillRunner(sp, trials) // studies from before runners were recorded
-	return sp, trials, err
+	return studies.OpenStudy(c.Context, d)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
-	"github.com/servetune/servetune/studies/store/pgurl"
 	"github.com/servetune/servetune/studies/studydir"
 )
 
@@ -126,28 +125,15 @@ func workerDevices(flag string) ([]string, error) {
 	return ds, nil
 }
 
-// storageURL is the shared storage a command uses: --storage, then
-// $SERVETUNE_STORAGE, then the space's [study] storage when it is
-// PostgreSQL ("" is a local study.db). A value that does not parse is
-// bad input, named by where it came from.
+// storageURL is the shared storage a command uses (studies.StorageURL:
+// --storage, then $SERVETUNE_STORAGE, then the space's); a value that
+// does not parse is bad input.
 func storageURL(flag string, sp *space.Space) (string, error) {
-	from, v := "--storage", flag
-	if v == "" {
-		from, v = "$"+storageEnv, os.Getenv(storageEnv)
+	url, err := studies.StorageURL(flag, os.Getenv(storageEnv), "$"+storageEnv, sp)
+	if err != nil {
+		return "", usageError{err}
 	}
-	if v == "" && sp != nil && store.IsPostgres(sp.Study.Storage) {
-		from, v = sp.File+": study.storage", sp.Study.Storage
-	}
-	if v == "" {
-		return "", nil
-	}
-	if _, err := pgurl.Parse(v); err != nil {
-		return "", usagef("%s: %v", from, err)
-	}
-	if err := store.CheckStorage(v); err != nil {
-		return "", usagef("%s: %v", from, err)
-	}
-	return v, nil
+	return url, nil
 }
 
 func (o workerOptions) check(sp *space.Space) error {

@@ -49,6 +49,16 @@ func LoadCards(path string) (*Cards, error) {
 	return c, c.AddFile(path, src)
 }
 
+// AddPath reads the cards file at path over c, as LoadCards does over
+// the built-in cards.
+func (c *Cards) AddPath(path string) error {
+	src, err := ReadCardFile(path)
+	if err != nil {
+		return err
+	}
+	return c.AddFile(path, src)
+}
+
 // AddFile is Add with errors naming file:line:key.
 func (c *Cards) AddFile(file string, src []byte) error {
 	var more Cards

@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"bytes"
@@ -13,10 +13,10 @@ import (
 	"github.com/servetune/servetune/space"
 )
 
-// fittedCards is the TOML of the target's GPU and model cards as fitted,
+// FittedCards is the TOML of the target's GPU and model cards as fitted,
 // and of every draft whose acceptance the fit moved: each replaces the
 // card of its name when read with --cards.
-func fittedCards(fitted, base *sim.Cards, t space.Target) ([]byte, error) {
+func FittedCards(fitted, base *sim.Cards, t space.Target) ([]byte, error) {
 	g, err := fitted.GPU(t.GPU)
 	if err != nil {
 		return nil, err
@@ -54,7 +54,10 @@ func storedModel(c *sim.Cards, m sim.ModelCard) sim.ModelCard {
 	return m
 }
 
-func printCalibration(w io.Writer, res *calib.Result, n int, what string) {
+// Print prints the fit: the simulator's error per metric before and
+// after, the memory plan's agreement, the factors fitted and those kept;
+// n counts the trials or runs (what) it was fitted to.
+func Print(w io.Writer, res *calib.Result, n int, what string) {
 	fmt.Fprintf(w, "%d %s; simulator error |simulated/measured − 1|, median and max, before → after:\n", n, what)
 	for i, b := range res.Before {
 		a := res.After[i]

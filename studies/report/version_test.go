@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"runtime/debug"
@@ -23,8 +23,8 @@ func TestVersionOfCarriesTheCommit(t *testing.T) {
 		{"v0.0.0-20261207041828-5b47d74a1c2e+dirty", []debug.BuildSetting{rev, {Key: "vcs.modified", Value: "true"}}, "v0.0.0-20261207041828-5b47d74a1c2e+dirty"},
 	} {
 		bi := &debug.BuildInfo{Main: debug.Module{Version: tc.main}, Settings: tc.settings}
-		if got := versionOf(bi); got != tc.want {
-			t.Errorf("versionOf(%s, %v) = %q, want %q", tc.main, tc.settings, got, tc.want)
+		if got := VersionOf(bi); got != tc.want {
+			t.Errorf("VersionOf(%s, %v) = %q, want %q", tc.main, tc.settings, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package simprior
 
 import (
 	"context"
@@ -12,31 +12,29 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/engines/sim"
-	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/search/prior"
 	"github.com/servetune/servetune/space"
-	"github.com/servetune/servetune/studies/studydir"
 )
 
-// priorFile keeps the prior's predictions in the study's directory.
-const priorFile = "prior.jsonl"
+// File keeps the prior's predictions in the study's directory.
+const File = "prior.jsonl"
 
-// newSimPrior is the study's simulator prior on its cards (nil: the
+// InStudy is the study's simulator prior on its cards (nil: the
 // embedded ones; the prior is nil
 // when [study] prior = "none" or the target has no cards), its
-// predictions kept in the study directory so that a resume does not
+// predictions kept in the study directory dir so that a resume does not
 // screen again. Without a usable file it still works, only slower; the
 // returned func closes the file.
-func newSimPrior(sp *space.Space, cards *sim.Cards, d studydir.Dir, log zerolog.Logger) (search.Prior, func()) {
+func InStudy(sp *space.Space, cards *sim.Cards, dir string, log zerolog.Logger) (search.Prior, func()) {
 	if cards == nil {
 		cards = sim.DefaultCards()
 	}
-	p := simprior.New(sp, cards)
+	p := New(sp, cards)
 	if p == nil {
 		return nil, func() {}
 	}
-	cp, closer, err := cachedSimPrior(p, sp, cards, d)
+	cp, closer, err := cachedSimPrior(p, sp, cards, dir)
 	if err != nil {
 		log.Warn().Err(err).Msg("the prior's screening is not kept with the study; a resume screens again")
 		return p, func() {}
@@ -44,11 +42,11 @@ func newSimPrior(sp *space.Space, cards *sim.Cards, d studydir.Dir, log zerolog.
 	return cp, func() { _ = closer() }
 }
 
-func cachedSimPrior(p search.Prior, sp *space.Space, cards *sim.Cards, d studydir.Dir) (search.Prior, func() error, error) {
-	if err := os.MkdirAll(d.Path(), 0o755); err != nil {
+func cachedSimPrior(p search.Prior, sp *space.Space, cards *sim.Cards, dir string) (search.Prior, func() error, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
-	return priorIn(p, sp, cards, filepath.Join(d.Path(), priorFile))
+	return priorIn(p, sp, cards, filepath.Join(dir, File))
 }
 
 // priorIn is p with its predictions kept in path, under the key of this
@@ -65,14 +63,14 @@ func priorIn(p search.Prior, sp *space.Space, cards *sim.Cards, path string) (se
 	return prior.Cache(p, sp, path, key)
 }
 
-// dryRunPrior is the prior a dry run ranks with: the study's kept
+// ForDryRun is the prior a dry run ranks with: the study's kept
 // predictions read from a scratch copy of its prior file (a dry run
 // writes nothing), so that a dry run after a first run answers without
 // screening again. screens is true when nothing usable is kept: the dry
 // run then pays the prior's full screening, as the study's first run
 // will.
-func dryRunPrior(p search.Prior, sp *space.Space, cards *sim.Cards, d studydir.Dir) (prior search.Prior, screens bool, done func()) {
-	kept, err := os.ReadFile(filepath.Join(d.Path(), priorFile))
+func ForDryRun(p search.Prior, sp *space.Space, cards *sim.Cards, dir string) (prior search.Prior, screens bool, done func()) {
+	kept, err := os.ReadFile(filepath.Join(dir, File))
 	if p == nil || err != nil {
 		return p, p != nil, func() {}
 	}

@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"context"
@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/rs/zerolog"
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
@@ -25,89 +24,29 @@ import (
 // maxLeaveOneOut bounds the folds: each refits every factor.
 const maxLeaveOneOut = 40
 
-// measuredRun is one measurement as the simulator replays it.
-type measuredRun struct {
+// Run is one measurement as the simulator replays it.
+type Run struct {
 	m       measure.Measurement
 	cfg     space.Config // with "engine"
 	target  space.Target
 	profile bench.Profile
 }
 
-func measurementFiles(c *cli.Context) []string {
-	return append(c.StringSlice("measurements"), c.Args().Slice()...)
-}
-
-// calibrateMeasurements fits the cards to benchmark results (calibrate
-// --measurements) as `calibrate STUDY` fits them to a study.
-func (e *env) calibrateMeasurements(c *cli.Context) error {
-	cards := sim.DefaultCards()
-	if err := addCards(cards, "cards", c.String("cards")); err != nil {
-		return err
-	}
-	runs, err := e.loadRuns(measurementFiles(c), cards)
-	if err != nil {
-		return err
-	}
-	p, trialOf, err := measurementProblem(runs, cards)
-	if err != nil {
-		return err
-	}
-	e.warnRefused(c.Context, runs, cards)
-	res, err := calib.Fit(c.Context, p)
-	if tf := (*calib.TooFewTrialsError)(nil); errors.As(err, &tf) {
-		return usagef("calibrate: %d run%s, but %d factors are identifiable from them (%s): give at least %d runs; nothing was written",
-			tf.Trials, plural(tf.Trials), len(tf.Factors), strings.Join(tf.Factors, "; "), len(tf.Factors))
-	}
-	if err != nil {
-		return fmt.Errorf("calibrate: %w", err)
-	}
-	loo, refused, looErr := leaveOneOut(c.Context, p, trialOf)
-	out, err := fittedRunCards(res.Cards, runs)
-	if err != nil {
-		return fmt.Errorf("calibrate: %w", err)
-	}
-	if err := os.WriteFile(c.String("out"), out, 0o644); err != nil {
-		return fmt.Errorf("calibrate: %w", err)
-	}
-	printCalibration(e.stdout, res, len(runs), "runs")
-	printLeaveOneOut(e.stdout, loo, refused, looErr)
-	fmt.Fprintf(e.stdout, "wrote %s (run --cards, sim serve --cards, lab --cards)\n", c.String("out"))
-	return nil
-}
-
-func leaveOneOut(ctx context.Context, p calib.Problem, trialOf []int) ([]calib.MetricError, int, error) {
+// LeaveOneOut is the error of each run predicted by a fit on the others
+// (calib.LeaveOneOut), refused outside 3 to maxLeaveOneOut runs.
+func LeaveOneOut(ctx context.Context, p calib.Problem, trialOf []int) ([]calib.MetricError, int, error) {
 	if p.Trials < 3 || p.Trials > maxLeaveOneOut {
 		return nil, 0, fmt.Errorf("leave-one-out needs 3 to %d runs, have %d", maxLeaveOneOut, p.Trials)
 	}
 	return calib.LeaveOneOut(ctx, p, trialOf)
 }
 
-// loadRuns reads every file and checks each run against the engines and
-// the cards; any problem is bad input (exit 2).
-func (e *env) loadRuns(files []string, cards *sim.Cards) ([]measuredRun, error) {
-	if len(files) == 0 {
-		return nil, usagef("--measurements needs at least one file")
-	}
-	var runs []measuredRun
-	for _, f := range files {
-		ms, err := measure.Load(f)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		for _, m := range ms {
-			r, err := e.newRun(m, cards)
-			if err != nil {
-				return nil, usageError{err}
-			}
-			runs = append(runs, r)
-		}
-	}
-	return runs, nil
-}
-
-func (e *env) newRun(m measure.Measurement, cards *sim.Cards) (measuredRun, error) {
+// NewRun checks a measurement against the engines and the cards and
+// makes it a run the simulator replays; its errors name the
+// measurement's file, line and key.
+func NewRun(m measure.Measurement, cards *sim.Cards, log zerolog.Logger) (Run, error) {
 	if _, ok := engines.Lookup(m.Engine, space.Target{}); !ok {
-		return measuredRun{}, m.Errorf("engine", "unknown engine %q%s (known: %s)", m.Engine,
+		return Run{}, m.Errorf("engine", "unknown engine %q%s (known: %s)", m.Engine,
 			suggest.Hint(m.Engine, engines.Names()), strings.Join(engines.Names(), ", "))
 	}
 	v, err := engines.ParseVersion(m.Version)
@@ -115,36 +54,36 @@ func (e *env) newRun(m measure.Measurement, cards *sim.Cards) (measuredRun, erro
 		v, err = engines.Latest(), nil
 	}
 	if err != nil {
-		return measuredRun{}, m.Errorf("version", "%v", err)
+		return Run{}, m.Errorf("version", "%v", err)
 	}
 	cfg := space.Config{}
 	if len(m.Command) > 0 {
 		parsed, err := engines.ParseArgs(m.Engine, m.Command, v)
 		if err != nil {
-			return measuredRun{}, m.Errorf("command", "%v", err)
+			return Run{}, m.Errorf("command", "%v", err)
 		}
 		if len(parsed.Extra) > 0 {
-			e.log.Warn().Str("run", m.Source).Strs("args", parsed.Extra).Msg("calibrate: arguments outside the knob table are not simulated")
+			log.Warn().Str("run", m.Source).Strs("args", parsed.Extra).Msg("calibrate: arguments outside the knob table are not simulated")
 		}
 		cfg, m.Model = parsed.Config, cmpOr(m.Model, parsed.Model)
 	}
 	for k, val := range m.Config {
 		if !engines.Supports(m.Engine, k) {
-			return measuredRun{}, m.Errorf("config."+k, "engine %s has no such knob%s", m.Engine, knobHint(m.Engine, k))
+			return Run{}, m.Errorf("config."+k, "engine %s has no such knob%s", m.Engine, knobHint(m.Engine, k))
 		}
 		cfg[k] = val
 	}
 	cfg["engine"] = m.Engine
 	if _, err := cards.GPU(m.GPU); err != nil {
-		return measuredRun{}, m.Errorf("gpu", "%v", err)
+		return Run{}, m.Errorf("gpu", "%v", err)
 	}
 	if _, err := cards.Model(m.Model); err != nil {
-		return measuredRun{}, m.Errorf("model", "%v; `servetune card` builds one from config.json for --cards", err)
+		return Run{}, m.Errorf("model", "%v; `servetune card` builds one from config.json for --cards", err)
 	}
 	t := space.Target{Runner: "sim", Model: m.Model, GPU: m.GPU, GPUs: max(m.GPUs, 1), Engine: m.Engine,
 		Engines: map[string]space.EngineTarget{m.Engine: {Version: m.Version}}}
 	if need := engines.GPUs(cfg, t); m.GPUs > 0 && need > m.GPUs {
-		return measuredRun{}, m.Errorf(gpusKey(m), "the config needs %d GPUs (tp × dp, or its disaggregated servers), more than gpus = %d", need, m.GPUs)
+		return Run{}, m.Errorf(gpusKey(m), "the config needs %d GPUs (tp × dp, or its disaggregated servers), more than gpus = %d", need, m.GPUs)
 	}
 	if m.GPUs <= 0 {
 		// What the config occupies (tp × dp, PD pools): the simulator's
@@ -153,7 +92,7 @@ func (e *env) newRun(m measure.Measurement, cards *sim.Cards) (measuredRun, erro
 	}
 	p := m.Profile
 	p.Name = cmpOr(p.Name, "measured")
-	return measuredRun{m: m, cfg: cfg, target: t, profile: p}, nil
+	return Run{m: m, cfg: cfg, target: t, profile: p}, nil
 }
 
 // knobHint is "; did you mean ..." for a knob the engine lacks.
@@ -172,9 +111,12 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// measurementProblem lays the runs' metrics out for calib.Fit; trialOf
+// ErrNoMetrics: no run has a metric the fit compares.
+var ErrNoMetrics = errors.New("no run has a metric to fit")
+
+// MeasurementProblem lays the runs' metrics out for calib.Fit; trialOf
 // gives each value's run.
-func measurementProblem(runs []measuredRun, cards *sim.Cards) (calib.Problem, []int, error) {
+func MeasurementProblem(runs []Run, cards *sim.Cards) (calib.Problem, []int, error) {
 	p := calib.Problem{Cards: cards, Trials: len(runs)}
 	var trialOf []int
 	type valueSlot struct {
@@ -191,7 +133,7 @@ func measurementProblem(runs []measuredRun, cards *sim.Cards) (calib.Problem, []
 		}
 	}
 	if len(slots) == 0 {
-		return p, nil, usagef("no run has a metric to fit (%s)", strings.Join(calib.MeasuredMetrics(), ", "))
+		return p, nil, fmt.Errorf("%w (%s)", ErrNoMetrics, strings.Join(calib.MeasuredMetrics(), ", "))
 	}
 	fs, err := runFactors(runs, cards)
 	if err != nil {
@@ -217,7 +159,7 @@ func measurementProblem(runs []measuredRun, cards *sim.Cards) (calib.Problem, []
 
 // runFactors are the candidates of every GPU and model the runs used,
 // each once.
-func runFactors(runs []measuredRun, cards *sim.Cards) ([]calib.Factor, error) {
+func runFactors(runs []Run, cards *sim.Cards) ([]calib.Factor, error) {
 	var out []calib.Factor
 	seen := map[string]bool{}
 	for _, r := range runs {
@@ -235,20 +177,20 @@ func runFactors(runs []measuredRun, cards *sim.Cards) ([]calib.Factor, error) {
 	return out, nil
 }
 
-// warnRefused says why the simulator refuses a run on the starting
+// WarnRefused says why the simulator refuses a run on the starting
 // cards: the fit can only report it as refused.
-func (e *env) warnRefused(ctx context.Context, runs []measuredRun, cards *sim.Cards) {
+func WarnRefused(ctx context.Context, runs []Run, cards *sim.Cards, log zerolog.Logger) {
 	r := objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards}))
 	for _, mr := range runs {
 		if _, err := r.Run(ctx, objective.Trial{Config: mr.cfg, Target: mr.target, Profiles: []bench.Profile{mr.profile}}); err != nil && ctx.Err() == nil {
-			e.log.Warn().Str("run", mr.m.Source).Str("config", mr.cfg.Summary()).Err(err).Msg("calibrate: the simulator refuses this run's config; it counts as refused")
+			log.Warn().Str("run", mr.m.Source).Str("config", mr.cfg.Summary()).Err(err).Msg("calibrate: the simulator refuses this run's config; it counts as refused")
 		}
 	}
 }
 
 // simulateRuns replays every run once, noiselessly; a run the simulator
 // refuses has no metrics.
-func simulateRuns(ctx context.Context, runs []measuredRun, cards *sim.Cards) ([]map[string]map[string]float64, error) {
+func simulateRuns(ctx context.Context, runs []Run, cards *sim.Cards) ([]map[string]map[string]float64, error) {
 	r := objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards}))
 	out := make([]map[string]map[string]float64, len(runs))
 	for i, mr := range runs {
@@ -263,8 +205,8 @@ func simulateRuns(ctx context.Context, runs []measuredRun, cards *sim.Cards) ([]
 	return out, nil
 }
 
-// fittedRunCards is every GPU and model card the runs used, as fitted.
-func fittedRunCards(fitted *sim.Cards, runs []measuredRun) ([]byte, error) {
+// FittedRunCards is every GPU and model card the runs used, as fitted.
+func FittedRunCards(fitted *sim.Cards, runs []Run) ([]byte, error) {
 	var b strings.Builder
 	b.WriteString("# Written by `servetune calibrate --measurements`: cards fitted to benchmark results.\n")
 	seen := map[string]bool{}
@@ -274,7 +216,7 @@ func fittedRunCards(fitted *sim.Cards, runs []measuredRun) ([]byte, error) {
 			continue
 		}
 		seen[key] = true
-		one, err := fittedCards(fitted, fitted, r.target)
+		one, err := FittedCards(fitted, fitted, r.target)
 		if err != nil {
 			return nil, err
 		}
@@ -283,7 +225,9 @@ func fittedRunCards(fitted *sim.Cards, runs []measuredRun) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-func printLeaveOneOut(w io.Writer, loo []calib.MetricError, refused int, err error) {
+// PrintLeaveOneOut prints the leave-one-out errors per metric, or why
+// there are none.
+func PrintLeaveOneOut(w io.Writer, loo []calib.MetricError, refused int, err error) {
 	if err != nil {
 		fmt.Fprintf(w, "no leave-one-out error: %v\n", err)
 		return
@@ -305,13 +249,6 @@ func refusedSuffix(n int) string {
 	return fmt.Sprintf("   (refused by the simulator: %d)", n)
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // gpusKey names what makes a run's config too large for its gpus: its
 // tp when that alone is too large, else gpus.
 func gpusKey(m measure.Measurement) string {
@@ -319,4 +256,41 @@ func gpusKey(m measure.Measurement) string {
 		return "config.tp"
 	}
 	return "gpus"
+}
+
+// LoadRuns reads every measurements file and checks each run against the
+// engines and the cards (NewRun); any error is bad input.
+func LoadRuns(files []string, cards *sim.Cards, log zerolog.Logger) ([]Run, error) {
+	if len(files) == 0 {
+		return nil, errors.New("--measurements needs at least one file")
+	}
+	var runs []Run
+	for _, f := range files {
+		ms, err := measure.Load(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			r, err := NewRun(m, cards, log)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, r)
+		}
+	}
+	return runs, nil
+}
+
+// TooFewRuns says how many runs a fit needs that had too few: the factors
+// they identify, and that nothing was written.
+func TooFewRuns(tf *calib.TooFewTrialsError) error {
+	return fmt.Errorf("calibrate: %d run%s, but %d factors are identifiable from them (%s): give at least %d runs; nothing was written",
+		tf.Trials, plural(tf.Trials), len(tf.Factors), strings.Join(tf.Factors, "; "), len(tf.Factors))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

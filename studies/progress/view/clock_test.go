@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"bytes"
@@ -109,8 +109,7 @@ func TestPipedOutputLogsProgressPeriodically(t *testing.T) {
 	sp := progressSpace(t)
 	var logs bytes.Buffer
 	c := &fakeClock{time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	e := &env{stdout: &bytes.Buffer{}, log: zerolog.New(&logs)}
-	p := newProgress(e, sp, nil, 0, c.now)
+	p := New(sp, nil, Options{Out: &bytes.Buffer{}, Log: zerolog.New(&logs), Now: c.now})
 	p.stats.screen.total = 600
 	p.priorCall(false)
 	c.add(20 * time.Second)
@@ -126,11 +125,11 @@ func TestPipedOutputLogsProgressPeriodically(t *testing.T) {
 	if !strings.Contains(logs.String(), `"predictions":100`) || !strings.Contains(logs.String(), `"eta_about"`) {
 		t.Errorf("no screening progress line at 31 s:\n%s", logs.String())
 	}
-	p.event(startEv(1, 0))
+	p.Event(startEv(1, 0))
 	if !strings.Contains(logs.String(), "the simulator prior is ready") {
 		t.Errorf("the first trial does not say the prior is ready:\n%s", logs.String())
 	}
-	p.event(phaseEv(1, objective.Benchmarking))
+	p.Event(phaseEv(1, objective.Benchmarking))
 	p.requestsDone(bench.Progress{Done: 37, Total: 110})
 	logs.Reset()
 	c.add(29 * time.Second)
@@ -216,14 +215,13 @@ func TestShortETAHasTenths(t *testing.T) {
 	sp := progressSpace(t)
 	var logs bytes.Buffer
 	c := &fakeClock{time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	e := &env{stdout: &bytes.Buffer{}, log: zerolog.New(&logs)}
-	p := newProgress(e, sp, nil, 0, c.now)
-	p.event(startEv(1, 0))
+	p := New(sp, nil, Options{Out: &bytes.Buffer{}, Log: zerolog.New(&logs), Now: c.now})
+	p.Event(startEv(1, 0))
 	for n := 1; n <= 4; n++ {
 		c.add(1300 * time.Millisecond)
-		p.event(finishEv(n, n))
+		p.Event(finishEv(n, n))
 		if n < 4 {
-			p.event(startEv(n+1, n))
+			p.Event(startEv(n+1, n))
 		}
 	}
 	// 1.3 s per trial, one left.
