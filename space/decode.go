@@ -65,13 +65,16 @@ func (d *decoder) study(m map[string]any) Study {
 	st := Study{
 		Name:    d.str(m, "name", "study", ""),
 		Storage: d.storage(m),
-		Sampler: d.str(m, "sampler", "study", "motpe"),
+		Sampler: d.str(m, "sampler", "study", ""),
 		NTrials: int(d.integer(m, "n_trials", "study", 20)),
 		Timeout: d.duration(m, "timeout", "study"),
 		Seed:    d.integer(m, "seed", "study", 0),
 		OnDrift: d.oneOf(m, "on_drift", "study", "refuse", "warn"),
 		Prior:   d.oneOf(m, "prior", "study", "", PriorSim, PriorNone),
 		Repeat:  int(d.integer(m, "repeat", "study", 1)),
+	}
+	if st.Sampler == "" {
+		st.Sampler, st.SamplerDefaulted = DefaultSampler(st.Prior), true
 	}
 	if st.Name == "" {
 		d.fail("study.name", "is required")

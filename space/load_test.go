@@ -74,7 +74,7 @@ func fakeSampler(name string, objectives int) error {
 	switch {
 	case name == "cmaes" && objectives > 1:
 		return fmt.Errorf("cmaes optimises one objective, this study has %d", objectives)
-	case !slices.Contains([]string{"motpe", "tpe", "random", "grid", "cmaes", "greedy"}, name):
+	case !slices.Contains([]string{"motpe", "tpe", "random", "grid", "cmaes", "greedy", "headroom"}, name):
 		return fmt.Errorf("unknown sampler %q", name)
 	}
 	return nil

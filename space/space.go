@@ -33,11 +33,14 @@ type Study struct {
 	Name string
 	// Storage is the SQLite file; default studies/<name>/study.db.
 	Storage string
-	// Sampler is tpe (default), random, grid or cmaes.
-	Sampler string
-	NTrials int
-	Timeout time.Duration
-	Seed    int64
+	// Sampler names the search's sampler (search/samplers); when the
+	// file names none it is DefaultSampler(Prior) and SamplerDefaulted
+	// is set, so a resumed study can keep the one it started with.
+	Sampler          string
+	SamplerDefaulted bool
+	NTrials          int
+	Timeout          time.Duration
+	Seed             int64
 	// OnDrift is what a trial whose environment fingerprint differs from
 	// the study's gets: "refuse" (default: the run stops before it) or
 	// "warn" (it runs, flagged).

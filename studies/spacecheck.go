@@ -23,6 +23,9 @@ func checkSpace(ctx context.Context, store *store.Store, sp *space.Space, o Open
 		if err := store.SetMeta(ctx, "space_file", sp.File); err != nil {
 			return err
 		}
+		if err := store.SetMeta(ctx, "sampler", sp.Study.Sampler); err != nil {
+			return err
+		}
 		return store.SetMeta(ctx, "space", o.Source)
 	}
 	file, err := store.Meta(ctx, "space_file")
@@ -33,11 +36,37 @@ func checkSpace(ctx context.Context, store *store.Store, sp *space.Space, o Open
 	if err != nil {
 		return fmt.Errorf("study %s: its stored space no longer loads: %w", store.Path(), err)
 	}
+	began, err := store.Meta(ctx, "sampler")
+	if err != nil {
+		return err
+	}
+	for _, s := range []*space.Space{prev, sp} {
+		s.Study.Sampler = resumedSampler(s.Study, began)
+	}
 	if part := differs(prev, sp); part != "" {
 		return fmt.Errorf("%w (%s differ) — %s holds the trials of %s as it was; run with --fresh to start over, or give the study another name",
 			ErrSpaceChanged, part, store.Path(), file)
 	}
 	return nil
+}
+
+// legacySampler is the sampler every file that named none got before
+// the default followed the prior (space.DefaultSampler); such studies
+// stored no "sampler" meta.
+const legacySampler = "motpe"
+
+// resumedSampler is the sampler a resumed study runs: the one its file
+// names, else the one it began with, so a change of default never
+// switches a study's search half-way.
+func resumedSampler(st space.Study, began string) string {
+	switch {
+	case !st.SamplerDefaulted:
+		return st.Sampler
+	case began != "":
+		return began
+	default:
+		return legacySampler
+	}
 }
 
 // differs names the first part of two spaces that differs ("" if none).

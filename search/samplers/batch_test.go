@@ -154,6 +154,13 @@ func TestCheckSampler(t *testing.T) {
 			t.Errorf("Check(%q, %d) = %v, want %q", c.name, c.objs, err, c.want)
 		}
 	}
+	// The defaults a space file gets exist and take any number of
+	// objectives: a file that names no sampler never fails the check.
+	for _, prior := range []string{"", space.PriorSim, space.PriorNone} {
+		if err := Check(space.DefaultSampler(prior), 2); err != nil {
+			t.Errorf("the default sampler with prior %q: %v", prior, err)
+		}
+	}
 	sp := searchtest.TestSpace("tpe")
 	sp.Objectives = append(sp.Objectives, searchtest.MinObj("z"))
 	if _, err := New(context.Background(), "tpe", sp, 1, nil, zerolog.Nop(), search.Options{}); err == nil {
