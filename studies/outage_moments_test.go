@@ -137,6 +137,7 @@ func TestAStoreOutageAtAnyMomentIsRiddenOut(t *testing.T) {
 		{"result written, answer lost", at("finish", 2, lost), false},
 		{"lease renewal refused", at("renew", 2, before), true},
 		{"reading the study", at("trials", 3, before), true},
+		{"reading the study at the start", at("trials", 1, before), true},
 	}
 	for _, k := range kinds {
 		for _, m := range moments {

@@ -1,6 +1,7 @@
 package studies
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -150,7 +151,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err := recoverOwned(ctx, o); err != nil {
 		return err
 	}
-	trials, err := o.Store.Trials(ctx)
+	trials, err := firstRead(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -166,6 +167,24 @@ func Run(ctx context.Context, o RunOptions) error {
 	l := &loop{RunOptions: o, sampler: sampler, trials: trials, started: o.Now(), leased: o.Workers > 1 || o.Shared || o.Virtual}
 	defer l.saveOutlook(ctx)
 	return l.run(ctx)
+}
+
+// firstRead reads the study's trials before the first pick. A shared
+// store that does not answer is ridden out within --store-outage, as
+// every later read, claim and write is: an outage between opening the
+// study and this read must not end a worker, exit 1, with trials left.
+func firstRead(ctx context.Context, o RunOptions) ([]store.Trial, error) {
+	db := cmp.Or[trialStore](o.db, o.Store)
+	if !o.Shared {
+		return db.Trials(ctx)
+	}
+	var trials []store.Trial
+	out := &store.Outage{Bound: cmp.Or(max(o.StoreOutage, 0), store.DefaultStoreOutage)}
+	err := store.RideOut(ctx, out, o.Log, func(ctx context.Context) (err error) {
+		trials, err = db.Trials(ctx)
+		return err
+	})
+	return trials, err
 }
 
 // recoverOwned records as interrupted the trials a dead predecessor left
