@@ -1,7 +1,6 @@
 package search
 
 import (
-	"context"
 	"math"
 	"testing"
 
@@ -61,25 +60,3 @@ func TestFrontAndBest(t *testing.T) {
 	}
 }
 
-// askOne asks for one config, as a study with one worker does.
-func askOne(s Sampler) (space.Config, error) {
-	cs, err := s.Ask(context.Background(), 1, nil)
-	if err != nil {
-		return nil, err
-	}
-	return cs[0], nil
-}
-
-func testSpace(sampler string) *space.Space {
-	when, _ := space.ParseExpr(`mode == "b"`)
-	return &space.Space{
-		Study:      space.Study{Name: "t", Sampler: sampler, NTrials: 10},
-		Target:     space.Target{Engine: "vllm", GPUs: 8},
-		Objectives: []space.Objective{maxObj("y")},
-		Params: []space.Param{
-			{Name: "mode", Kind: space.Categorical, Values: []any{"a", "b"}},
-			{Name: "n", Kind: space.Int, Low: 1, High: 3},
-			{Name: "x", Kind: space.Float, Low: 0, High: 1, Step: 0.5, When: when},
-		},
-	}
-}
