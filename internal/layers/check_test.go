@@ -2,7 +2,9 @@ package layers
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -20,7 +22,7 @@ func TestModuleKeepsItsLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gomod, err := os.ReadFile(root + "/go.mod")
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +36,7 @@ func TestModuleKeepsItsLayers(t *testing.T) {
 	}
 	// A reader that saw nothing would pass every rule: the registry must
 	// be seen importing a family, and the module must look its size.
-	if !contains(g["search/samplers"], module+"/search/motpe") || len(g) < 30 {
+	if !slices.Contains(g["search/samplers"], module+"/search/motpe") || len(g) < 30 {
 		t.Fatalf("the import graph was not read: %d packages, search/samplers imports %v", len(g), g["search/samplers"])
 	}
 	l := servetune(module)
@@ -44,15 +46,6 @@ func TestModuleKeepsItsLayers(t *testing.T) {
 	for _, u := range unused(l, g) {
 		t.Error(u)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func TestViolations(t *testing.T) {
@@ -124,7 +117,7 @@ func TestViolations(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got := violations(l, c.g)
-			if !reflect.DeepEqual(got, c.want) && !(len(got) == 0 && len(c.want) == 0) {
+			if !slices.Equal(got, c.want) {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
 			}
 		})
