@@ -7,11 +7,12 @@
 // what their measurements make (NextConfirm, Central, HalfWidth, PickBest,
 // DetectDrift), Spearman's rank correlation, and the words a Prior (the
 // simulator, injected by the caller) and the sampler it guides share; the
-// guiding itself is search/prior. The samplers live in one package per family,
-// each importing only this one — search/motpe, search/goptuna (tpe,
-// cmaes), search/grid and search/modelfree (random, greedy, cbo, linear,
-// trust, scoot, headroom) — and search/samplers builds one by name. It
-// never runs anything and never touches storage: the study loop feeds it
-// observations and asks for the next configs, so a resumed study rebuilds
-// a sampler's memory from its records alone.
+// guiding itself is search/prior. The samplers live in one package per
+// family, each importing of the module only this one and space —
+// search/motpe, search/goptuna (tpe, cmaes), search/grid and
+// search/modelfree (random, greedy, cbo, linear, trust, scoot, headroom)
+// — and search/samplers builds one by name. It never runs anything and
+// never touches storage: the study loop feeds it observations and asks
+// for the next configs, so a resumed study rebuilds a sampler's memory
+// from its records alone.
 package search

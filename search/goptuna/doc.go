@@ -4,6 +4,7 @@
 // rest). One study model behind the root's guard maps a space's knobs to
 // goptuna distributions, seeds the start-up itself, tells infeasible
 // trials as worse than anything measured, and lies pending trials to the
-// TPE through a storage that can retract them. It imports only the root
-// package search (and goptuna).
+// TPE through a storage that can retract them. Of the module it imports
+// only the root package search and space: no sibling family, not the
+// registry.
 package goptuna

@@ -6,6 +6,6 @@
 // with a memory-cliff model; and headroom, scoot that repairs an
 // out-of-memory trial from the shortfall its message states. They are one
 // package because they build on each other (scoot ranks with cbo's and
-// trust's models, headroom is scoot). It imports only the root package
-// search.
+// trust's models, headroom is scoot). Of the module it imports only the
+// root package search and space: no sibling family, not the registry.
 package modelfree

@@ -4,5 +4,6 @@
 // was active, a good set ranked feasibility-first and weighted by
 // hypervolume contribution, multivariate candidates scored by l(x)/g(x), a
 // bounded window of observations, and pending trials told as known-bad
-// lies for one Ask. It imports only the root package search.
+// lies for one Ask. Of the module it imports only the root package search
+// and space: no sibling family, not the registry.
 package motpe

@@ -4,5 +4,6 @@
 // (PriorGuides), and taught a resumed study's history; Check says whether
 // a name exists and can serve a study's objectives; Names lists them in
 // the order users see. It is the one package above the sampler families
-// (search/motpe, search/goptuna, search/grid, search/modelfree).
+// (search/motpe, search/goptuna, search/grid, search/modelfree) and the
+// prior (search/prior), which import neither it nor each other.
 package samplers
