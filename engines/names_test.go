@@ -26,9 +26,9 @@ var registryTables = []string{"engines/registry.go", "engines/vllm.go", "engines
 const belowEngines = "bench/"
 
 // fixtures reports whether a file belongs to a package of test fixtures
-// (named like httptest: searchtest, enginetest): only tests import them,
-// and a fixture below engines (search/internal/searchtest) cannot ask the
-// registry.
+// (named like httptest: searchtest, enginetest): only tests import them
+// (internal/layers holds every product package to that), and a fixture
+// below engines (search/internal/searchtest) cannot ask the registry.
 func fixtures(rel string) bool {
 	return strings.HasSuffix(filepath.Base(filepath.Dir(rel)), "test")
 }

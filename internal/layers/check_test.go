@@ -70,6 +70,11 @@ func TestViolations(t *testing.T) {
 			},
 		},
 		{
+			name: "a product package imports a fixture",
+			g:    graph{"search/motpe": {m + "/search/internal/searchtest"}, "engines/enginetest": {m + "/bench/benchtest"}},
+			want: []string{"search/motpe imports search/internal/searchtest: only tests and other fixtures import a fixture package"},
+		},
+		{
 			name: "a family imports a sibling",
 			g:    graph{"search/motpe": {m + "/search/grid"}},
 			want: []string{"search/motpe imports search/grid: a sampler family imports the vocabulary and the space only, never a sibling family or the registry"},

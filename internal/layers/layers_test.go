@@ -150,6 +150,7 @@ func violations(l layering, g graph) []string {
 		for _, imp := range imps {
 			out = append(out, orderViolation(l, pkg, r, imp)...)
 			out = append(out, ruleViolations(l, pkg, imp)...)
+			out = append(out, fixtureViolation(l, pkg, imp)...)
 		}
 	}
 	sort.Strings(out)
@@ -169,6 +170,21 @@ func orderViolation(l layering, pkg string, r int, imp string) []string {
 	}
 	return []string{fmt.Sprintf("%s imports %s: an arrow pointing up (%s is below %s)",
 		pkg, dep, l.order[r].name, l.order[dr].name)}
+}
+
+// fixture says whether a package holds test fixtures, named as Go names
+// them (httptest, fstest): searchtest, enginetest, benchtest, pgtest.
+func fixture(pkg string) bool { return strings.HasSuffix(path.Base(pkg), "test") }
+
+// fixtureViolation is a product package importing a fixture package:
+// fixtures may break rules that hold for product code (the engine-name
+// check exempts them), so only tests and other fixtures may import them.
+func fixtureViolation(l layering, pkg, imp string) []string {
+	dep, ours := strings.CutPrefix(imp, l.module+"/")
+	if !ours || !fixture(dep) || fixture(pkg) {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s imports %s: only tests and other fixtures import a fixture package", pkg, dep)}
 }
 
 // ruleViolations are the rules covering pkg that the import breaks.
