@@ -12,12 +12,18 @@ import (
 // spreads (sim.LOOSpreads, what a user sees), "nested" with spreads taken
 // from this report's other runs only (each run's intervals built without
 // its own errors: the honest figure when the report is leave-one-out).
+//
+// NestedH80 and NestedH95 are the median log-space half-widths of the
+// nested intervals over the rows (0.1: about ±10%): coverage alone would
+// reward an interval for being wide, so its width is reported beside it.
 type Coverage struct {
-	Rows     map[string]int     `json:"rows"`
-	Stated80 map[string]float64 `json:"stated80_pct"`
-	Stated95 map[string]float64 `json:"stated95_pct"`
-	Nested80 map[string]float64 `json:"nested80_pct,omitempty"`
-	Nested95 map[string]float64 `json:"nested95_pct,omitempty"`
+	Rows      map[string]int     `json:"rows"`
+	Stated80  map[string]float64 `json:"stated80_pct"`
+	Stated95  map[string]float64 `json:"stated95_pct"`
+	Nested80  map[string]float64 `json:"nested80_pct,omitempty"`
+	Nested95  map[string]float64 `json:"nested95_pct,omitempty"`
+	NestedH80 map[string]float64 `json:"nested80_half_width,omitempty"`
+	NestedH95 map[string]float64 `json:"nested95_half_width,omitempty"`
 }
 
 // Spreads are the log-space error spreads of rows (simulated vs measured),
@@ -115,7 +121,8 @@ func (rep *Report) AddIntervals(u []*sim.Uncertainty) {
 		}
 	}
 	rep.Coverage = &Coverage{Rows: stated.n, Stated80: stated.pct(stated.in80), Stated95: stated.pct(stated.in95),
-		Nested80: nested.pct(nested.in80), Nested95: nested.pct(nested.in95)}
+		Nested80: nested.pct(nested.in80), Nested95: nested.pct(nested.in95),
+		NestedH80: medians(nested.h80), NestedH95: medians(nested.h95)}
 }
 
 // stageRowsExcept are the stage rows of every run but skip's (-1: all),
@@ -132,12 +139,21 @@ func (rep *Report) stageRowsExcept(skip int) ([]Row, int) {
 	return rows, n
 }
 
-type tally struct{ n, in80, in95 map[string]int }
+// tally counts, per metric, the rows and those inside each interval, and
+// keeps each interval's log half-width.
+type tally struct {
+	n, in80, in95 map[string]int
+	h80, h95      map[string][]float64
+}
 
-func newTally() tally { return tally{map[string]int{}, map[string]int{}, map[string]int{}} }
+func newTally() tally {
+	return tally{map[string]int{}, map[string]int{}, map[string]int{}, map[string][]float64{}, map[string][]float64{}}
+}
 
 func (t tally) add(m string, real float64, iv sim.Interval) {
 	t.n[m]++
+	t.h80[m] = append(t.h80[m], math.Log(iv.Hi80/iv.Lo80)/2)
+	t.h95[m] = append(t.h95[m], math.Log(iv.Hi95/iv.Lo95)/2)
 	if real >= iv.Lo80 && real <= iv.Hi80 {
 		t.in80[m]++
 	}
@@ -150,6 +166,15 @@ func (t tally) pct(in map[string]int) map[string]float64 {
 	out := map[string]float64{}
 	for m, n := range t.n {
 		out[m] = 100 * float64(in[m]) / float64(n)
+	}
+	return out
+}
+
+// medians are the median of each metric's values.
+func medians(vs map[string][]float64) map[string]float64 {
+	out := map[string]float64{}
+	for m, v := range vs {
+		out[m] = quantile(v, 0.5)
 	}
 	return out
 }

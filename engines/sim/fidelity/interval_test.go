@@ -56,6 +56,9 @@ func TestSpreadsAndCoverage(t *testing.T) {
 	if n := c.Nested80["e2e_mean"]; !(n >= 0 && n <= 100) {
 		t.Errorf("nested coverage %v", n)
 	}
+	if h80, h95 := c.NestedH80["e2e_mean"], c.NestedH95["e2e_mean"]; !(h80 > 0 && h80 <= h95) {
+		t.Errorf("nested median half-widths %v, %v: want 0 < 80%% ≤ 95%%", h80, h95)
+	}
 }
 
 // The built-in spreads are those of the stored leave-one-out report of
@@ -109,8 +112,8 @@ func TestLOOCoverage(t *testing.T) {
 	rep.AddIntervals(us)
 	c := rep.Coverage
 	for _, m := range metricNames {
-		t.Logf("%s: %d rows, stated 80%% %.0f%%, 95%% %.0f%%; nested 80%% %.0f%%, 95%% %.0f%%",
-			m, c.Rows[m], c.Stated80[m], c.Stated95[m], c.Nested80[m], c.Nested95[m])
+		t.Logf("%s: %d rows, stated 80%% %.0f%%, 95%% %.0f%%; nested 80%% %.0f%% (median half-width %.3f), 95%% %.0f%% (%.3f)",
+			m, c.Rows[m], c.Stated80[m], c.Stated95[m], c.Nested80[m], c.NestedH80[m], c.Nested95[m], c.NestedH95[m])
 		if s := c.Stated80[m]; s < 75 || s > 91 {
 			t.Errorf("%s: stated 80%% intervals cover %.0f%% of the rows they were taken from", m, s)
 		}
