@@ -17,8 +17,9 @@ import (
 
 // Spread is one metric's leave-one-out error distribution in log space:
 // r = log(simulated / measured). Bias is its median; H80 and H95 bound
-// |r − Bias| for 80% and 95% of a new run's rows (conformal quantiles,
-// counted in runs: fidelity.Spreads).
+// |r − Bias| for 80% and 95% of a new run's rows, in expectation
+// (quantiles with the finite-sample correction counted in runs:
+// fidelity.Spreads).
 type Spread struct {
 	Bias, H80, H95 float64
 }
