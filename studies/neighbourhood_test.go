@@ -2,13 +2,17 @@ package studies
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/servetune/servetune/objective/simprior"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
+	"github.com/servetune/servetune/studies/studydir"
 )
 
 func TestNeighbourRow(t *testing.T) {
@@ -155,5 +159,33 @@ func TestReportNeighbourhood(t *testing.T) {
 		if !strings.Contains(b.String(), field) {
 			t.Errorf("the JSON lacks %s", field)
 		}
+	}
+}
+
+// The report reads the prior's full predictions from the study's
+// directory; a study without the file has none.
+func TestKeptPredictions(t *testing.T) {
+	sp := studySpace(t, 10, "")
+	dir := studydir.Of(t.TempDir(), "unit")
+	if err := os.MkdirAll(dir.Path(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if kept, err := KeptPredictions(sp, dir); err != nil || kept != nil {
+		t.Fatalf("no file: %v, %v", kept, err)
+	}
+	c := space.Config{"max_running": int64(64), "mem_fraction": 0.9, "dp": int64(1)}
+	lines := `{"key":"whatever build"}
+{"kind":"screen","config":{"max_running":32,"mem_fraction":0.9,"dp":1},"values":[10],"feasible":true}
+{"kind":"predict","config":{"max_running":64,"mem_fraction":0.9,"dp":1},"values":[700],"feasible":true}
+`
+	if err := os.WriteFile(filepath.Join(dir.Path(), simprior.File), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := KeptPredictions(sp, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := kept[search.ConfigKey(sp, c)]; len(kept) != 1 || !ok || !p.Feasible || p.Values[0] != 700 {
+		t.Errorf("kept %v, want the one full prediction of %v", kept, c)
 	}
 }
