@@ -22,7 +22,8 @@ const (
 	// compares, or that it did not complete).
 	NeighbourMeasured = "measured"
 	// NeighbourPredicted: not run, but the prior's kept prediction covers
-	// it (Versus is "worse" or "not worse").
+	// it (Versus is "worse" or "not worse", "better" when it is not worse
+	// and better beyond the incumbent's interval).
 	NeighbourPredicted = "predicted"
 	// NeighbourUnexplored: neither run nor predicted.
 	NeighbourUnexplored = "not explored"
@@ -34,7 +35,7 @@ const (
 	VersusWorse       = "worse"        // beyond the noise (predicted: or not starting)
 	VersusWithinNoise = "within noise" // no objective apart beyond the noise
 	VersusTradeOff    = "trade-off"    // better on one objective, worse on another, beyond the noise
-	VersusNotWorse    = "not worse"    // predicted: not worse beyond the incumbent's interval
+	VersusNotWorse    = "not worse"    // predicted: neither worse nor better beyond the incumbent's interval
 	VersusBreaks      = "breaks a constraint"
 	VersusIncomplete  = "did not complete"
 )
@@ -196,14 +197,19 @@ func compareMeasured(objs []space.Objective, a, b []float64, margin float64) str
 }
 
 // comparePredicted says whether prediction p is worse than against with
-// confidence: not starting, or worse beyond margin on some objective and
-// better beyond it on none.
+// confidence (not starting, or worse beyond margin on some objective and
+// better beyond it on none), better (better beyond margin on some, worse
+// on none: a twin to measure), or neither: not worse. A trade-off with
+// several objectives is not worse, and no better twin of this config.
 func comparePredicted(objs []space.Objective, p store.Prediction, against []float64, margin float64) string {
 	if !p.Feasible {
 		return VersusWorse
 	}
-	if better, worse := apart(objs, p.Values, against, margin); worse && !better {
+	switch better, worse := apart(objs, p.Values, against, margin); {
+	case worse && !better:
 		return VersusWorse
+	case better && !worse:
+		return VersusBetter
 	}
 	return VersusNotWorse
 }
@@ -232,12 +238,15 @@ func apart(objs []space.Objective, a, b []float64, margin float64) (better, wors
 
 // neighbourhoodSummary is the one line a winner's neighbourhood comes to
 // ("k of n one-knob neighbours measured; m predicted worse; u
-// unexplored") and a plain warning for each thing a user must know: a
-// neighbour measured or predicted better, or not worse, and neighbours
-// nobody looked at.
+// unexplored", and how many were predicted not worse) and a plain
+// warning for each thing a user must know: a neighbour measured or
+// predicted better, and neighbours nobody looked at. A neighbour
+// predicted merely not worse (an equal twin, a trade-off) is counted, not
+// warned of: nearly every config has one.
 func neighbourhoodSummary(rows []NeighbourRow) (string, []string) {
 	var measured, predWorse, unexplored int
-	var better, notWorse, open []string
+	var better, predBetter, open []string
+	notWorse := 0
 	for _, r := range rows {
 		name := search.KnobKey(r.Knob, r.Value)
 		switch {
@@ -249,22 +258,25 @@ func neighbourhoodSummary(rows []NeighbourRow) (string, []string) {
 		case r.Status == NeighbourPredicted && r.Versus == VersusWorse:
 			predWorse++
 		case r.Status == NeighbourPredicted:
-			notWorse = append(notWorse, name)
+			notWorse++
+			if r.Versus == VersusBetter {
+				predBetter = append(predBetter, name)
+			}
 		default:
 			unexplored++
 			open = append(open, name)
 		}
 	}
 	sum := fmt.Sprintf("%d of %d one-knob neighbours measured; %d predicted worse; %d unexplored", measured, len(rows), predWorse, unexplored)
-	if len(notWorse) > 0 {
-		sum += fmt.Sprintf("; %d predicted not worse", len(notWorse))
+	if notWorse > 0 {
+		sum += fmt.Sprintf("; %d predicted not worse", notWorse)
 	}
 	var warn []string
 	if len(better) > 0 {
 		warn = append(warn, fmt.Sprintf("measured better than this config beyond the noise, one knob away: %s", strings.Join(better, ", ")))
 	}
-	if len(notWorse) > 0 {
-		warn = append(warn, fmt.Sprintf("predicted not worse and never measured, one knob away: %s", strings.Join(notWorse, ", ")))
+	if len(predBetter) > 0 {
+		warn = append(warn, fmt.Sprintf("predicted better than this config beyond its interval and never measured, one knob away: %s", strings.Join(predBetter, ", ")))
 	}
 	if len(open) > 0 {
 		warn = append(warn, fmt.Sprintf("neither measured nor predicted, one knob away (a better config may be among them): %s", strings.Join(open, ", ")))

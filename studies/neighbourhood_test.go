@@ -38,6 +38,8 @@ func TestNeighbourRow(t *testing.T) {
 		{"two objectives: better on one, the same on the other", two, &measuredConfig{Trial: 7, N: 1, Values: []float64{1200, 50}}, nil, nil, NeighbourMeasured, VersusBetter},
 		{"predicted worse than the incumbent's measurement", maxTPS, nil, nil, &store.Prediction{Values: []float64{700}, Feasible: true}, NeighbourPredicted, VersusWorse},
 		{"predicted within the interval: not worse", maxTPS, nil, nil, &store.Prediction{Values: []float64{990}, Feasible: true}, NeighbourPredicted, VersusNotWorse},
+		{"predicted better beyond the interval", maxTPS, nil, nil, &store.Prediction{Values: []float64{1300}, Feasible: true}, NeighbourPredicted, VersusBetter},
+		{"two objectives, predicted: a trade-off is not worse", two, nil, nil, &store.Prediction{Values: []float64{600, 30}, Feasible: true}, NeighbourPredicted, VersusNotWorse},
 		{"predicted not to start: worse", maxTPS, nil, nil, &store.Prediction{Values: []float64{5000}}, NeighbourPredicted, VersusWorse},
 		// Against the incumbent's own prediction the simulator's bias
 		// cancels: 1100 predicted is worse than the 1500 it predicted for
@@ -77,9 +79,12 @@ func TestNeighbourhoodSummary(t *testing.T) {
 		{"an unexplored neighbour is counted as unexplored, not measured, and flagged",
 			[]NeighbourRow{row("a", NeighbourUnexplored, ""), row("b", NeighbourMeasured, VersusWorse), row("c", NeighbourPredicted, VersusWorse)},
 			"1 of 3 one-knob neighbours measured; 1 predicted worse; 1 unexplored", []string{"neither measured nor predicted"}},
-		{"predicted not worse is said, and flagged",
+		{"predicted not worse is counted, not flagged",
 			[]NeighbourRow{row("a", NeighbourPredicted, VersusNotWorse)},
-			"0 of 1 one-knob neighbours measured; 0 predicted worse; 0 unexplored; 1 predicted not worse", []string{"predicted not worse"}},
+			"0 of 1 one-knob neighbours measured; 0 predicted worse; 0 unexplored; 1 predicted not worse", nil},
+		{"predicted better is flagged",
+			[]NeighbourRow{row("a", NeighbourPredicted, VersusBetter), row("b", NeighbourMeasured, VersusWorse)},
+			"1 of 2 one-knob neighbours measured; 0 predicted worse; 0 unexplored; 1 predicted not worse", []string{"predicted better"}},
 		{"no neighbours", nil, "0 of 0 one-knob neighbours measured; 0 predicted worse; 0 unexplored", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

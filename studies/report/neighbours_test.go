@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
 )
@@ -30,11 +31,18 @@ func TestOneKnobAwayRendersWhatTheModelHolds(t *testing.T) {
 		t.Fatalf("the fixture's first winner has no unexplored neighbour: %+v", w.Neighbourhood)
 	}
 	n := w.Neighbourhood[at]
-	// Predicted exactly as the winner measured: not worse, so a warning.
-	meta.Kept = map[string]store.Prediction{search.ConfigKey(sp, n.Config): {Values: w.Values, Feasible: true}}
+	// Predicted far better than the winner measured: a warning.
+	better := make([]float64, len(w.Values))
+	for i, v := range w.Values {
+		better[i] = v * 2 // total_tps
+		if sp.Objectives[i].Direction == space.Minimize {
+			better[i] = v / 2
+		}
+	}
+	meta.Kept = map[string]store.Prediction{search.ConfigKey(sp, n.Config): {Values: better, Feasible: true}}
 	f := Build(sp, trials, fixtureRender, meta)
 	got := f.Summary.Winners[0]
-	if got.Neighbourhood[at].Status != studies.NeighbourPredicted || got.Neighbourhood[at].Versus != studies.VersusNotWorse {
+	if got.Neighbourhood[at].Status != studies.NeighbourPredicted || got.Neighbourhood[at].Versus != studies.VersusBetter {
 		t.Errorf("kept prediction: neighbour %+v", got.Neighbourhood[at])
 	}
 	if !strings.Contains(got.NeighbourhoodSummary, "1 predicted not worse") {
@@ -48,7 +56,7 @@ func TestOneKnobAwayRendersWhatTheModelHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"markdown": md.String(), "html": page.String()} {
-		for _, want := range []string{"One knob away", got.NeighbourhoodSummary, "predicted not worse and never measured", "neither measured nor predicted"} {
+		for _, want := range []string{"One knob away", got.NeighbourhoodSummary, "predicted better than this config", "neither measured nor predicted"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s lacks %q", name, want)
 			}
