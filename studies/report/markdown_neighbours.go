@@ -34,7 +34,7 @@ func (f Full) markdownNeighbours(w io.Writer) {
 }
 
 // neighboursIntro says what the section shows and how to read it.
-const neighboursIntro = "Each chosen config's neighbours one step of one knob away (the adjacent value of a list, the next grid level of a range): measured (compared beyond the noise the report states), predicted by the study's prior (worse or not), or not explored. An unexplored or better neighbour may be a better config the study never measured."
+const neighboursIntro = "Each chosen config's neighbours one step of one knob away (the adjacent value of a list, the next grid level of a range): measured (compared beyond the noise the report states), predicted by the study's prior (worse, not worse or better, beyond the chosen config's interval), or not explored. An unexplored or better neighbour may be a better config the study never measured."
 
 // neighbourKnown is what the study knows of a neighbour, in words: its
 // measurement and how it compares, or the prior's prediction.
