@@ -121,3 +121,28 @@ func TestOneKnobNeighboursIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// A float log range steps by the factor of GridFloatPoints levels spaced
+// in log space (here 10), a linear one by their spacing; both stop at the
+// range's ends.
+func TestAdjacentValuesOfContinuousRanges(t *testing.T) {
+	logRange := space.Param{Name: "lr", Kind: space.Float, Low: 0.01, High: 100, Log: true}
+	linear := space.Param{Name: "f", Kind: space.Float, Low: 0, High: 2}
+	for _, tc := range []struct {
+		p    space.Param
+		v    any
+		want []any
+	}{
+		{logRange, 1.0, []any{0.1, 10.0}},
+		{logRange, 0.01, []any{0.1}},
+		{logRange, 50.0, []any{5.0, 100.0}},
+		{linear, 1.0, []any{0.5, 1.5}},
+		{linear, 0.2, []any{0.0, 0.7}},
+		{linear, 2.0, []any{1.5}},
+	} {
+		got := adjacentValues(tc.p, tc.v)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s=%v: %v, want %v", tc.p.Name, tc.v, got, tc.want)
+		}
+	}
+}
