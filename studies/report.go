@@ -119,6 +119,14 @@ type Row struct {
 	// program override, listen flags, environment; credentials
 	// redacted) when it differs from Command.
 	Ran string `json:"ran,omitempty"`
+	// Neighbourhood is a winner's one-knob neighbours
+	// (search.OneKnobNeighbours), each measured, predicted or not
+	// explored; NeighbourhoodSummary counts them in one line and
+	// NeighbourhoodWarnings says where a better config may be one knob
+	// away (neighbourhood.go). Winners only.
+	Neighbourhood         []NeighbourRow `json:"neighbourhood,omitempty"`
+	NeighbourhoodSummary  string         `json:"neighbourhood_summary,omitempty"`
+	NeighbourhoodWarnings []string       `json:"neighbourhood_warnings,omitempty"`
 }
 
 // Renderer turns a config into its serving command (engines.Render in
@@ -160,11 +168,20 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 		r.Baseline = &b
 	}
 	r.rankWinners(sp, trials, gs, nil, row)
+	r.fillNeighbourhoods(sp, trials, gs, nil)
 	if d := drift(sp, trials); d.Pairs > 0 {
 		r.Drift = &d
 	}
 	r.Recommendations = recommendations(sp, trials, r)
 	return r
+}
+
+// WithPredictions fills the winners' neighbourhoods again, a neighbour
+// the study never ran now predicted where kept holds the prior's
+// prediction of it (the study's kept predictions, by search.ConfigKey):
+// BuildReport alone reads only the trials.
+func (r *Report) WithPredictions(sp *space.Space, trials []store.Trial, kept map[string]store.Prediction) {
+	r.fillNeighbourhoods(sp, trials, configGroups(sp, trials), kept)
 }
 
 // rower makes a trial's row: its values (its config's mean when measured

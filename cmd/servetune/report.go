@@ -40,7 +40,11 @@ the current directory. The study is opened read-only.`,
 			if err != nil {
 				return err
 			}
-			full := report.Build(sp, trials, renderCommand(sp), report.Meta{Version: report.Version(), Now: time.Now(), Outlook: outlook})
+			kept, err := studies.KeptPredictions(sp, studydir.Of(c.String("dir"), c.Args().First()))
+			if err != nil {
+				return err
+			}
+			full := report.Build(sp, trials, renderCommand(sp), report.Meta{Version: report.Version(), Now: time.Now(), Outlook: outlook, Kept: kept})
 			if dir := c.String("markdown"); dir != "" {
 				if err := full.WriteMarkdown(dir); err != nil {
 					return err

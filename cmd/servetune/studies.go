@@ -114,6 +114,13 @@ that did not complete is refused unless --force; a declared engine needs
 				return err
 			}
 			r := studies.BuildReport(sp, trials, renderCommand(sp))
+			kept, err := studies.KeptPredictions(sp, studydir.Of(c.String("dir"), c.Args().First()))
+			if err != nil {
+				return err
+			}
+			if kept != nil {
+				r.WithPredictions(sp, trials, kept)
+			}
 			if c.IsSet("export") {
 				return e.export(sp, trials, r, c.String("export"), c.Int("trial"), export.Options{Force: c.Bool("force"), Image: c.String("image"),
 					SharedCache: c.Bool("shared-cache"), RDMAResource: c.String("rdma-resource"), RouterImage: c.String("router-image")})

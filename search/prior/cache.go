@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -220,4 +221,45 @@ func exprText(e *space.Expr) string {
 		return ""
 	}
 	return e.String()
+}
+
+// Kept is one full prediction a study's prior file holds.
+type Kept struct {
+	Values   []float64
+	Feasible bool
+}
+
+// ReadKept reads the full predictions (not the shortened screenings,
+// whose values are on another scale) kept in path, by search.ConfigKey:
+// what the report compares an unmeasured neighbour of a winner by. The
+// header's key is not checked: it names the build and cards that
+// predicted, and the predictions that guided the study stay what they
+// were when another build renders its report. A missing file is no
+// prediction; a torn line is skipped, as load skips it.
+func ReadKept(sp *space.Space, path string) (map[string]Kept, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("prior cache: %w", err)
+	}
+	defer f.Close()
+	out := map[string]Kept{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var l cacheLine
+		if json.Unmarshal(sc.Bytes(), &l) != nil || l.Config == nil || l.Kind != kindPredict {
+			continue
+		}
+		k := search.ConfigKey(sp, l.Config)
+		if _, dup := out[k]; !dup {
+			out[k] = Kept{Values: l.Values, Feasible: l.Feasible}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("prior cache %s: %w", path, err)
+	}
+	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 )
 
@@ -55,22 +56,25 @@ func inlineSVG(svg []byte) string {
 
 func funcs() template.FuncMap {
 	return template.FuncMap{
-		"num":           fmtNum,
-		"pct":           func(x float64) string { return strconv.FormatFloat(x*100, 'f', 0, 64) },
-		"signed":        func(x float64) string { return fmt.Sprintf("%+.1f%%", x) },
-		"date":          func(t time.Time) string { return fmtDate(t) },
-		"hours":         func(h float64) string { return strconv.FormatFloat(h, 'f', 2, 64) },
-		"objs":          func(vs []float64) string { return joinNums(vs) },
-		"version":       func(v string) string { return orDash(v, "not pinned") },
-		"flags":         studies.FlagLines,
-		"absPct":        func(x float64) string { return orDash(strings.TrimPrefix(pctNum(x), "+"), "–") },
-		"runner":        runnerText,
-		"deref":         func(p *float64) float64 { return *p },
-		"better":        func(m studies.MetricChange) bool { return (*m.VsBaseline > 0) == m.Higher },
-		"metric":        func(o studies.ObjectiveInfo) string { return o.Metric },
-		"pctNum":        pctNum,
-		"sameSimulator": func() string { return sameSimulator },
-		"join":          func(xs []string) string { return strings.Join(xs, ", ") },
+		"num":             fmtNum,
+		"pct":             func(x float64) string { return strconv.FormatFloat(x*100, 'f', 0, 64) },
+		"signed":          func(x float64) string { return fmt.Sprintf("%+.1f%%", x) },
+		"date":            func(t time.Time) string { return fmtDate(t) },
+		"hours":           func(h float64) string { return strconv.FormatFloat(h, 'f', 2, 64) },
+		"objs":            func(vs []float64) string { return joinNums(vs) },
+		"version":         func(v string) string { return orDash(v, "not pinned") },
+		"flags":           studies.FlagLines,
+		"absPct":          func(x float64) string { return orDash(strings.TrimPrefix(pctNum(x), "+"), "–") },
+		"runner":          runnerText,
+		"deref":           func(p *float64) float64 { return *p },
+		"better":          func(m studies.MetricChange) bool { return (*m.VsBaseline > 0) == m.Higher },
+		"metric":          func(o studies.ObjectiveInfo) string { return o.Metric },
+		"pctNum":          pctNum,
+		"sameSimulator":   func() string { return sameSimulator },
+		"join":            func(xs []string) string { return strings.Join(xs, ", ") },
+		"neighbour":       neighbourKnown,
+		"value":           space.FormatValue,
+		"neighboursIntro": func() string { return neighboursIntro },
 	}
 }
 

@@ -54,6 +54,7 @@ func (f Full) Markdown(w io.Writer, plots []Plot) error {
 		fmt.Fprintf(w, "> **Warning:** %s\n\n", s)
 	}
 	f.markdownProfiles(w)
+	f.markdownNeighbours(w)
 	if len(f.Summary.SLOs) > 0 || len(f.Summary.GuardBreaks) > 0 || len(f.Summary.Constraints) > 0 {
 		fmt.Fprint(w, "## SLOs and guards\n")
 		f.Summary.GuardsMarkdown(w)

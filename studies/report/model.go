@@ -40,6 +40,10 @@ type Meta struct {
 	// Outlook is the prior's view of the space stored with the study
 	// (Store.Outlook), nil when it had no prior.
 	Outlook []store.Region
+	// Kept are the prior's full predictions kept with the study, by
+	// search.ConfigKey (nil when it kept none): a winner's neighbour the
+	// study never ran is then "predicted" rather than "not explored".
+	Kept map[string]store.Prediction
 }
 
 // Build assembles the full report from the same trials and renderer the
@@ -51,6 +55,9 @@ func Build(sp *space.Space, trials []store.Trial, render studies.Renderer, m Met
 		Points:  points(sp, trials),
 		Knobs:   knobs(sp, trials),
 		Front:   map[int]bool{},
+	}
+	if m.Kept != nil {
+		f.Summary.WithPredictions(sp, trials, m.Kept)
 	}
 	f.Env.Unit, f.Env.Simulated, f.Env.Runner = f.Summary.HoursUnit(), f.Summary.Simulated, f.Summary.Runner
 	f.ShowWhere = showWhere(f.Points)
