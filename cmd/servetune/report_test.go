@@ -64,21 +64,23 @@ func checkQuickstartReport(t *testing.T, md string) {
 			t.Errorf("the quickstart's report lacks %q", want)
 		}
 	}
-	// Past the neighbour tables (One knob away, whose rows start "| dp |"),
-	// as before they were. NOTE: the first "| dp " line from here is the
-	// prior's view ("| dp = 1 | 9483 |"), not the importance table, whose
-	// dp share is 3% in this study: the check below reads the wrong table.
-	_, rest, _ := strings.Cut(md, "## Plots")
-	for _, line := range strings.Split(rest, "\n") {
+	// dp is read from the importance table itself. This 20-trial study
+	// gives it a few percent (fANOVA; the 60-trial study issue 23
+	// measured gave more), so the end-to-end check asks only that dp is
+	// attributed a share, not ~0 — how correlated knobs share the
+	// variance is held by studies/report/fanova's own tests.
+	_, section, _ := strings.Cut(md, "## Which knobs mattered")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, line := range strings.Split(section, "\n") {
 		if !strings.HasPrefix(line, "| dp ") {
 			continue
 		}
 		cells := strings.Split(line, "|")
 		share, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(cells[2]), "%"))
-		if err != nil || share < 8 {
-			t.Errorf("dp's share of total_tps %q: want at least 8%%", line)
+		if err != nil || share < 1 || share > 100 {
+			t.Errorf("dp's share of total_tps %q: want a share of 1–100%%", line)
 		}
 		return
 	}
-	t.Error("the importance table has no dp row")
+	t.Errorf("the importance table has no dp row:\n%s", section)
 }
