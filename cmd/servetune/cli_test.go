@@ -150,12 +150,14 @@ func TestQuickstartPrintsFrontWithServingCommands(t *testing.T) {
 // a usage error before any simulation starts.
 func TestLabRejectsSamplersItCannotRun(t *testing.T) {
 	cases := map[string][]string{
-		"tpe optimises one objective; this study has 2":       {"lab", "--mo-samplers", "motpe,tpe"},
-		`unknown sampler "nsga2"`:                             {"lab", "--samplers", "nsga2"},
-		"--confirm 0.7: a share between 0 and 0.5":            {"lab", "--confirm", "0.7"},
-		"--first-seed 0: seeds are numbered from 1":           {"lab", "--first-seed", "0"},
-		"--first-seed -2: seeds are numbered from 1":          {"lab", "--first-seed", "-2"},
-		"--trace puts each run's trials into the --json file": {"lab", "--trace"},
+		"tpe optimises one objective; this study has 2":                            {"lab", "--mo-samplers", "motpe,tpe"},
+		`unknown sampler "nsga2"`:                                                  {"lab", "--samplers", "nsga2"},
+		"--confirm 0.7: a share between 0 and 0.5":                                 {"lab", "--confirm", "0.7"},
+		"--first-seed 0: seeds are numbered from 1":                                {"lab", "--first-seed", "0"},
+		"--first-seed -2: seeds are numbered from 1":                               {"lab", "--first-seed", "-2"},
+		"--trace puts each run's trials into the --json file":                      {"lab", "--trace"},
+		"--held-out reversed acts on the family's realities: give --perturbed too": {"lab", "--held-out", "reversed"},
+		`unknown held-out kind "treshold"; did you mean "threshold"?`:              {"lab", "--perturbed", "--held-out", "treshold"},
 	}
 	for want, args := range cases {
 		code, out, errText := runCLI(t, t.TempDir(), args...)

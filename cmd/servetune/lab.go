@@ -29,6 +29,7 @@ func labCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "trials each study runs at once, on a virtual clock (curves stay by trial number)"},
 			&cli.BoolFlag{Name: "prior", Value: true, Usage: "also measure the first sampler with the simulator prior (+ pruning and infeasibility learning)"},
 			&cli.BoolFlag{Name: "perturbed", Usage: "instead: each seed against its own reality from the widened family (one exhaustive grid per seed), every sampler with pruning and without the prior, then the first with it"},
+			&cli.StringFlag{Name: "held-out", Usage: "with --perturbed: apply this held-out kind of simulator error (interaction, reversed or threshold; docs/search.md) to each seed's reality; the prior never sees it"},
 			&cli.BoolFlag{Name: "multi", Usage: "with --perturbed: on both objectives (hypervolume against each reality's front), with the first of --mo-samplers"},
 			&cli.StringFlag{Name: "cache", Usage: "keep every simulated outcome (truths and the prior's) in this directory between runs; a simulated outcome is keyed on the cards, the reality, the profiles and the simulator's code, so a changed simulator misses it; clear it after a change to the load generator or the trial code"},
 			&cli.BoolFlag{Name: "trace", Usage: "with --json: each run's trials too (config, origin, state, measured, true and predicted value of the first objective), to read where a seed's study went"},
@@ -60,7 +61,7 @@ func labMatrix(c *cli.Context) (lab.Matrix, error) {
 		Landscapes: c.StringSlice("landscape"), Samplers: split(c.String("samplers")), MOSamplers: split(c.String("mo-samplers")),
 		Seeds: c.Int("seeds"), FirstSeed: c.Int("first-seed"), Trials: c.Int("trials"), NoiseCV: c.Float64("noise"), Confirm: c.Float64("confirm"), Workers: c.Int("workers"),
 		Pruning: c.Bool("pruning"), Margins: c.Float64Slice("prune-margin"), Prior: c.Bool("prior"),
-		Perturbed: c.Bool("perturbed"), Multi: c.Bool("multi"), Cache: c.String("cache"),
+		Perturbed: c.Bool("perturbed"), HeldOut: c.String("held-out"), Multi: c.Bool("multi"), Cache: c.String("cache"),
 		Trace: c.Bool("trace"),
 	}
 	if err := m.Check(); err != nil {

@@ -8,7 +8,8 @@ import (
 )
 
 // Check refuses a matrix that cannot run, before any simulation starts:
-// no seeds or trials, a first seed below 1, no sampler, or a sampler that does not exist or
+// no seeds or trials, a first seed below 1, a held-out kind without
+// --perturbed or unknown, no sampler, or a sampler that does not exist or
 // cannot serve its runs' objectives (one for Samplers, two for
 // MOSamplers). Its errors are UsageErrors naming the lab's flags.
 func (m Matrix) Check() error {
@@ -20,6 +21,12 @@ func (m Matrix) Check() error {
 	}
 	if m.Confirm < 0 || m.Confirm > 0.5 {
 		return UsageError{fmt.Errorf("--confirm %g: a share between 0 and 0.5", m.Confirm)}
+	}
+	if m.HeldOut != "" && !m.Perturbed {
+		return UsageError{fmt.Errorf("--held-out %s acts on the family's realities: give --perturbed too", m.HeldOut)}
+	}
+	if err := checkHeldOut(m.HeldOut); err != nil {
+		return UsageError{fmt.Errorf("--held-out: %w", err)}
 	}
 	if len(m.Samplers) == 0 {
 		return UsageError{errors.New("--samplers names no sampler")}

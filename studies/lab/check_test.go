@@ -26,6 +26,9 @@ func TestMatrixCheck(t *testing.T) {
 		{"confirm share run's default", with(func(m *Matrix) { m.Confirm = 0.1 }), ""},
 		{"negative confirm share", with(func(m *Matrix) { m.Confirm = -0.1 }), "--confirm -0.1: a share between 0 and 0.5"},
 		{"confirm share above half", with(func(m *Matrix) { m.Confirm = 0.6 }), "--confirm 0.6: "},
+		{"held-out kind on the family", with(func(m *Matrix) { m.Perturbed = true; m.HeldOut = "threshold" }), ""},
+		{"held-out without the family", with(func(m *Matrix) { m.HeldOut = "threshold" }), "--held-out threshold acts on the family's realities: give --perturbed too"},
+		{"unknown held-out kind", with(func(m *Matrix) { m.Perturbed = true; m.HeldOut = "reversd" }), `--held-out: unknown held-out kind "reversd"; did you mean "reversed"?`},
 		{"single-objective sampler on two objectives", with(func(m *Matrix) { m.MOSamplers = []string{"tpe"} }), "--mo-samplers: "},
 	}
 	for _, c := range cases {

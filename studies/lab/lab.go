@@ -73,7 +73,10 @@ type Options struct {
 	Cache string
 	// Trace records each run's trials (Run.Trials).
 	Trace bool
-	Log   zerolog.Logger
+	// HeldOut is the held-out kind of simulator error applied to each
+	// seed's reality (EvaluatePerturbed only; "": none; heldout.go).
+	HeldOut string
+	Log     zerolog.Logger
 }
 
 // Run is one study of one sampler and seed, as the lab scores it.
@@ -151,7 +154,10 @@ type Result struct {
 	Landscape  string            `json:"landscape"`
 	Objectives []space.Objective `json:"objectives"`
 	Truth      Truth             `json:"truth"`
-	Runs       []Run             `json:"runs"`
+	// HeldOut is the held-out kind of error the realities carry ("":
+	// none, and absent from the JSON, which stays as before).
+	HeldOut string `json:"held_out,omitempty"`
+	Runs    []Run  `json:"runs"`
 }
 
 // MarshalJSON adds the headline figures to the raw runs: the JSON is the

@@ -39,7 +39,10 @@ type Matrix struct {
 	// widened family: every sampler (of MOSamplers, with Multi) with
 	// pruning and without the prior, then the first with it.
 	Perturbed bool
-	Multi     bool
+	// HeldOut, with Perturbed, applies this held-out kind of simulator
+	// error to every seed's reality (HeldOutKinds; "": none).
+	HeldOut string
+	Multi   bool
 	// Cache keeps every simulated outcome in this directory between runs.
 	Cache string
 	// Cards, when set, replace the built-in cards for the truth and the
@@ -167,10 +170,10 @@ func (m Matrix) perturbed(ctx context.Context, name string, sp *space.Space, pri
 		samplers = m.MOSamplers
 	}
 	base := Options{Expert: Expert(name), Landscape: name, Seeds: m.Seeds, FirstSeed: m.FirstSeed, Trials: m.Trials, NoiseCV: m.NoiseCV, Confirm: m.Confirm,
-		Dir: dir, Log: log, Samplers: samplers, Prune: true, Cache: m.Cache, Multi: m.Multi, Trace: m.Trace}
+		Dir: dir, Log: log, Samplers: samplers, Prune: true, Cache: m.Cache, Multi: m.Multi, Trace: m.Trace, HeldOut: m.HeldOut}
 	withPrior := base
 	withPrior.Samplers, withPrior.Prior = samplers[:1], prior
-	log.Info().Str("landscape", name).Msg("running studies against perturbed realities, without and with the prior")
+	log.Info().Str("landscape", name).Str("held_out", m.HeldOut).Msg("running studies against perturbed realities, without and with the prior")
 	res, err := EvaluatePerturbed(ctx, sp, []Options{base, withPrior})
 	if err != nil {
 		return nil, err

@@ -12,7 +12,6 @@ import (
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
-	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 )
 
@@ -50,7 +49,18 @@ type Oracle struct {
 	// dir is the lab cache the oracle was restored from ("": none), which
 	// its machines are restored from and persisted to as well.
 	dir string
+	// heldOut, when set, is the held-out error's factor on every outcome
+	// Eval and Replay give (heldout.go). The cache and the twins keep the
+	// family reality's outcomes, so a lab cache serves every kind alike.
+	heldOut func(space.Config) float64
+	// held are the outcomes under heldOut by config key, each with the
+	// family outcome it was made from (a replay replaces that one).
+	held map[string]heldOutcome
 }
+
+// heldOutcome is a config's outcome under the held-out factor and the
+// family outcome it scales.
+type heldOutcome struct{ from, out *outcome }
 
 // NewOracle returns an oracle for a landscape on the embedded cards.
 func NewOracle(sp *space.Space) *Oracle { return NewOracleOn(sp, sim.DefaultCards()) }
@@ -61,14 +71,16 @@ func NewOracleOn(sp *space.Space, cards *sim.Cards) *Oracle { return newOracle(s
 
 // NewRealityOracle returns an oracle whose reality is r: its cards, its
 // engines' skew and its own request sequences (every profile's seed
-// shifted).
+// shifted), and its held-out error when it has one.
 func NewRealityOracle(sp *space.Space, r Reality) *Oracle {
 	shifted := *sp
 	shifted.Profiles = append(shifted.Profiles[:0:0], sp.Profiles...)
 	for i := range shifted.Profiles {
 		shifted.Profiles[i].Seed += r.ProfileShift
 	}
-	return newOracle(&shifted, r.Cards, r.Skew)
+	o := newOracle(&shifted, r.Cards, r.Skew)
+	o.heldOut = r.HeldOut
+	return o
 }
 
 func newOracle(sp *space.Space, cards *sim.Cards, skew *sim.Skew) *Oracle {
@@ -88,6 +100,7 @@ func (o *Oracle) Screening() *Oracle {
 		o.screening = o
 		if !reflect.DeepEqual(sp.Profiles, o.sp.Profiles) {
 			o.screening = newOracle(&sp, o.cards, o.skew)
+			o.screening.heldOut = o.heldOut
 		}
 	}
 	return o.screening
@@ -105,6 +118,29 @@ func (o *Oracle) Replay(ctx context.Context, c space.Config) *outcome {
 }
 
 func (o *Oracle) eval(ctx context.Context, c space.Config, replay bool) *outcome {
+	out := o.family(ctx, c, replay)
+	if o.heldOut == nil {
+		return out
+	}
+	key := c.Key()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if h, ok := o.held[key]; ok && h.from == out {
+		return h.out
+	}
+	h := heldOutcome{from: out, out: heldOutOutcome(out, o.heldOut(c))}
+	if o.held == nil {
+		o.held = map[string]heldOutcome{}
+	}
+	if !interrupted(out.err) {
+		o.held[key] = h
+	}
+	return h.out
+}
+
+// family is the config's outcome in the family reality, before any
+// held-out error: what the cache and the twins keep.
+func (o *Oracle) family(ctx context.Context, c space.Config, replay bool) *outcome {
 	key := c.Key()
 	o.mu.Lock()
 	out, ok := o.cache[key]
@@ -169,13 +205,7 @@ type Truth0 struct {
 // Exhaust simulates every point of the space that satisfies its rules,
 // on all cores.
 func (o *Oracle) Exhaust(ctx context.Context) (*Truth0, error) {
-	var cfgs []space.Config
-	for _, c := range search.Grid(o.sp) {
-		c = o.sp.WithTargetEngine(c)
-		if o.sp.Check(c) == nil {
-			cfgs = append(cfgs, c)
-		}
-	}
+	cfgs := ruleGrid(o.sp)
 	outs := make([]*outcome, len(cfgs))
 	next := make(chan int)
 	var wg sync.WaitGroup

@@ -49,6 +49,9 @@ type Reality struct {
 	// ProfileShift is added to every profile's seed (0: the landscape's
 	// own request sequence).
 	ProfileShift int64
+	// HeldOut, when set, is a held-out error's factor on the reality's
+	// true outcomes (heldOutFactor); NewReality never draws one.
+	HeldOut func(space.Config) float64
 }
 
 // NewReality draws the reality of seed from the widened family around
@@ -119,7 +122,8 @@ func orOne(x float64) float64 {
 
 // EvaluatePerturbed runs every variant (options differing in sampler
 // settings and prior; Landscape, Seeds, FirstSeed and Multi come from the first) on
-// every seed against that seed's own reality (NewReality), each seed with
+// every seed against that seed's own reality (NewReality, with the first's
+// HeldOut error when set), each seed with
 // its own exhaustive truth shared by the variants; a prior (Options.Prior)
 // keeps simulating the unperturbed cards. It costs one exhaustive grid
 // per seed.
@@ -131,11 +135,11 @@ func EvaluatePerturbed(ctx context.Context, sp *space.Space, variants []Options)
 	}
 	out := make([]*Result, len(variants))
 	for i, v := range variants {
-		out[i] = &Result{Options: v, Landscape: v.Landscape, Objectives: objSp.Objectives}
+		out[i] = &Result{Options: v, Landscape: v.Landscape, Objectives: objSp.Objectives, HeldOut: first.HeldOut}
 	}
 	from, final := first.seedRange()
 	for seed := from; seed <= final; seed++ {
-		o, truth, err := realityTruth(ctx, sp, &objSp, first.Cache, int64(seed))
+		o, truth, err := realityTruth(ctx, sp, &objSp, first.Cache, first.HeldOut, int64(seed))
 		if err != nil {
 			return nil, err
 		}
@@ -154,10 +158,18 @@ func EvaluatePerturbed(ctx context.Context, sp *space.Space, variants []Options)
 	return out, nil
 }
 
-// realityTruth is seed's reality and its exhaustive truth, from the cache
-// when it has them.
-func realityTruth(ctx context.Context, sp, objSp *space.Space, cache string, seed int64) (*Oracle, *Truth, error) {
-	o := NewRealityOracle(sp, NewReality(sim.DefaultCards(), seed))
+// realityTruth is seed's reality, with held-out error heldOut ("":
+// none), and its exhaustive truth, from the cache when it has them. The
+// cache keeps the family reality's outcomes, the held-out factor is
+// applied on reading them, so one cache serves every kind.
+func realityTruth(ctx context.Context, sp, objSp *space.Space, cache, heldOut string, seed int64) (*Oracle, *Truth, error) {
+	r := NewReality(sim.DefaultCards(), seed)
+	f, err := heldOutFactor(heldOut, sp, seed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reality of seed %d: %w", seed, err)
+	}
+	r.HeldOut = f
+	o := NewRealityOracle(sp, r)
 	if err := RestoreAll(cache, o); err != nil {
 		return nil, nil, err
 	}

@@ -155,7 +155,11 @@ func (r *Result) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "\n\n%s, noise CV %.2f (per metric, heavy-tailed, drifting), %d trials, pruning %s, feasibility learning=%v. ",
 		fmtSeeds(o), o.NoiseCV, o.Trials, prune, !o.NoFeasibility)
 	if r.perSeed() {
-		fmt.Fprint(w, "Each seed against its own reality; the last seed's optimum")
+		fmt.Fprint(w, "Each seed against its own reality")
+		if r.HeldOut != "" {
+			fmt.Fprintf(w, " with held-out error %s", r.HeldOut)
+		}
+		fmt.Fprint(w, "; the last seed's optimum")
 	} else {
 		fmt.Fprint(w, "True optimum")
 	}
