@@ -154,7 +154,7 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 	r.NoiseCV, r.NoiseDF = noiseCV(sp, trials)
 	r.NoiseMeasured = r.NoiseDF > 0
 	gs := configGroups(sp, trials)
-	row := r.rower(sp, gs, base, render)
+	row := r.rower(sp, gs.of, base, render)
 	if base != nil {
 		b := row(*base)
 		r.Baseline = &b
@@ -169,12 +169,12 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 
 // rower makes a trial's row: its values (its config's mean when measured
 // more than once), against the baseline, with its command.
-func (r *Report) rower(sp *space.Space, gs groups, base *store.Trial, render Renderer) func(store.Trial) Row {
+func (r *Report) rower(sp *space.Space, of groupOf, base *store.Trial, render Renderer) func(store.Trial) Row {
 	return func(t store.Trial) Row {
 		rw := Row{Trial: t.Number, Origin: t.Origin, Config: t.Config, Values: Values(sp, t), Feasible: Violation(sp, t, base) == 0}
-		gs.fill(&rw, *r)
+		of.fill(&rw, *r)
 		if base != nil {
-			bv := gs.valuesOf(sp, *base)
+			bv := of.valuesOf(sp, *base)
 			for i, v := range rw.Values {
 				rw.VsBaseline = append(rw.VsBaseline, pctChange(v, bv[i]))
 			}
@@ -219,11 +219,17 @@ func (r *Report) rankWinners(sp *space.Space, trials []store.Trial, gs, feasible
 // groups and the noise already at hand, without the rest of the report;
 // empty when it recommends none.
 func leaderKey(sp *space.Space, trials []store.Trial, gs, feasible groups, base *store.Trial, cv float64, df int) string {
+	return leaderKeyOf(sp, trials, gs, feasible, base, cv, df, gs.of)
+}
+
+// leaderKeyOf is leaderKey with the groups found by of (the loop's index
+// has them by key: walking gs per pick costs the study's length).
+func leaderKeyOf(sp *space.Space, trials []store.Trial, gs, feasible groups, base *store.Trial, cv float64, df int, of groupOf) string {
 	r := Report{MultiObjective: len(sp.Objectives) > 1, NoiseCV: cv, NoiseDF: df, NoiseMeasured: df > 0}
 	for _, o := range sp.Objectives {
 		r.Objectives = append(r.Objectives, ObjectiveInfo{o.Metric, o.Direction, sp.ObjectiveProfile(o.Profile)})
 	}
-	r.rankWinners(sp, trials, gs, feasible, r.rower(sp, gs, base, nil))
+	r.rankWinners(sp, trials, gs, feasible, r.rower(sp, of, base, nil))
 	picks := recommend(r.Objectives, r.Winners, r.NoiseCV, len(sp.Constraints) > 0)
 	if len(picks) == 0 {
 		return ""
