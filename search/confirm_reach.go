@@ -103,3 +103,46 @@ func (s ConfirmState) outOfReach(r, l Measured) bool {
 	g := d + zcv*math.Sqrt(r.Mean*r.Mean+l.Mean*l.Mean/float64(max(1, l.N)))
 	return g < -reachSlack*scale
 }
+
+// PickMemo is PickBest remembered: a study asks for its pick at every
+// trial, and most trials (pruned, or measured far below the top) change
+// none of the arms the pick reads, while the additive model PooledMeans
+// fits costs the near-top region's size times its rounds. It answers
+// from memory when given the same arms (by config key, mean and count,
+// bit for bit, in the same order), noise and direction as last time.
+// The zero value is ready; it is not safe for concurrent use.
+type PickMemo struct {
+	keys     []string
+	arms     []Arm
+	cv       float64
+	minimize bool
+	best     int
+	set      bool
+}
+
+// PickBest is PickBest(arms, cv, minimize); keys[i] is arms[i]'s config
+// key.
+func (m *PickMemo) PickBest(keys []string, arms []Arm, cv float64, minimize bool) int {
+	if m.set && m.same(keys, arms, cv, minimize) {
+		return m.best
+	}
+	m.best = PickBest(arms, cv, minimize)
+	m.keys, m.cv, m.minimize, m.set = append(m.keys[:0], keys...), cv, minimize, true
+	m.arms = append(m.arms[:0], arms...)
+	return m.best
+}
+
+func (m *PickMemo) same(keys []string, arms []Arm, cv float64, minimize bool) bool {
+	if len(keys) != len(m.keys) || len(arms) != len(m.arms) || minimize != m.minimize || !sameBits(cv, m.cv) {
+		return false
+	}
+	for i, a := range arms {
+		if keys[i] != m.keys[i] || a.N != m.arms[i].N || !sameBits(a.Mean, m.arms[i].Mean) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameBits is equality bit for bit (NaN equals NaN: the same input).
+func sameBits(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }

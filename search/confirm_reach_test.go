@@ -109,3 +109,42 @@ func TestContendersPickAsAllTheArms(t *testing.T) {
 		t.Errorf("only %d of 5000 rankings were cut: the cut was not exercised", cut)
 	}
 }
+
+// PickMemo answers as PickBest does, asked again with arms unchanged,
+// with one arm's mean, count or config changed, or the noise changed.
+func TestPickMemoIsPickBest(t *testing.T) {
+	rng := rand.New(rand.NewSource(492))
+	var memo PickMemo
+	var arms []Arm
+	var keys []string
+	cv, minimize, remembered := 0.05, false, 0
+	for c := range 5000 {
+		switch r := rng.Intn(8); {
+		case r == 0 || len(arms) == 0:
+			minimize = rng.Intn(2) == 0
+			arms, keys = nil, nil
+			for i, m := range randomRanking(rng, 1+rng.Intn(30), minimize) {
+				arms = append(arms, Arm{Config: space.Config{"a": int64(rng.Intn(4)), "b": int64(i)}, Mean: m, N: 1 + rng.Intn(3)})
+				keys = append(keys, fmt.Sprint(arms[i].Config))
+			}
+		case r == 1:
+			arms[rng.Intn(len(arms))].Mean *= 1 + 0.01*rng.NormFloat64()
+		case r == 2:
+			arms[rng.Intn(len(arms))].N++
+		case r == 3:
+			i := rng.Intn(len(arms))
+			arms[i].Config = space.Config{"a": int64(rng.Intn(4)), "b": int64(100 + c)}
+			keys[i] = fmt.Sprint(arms[i].Config)
+		case r == 4:
+			cv = []float64{0, 0.02, 0.05}[rng.Intn(3)]
+		default:
+			remembered++
+		}
+		if got, want := memo.PickBest(keys, arms, cv, minimize), PickBest(arms, cv, minimize); got != want {
+			t.Fatalf("case %d: remembered pick %d, PickBest %d", c, got, want)
+		}
+	}
+	if remembered < 1000 {
+		t.Errorf("only %d picks asked again unchanged", remembered)
+	}
+}

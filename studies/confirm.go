@@ -84,7 +84,7 @@ func (l *loop) confirmStateTo(budget int, reach bool) search.ConfirmState {
 			s.Baseline = &b
 		}
 	}
-	s.Leader = leaderKeyOf(l.Space, l.trials, all, ranked, base, s.CV, s.CVDF, x.groups.lookup)
+	s.Leader = leaderKeyOf(l.Space, l.trials, all, ranked, base, s.CV, s.CVDF, x.groups.lookup, &x.pick)
 	n := len(ranked)
 	if reach {
 		n = s.Reach(n, func(i int) search.Measured {
@@ -234,8 +234,9 @@ func (gs groups) points() []search.Point {
 // mean pooled with its near-twins' at noise cv) or the Pareto front of the
 // configs' means.
 //
-// feasible is gs.feasible(sp) when at hand (nil: ranked here).
-func (gs groups) winners(sp *space.Space, trials []store.Trial, feasible groups, cv float64) []*configGroup {
+// feasible is gs.feasible(sp) when at hand (nil: ranked here); memo, when
+// not nil, remembers the pick (search.PickMemo).
+func (gs groups) winners(sp *space.Space, trials []store.Trial, feasible groups, cv float64, memo *search.PickMemo) []*configGroup {
 	if len(sp.Objectives) > 1 {
 		var out []*configGroup
 		for _, w := range search.Front(gs.points(), sp.Objectives) {
@@ -253,10 +254,18 @@ func (gs groups) winners(sp *space.Space, trials []store.Trial, feasible groups,
 	// Only the configs near the top can be picked (search.Contenders): a
 	// long study has thousands below them.
 	arms := make([]search.Arm, search.Contenders(len(feasible), arm))
+	keys := make([]string, len(arms))
 	for i := range arms {
-		arms[i] = arm(i)
+		arms[i], keys[i] = arm(i), feasible[i].key
 	}
-	if b := search.PickBest(arms, cv, sp.Objectives[0].Direction == space.Minimize); b >= 0 {
+	minimize := sp.Objectives[0].Direction == space.Minimize
+	var b int
+	if memo != nil {
+		b = memo.PickBest(keys, arms, cv, minimize)
+	} else {
+		b = search.PickBest(arms, cv, minimize)
+	}
+	if b >= 0 {
 		return []*configGroup{feasible[b]}
 	}
 	return nil

@@ -14,12 +14,14 @@ import (
 )
 
 // Confirmation's state at a pick, kept by the index and read only as far
-// as it can matter (the leader from search.Contenders' arms, Ranked down
-// to search.Reach), decides what the whole study read from scratch does:
-// the groups, the noise, the leader over every feasible config and
-// every feasible config ranked. Random histories of noisy measurements,
-// many configs near the top, confirmations, pruned, failed and running
-// trials, at several budgets so every phase of NextConfirm is reached.
+// as it can matter (the leader from search.Contenders' arms, remembered
+// by search.PickMemo; Ranked down to search.Reach; the noise remembered),
+// decides what the whole study read from scratch does: the groups, the
+// noise, the leader over every feasible config and every feasible config
+// ranked. Random histories of noisy measurements, many configs near the
+// top, confirmations, pruned, failed and running trials, measurements
+// taken out again, at several budgets so every phase of NextConfirm is
+// reached.
 func TestConfirmStateIsTheWholeStudys(t *testing.T) {
 	for seed := int64(1); seed <= 4; seed++ {
 		rng := rand.New(rand.NewSource(seed))
@@ -40,6 +42,11 @@ func TestConfirmStateIsTheWholeStudys(t *testing.T) {
 			if r := l.index().running; len(r) > 0 && rng.Intn(3) == 0 { // a running trial finishes later
 				u := l.trials[r[0]]
 				u.State, u.Metrics, u.Intermediate = store.Complete, tr.Metrics, tr.Intermediate
+				l.replace(u)
+			}
+			if rng.Intn(15) == 0 { // an earlier trial's record rewritten: a measurement taken out
+				u := l.trials[1+rng.Intn(len(l.trials)-1)]
+				u.State = []store.State{store.Failed, store.Interrupted}[rng.Intn(2)]
 				l.replace(u)
 			}
 			whole := confirmStateByScan(l)
