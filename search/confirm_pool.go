@@ -127,7 +127,10 @@ func nearTop(arms []Arm, minimize bool) []int {
 
 // fitAdditive fits y (one per arm of near) as a weighted mean plus one
 // ridge-shrunk effect per knob value, by backfitting, and returns its
-// predictions.
+// predictions. The knob values are numbered once (knobIDs) so that each
+// of the rounds' many reads of an effect is a slice index, not a string
+// hash: a long study fits this at many of its picks. The sums are the
+// same, in the same order, as keyed by name.
 func fitAdditive(arms []Arm, near []int, y []float64) []float64 {
 	keys := make([][]string, len(near))
 	mu, wsum := 0.0, 0.0
@@ -137,24 +140,24 @@ func fitAdditive(arms []Arm, near []int, y []float64) []float64 {
 		wsum += float64(arms[i].N)
 	}
 	mu /= wsum
-	effect := map[string]float64{}
+	ids, with := knobIDs(keys)
+	effect := make([]float64, len(with))
 	pred := func(j int) float64 {
 		p := mu
-		for _, k := range keys[j] {
-			p += effect[k]
+		for _, v := range ids[j] {
+			p += effect[v]
 		}
 		return p
 	}
-	values, with := knobValues(keys)
 	for range poolRounds {
-		for _, k := range values {
+		for v, js := range with {
 			num, den := 0.0, poolRidge
-			for _, j := range with[k] {
+			for _, j := range js {
 				w := float64(arms[near[j]].N)
-				num += w * (y[j] - pred(j) + effect[k])
+				num += w * (y[j] - pred(j) + effect[v])
 				den += w
 			}
-			effect[k] = num / den
+			effect[v] = num / den
 		}
 	}
 	out := make([]float64, len(near))
@@ -162,6 +165,27 @@ func fitAdditive(arms []Arm, near []int, y []float64) []float64 {
 		out[j] = pred(j)
 	}
 	return out
+}
+
+// knobIDs numbers the distinct knob=value keys in first-seen order (the
+// order a round of backfitting visits them) and gives each arm's keys as
+// those numbers, and for each number the arms (indices into keys) that
+// have it, in order (knobValues).
+func knobIDs(keys [][]string) ([][]int, [][]int) {
+	values, with := knobValues(keys)
+	id := make(map[string]int, len(values))
+	byID := make([][]int, len(values))
+	for v, k := range values {
+		id[k], byID[v] = v, with[k]
+	}
+	ids := make([][]int, len(keys))
+	for j, ks := range keys {
+		ids[j] = make([]int, len(ks))
+		for t, k := range ks {
+			ids[j][t] = id[k]
+		}
+	}
+	return ids, byID
 }
 
 // misfit is τ²: the model's mean squared miss beyond what the noise

@@ -32,7 +32,7 @@ func (l *loop) confirmNext() (next, bool) {
 	if budget == 0 {
 		return next{}, false
 	}
-	c, ok := search.NextConfirm(l.confirmState(budget))
+	c, ok := search.NextConfirm(l.confirmReach(budget))
 	if !ok {
 		return next{}, false
 	}
@@ -42,8 +42,22 @@ func (l *loop) confirmNext() (next, bool) {
 	return next{}, false
 }
 
-// confirmState is the study as search.NextConfirm sees it.
+// confirmState is the study as search.NextConfirm sees it, every
+// feasible config ranked.
 func (l *loop) confirmState(budget int) search.ConfirmState {
+	return l.confirmStateTo(budget, false)
+}
+
+// confirmReach is confirmState ranked only as far as NextConfirm can
+// reach (search.ConfirmState.Reach), which decides the same: past it no
+// config can threaten the leader, and a long study has thousands there,
+// each a spared verdict to look up at every pick.
+func (l *loop) confirmReach(budget int) search.ConfirmState {
+	return l.confirmStateTo(budget, true)
+}
+
+// confirmStateTo is confirmState, ranked down to Reach when reach.
+func (l *loop) confirmStateTo(budget int, reach bool) search.ConfirmState {
 	s := search.ConfirmState{Budget: budget, NTrials: l.Space.Study.NTrials, AssumedCV: DefaultNoiseCV,
 		Minimize: l.Space.Objectives[0].Direction == space.Minimize}
 	x, running := l.index(), map[string]bool{}
@@ -70,11 +84,18 @@ func (l *loop) confirmState(budget int) search.ConfirmState {
 			s.Baseline = &b
 		}
 	}
-	s.Ranked = make([]search.Measured, 0, len(ranked))
-	for _, g := range ranked {
+	s.Leader = leaderKeyOf(l.Space, l.trials, all, ranked, base, s.CV, s.CVDF, x.groups.lookup, &x.pick)
+	n := len(ranked)
+	if reach {
+		n = s.Reach(n, func(i int) search.Measured {
+			g := ranked[i]
+			return search.Measured{Key: g.key, Mean: g.mean[0], N: len(g.runs)}
+		})
+	}
+	s.Ranked = make([]search.Measured, 0, n)
+	for _, g := range ranked[:n] {
 		s.Ranked = append(s.Ranked, measured(g))
 	}
-	s.Leader = leaderKey(l.Space, l.trials, all, ranked, base, s.CV, s.CVDF)
 	return s
 }
 
@@ -213,8 +234,9 @@ func (gs groups) points() []search.Point {
 // mean pooled with its near-twins' at noise cv) or the Pareto front of the
 // configs' means.
 //
-// feasible is gs.feasible(sp) when at hand (nil: ranked here).
-func (gs groups) winners(sp *space.Space, trials []store.Trial, feasible groups, cv float64) []*configGroup {
+// feasible is gs.feasible(sp) when at hand (nil: ranked here); memo, when
+// not nil, remembers the pick (search.PickMemo).
+func (gs groups) winners(sp *space.Space, trials []store.Trial, feasible groups, cv float64, memo *search.PickMemo) []*configGroup {
 	if len(sp.Objectives) > 1 {
 		var out []*configGroup
 		for _, w := range search.Front(gs.points(), sp.Objectives) {
@@ -225,11 +247,25 @@ func (gs groups) winners(sp *space.Space, trials []store.Trial, feasible groups,
 	if feasible == nil {
 		feasible = gs.feasible(sp)
 	}
-	arms := make([]search.Arm, len(feasible))
-	for i, g := range feasible {
-		arms[i] = search.Arm{Config: trials[g.runs[0]].Config, Mean: g.mean[0], N: len(g.runs)}
+	arm := func(i int) search.Arm {
+		g := feasible[i]
+		return search.Arm{Config: trials[g.runs[0]].Config, Mean: g.mean[0], N: len(g.runs)}
 	}
-	if b := search.PickBest(arms, cv, sp.Objectives[0].Direction == space.Minimize); b >= 0 {
+	// Only the configs near the top can be picked (search.Contenders): a
+	// long study has thousands below them.
+	arms := make([]search.Arm, search.Contenders(len(feasible), arm))
+	keys := make([]string, len(arms))
+	for i := range arms {
+		arms[i], keys[i] = arm(i), feasible[i].key
+	}
+	minimize := sp.Objectives[0].Direction == space.Minimize
+	var b int
+	if memo != nil {
+		b = memo.PickBest(keys, arms, cv, minimize)
+	} else {
+		b = search.PickBest(arms, cv, minimize)
+	}
+	if b >= 0 {
 		return []*configGroup{feasible[b]}
 	}
 	return nil
@@ -274,10 +310,14 @@ func drift(sp *space.Space, trials []store.Trial) search.Drift {
 	return search.DetectDrift(ratios)
 }
 
+// groupOf finds a config's group by its key (groups.of walks the list;
+// the loop's groupIndex.lookup is a map).
+type groupOf func(key string) *configGroup
+
 // fill gives a row of a config measured more than once the mean of its
 // measurements, their count and the uncertainty of the mean at r's noise.
-func (gs groups) fill(rw *Row, r Report) {
-	g := gs.of(rw.Config.Key())
+func (of groupOf) fill(rw *Row, r Report) {
+	g := of(rw.Config.Key())
 	if g == nil || rw.Origin == "reused" {
 		return
 	}
@@ -291,8 +331,8 @@ func (gs groups) fill(rw *Row, r Report) {
 
 // valuesOf is t's config's mean values, or t's own when it was measured
 // once.
-func (gs groups) valuesOf(sp *space.Space, t store.Trial) []float64 {
-	if g := gs.of(t.Config.Key()); g != nil && len(g.runs) > 1 {
+func (of groupOf) valuesOf(sp *space.Space, t store.Trial) []float64 {
+	if g := of(t.Config.Key()); g != nil && len(g.runs) > 1 {
 		return g.mean
 	}
 	return Values(sp, t)

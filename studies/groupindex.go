@@ -175,3 +175,9 @@ func (gx *groupIndex) unplace(sp *space.Space, g *configGroup) {
 	}
 	delete(gx.at, g)
 }
+
+// lookup is the group of config key (nil: none), as groups.of finds it
+// in the list.
+func (gx *groupIndex) lookup(key string) *configGroup {
+	return gx.of[key]
+}

@@ -162,12 +162,12 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 	r.NoiseCV, r.NoiseDF = noiseCV(sp, trials)
 	r.NoiseMeasured = r.NoiseDF > 0
 	gs := configGroups(sp, trials)
-	row := r.rower(sp, gs, base, render)
+	row := r.rower(sp, gs.of, base, render)
 	if base != nil {
 		b := row(*base)
 		r.Baseline = &b
 	}
-	r.rankWinners(sp, trials, gs, nil, row)
+	r.rankWinners(sp, trials, gs, nil, row, nil)
 	r.fillNeighbourhoods(sp, trials, gs, nil)
 	if d := drift(sp, trials); d.Pairs > 0 {
 		r.Drift = &d
@@ -186,12 +186,12 @@ func (r *Report) WithPredictions(sp *space.Space, trials []store.Trial, kept map
 
 // rower makes a trial's row: its values (its config's mean when measured
 // more than once), against the baseline, with its command.
-func (r *Report) rower(sp *space.Space, gs groups, base *store.Trial, render Renderer) func(store.Trial) Row {
+func (r *Report) rower(sp *space.Space, of groupOf, base *store.Trial, render Renderer) func(store.Trial) Row {
 	return func(t store.Trial) Row {
 		rw := Row{Trial: t.Number, Origin: t.Origin, Config: t.Config, Values: Values(sp, t), Feasible: Violation(sp, t, base) == 0}
-		gs.fill(&rw, *r)
+		of.fill(&rw, *r)
 		if base != nil {
-			bv := gs.valuesOf(sp, *base)
+			bv := of.valuesOf(sp, *base)
 			for i, v := range rw.Values {
 				rw.VsBaseline = append(rw.VsBaseline, pctChange(v, bv[i]))
 			}
@@ -208,11 +208,12 @@ func (r *Report) rower(sp *space.Space, gs groups, base *store.Trial, render Ren
 	}
 }
 
-// rankWinners fills the winners (gs.winners at the report's noise; a
+// rankWinners fills the winners (gs.winners at the report's noise, memo
+// as it takes; a
 // winner with exactly the values of the one before it joins its
 // Equivalent) and, with several objectives, which are within noise.
-func (r *Report) rankWinners(sp *space.Space, trials []store.Trial, gs, feasible groups, row func(store.Trial) Row) {
-	for _, g := range gs.winners(sp, trials, feasible, r.NoiseCV) {
+func (r *Report) rankWinners(sp *space.Space, trials []store.Trial, gs, feasible groups, row func(store.Trial) Row, memo *search.PickMemo) {
+	for _, g := range gs.winners(sp, trials, feasible, r.NoiseCV, memo) {
 		rw := row(trials[g.runs[0]])
 		if n := len(r.Winners); n > 0 && slices.Equal(r.Winners[n-1].Values, rw.Values) {
 			r.Winners[n-1].Equivalent = append(r.Winners[n-1].Equivalent, rw.Trial)
@@ -236,11 +237,19 @@ func (r *Report) rankWinners(sp *space.Space, trials []store.Trial, gs, feasible
 // groups and the noise already at hand, without the rest of the report;
 // empty when it recommends none.
 func leaderKey(sp *space.Space, trials []store.Trial, gs, feasible groups, base *store.Trial, cv float64, df int) string {
+	return leaderKeyOf(sp, trials, gs, feasible, base, cv, df, gs.of, nil)
+}
+
+// leaderKeyOf is leaderKey with the groups found by of (the loop's index
+// has them by key: walking gs per pick costs the study's length) and the
+// one-objective pick remembered in memo (nil: none) from one pick to the
+// next.
+func leaderKeyOf(sp *space.Space, trials []store.Trial, gs, feasible groups, base *store.Trial, cv float64, df int, of groupOf, memo *search.PickMemo) string {
 	r := Report{MultiObjective: len(sp.Objectives) > 1, NoiseCV: cv, NoiseDF: df, NoiseMeasured: df > 0}
 	for _, o := range sp.Objectives {
 		r.Objectives = append(r.Objectives, ObjectiveInfo{o.Metric, o.Direction, sp.ObjectiveProfile(o.Profile)})
 	}
-	r.rankWinners(sp, trials, gs, feasible, r.rower(sp, gs, base, nil))
+	r.rankWinners(sp, trials, gs, feasible, r.rower(sp, of, base, nil), memo)
 	picks := recommend(r.Objectives, r.Winners, r.NoiseCV, len(sp.Constraints) > 0)
 	if len(picks) == 0 {
 		return ""

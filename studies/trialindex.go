@@ -54,9 +54,25 @@ type trialIndex struct {
 	// measurements, by config key, with their positions (noiseCV's
 	// groups, in list order).
 	firstValues map[string][]valueAt
-	rank        ranking
-	groups      groupIndex  // confirmation's config groups
-	repeats     repeatIndex // --repeat's short configs
+	// repeated are the configs with two first-objective values or more
+	// (the only ones the noise is measured from), and noise what
+	// noiseCV last said (nil: one of them changed since): asked at every
+	// pick and every trial's start, it would otherwise walk every config.
+	repeated map[string]bool
+	noise    *measuredNoise
+	rank     ranking
+	groups   groupIndex  // confirmation's config groups
+	repeats  repeatIndex // --repeat's short configs
+	// pick remembers confirmation's leader among the near-top configs
+	// (search.PickMemo): most trials leave them as they were.
+	pick search.PickMemo
+}
+
+// measuredNoise is noiseCV's answer: the pooled CV and its degrees of
+// freedom.
+type measuredNoise struct {
+	cv float64
+	df int
 }
 
 type valueAt struct {
@@ -68,7 +84,7 @@ type valueAt struct {
 func newTrialIndex(sp *space.Space, reuse func(space.Config) string, ts []store.Trial) *trialIndex {
 	x := &trialIndex{sp: sp, reuse: reuse, reuseOf: map[string]string{}, pos: map[int]int{}, first: map[string]int{},
 		runningOf: map[string]int{}, settled: map[string]int{}, unpruned: map[string]int{}, measured: map[string][]int{},
-		retries: map[int]int{}, confirms: map[string][]int{}, firstValues: map[string][]valueAt{}, rank: ranking{best: -1}, groups: newGroupIndex()}
+		retries: map[int]int{}, confirms: map[string][]int{}, firstValues: map[string][]valueAt{}, repeated: map[string]bool{}, rank: ranking{best: -1}, groups: newGroupIndex()}
 	for i := range ts {
 		x.added(ts, i)
 	}
@@ -143,7 +159,7 @@ func (x *trialIndex) complete(ts []store.Trial, i, d int) {
 	if t.ReusedFrom == 0 {
 		x.groups.measured(key, i, d)
 		if v := Values(x.sp, t)[0]; !math.IsNaN(v) {
-			x.firstValues[key] = setValue(x.firstValues[key], valueAt{i, v}, d)
+			x.valued(key, valueAt{i, v}, d)
 		}
 	}
 	if d < 0 {
@@ -193,18 +209,36 @@ func (x *trialIndex) measurements(c space.Config) (int, int) {
 	return len(ps), ps[0]
 }
 
-// noiseCV is noiseCV(sp, ts) from the configs measured more than once.
-func (x *trialIndex) noiseCV() (float64, int) {
-	groups := map[string][]float64{}
-	for k, vs := range x.firstValues {
-		if len(vs) < 2 {
-			continue // adds nothing to the pooled noise
-		}
-		for _, v := range vs {
-			groups[k] = append(groups[k], v.v)
-		}
+// valued adds (d = 1) or takes out (d = -1) a first-objective value of
+// config key, and forgets the noise if the config was or is repeated.
+func (x *trialIndex) valued(key string, v valueAt, d int) {
+	before := len(x.firstValues[key])
+	x.firstValues[key] = setValue(x.firstValues[key], v, d)
+	after := len(x.firstValues[key])
+	if before >= 2 || after >= 2 {
+		x.noise = nil
 	}
-	return pooledNoise(groups)
+	if after >= 2 {
+		x.repeated[key] = true
+	} else {
+		delete(x.repeated, key)
+	}
+}
+
+// noiseCV is noiseCV(sp, ts) from the configs measured more than once (a
+// config measured once adds nothing to the pooled noise).
+func (x *trialIndex) noiseCV() (float64, int) {
+	if x.noise == nil {
+		groups := map[string][]float64{}
+		for k := range x.repeated {
+			for _, v := range x.firstValues[k] {
+				groups[k] = append(groups[k], v.v)
+			}
+		}
+		cv, df := pooledNoise(groups)
+		x.noise = &measuredNoise{cv, df}
+	}
+	return x.noise.cv, x.noise.df
 }
 
 // positions inserts (d > 0) or removes (d < 0) i in the sorted set s.
