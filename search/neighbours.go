@@ -162,13 +162,21 @@ func levelValue(p space.Param, x, f float64, dir int) any {
 // conditions along its order: a knob switched off is dropped, a knob
 // switched on takes the baseline's value, else its domain's first.
 func settleActive(sp *space.Space, order []space.Param, c space.Config) space.Config {
+	return SettleActive(sp, order, c, func(p space.Param) any { return firstValue(sp, p) })
+}
+
+// SettleActive makes c, changed in one knob, follow the space's `when`
+// conditions along order: a knob whose condition no longer holds is
+// dropped, and one that became active takes fill's value. The report's
+// neighbours fill deterministically, the prior's at random.
+func SettleActive(sp *space.Space, order []space.Param, c space.Config, fill func(space.Param) any) space.Config {
 	for _, p := range order {
 		_, has := c[p.Name]
 		switch active := sp.Active(p, c); {
 		case !active && has:
 			delete(c, p.Name)
 		case active && !has:
-			c[p.Name] = firstValue(sp, p)
+			c[p.Name] = fill(p)
 		}
 	}
 	return c

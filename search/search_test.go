@@ -59,4 +59,3 @@ func TestFrontAndBest(t *testing.T) {
 		t.Errorf("best of only infeasible = %d, want -1", b)
 	}
 }
-

@@ -95,16 +95,7 @@ func repair(sp *space.Space, c space.Config, rng *rand.Rand) space.Config {
 	if err != nil {
 		order = sp.Params
 	}
-	for _, p := range order {
-		_, has := c[p.Name]
-		switch active := sp.Active(p, c); {
-		case !active && has:
-			delete(c, p.Name)
-		case active && !has:
-			c[p.Name] = p.Random(rng)
-		}
-	}
-	return c
+	return search.SettleActive(sp, order, c, func(p space.Param) any { return p.Random(rng) })
 }
 
 // refineNear fully predicts c's one-knob neighbours whose screening comes
