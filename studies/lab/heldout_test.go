@@ -124,15 +124,6 @@ func distinct(xs []float64) map[float64]bool {
 	return out
 }
 
-func paramOf(sp *space.Space, name string) space.Param {
-	for _, p := range sp.Params {
-		if p.Name == name {
-			return p
-		}
-	}
-	return space.Param{}
-}
-
 // Each kind's factor is what the definition in docs/search.md says, on
 // both built-in landscapes and several seeds.
 func TestHeldOutFactorsFollowTheDefinition(t *testing.T) {
