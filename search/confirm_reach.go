@@ -1,6 +1,10 @@
 package search
 
-import "math"
+import (
+	"math"
+
+	"github.com/servetune/servetune/space"
+)
 
 // A study of thousands of trials asks at every pick which config the
 // report names and whether a rival still threatens it, and the answers
@@ -112,6 +116,9 @@ func (s ConfirmState) outOfReach(r, l Measured) bool {
 // bit for bit, in the same order), noise and direction as last time.
 // The zero value is ready; it is not safe for concurrent use.
 type PickMemo struct {
+	// front keeps the front of a study with several objectives, whose
+	// leader is the front of every config's means.
+	front    FrontMemo
 	keys     []string
 	arms     []Arm
 	cv       float64
@@ -142,6 +149,12 @@ func (m *PickMemo) same(keys []string, arms []Arm, cv float64, minimize bool) bo
 		}
 	}
 	return true
+}
+
+// Front is Front(pts, objs), remembered from the last call
+// (FrontMemo).
+func (m *PickMemo) Front(pts []Point, objs []space.Objective) []int {
+	return m.front.Front(pts, objs)
 }
 
 // sameBits is equality bit for bit (NaN equals NaN: the same input).

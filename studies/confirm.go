@@ -238,8 +238,12 @@ func (gs groups) points() []search.Point {
 // not nil, remembers the pick (search.PickMemo).
 func (gs groups) winners(sp *space.Space, trials []store.Trial, feasible groups, cv float64, memo *search.PickMemo) []*configGroup {
 	if len(sp.Objectives) > 1 {
+		front := search.Front
+		if memo != nil {
+			front = memo.Front
+		}
 		var out []*configGroup
-		for _, w := range search.Front(gs.points(), sp.Objectives) {
+		for _, w := range front(gs.points(), sp.Objectives) {
 			out = append(out, gs[w])
 		}
 		return out
