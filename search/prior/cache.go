@@ -79,8 +79,8 @@ func (cp *cachedPrior) load(path, key string) error {
 	sc.Buffer(nil, 1<<20)
 	var head cacheLine
 	fresh := !sc.Scan() || json.Unmarshal(sc.Bytes(), &head) != nil || head.Key != key
-	for !fresh && sc.Scan() {
-		cp.remember(sc.Bytes())
+	if !fresh {
+		_ = eachLine(sc, cp.remember) // a read cut short keeps what it read
 	}
 	if fresh {
 		cp.memo, cp.known = map[string]prediction{}, nil
@@ -99,13 +99,21 @@ func (cp *cachedPrior) load(path, key string) error {
 	return nil
 }
 
-// remember adds one line's prediction; a torn or foreign line (a kill
-// mid-write) is skipped.
-func (cp *cachedPrior) remember(b []byte) {
-	var l cacheLine
-	if json.Unmarshal(b, &l) != nil || l.Config == nil || (l.Kind != kindScreen && l.Kind != kindPredict) {
-		return
+// eachLine calls fn with each prediction line sc holds; a torn or
+// foreign line (a kill mid-write) is skipped.
+func eachLine(sc *bufio.Scanner, fn func(cacheLine)) error {
+	for sc.Scan() {
+		var l cacheLine
+		if json.Unmarshal(sc.Bytes(), &l) != nil || l.Config == nil || (l.Kind != kindScreen && l.Kind != kindPredict) {
+			continue
+		}
+		fn(l)
 	}
+	return sc.Err()
+}
+
+// remember adds one line's prediction.
+func (cp *cachedPrior) remember(l cacheLine) {
 	k := l.Kind + "\x00" + search.ConfigKey(cp.sp, l.Config)
 	if _, dup := cp.memo[k]; dup {
 		return
@@ -248,17 +256,16 @@ func ReadKept(sp *space.Space, path string) (map[string]Kept, error) {
 	out := map[string]Kept{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var l cacheLine
-		if json.Unmarshal(sc.Bytes(), &l) != nil || l.Config == nil || l.Kind != kindPredict {
-			continue
+	err = eachLine(sc, func(l cacheLine) {
+		if l.Kind != kindPredict {
+			return
 		}
 		k := search.ConfigKey(sp, l.Config)
 		if _, dup := out[k]; !dup {
 			out[k] = Kept{Values: l.Values, Feasible: l.Feasible}
 		}
-	}
-	if err := sc.Err(); err != nil {
+	})
+	if err != nil {
 		return nil, fmt.Errorf("prior cache %s: %w", path, err)
 	}
 	return out, nil
