@@ -29,3 +29,31 @@ func pdCountKey(s *Space) string {
 	}
 	return "params.disaggregation"
 }
+
+// aggregatedFits refuses an aggregated config that keeps every rule but
+// needs more GPUs (tp × dp, as the engine counts them) than a trial can
+// have: on the simulator every such trial failed, and a space of only
+// such configs ran a whole study to exit 3 (`tp = [2, 4]` on `gpus = 1`).
+func (d *decoder) aggregatedFits(s *Space, c Config, f *fitProbe) {
+	if f.agg || d.opt.EngineGPUs == nil || FormatValue(c["disaggregation"]) == "pd" {
+		return
+	}
+	if _, ok := s.Target.TrialGPUs(c); ok {
+		return // gpus_per_trial decides, checked by gpusFit
+	}
+	most, what := d.capacity(s.Target)
+	if need := d.opt.EngineGPUs(c, s.Target); most > 0 && need > most {
+		f.agg = true
+		d.fail(aggCountKey(s), "%s needs %d GPUs, more than %s: keep tp × dp within it, raise target.gpus, or add a rule such as 'tp * dp <= gpus'", c.Summary(), need, what)
+	}
+}
+
+// aggCountKey names the knob that sizes an aggregated config.
+func aggCountKey(s *Space) string {
+	for _, k := range []string{"tp", "dp", "pp"} {
+		if _, ok := s.Param(k); ok {
+			return "params." + k
+		}
+	}
+	return "target.gpus"
+}
