@@ -113,6 +113,16 @@ func usageErrors(cmds []*cli.Command) {
 	for _, c := range cmds {
 		name, flags := c.Name, c.Flags
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return flagError(name, flags, err) }
+		if before := c.Before; before != nil {
+			c.Before = func(ctx *cli.Context) error {
+				if err := checkFlagValues(ctx); err != nil {
+					return err
+				}
+				return before(ctx)
+			}
+		} else {
+			c.Before = checkFlagValues
+		}
 		if len(c.Subcommands) > 0 && c.Action == nil {
 			c.Action = unknownSubcommand
 		}

@@ -26,6 +26,13 @@ func TestRunFlagRefusals(t *testing.T) {
 		{[]string{"--n-trials", "1000000000000"}, "--n-trials must be between 1 and"},
 		{[]string{"--repeat", "1000"}, "--repeat must be between 1 and"},
 		{[]string{"--warm-start", "nosuchstudy"}, `--warm-start: no study "nosuchstudy"`},
+		// Issue 48's fresh round: each of these ran a study (exit 0) or
+		// failed after the space loaded (exit 1).
+		{[]string{"--storage", ""}, "--storage is empty"},
+		{[]string{"--optuna", ""}, "--optuna is empty"},
+		{[]string{"--dir", ""}, "--dir is empty"},
+		{[]string{"--dir", space}, "is not a directory"},
+		{[]string{"--confirm", "NaN"}, "--confirm must be between 0 and 0.5"},
 	}
 	for _, c := range cases {
 		for _, dry := range []bool{true, false} {

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// nonEmptyFlags are flags whose empty value silently means "not given":
+// `--storage "$DB"` with DB unset ran a local SQLite study instead of
+// joining the shared one, `--optuna ""` mirrored nothing, `--dir ""`
+// wrote the study under the working directory. Flags where empty means
+// something (`lab --mo-samplers ""`: skip) are not listed.
+var nonEmptyFlags = []string{"storage", "optuna", "dir", "cards", "nodes", "worker-id", "engines", "warm-start", "image", "router-image", "rdma-resource", "base-url", "model"}
+
+// checkFlagValues refuses, before a command runs, a listed flag given
+// with an empty value, and a --dir that names something other than a
+// directory (mkdir failed after the space loaded, exit 1).
+func checkFlagValues(c *cli.Context) error {
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if !slices.Contains(nonEmptyFlags, name) || !c.IsSet(name) {
+			continue
+		}
+		vals := []string{c.String(name)}
+		if _, slice := f.(*cli.StringSliceFlag); slice {
+			vals = c.StringSlice(name)
+		}
+		for _, v := range vals {
+			if strings.TrimSpace(v) == "" {
+				return usagef("%s: --%s is empty (an unset shell variable?): give a value, or leave the flag out", c.Command.Name, name)
+			}
+		}
+	}
+	if slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "dir" }) {
+		if st, err := os.Stat(c.String("dir")); err == nil && !st.IsDir() {
+			return usagef("%s: --dir %s is not a directory: studies live in DIR/<name>/study.db", c.Command.Name, c.String("dir"))
+		}
+	}
+	return nil
+}
