@@ -51,3 +51,28 @@ func TestRunFlagRefusals(t *testing.T) {
 		}
 	}
 }
+
+// Flags that cannot all act are refused before the study is read; each
+// was silently ignored (issue 48's fresh round). The study need not
+// exist: the flags are refused first.
+func TestViewFlagCombinationsRefused(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show", "--json", "--csv", "q"}, "give --json or --csv, not both"},
+		{[]string{"best", "--json", "--markdown", "q"}, "give --json or --markdown, not both"},
+		{[]string{"best", "--export", "docker", "--json", "q"}, "give --export or --json, not both"},
+		{[]string{"best", "--trial", "2", "q"}, "--trial acts only with --export"},
+		{[]string{"best", "--force", "q"}, "--force acts only with --export"},
+		{[]string{"best", "--rdma-resource", "x/y", "q"}, "--rdma-resource acts only with --export"},
+		{[]string{"best", "--export", "docker", "--image", "", "q"}, "--image is empty"},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		code, _, stderr := runCLI(t, dir, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s", c.args, code, c.want, stderr)
+		}
+	}
+}

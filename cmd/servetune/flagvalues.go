@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -34,9 +35,42 @@ func checkFlagValues(c *cli.Context) error {
 			}
 		}
 	}
+	if err := flagCombinations(c); err != nil {
+		return err
+	}
 	if slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "dir" }) {
 		if st, err := os.Stat(c.String("dir")); err == nil && !st.IsDir() {
 			return usagef("%s: --dir %s is not a directory: studies live in DIR/<name>/study.db", c.Command.Name, c.String("dir"))
+		}
+	}
+	return nil
+}
+
+// exclusiveFlags are pairs of a command's flags of which only the first
+// took effect (`show --json --csv` printed JSON, `best --export docker
+// --json` the export).
+var exclusiveFlags = map[string][][2]string{
+	"show": {{"json", "csv"}},
+	"best": {{"json", "markdown"}, {"export", "json"}, {"export", "markdown"}},
+}
+
+// needsFlag are flags that act only beside another, and were silently
+// ignored without it (`best --trial 2` showed the best trial).
+var needsFlag = map[string]map[string]string{
+	"best": {"trial": "export", "force": "export", "image": "export", "shared-cache": "export", "router-image": "export", "rdma-resource": "export"},
+}
+
+// flagCombinations refuses flags given together that cannot all act.
+func flagCombinations(c *cli.Context) error {
+	name := c.Command.Name
+	for _, p := range exclusiveFlags[name] {
+		if c.IsSet(p[0]) && c.IsSet(p[1]) {
+			return usagef("%s: give --%s or --%s, not both", name, p[0], p[1])
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(needsFlag[name])) {
+		if need := needsFlag[name][f]; c.IsSet(f) && !c.IsSet(need) {
+			return usagef("%s: --%s acts only with --%s", name, f, need)
 		}
 	}
 	return nil
