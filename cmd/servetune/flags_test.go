@@ -67,9 +67,16 @@ func TestViewFlagCombinationsRefused(t *testing.T) {
 		{[]string{"best", "--force", "q"}, "--force acts only with --export"},
 		{[]string{"best", "--rdma-resource", "x/y", "q"}, "--rdma-resource acts only with --export"},
 		{[]string{"best", "--export", "docker", "--image", "", "q"}, "--image is empty"},
+		{[]string{"report", "--html", ".", "q"}, "--html . is a directory"},
+		{[]string{"report", "--html", "no/such/dir/r.html", "q"}, "its directory no/such/dir does not exist"},
+		{[]string{"report", "--markdown", "f", "q"}, "--markdown f is a file"},
+		{[]string{"calibrate", "--out", "no/such/dir/c.toml", "q"}, "its directory no/such/dir does not exist"},
 	}
 	for _, c := range cases {
 		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "f"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		code, _, stderr := runCLI(t, dir, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q\n%s", c.args, code, c.want, stderr)

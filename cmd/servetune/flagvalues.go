@@ -3,6 +3,7 @@ package main
 import (
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -38,6 +39,9 @@ func checkFlagValues(c *cli.Context) error {
 	if err := flagCombinations(c); err != nil {
 		return err
 	}
+	if err := outputPaths(c); err != nil {
+		return err
+	}
 	if slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "dir" }) {
 		if st, err := os.Stat(c.String("dir")); err == nil && !st.IsDir() {
 			return usagef("%s: --dir %s is not a directory: studies live in DIR/<name>/study.db", c.Command.Name, c.String("dir"))
@@ -71,6 +75,39 @@ func flagCombinations(c *cli.Context) error {
 	for _, f := range slices.Sorted(maps.Keys(needsFlag[name])) {
 		if need := needsFlag[name][f]; c.IsSet(f) && !c.IsSet(need) {
 			return usagef("%s: --%s acts only with --%s", name, f, need)
+		}
+	}
+	return nil
+}
+
+// outputFiles and outputDirs are the flags naming what a command writes.
+// A file that is a directory, or in a directory that does not exist, and
+// a directory that is a file failed only once the study was read and
+// the report built (exit 1).
+var (
+	outputFiles = map[string][]string{"report": {"html"}, "calibrate": {"out"}}
+	outputDirs  = map[string][]string{"report": {"markdown"}}
+)
+
+func outputPaths(c *cli.Context) error {
+	name := c.Command.Name
+	for _, f := range outputFiles[name] {
+		p := c.String(f)
+		if p == "" {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return usagef("%s: --%s %s is a directory: give the file to write", name, f, p)
+		}
+		if st, err := os.Stat(filepath.Dir(p)); err != nil || !st.IsDir() {
+			return usagef("%s: --%s %s: its directory %s does not exist", name, f, p, filepath.Dir(p))
+		}
+	}
+	for _, f := range outputDirs[name] {
+		if p := c.String(f); p != "" {
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				return usagef("%s: --%s %s is a file: give the directory to write into", name, f, p)
+			}
 		}
 	}
 	return nil
