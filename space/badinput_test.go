@@ -65,6 +65,10 @@ func TestFreshBadInputsAreRefused(t *testing.T) {
 		{name: "tp above the GPUs", extra: "[params.tp]\nvalues = [2, 4]\n", key: "params.tp", msg: "more than target.gpus = 1"},
 		{name: "empty when", extra: "[params.kv_cache_dtype]\nvalues = [\"auto\", \"fp8_e4m3\"]\nwhen = \"\"\n", key: "params.kv_cache_dtype.when", msg: "is empty"},
 		{name: "when never true", extra: "[params.kv_cache_dtype]\nvalues = [\"auto\", \"fp8_e4m3\"]\nwhen = \"1 == 2\"\n", key: "params.kv_cache_dtype.when", msg: "false on every one"},
+		{name: "host with a scheme", replace: [2]string{"gpus = 1", "gpus = 1\nhost = \"http://x:80\""}, key: "target.host", msg: "not a host name"},
+		{name: "host with a space", replace: [2]string{"gpus = 1", "gpus = 1\nhost = \"not a host!\""}, key: "target.host", msg: "not a host name"},
+		{name: "study timeout of 1ns", replace: [2]string{"seed = 1", "seed = 1\ntimeout = \"1ns\""}, key: "study.timeout", msg: "shorter than the 1s"},
+		{name: "trial_timeout of 1ms", replace: [2]string{"gpus = 1", "gpus = 1\ntrial_timeout = \"1ms\""}, key: "target.trial_timeout", msg: "shorter than the 1s"},
 		{name: "when on an engine not searched", extra: "[params.kv_cache_dtype]\nvalues = [\"auto\", \"fp8_e4m3\"]\nwhen = 'engine == \"trtllm\"'\n", key: "params.kv_cache_dtype.when", msg: "would never be set"},
 	}
 	for _, c := range cases {
@@ -91,5 +95,21 @@ func TestFreshBadInputsAreRefused(t *testing.T) {
 	}
 	if _, err := Parse(context.Background(), "s.toml", freshBase, testOptions()); err != nil {
 		t.Fatalf("the base itself: %v", err)
+	}
+}
+
+func TestValidHost(t *testing.T) {
+	for _, c := range []struct {
+		host string
+		want bool
+	}{
+		{"127.0.0.1", true}, {"0.0.0.0", true}, {"::", true}, {"::1", true}, {"localhost", true},
+		{"gpu-01.cluster.local", true}, {"node_7", true},
+		{"http://x:80", false}, {"not a host!", false}, {"x:8000", false}, {"a/b", false},
+		{"-x", false}, {"a..b", false}, {"ünï", false}, {strings.Repeat("a", 64), false},
+	} {
+		if got := validHost(c.host); got != c.want {
+			t.Errorf("validHost(%q) = %v, want %v", c.host, got, c.want)
+		}
 	}
 }
