@@ -1,5 +1,7 @@
 package space
 
+import "fmt"
+
 // pdFits refuses a disaggregated layout that keeps every rule but needs
 // more GPUs than a trial can have (its prefill and decode servers
 // together): the simulator and the launcher would fail every such trial,
@@ -30,21 +32,35 @@ func pdCountKey(s *Space) string {
 	return "params.disaggregation"
 }
 
-// aggregatedFits refuses an aggregated config that keeps every rule but
-// needs more GPUs (tp × dp, as the engine counts them) than a trial can
-// have: on the simulator every such trial failed, and a space of only
-// such configs ran a whole study to exit 3 (`tp = [2, 4]` on `gpus = 1`).
+// aggregatedFits counts the aggregated configs that keep every rule and
+// those of them that need more GPUs (tp × dp, as the engine counts them)
+// than a trial can have; aggregatedReport refuses a space where every
+// one does: on the simulator each such trial failed, so `tp = [2, 4]` on
+// `gpus = 1` ran a whole study to exit 3. A space where only some do is
+// left to the search (the failures teach the sampler), as before.
 func (d *decoder) aggregatedFits(s *Space, c Config, f *fitProbe) {
-	if f.agg || d.opt.EngineGPUs == nil || FormatValue(c["disaggregation"]) == "pd" {
+	if d.opt.EngineGPUs == nil || FormatValue(c["disaggregation"]) == "pd" {
 		return
 	}
 	if _, ok := s.Target.TrialGPUs(c); ok {
 		return // gpus_per_trial decides, checked by gpusFit
 	}
 	most, what := d.capacity(s.Target)
-	if need := d.opt.EngineGPUs(c, s.Target); most > 0 && need > most {
-		f.agg = true
-		d.fail(aggCountKey(s), "%s needs %d GPUs, more than %s: keep tp × dp within it, raise target.gpus, or add a rule such as 'tp * dp <= gpus'", c.Summary(), need, what)
+	if most <= 0 {
+		return
+	}
+	f.aggregated++
+	if need := d.opt.EngineGPUs(c, s.Target); need > most {
+		f.aggOver++
+		if f.aggExample == "" {
+			f.aggExample = fmt.Sprintf("%s needs %d GPUs, more than %s", c.Summary(), need, what)
+		}
+	}
+}
+
+func (d *decoder) aggregatedReport(s *Space, f *fitProbe) {
+	if f.aggregated > 0 && f.aggOver == f.aggregated {
+		d.fail(aggCountKey(s), "every config of the space needs more GPUs than a trial can have (e.g. %s): keep tp × dp within it, or raise target.gpus", f.aggExample)
 	}
 }
 

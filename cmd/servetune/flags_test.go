@@ -71,6 +71,8 @@ func TestViewFlagCombinationsRefused(t *testing.T) {
 		{[]string{"report", "--html", "no/such/dir/r.html", "q"}, "its directory no/such/dir does not exist"},
 		{[]string{"report", "--markdown", "f", "q"}, "--markdown f is a file"},
 		{[]string{"calibrate", "--out", "no/such/dir/c.toml", "q"}, "its directory no/such/dir does not exist"},
+		{[]string{"calibrate", "q"}, "calibrate: --out is required"},
+		{[]string{"testmodel"}, "testmodel: --out is required"},
 	}
 	for _, c := range cases {
 		dir := t.TempDir()

@@ -112,3 +112,27 @@ func outputPaths(c *cli.Context) error {
 	}
 	return nil
 }
+
+// takeRequired turns the flags marked Required into a list checked by
+// requiredFlags: urfave/cli's own check returns an error of an unexported
+// type, which main could not tell from a failure (exit 1, not 2).
+func takeRequired(flags []cli.Flag) []string {
+	var out []string
+	for _, f := range flags {
+		if sf, ok := f.(*cli.StringFlag); ok && sf.Required {
+			sf.Required = false
+			out = append(out, sf.Name)
+		}
+	}
+	return out
+}
+
+// requiredFlags refuses a command run without one of its required flags.
+func requiredFlags(c *cli.Context, required []string) error {
+	for _, name := range required {
+		if !c.IsSet(name) {
+			return usagef("%s: --%s is required", c.Command.Name, name)
+		}
+	}
+	return nil
+}
