@@ -12,16 +12,19 @@ import "time"
 // span per finish is already the study's time per trial, shared among
 // them.
 //
-// It follows the recent trials: the time per trial is the span of the
-// last k finishes over k, k = max(5, finished/3), and the run's mean
-// (from the first start) until more than 5 finished. Later trials cost
-// more than earlier ones (the sampler's proposals grow with the history),
-// so the run's mean lagged and read 30–48% low through the middle of the
-// quickstart; a window of a third of the run follows that trend yet
-// averages enough intervals that one slow or fast finish does not swing
-// it, which a window of the last few did on a loaded machine (replayed
-// traces in eta_replay_test.go, figures in docs/benchmarks.md, "Issue 50:
-// the ETA, second pass").
+// It follows the recent trials: the time per trial is the mean interval
+// over the last k finishes, k = max(8, finished/3) (at most 200), less the
+// shortest and the longest of them, and the run's mean (from the first
+// start) until more than k finished. Later trials cost more than earlier
+// ones (the sampler's proposals grow with the history), so the run's mean
+// lagged and read 30–48% low through the middle of the quickstart; a
+// window of a third of the run follows that trend yet averages enough
+// intervals that one slow or fast finish does not swing it, which a
+// window of the last few did on a loaded machine. Trimming the extremes
+// keeps a run of short trials (pruned, failing fast) in a process-runner
+// study from pulling it low (replayed traces in eta_replay_test.go,
+// figures in docs/benchmarks.md, "Issue 50: the ETA, second pass" and
+// "third pass").
 //
 // The clock starts at the run's first trial start, so a start-up before
 // it (the prior ranking configs) and the time between runs of a resumed
@@ -53,8 +56,12 @@ func (e *ETA) Finished(now time.Time) {
 	e.finishes = append(e.finishes, now)
 }
 
-// window is how many of n finishes the time per trial averages.
-func window(n int) int { return max(5, n/3) }
+// window is how many of n finishes the time per trial averages: a third
+// of the run, at least 8 so that trimming two leaves six, at most
+// maxWindow so that a finish costs the same however many ran.
+func window(n int) int { return min(max(8, n/3), maxWindow) }
+
+const maxWindow = 200
 
 // PerTrial is the measured wall time per trial over the recent finishes,
 // false before a trial finished.
@@ -67,7 +74,22 @@ func (e *ETA) PerTrial() (time.Duration, bool) {
 	if n <= k {
 		return max(last.Sub(e.first), 0) / time.Duration(n), true
 	}
-	return max(last.Sub(e.finishes[n-1-k]), 0) / time.Duration(k), true
+	return trimmedMean(e.finishes[n-1-k:]), true
+}
+
+// trimmedMean is the mean interval between the finishes fs, leaving out
+// the shortest and the longest: a pruned trial's few seconds, or a
+// start-up that downloads the model, then moves the estimate by nothing
+// rather than by its share of the window.
+func trimmedMean(fs []time.Time) time.Duration {
+	k := len(fs) - 1
+	lo, hi := max(fs[1].Sub(fs[0]), 0), max(fs[1].Sub(fs[0]), 0)
+	for i := 2; i <= k; i++ {
+		d := max(fs[i].Sub(fs[i-1]), 0)
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	span := max(fs[k].Sub(fs[0]), 0)
+	return (span - lo - hi) / time.Duration(k-2)
 }
 
 // last is the latest finish, the first start until one.

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
+	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/report/fanova"
 	"github.com/servetune/servetune/studies/store"
@@ -21,10 +23,14 @@ type Importance struct {
 }
 
 // importanceOf fits a forest to each objective on the trials that
-// measured it and ranks knobs by their share of the first objective.
-func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) []Importance {
+// measured it and ranks knobs by their share of the first objective. It
+// also names what each objective's shares are of: the objective itself,
+// or its per-GPU figure when the trials occupied different GPU counts
+// (perGPUReading).
+func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) ([]Importance, []string) {
+	of := perGPUReading(objs, pts)
 	if len(ks) == 0 {
-		return nil
+		return nil, of
 	}
 	out := make([]Importance, len(ks))
 	for j, k := range ks {
@@ -42,11 +48,15 @@ func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) []Import
 			if p.State != store.Complete || math.IsNaN(p.Values[o]) {
 				continue
 			}
+			v := p.Values[o]
+			if of[o] != objs[o].Metric {
+				v /= float64(p.GPUs)
+			}
 			row := make([]float64, len(ks))
 			for j, k := range ks {
 				row[j] = k.X(p.Config)
 			}
-			x, y = append(x, row), append(y, p.Values[o])
+			x, y = append(x, row), append(y, v)
 		}
 		sh := fanova.Importance(x, cat, y, uint64(o))
 		for j := range sh {
@@ -54,13 +64,37 @@ func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) []Import
 		}
 	}
 	if !found {
-		return nil
+		return nil, of
 	}
 	tg := together(pts, ks)
 	for j := range out {
 		out[j].Together = tg[out[j].Knob]
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Share[0] > out[b].Share[0] })
+	return out, of
+}
+
+// perGPUReading is what each objective's importance is read on. Where
+// the complete trials occupied different GPU counts, a throughput is read
+// per GPU (total_tps_per_gpu): on the total, the knobs that set the GPU
+// count (tp, dp, a baseline on 2 GPUs against trials on 8) take the share
+// of the GPUs they add, and the report's headline, which compares per GPU
+// then, would disagree with its own importance (issue 50). Latencies and
+// the rest are read as they are.
+func perGPUReading(objs []studies.ObjectiveInfo, pts []Point) []string {
+	out := make([]string, len(objs))
+	counts := map[int]bool{}
+	for _, p := range pts {
+		if p.State == store.Complete && p.GPUs > 0 {
+			counts[p.GPUs] = true
+		}
+	}
+	for o, obj := range objs {
+		out[o] = obj.Metric
+		if _, ok := bench.PerGPUOf(obj.Metric + bench.PerGPUSuffix); ok && len(counts) > 1 {
+			out[o] = obj.Metric + bench.PerGPUSuffix
+		}
+	}
 	return out
 }
 
@@ -91,4 +125,26 @@ func attributable(pts []Point, ks []Knob) (ok []Knob, baselineOnly []string) {
 		}
 	}
 	return ok, baselineOnly
+}
+
+// PerGPUNote says why the importance of a throughput is read per GPU,
+// with the GPU counts the complete trials occupied; empty when no
+// objective is.
+func (f Full) PerGPUNote() string {
+	lo, hi := 0, 0
+	for _, p := range f.Points {
+		if p.State != store.Complete || p.GPUs < 1 {
+			continue
+		}
+		if lo == 0 || p.GPUs < lo {
+			lo = p.GPUs
+		}
+		hi = max(hi, p.GPUs)
+	}
+	for o, m := range f.ImportanceOf {
+		if o < len(f.Summary.Objectives) && m != f.Summary.Objectives[o].Metric {
+			return fmt.Sprintf("The complete trials occupied %d to %d GPUs: throughput is read per GPU here, so a knob is credited with what it does for each GPU, not with the GPUs it adds.", lo, hi)
+		}
+	}
+	return ""
 }

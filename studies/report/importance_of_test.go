@@ -2,9 +2,11 @@ package report
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/servetune/servetune/space"
+	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
 )
 
@@ -47,5 +49,49 @@ func TestImportanceRefusesKnobsOnlyTheBaselineVaried(t *testing.T) {
 	ok, only := attributable(pts, []Knob{engine, mr})
 	if len(ok) != 1 || ok[0].Name != "max_running" || len(only) != 1 || only[0] != "engine" {
 		t.Errorf("attributable = %v, baseline only %v; want max_running, and engine refused", ok, only)
+	}
+}
+
+// Where the trials occupied different GPU counts a throughput's
+// importance is read per GPU: dp multiplies total_tps by the GPUs it adds
+// and does nothing per GPU, so on the total it would take the largest
+// share, and per GPU max_running, the knob that changes each GPU's work,
+// does. A latency is read as it is; trials on one GPU count are too.
+func TestImportanceReadsThroughputPerGPUWhenGPUCountsDiffer(t *testing.T) {
+	dp := Knob{Name: "dp", Numeric: true}
+	mr := Knob{Name: "max_running", Numeric: true}
+	perGPU := map[int64]float64{64: 1000, 128: 1500, 256: 1800, 512: 1900}
+	var pts, oneCount []Point
+	for _, d := range []int64{1, 2, 4, 8} {
+		for r, v := range perGPU {
+			c := space.Config{"dp": d, "max_running": r}
+			vals := []float64{v * float64(d), 10 + float64(r)/64}
+			pts = append(pts, Point{State: store.Complete, Config: c, GPUs: int(d), Values: vals})
+			oneCount = append(oneCount, Point{State: store.Complete, Config: c, GPUs: 8, Values: vals})
+		}
+	}
+	objs := []studies.ObjectiveInfo{{Metric: "total_tps", Direction: space.Maximize}, {Metric: "mean_tpot_ms", Direction: space.Minimize}}
+	cases := []struct {
+		name   string
+		pts    []Point
+		of     []string
+		top    string
+		noteOK bool
+	}{
+		{"GPU counts 1 to 8", pts, []string{"total_tps_per_gpu", "mean_tpot_ms"}, "max_running", true},
+		{"every trial on 8 GPUs", oneCount, []string{"total_tps", "mean_tpot_ms"}, "dp", false},
+	}
+	for _, c := range cases {
+		imp, of := importanceOf(objs, c.pts, []Knob{dp, mr})
+		if !reflect.DeepEqual(of, c.of) {
+			t.Errorf("%s: shares of %v, want %v", c.name, of, c.of)
+		}
+		if len(imp) == 0 || imp[0].Knob != c.top || imp[0].Share[0] < 0.6 {
+			t.Errorf("%s: importance %+v, want %s first with most of the share", c.name, imp, c.top)
+		}
+		f := Full{Points: c.pts, ImportanceOf: of, Summary: studies.Report{Objectives: objs}}
+		if note := f.PerGPUNote(); (note != "") != c.noteOK || (c.noteOK && !strings.Contains(note, "1 to 8 GPUs")) {
+			t.Errorf("%s: note %q", c.name, note)
+		}
 	}
 }

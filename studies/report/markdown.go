@@ -139,9 +139,12 @@ func (f Full) markdownImportance(w io.Writer) {
 		fmt.Fprint(w, "Too few complete trials to say.\n\n")
 		return
 	}
+	if note := f.PerGPUNote(); note != "" {
+		fmt.Fprintf(w, "%s\n\n", note)
+	}
 	fmt.Fprint(w, "| knob |")
-	for _, o := range f.Summary.Objectives {
-		fmt.Fprintf(w, " share of %s |", o.Metric)
+	for _, m := range f.ImportanceOf {
+		fmt.Fprintf(w, " share of %s |", m)
 	}
 	fmt.Fprint(w, "\n|---|"+strings.Repeat("---:|", len(f.Summary.Objectives))+"\n")
 	for _, im := range f.Importance {

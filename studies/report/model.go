@@ -16,6 +16,10 @@ type Full struct {
 	Points     []Point
 	Knobs      []Knob
 	Importance []Importance
+	// ImportanceOf names what each objective's importance shares are of:
+	// the objective's metric, or its per-GPU figure (total_tps_per_gpu)
+	// when the complete trials occupied different GPU counts.
+	ImportanceOf []string
 	// BaselineOnly are knobs only the baseline's value varied among the
 	// complete trials: importance credits them with nothing (attributable).
 	BaselineOnly []string
@@ -79,7 +83,7 @@ func Build(sp *space.Space, trials []store.Trial, render studies.Renderer, m Met
 	f.Views = views(sp, m.Outlook, f.Points)
 	var ks []Knob
 	ks, f.BaselineOnly = attributable(f.Points, f.Knobs)
-	f.Importance = importanceOf(f.Summary.Objectives, f.Points, ks)
+	f.Importance, f.ImportanceOf = importanceOf(f.Summary.Objectives, f.Points, ks)
 	f.Failures = failures(trials)
 	return f
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 
+	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies"
 	"github.com/servetune/servetune/studies/store"
@@ -25,8 +26,11 @@ type Point struct {
 	// Hours is the device time spent up to and including this trial.
 	Hours      float64
 	GPUSeconds float64
-	Why        string
-	Where      Where
+	// GPUs is how many GPUs the trial's deployment occupies: importance
+	// reads throughput per GPU when the trials' counts differ.
+	GPUs  int
+	Why   string
+	Where Where
 }
 
 func points(sp *space.Space, trials []store.Trial) []Point {
@@ -36,7 +40,8 @@ func points(sp *space.Space, trials []store.Trial) []Point {
 	for _, t := range trials {
 		hours += t.GPUSeconds / 3600
 		p := Point{Trial: t.Number, State: t.State, Origin: t.Origin, Config: t.Config,
-			Values: studies.Values(sp, t), Hours: hours, GPUSeconds: t.GPUSeconds, Why: t.Why(), Where: whereOf(t)}
+			Values: studies.Values(sp, t), Hours: hours, GPUSeconds: t.GPUSeconds, Why: t.Why(), Where: whereOf(t),
+			GPUs: engines.GPUs(t.Config, sp.Target)}
 		if t.Failure != nil {
 			p.Class = string(t.Failure.Class)
 		}
