@@ -49,6 +49,13 @@ func (c Client) url(endpoint string) string {
 	return base + "/v1/completions"
 }
 
+// CheckAPIKey says whether the key APIKeyEnv names is set, so a missing
+// key is bad input before any request, not the failure of every one.
+func (c Client) CheckAPIKey() error {
+	_, err := c.apiKey()
+	return err
+}
+
 // apiKey reads the key named by APIKeyEnv ("" when none is configured).
 func (c Client) apiKey() (string, error) {
 	if c.APIKeyEnv == "" {

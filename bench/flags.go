@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -166,6 +167,7 @@ func ParsePercentiles(s string) ([]float64, error) {
 // ParseGoodput reads vllm's --goodput KEY:VALUE list.
 func ParseGoodput(s string) (SLO, error) {
 	var slo SLO
+	seen := map[string]bool{}
 	for _, kv := range strings.Split(s, ",") {
 		if kv = strings.TrimSpace(kv); kv == "" {
 			continue
@@ -175,6 +177,10 @@ func ParseGoodput(s string) (SLO, error) {
 		if err != nil || ms <= 0 {
 			return slo, fmt.Errorf("--goodput %q: want ttft|tpot|e2el:MILLISECONDS", kv)
 		}
+		if seen[k] {
+			return slo, fmt.Errorf("--goodput %q: %s is given twice", s, k)
+		}
+		seen[k] = true
 		switch k {
 		case "ttft":
 			slo.TTFTMs = ms
@@ -214,10 +220,20 @@ func ParseHeaders(hs []string) (map[string]string, error) {
 		if !ok || strings.TrimSpace(k) == "" {
 			return nil, fmt.Errorf("--header %q: want 'Name: value'", h)
 		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		// A CR, LF or other control character would end the header early
+		// (Go's client then fails every request as a connection error),
+		// and a name with a space or colon is no header name at all.
+		if strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r == 0x7f }) || strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+			return nil, fmt.Errorf("--header %q: a header name or value with a control character, or a name with a space", h)
+		}
+		if _, dup := out[http.CanonicalHeaderKey(k)]; dup {
+			return nil, fmt.Errorf("--header %q: header %s is given twice", h, http.CanonicalHeaderKey(k))
+		}
 		if out == nil {
 			out = map[string]string{}
 		}
-		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		out[http.CanonicalHeaderKey(k)] = v
 	}
 	return out, nil
 }

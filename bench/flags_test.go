@@ -111,7 +111,7 @@ func TestParsePercentilesAndGoodput(t *testing.T) {
 	if err != nil || slo.TTFTMs != 500 || slo.TPOTMs != 50 || slo.E2ELMs != 10000 {
 		t.Errorf("goodput %+v, %v", slo, err)
 	}
-	for _, bad := range []string{"ttft", "ttft:-1", "itl:5"} {
+	for _, bad := range []string{"ttft", "ttft:-1", "itl:5", "ttft:5,ttft:6"} {
 		if _, err := ParseGoodput(bad); err == nil {
 			t.Errorf("goodput %q accepted", bad)
 		}
@@ -184,6 +184,32 @@ func TestParseHeaders(t *testing.T) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
+	// Issue 48: a header that smuggles a second line, a name with a
+	// space, and one header twice (the last silently won).
+	for _, bad := range [][]string{{"X: a\r\nEvil: b"}, {"X: a\nb"}, {"X Y: z"}, {"X: \x00"}, {"X-Team: a", "x-team: b"}} {
+		if _, err := ParseHeaders(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// Whatever ParseHeaders accepts is one header line each: no control
+// character but a tab in a value, none or a space in a name.
+func FuzzParseHeaders(f *testing.F) {
+	for _, s := range []string{"X-Team: infra", "X: a\r\nEvil: b", ": v", "A:b:c", "X:\tv"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		out, err := ParseHeaders([]string{h})
+		if err != nil {
+			return
+		}
+		for k, v := range out {
+			if k == "" || strings.ContainsAny(k, " :\r\n\t\x00") || strings.ContainsAny(v, "\r\n\x00") {
+				t.Errorf("%q accepted as %q: %q", h, k, v)
+			}
+		}
+	})
 }
 
 // A records file written by --json recomputes to the same profile and

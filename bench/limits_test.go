@@ -98,6 +98,9 @@ func TestProfileUnusedTables(t *testing.T) {
 		{"shared_prefix on sharegpt", Profile{Dataset: DatasetShareGPT, NumPrompts: 1, SharedPrefix: sp}, "shared_prefix"},
 		{"overflow without max_model_len", Profile{Dataset: DatasetSharedPrefix, NumPrompts: 1,
 			SharedPrefix: &SharedPrefix{Groups: 1, UsersPerGroup: 1, QuestionLen: 1, OutputLen: 1, Overflow: OverflowTruncate}}, "shared_prefix.overflow"},
+		{"trace on random", Profile{Dataset: DatasetRandom, InputLen: 10, OutputLen: 10, NumPrompts: 1, Trace: &Trace{Speedup: 2}}, "trace"},
+		{"trace on shared_prefix", Profile{Dataset: DatasetSharedPrefix, NumPrompts: 1, SharedPrefix: sp, Trace: &Trace{}}, "trace"},
+		{"shared_prefix on trace", Profile{Dataset: DatasetTrace, DatasetPath: "t.jsonl", SharedPrefix: sp}, "shared_prefix"},
 		{"empty stages", Profile{Dataset: DatasetRandom, InputLen: 10, OutputLen: 10, Stages: []Stage{}}, "stages"},
 	}
 	for _, c := range cases {

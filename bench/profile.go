@@ -217,7 +217,7 @@ func (p Profile) Problems() []Problem {
 func (p Profile) datasetProblems(bad func(key, format string, a ...any)) {
 	switch p.DatasetName() {
 	case DatasetRandom:
-		p.unusedSharedPrefix(bad)
+		p.unusedTables(bad)
 		if p.InputLen <= 0 {
 			bad("input_len", "must be > 0 for the random dataset, not %d", p.InputLen)
 		}
@@ -228,16 +228,17 @@ func (p Profile) datasetProblems(bad func(key, format string, a ...any)) {
 			bad("dataset_path", "is not used by the random dataset")
 		}
 	case DatasetShareGPT:
-		p.unusedSharedPrefix(bad)
+		p.unusedTables(bad)
 		if p.OutputLen < 0 {
 			bad("output_len", "must be >= 0, not %d", p.OutputLen)
 		}
 	case DatasetJSONL:
-		p.unusedSharedPrefix(bad)
+		p.unusedTables(bad)
 		if p.DatasetPath == "" {
 			bad("dataset_path", "is required for the jsonl dataset")
 		}
 	case DatasetSharedPrefix:
+		p.unusedTables(bad)
 		p.SharedPrefix.problems(bad)
 		if p.DatasetPath != "" {
 			bad("dataset_path", "is not used by the shared_prefix dataset")
@@ -246,6 +247,7 @@ func (p Profile) datasetProblems(bad func(key, format string, a ...any)) {
 			bad("input_len", "output_len and prefix_len are not used by shared_prefix (set its table's lengths)")
 		}
 	case DatasetTrace:
+		p.unusedTables(bad)
 		p.traceProblems(bad)
 	default:
 		bad("dataset", "must be random, sharegpt, jsonl, shared_prefix or trace, not %q%s", p.Dataset,
@@ -253,12 +255,20 @@ func (p Profile) datasetProblems(bad func(key, format string, a ...any)) {
 	}
 }
 
-// unusedSharedPrefix refuses a shared_prefix table on another dataset: it
-// would be silently ignored, and the profile would not be what its
-// author described.
-func (p Profile) unusedSharedPrefix(bad func(key, format string, a ...any)) {
-	if p.SharedPrefix != nil {
-		bad("shared_prefix", "is used only by dataset = %q, not by %q: set dataset = %q or remove the table",
-			DatasetSharedPrefix, p.DatasetName(), DatasetSharedPrefix)
+// unusedTables refuses a dataset's table (shared_prefix, trace) on
+// another dataset: it would be silently ignored, and the profile would
+// not be what its author described.
+func (p Profile) unusedTables(bad func(key, format string, a ...any)) {
+	for _, t := range []struct {
+		key, dataset string
+		set          bool
+	}{
+		{"shared_prefix", DatasetSharedPrefix, p.SharedPrefix != nil},
+		{"trace", DatasetTrace, p.Trace != nil},
+	} {
+		if t.set && p.DatasetName() != t.dataset {
+			bad(t.key, "is used only by dataset = %q, not by %q: set dataset = %q or remove the table",
+				t.dataset, p.DatasetName(), t.dataset)
+		}
 	}
 }

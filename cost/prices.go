@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -39,16 +40,22 @@ var priceKeys = []string{"name", "usd_per_gpu_hour", "source"}
 
 // Load reads and checks the price file at path.
 func Load(path string) (Prices, error) {
-	st, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Prices{}, fmt.Errorf("price file: %w", err)
 	}
-	if st.Size() > maxFileBytes {
-		return Prices{}, fmt.Errorf("price file %s: %d bytes, more than the %d a price list needs", path, st.Size(), maxFileBytes)
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return Prices{}, fmt.Errorf("price file %s: is a directory, not a price file", path)
 	}
-	src, err := os.ReadFile(path)
+	// The size is read, not stat'ed: a device (/dev/zero) or a pipe
+	// reports 0 bytes and would be read without end.
+	src, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
 	if err != nil {
-		return Prices{}, fmt.Errorf("price file: %w", err)
+		return Prices{}, fmt.Errorf("price file %s: %w", path, err)
+	}
+	if len(src) > maxFileBytes {
+		return Prices{}, fmt.Errorf("price file %s: more than the %d bytes a price list needs", path, maxFileBytes)
 	}
 	return Parse(path, src)
 }

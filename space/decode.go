@@ -76,10 +76,9 @@ func (d *decoder) study(m map[string]any) Study {
 	if st.Sampler == "" {
 		st.Sampler, st.SamplerDefaulted = DefaultSampler(st.Prior), true
 	}
-	if st.Name == "" {
-		d.fail("study.name", "is required")
-	} else if strings.ContainsAny(st.Name, `/\ `) || st.Name == "." || st.Name == ".." {
-		d.fail("study.name", "must not contain slashes or spaces, got %q", st.Name)
+	d.studyName(st.Name)
+	if s, given := m["sampler"].(string); given && strings.TrimSpace(s) == "" {
+		d.fail("study.sampler", "is empty: name a sampler, or leave sampler out for the default")
 	}
 	if st.Repeat < 1 || st.Repeat > MaxRepeat {
 		d.fail("study.repeat", "must be between 1 and %d, got %d", MaxRepeat, st.Repeat)
@@ -132,7 +131,11 @@ func (d *decoder) constraints(ts []map[string]any) []Constraint {
 			d.fail(join(path, "expr"), "unknown metric %q%s", c.Metric, metricHint(c.Metric))
 		}
 		if c.Unsatisfiable() {
-			d.fail(join(path, "expr"), "%q can never hold: %s is never negative, so every trial would miss it", src, c.Metric)
+			why := "is never negative"
+			if IsShare(c.Metric) && c.Bound >= 0 {
+				why = "is a share, at most 1"
+			}
+			d.fail(join(path, "expr"), "%q can never hold: %s %s, so every trial would miss it", src, c.Metric, why)
 		}
 		c.Profile = d.str(m, "profile", path, "")
 		out = append(out, c)
@@ -224,7 +227,10 @@ func (d *decoder) paramOrder(m map[string]any) []string {
 
 func (d *decoder) param(name, path string, pm map[string]any) (Param, bool) {
 	p := Param{Name: name}
-	if w := d.str(pm, "when", path, ""); w != "" {
+	if w, given := pm["when"].(string); given && strings.TrimSpace(w) == "" {
+		d.fail(join(path, "when"), "is empty: write the condition, or leave when out for a knob that always exists")
+	}
+	if w := d.str(pm, "when", path, ""); strings.TrimSpace(w) != "" {
 		p.When = d.expr(w, join(path, "when"))
 	}
 	if vals, has := pm["values"]; has {

@@ -69,14 +69,20 @@ func (d *decoder) configsFit(ctx context.Context, s *Space) {
 		}
 		d.gpusFit(s.Target, c, f)
 		d.pdFits(s, c, f)
+		d.aggregatedFits(s, c, f)
 		d.valuesFit(s.Target, c, f)
 	}
+	d.aggregatedReport(s, f)
 }
 
 // fitProbe remembers what configsFit reported, so each is reported once.
 type fitProbe struct {
 	gpus, perNode, pd bool
-	asked             map[string]bool // engine, knob, value already asked
+	// aggregated and aggOver count the sampled aggregated configs and
+	// those needing more GPUs than a trial can have (aggregatedFits).
+	aggregated, aggOver int
+	aggExample          string
+	asked               map[string]bool // engine, knob, value already asked
 }
 
 // capacity is the most GPUs one trial can have: target.gpus on one node,

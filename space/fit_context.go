@@ -1,6 +1,10 @@
 package space
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/servetune/servetune/bench"
+)
 
 // contextFits refuses a max_model_len above the model's own context (a
 // simulated target's card: max_context): the engine refuses it at start,
@@ -33,6 +37,22 @@ func (d *decoder) contextFits(s *Space) {
 			}
 		case over(p.High):
 			d.fail("params.max_model_len.high", "%s", why(p.High))
+		}
+	}
+	for _, p := range s.Profiles {
+		// The shortest request of a random profile: when even it is over
+		// the model's context, every request fails, and so every trial.
+		if p.DatasetName() != bench.DatasetRandom {
+			continue
+		}
+		shortest := int(float64(p.InputLen)*(1-p.RangeRatio)) + p.PrefixLen + p.OutputLen
+		if shortest > limit {
+			key := "profiles.custom." + p.Name + ".input_len"
+			if _, custom := d.lines["profiles.custom."+p.Name]; !custom {
+				key = "profiles.run" // a built-in profile
+			}
+			d.fail(key, "profile %s: its shortest request, %d tokens (input_len × (1 − range_ratio) + prefix_len + output_len), is above the context of %s, %d tokens (its card's max_context): every request would fail",
+				p.Name, shortest, s.Target.Model, limit)
 		}
 	}
 	if v, ok := s.Baseline["max_model_len"]; ok && over(v) {

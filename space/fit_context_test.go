@@ -33,3 +33,18 @@ func TestMaxModelLenAboveTheModelsContext(t *testing.T) {
 		}
 	}
 }
+
+// A random profile whose shortest request is longer than the model's
+// context fails every request, so every trial: refused at its input_len
+// (issue 48's fresh round: it ran a study to exit 3). One whose longest
+// request alone is over (range_ratio) loads.
+func TestProfileLongerThanTheModelsContext(t *testing.T) {
+	opt := testOptions()
+	opt.ContextLimit = func(Target) int { return 32768 }
+	over := strings.Replace(freshBase, "input_len = 128", "input_len = 5000000", 1)
+	refusedKey(t, "over", over, opt, "profiles.custom.p.input_len")
+	edge := strings.Replace(freshBase, "input_len = 128", "input_len = 40000\nrange_ratio = 0.5", 1)
+	if _, err := Parse(context.Background(), "x.toml", edge, opt); err != nil {
+		t.Errorf("only the longest requests over: %v", err)
+	}
+}

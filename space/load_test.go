@@ -42,6 +42,9 @@ func testOptions() Options {
 			}
 			tp, _ := c.Int("tp")
 			dp, _ := c.Int("dp")
+			if on, _ := c["enable_dp_attention"].(bool); on {
+				return int(max(tp, 1)) // SGLang's DP attention runs inside the TP group
+			}
 			return int(max(tp, 1) * max(dp, 1))
 		},
 		RefusedValue: fakeRefusedValue,

@@ -85,7 +85,7 @@ func TestCostSpaceProblems(t *testing.T) {
 		{"a stage's cost", good, fleetSpace(withPrices, `["H100"]`, "stage0_usd_per_hour"), "names stage 0, but the profile has no stages"},
 		{"bad price file", bad, fleetSpace(withPrices, `["H100"]`, "usd_per_mtok_output"),
 			"s.toml:7: target.prices: " + filepath.Join(bad, "prices.toml") + ":3: gpu[0].usd_per_gpu_hour: must be a finite price > 0"},
-		{"missing price file", t.TempDir(), fleetSpace(withPrices, `["H100"]`, "usd_per_mtok_output"), "target.prices: price file: stat"},
+		{"missing price file", t.TempDir(), fleetSpace(withPrices, `["H100"]`, "usd_per_mtok_output"), "target.prices: price file: open"},
 		{"empty prices", good, fleetSpace(`prices = " "`, `["H100"]`, "total_tps"), "target.prices: is empty"},
 		{"no card", good, fleetSpace(withPrices, `["H100", "H10"]`, "usd_per_mtok_output"),
 			`s.toml:14: params.gpu.values: the simulator has no GPU card "H10"`},

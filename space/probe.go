@@ -27,6 +27,22 @@ func (d *decoder) probe(ctx context.Context, s *Space) {
 		pr = sampleProbe(ctx, s, n, d.opt.Supports)
 	}
 	d.reportProbe(s, pr, n)
+	d.neverSet(s, pr, n)
+}
+
+// neverSet refuses a conditional knob that no sampled config has: its
+// `when` is false everywhere (`when = "1 == 2"`, an engine the space
+// does not search), so the knob is declared, searched by nobody, and
+// silently absent from every trial.
+func (d *decoder) neverSet(s *Space, pr *probeResult, n int) {
+	if pr.feasible == 0 || len(d.problems) > 0 {
+		return // refused already: an unsatisfiable space, a condition that cannot be evaluated
+	}
+	for _, p := range s.Params {
+		if p.When != nil && !pr.set[p.Name] {
+			d.fail("params."+p.Name+".when", "%s is false on every one of %d sampled configs, so %s would never be set: fix the condition, or remove the knob", p.When, n, p.Name)
+		}
+	}
 }
 
 func sampleProbe(ctx context.Context, s *Space, n int, supports func(engine, knob string) bool) *probeResult {
@@ -37,6 +53,9 @@ func sampleProbe(ctx context.Context, s *Space, n int, supports func(engine, kno
 		pr.checkSupport(c, supports)
 		pr.evaluate(s, c)
 		pr.gpus.evaluate(s.env(c), c)
+		for k := range c {
+			pr.set[k] = true // "default" included: the condition held
+		}
 	}
 	return pr
 }
@@ -57,10 +76,11 @@ type probeResult struct {
 	feasible    int
 	unsupported map[string]bool // engine + "\x00" + knob
 	gpus        gpusProbe
+	set         map[string]bool // knobs some sampled config has
 }
 
 func newProbeResult(s *Space) *probeResult {
-	pr := &probeResult{rules: len(s.Rules), unsupported: map[string]bool{}, gpus: gpusProbe{expr: gpusExpr(s.Target)}}
+	pr := &probeResult{rules: len(s.Rules), unsupported: map[string]bool{}, set: map[string]bool{}, gpus: gpusProbe{expr: gpusExpr(s.Target)}}
 	for i, r := range s.Rules {
 		pr.exprs = append(pr.exprs, &exprProbe{key: fmt.Sprintf("rules[%d].expr", i), expr: r.Expr})
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 
@@ -52,7 +53,7 @@ func (d *decoder) profiles(m map[string]any) []bench.Profile {
 			}
 		}
 		if !refused(name) {
-			d.fail("profiles.run", "unknown profile %q: not built in and not defined under [profiles.custom.%s]", name, name)
+			d.fail("profiles.run", "unknown profile %q: not built in and not defined under [profiles.custom.%s]%s", name, name, suggest.Hint(name, append(slices.Sorted(maps.Keys(custom)), bench.BuiltinNames()...)))
 		}
 	}
 	return out
@@ -65,6 +66,12 @@ var profileErrRE = regexp.MustCompile(`^toml: line \d+ \(last key "([^"]+)"\): (
 // TOML again, so the profile's own toml tags are the single list of fields.
 func (d *decoder) customProfile(custom map[string]any, name string) (bench.Profile, bool) {
 	path := "profiles.custom." + name
+	if strings.ContainsFunc(name, func(r rune) bool { return r == '/' || unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		// A profile's metrics are named PROFILE/METRIC (show --sort,
+		// reports, CSV columns): a slash or a space splits them.
+		d.fail(path, "profile name %q must not contain a slash, a space or a control character: its metrics are named %s/METRIC", name, name)
+		return bench.Profile{}, false
+	}
 	sub, ok := custom[name].(map[string]any)
 	if !ok {
 		d.fail(path, "must be a table, got %s", typeName(custom[name]))
@@ -98,7 +105,21 @@ func (d *decoder) customProfile(custom map[string]any, name string) (bench.Profi
 		p.Dataset = "random"
 	}
 	d.profileProblems(path, sub, p.Validate())
+	d.traceZeros(path, sub)
 	return p, true
+}
+
+// traceZeros refuses a trace table's speedup, sample or block_tokens
+// written as 0. For bench's flags 0 means "the default", but written in
+// the file it reads as a choice: speedup 0 (never send), sample 0 (keep
+// nothing), a 0-token block — and each silently ran the default.
+func (d *decoder) traceZeros(path string, sub map[string]any) {
+	t, _ := sub["trace"].(map[string]any)
+	for _, k := range []string{"speedup", "sample", "block_tokens"} {
+		if v, ok := t[k]; ok && (v == int64(0) || v == float64(0)) {
+			d.fail(path+".trace."+k, "is 0, which would be read as the default; give a value above 0, or leave %s out", k)
+		}
+	}
 }
 
 // profileProblems reports bench's verdict on a profile, the same check

@@ -59,6 +59,7 @@ func (d *decoder) semantic(ctx context.Context, s *Space) {
 	}
 	d.definedMetrics(s)
 	d.directions(s)
+	d.meaning(s)
 	d.gpuTypes(s)
 	d.config(s, s.Baseline, "baseline")
 	for i, c := range s.Enqueue {

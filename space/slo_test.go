@@ -99,6 +99,13 @@ func TestConstraintUnsatisfiable(t *testing.T) {
 		{"p99_ttft_ms < 0.5", false},
 		{"total_tps >= -5", false},
 		{"mean_tpot_ms < baseline", false},
+		{"slo_attainment >= 2", true},
+		{"slo_attainment > 1", true},
+		{"stage1_answer_accuracy >= 1.01", true},
+		{"slo_attainment >= 1", false},
+		{"baseline_agreement > 0.99", false},
+		{"total_tps >= 2", false},
+		{"stagex_slo_attainment >= 2", false},
 	} {
 		c, err := parseConstraint(tc.src)
 		if err != nil {

@@ -2,6 +2,7 @@ package space
 
 import (
 	"math"
+	"strings"
 	"time"
 
 	"github.com/servetune/servetune/bench"
@@ -103,11 +104,32 @@ type Constraint struct {
 // at zero, rules out every trial — a space that can only produce failing
 // trials. A relative bound is a positive factor of a value that is zero
 // or more, and is judged against the baseline instead.
+//
+// Shares of requests or answers (slo_attainment, answer_accuracy,
+// baseline_agreement, a stage's included) are also at most 1, so a lower
+// bound above 1, or a strict one at 1, rules out every trial too.
 func (c Constraint) Unsatisfiable() bool {
 	if c.Relative {
 		return false
 	}
-	return (c.Op == "<=" && c.Bound < 0) || (c.Op == "<" && c.Bound <= 0)
+	if (c.Op == "<=" && c.Bound < 0) || (c.Op == "<" && c.Bound <= 0) {
+		return true
+	}
+	return IsShare(c.Metric) && ((c.Op == ">=" && c.Bound > 1) || (c.Op == ">" && c.Bound >= 1))
+}
+
+// IsShare says whether metric is a share in [0, 1].
+func IsShare(metric string) bool {
+	if rest, ok := strings.CutPrefix(metric, "stage"); ok {
+		if i := strings.IndexByte(rest, '_'); i > 0 && strings.Trim(rest[:i], "0123456789") == "" {
+			metric = rest[i+1:]
+		}
+	}
+	switch metric {
+	case "slo_attainment", "answer_accuracy", "baseline_agreement":
+		return true
+	}
+	return false
 }
 
 // Baseline is the word a relative constraint names the baseline's value by.

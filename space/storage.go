@@ -10,6 +10,10 @@ import "strings"
 func (d *decoder) storage(m map[string]any) string {
 	const path = "study.storage"
 	s := d.str(m, "storage", "study", "")
+	if v, given := m["storage"].(string); given && strings.TrimSpace(v) == "" {
+		d.fail(path, "is empty: name the study's file or PostgreSQL server, or leave storage out for studies/<name>/study.db")
+		return ""
+	}
 	if d.opt.Storage == nil {
 		return s
 	}

@@ -113,6 +113,20 @@ func usageErrors(cmds []*cli.Command) {
 	for _, c := range cmds {
 		name, flags := c.Name, c.Flags
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return flagError(name, flags, err) }
+		required := takeRequired(c.Flags)
+		before := c.Before
+		c.Before = func(ctx *cli.Context) error {
+			if err := requiredFlags(ctx, required); err != nil {
+				return err
+			}
+			if err := checkFlagValues(ctx); err != nil {
+				return err
+			}
+			if before != nil {
+				return before(ctx)
+			}
+			return nil
+		}
 		if len(c.Subcommands) > 0 && c.Action == nil {
 			c.Action = unknownSubcommand
 		}

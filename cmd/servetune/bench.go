@@ -105,6 +105,12 @@ func benchOptionsFrom(c *cli.Context) (benchOptions, error) {
 	if o.client.Headers, err = bench.ParseHeaders(c.StringSlice("header")); err != nil {
 		return o, usageError{err}
 	}
+	if err := o.client.CheckAPIKey(); err != nil {
+		return o, usagef("--api-key-env: %w", err)
+	}
+	if st, err := os.Stat(o.jsonPath); err == nil && st.IsDir() {
+		return o, usagef("--json %s is a directory: give the metrics file's path", o.jsonPath)
+	}
 	o.run = bench.RunOptions{Summary: o.profile.Summary(o.summary), RequestTimeout: c.Duration("request-timeout"),
 		StallTimeout: c.Duration("stall-timeout")}
 	return o, nil

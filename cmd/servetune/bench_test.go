@@ -76,6 +76,13 @@ func TestBenchBadInputExitsTwo(t *testing.T) {
 		{"--base-url", "http://x", "--model", "m", "--range-ratio", "1.5"},
 		{"--base-url", "http://x", "--model", "m", "--header", "novalue"},
 		{"--from-records", filepath.Join(dir, "missing.jsonl")},
+		// Issue 48's fresh round: each was sent to the server (exit 1).
+		{"--base-url", "http://x", "--model", "m", "--header", "X: a\r\nEvil: b"},
+		{"--base-url", "http://x", "--model", "m", "--header", "X-Team: a", "--header", "x-team: b"},
+		{"--base-url", "http://x", "--model", "m", "--goodput", "ttft:5,ttft:6"},
+		{"--base-url", "http://x", "--model", "m", "--api-key-env", "SERVETUNE_TEST_NO_SUCH_KEY_48"},
+		{"--base-url", "http://x", "--model", "m", "--json", dir},
+		{"--base-url", "", "--model", "m"},
 	}
 	for _, args := range cases {
 		code, out, errText := benchCLI(args...)

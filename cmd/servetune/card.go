@@ -45,7 +45,7 @@ func (e *env) card(c *cli.Context) error {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("card: %w", err)
+		return usageError{fmt.Errorf("card: %w", err)} // the argument names no readable file
 	}
 	defer f.Close()
 	name := c.String("name")

@@ -59,6 +59,18 @@ func TestCardNamesTheBadFile(t *testing.T) {
 	}
 }
 
+// A path that names no config.json is bad input, exit 2, naming it (it
+// was exit 1, as if servetune had failed).
+func TestCardWithoutAConfigIsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, arg := range []string{filepath.Join(dir, "nope"), dir} {
+		code, _, errText := runCLI(t, dir, "card", arg)
+		if code != 2 || !strings.Contains(errText, arg) {
+			t.Errorf("card %s: exit %d, stderr %q; want 2 naming it", arg, code, errText)
+		}
+	}
+}
+
 // Llama-4 Scout FP8: FP8 weights, the shared expert counted (17B
 // active), and --max-model-len sets the planned context.
 func TestCardQuantisedMoEAndMaxModelLen(t *testing.T) {

@@ -177,7 +177,7 @@ func (o runOptions) check(sp *space.Space) error {
 	switch {
 	case o.repeat < 1 || o.repeat > space.MaxRepeat:
 		return usagef("--repeat must be between 1 and %d, got %d", space.MaxRepeat, o.repeat)
-	case o.confirm < 0 || o.confirm > 0.5:
+	case !(o.confirm >= 0 && o.confirm <= 0.5): // NaN included
 		return usagef("--confirm must be between 0 and 0.5, got %v", o.confirm)
 	case o.budget < 0:
 		return usagef("--budget must be positive")

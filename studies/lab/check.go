@@ -19,7 +19,12 @@ func (m Matrix) Check() error {
 	if m.FirstSeed < 1 {
 		return UsageError{fmt.Errorf("--first-seed %d: seeds are numbered from 1", m.FirstSeed)}
 	}
-	if m.Confirm < 0 || m.Confirm > 0.5 {
+	if !(m.NoiseCV >= 0 && m.NoiseCV < 1) {
+		// A negative coefficient of variation drew noise of the opposite
+		// sign and ran the whole lab (minutes) on it; NaN poisoned it.
+		return UsageError{fmt.Errorf("--noise %g: a coefficient of variation, at least 0 and below 1", m.NoiseCV)}
+	}
+	if !(m.Confirm >= 0 && m.Confirm <= 0.5) { // NaN included
 		return UsageError{fmt.Errorf("--confirm %g: a share between 0 and 0.5", m.Confirm)}
 	}
 	if m.HeldOut != "" && !m.Perturbed {

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,10 @@ func TestMatrixCheck(t *testing.T) {
 		{"unknown sampler", with(func(m *Matrix) { m.Samplers = []string{"motep"} }), "--samplers: "},
 		{"confirm share run's default", with(func(m *Matrix) { m.Confirm = 0.1 }), ""},
 		{"negative confirm share", with(func(m *Matrix) { m.Confirm = -0.1 }), "--confirm -0.1: a share between 0 and 0.5"},
+		{"noise", with(func(m *Matrix) { m.NoiseCV = 0.05 }), ""},
+		{"negative noise", with(func(m *Matrix) { m.NoiseCV = -1 }), "--noise -1: a coefficient of variation"},
+		{"noise NaN", with(func(m *Matrix) { m.NoiseCV = math.NaN() }), "--noise NaN: "},
+		{"confirm NaN", with(func(m *Matrix) { m.Confirm = math.NaN() }), "--confirm NaN: "},
 		{"confirm share above half", with(func(m *Matrix) { m.Confirm = 0.6 }), "--confirm 0.6: "},
 		{"held-out kind on the family", with(func(m *Matrix) { m.Perturbed = true; m.HeldOut = "threshold" }), ""},
 		{"held-out without the family", with(func(m *Matrix) { m.HeldOut = "threshold" }), "--held-out threshold acts on the family's realities: give --perturbed too"},

@@ -2,6 +2,7 @@ package pgurl
 
 import (
 	"cmp"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -48,13 +49,23 @@ func passfileName(passfile string, getenv func(string) string) string {
 	return ""
 }
 
+// maxPassfile bounds what is read of a password file for its secrets.
+const maxPassfile = 1 << 20
+
 // passfileSecrets are the password fields of a .pgpass file
 // (host:port:db:user:password, with \: and \\ escapes).
 func passfileSecrets(name string) []string {
 	if name == "" {
 		return nil
 	}
-	b, err := os.ReadFile(name)
+	f, err := os.Open(name)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	// Bounded: PGPASSFILE=/dev/zero would otherwise be read without end
+	// before anything printed. A password file is a few lines.
+	b, err := io.ReadAll(io.LimitReader(f, maxPassfile))
 	if err != nil {
 		return nil
 	}

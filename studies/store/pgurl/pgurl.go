@@ -115,6 +115,10 @@ func parseSQLitePath(s string) (Storage, error) {
 	}
 	if fi, err := os.Stat(s); err == nil && fi.IsDir() {
 		return Storage{}, errorf("%s is a directory; give the study's file, e.g. %s/study.db", s, strings.TrimSuffix(s, "/"))
+	} else if err == nil && !fi.Mode().IsRegular() {
+		// /dev/null, a pipe: SQLite fails on it only once the study is
+		// opened ("disk I/O error", exit 1).
+		return Storage{}, errorf("%s is not a regular file (%s); give the study's file, e.g. study.db", s, fi.Mode().Type())
 	}
 	return Storage{Path: s}, nil
 }

@@ -45,6 +45,7 @@ func TestParseStorage(t *testing.T) {
 		{in: "postgres://u:pw1@ss@h/db", shown: "postgres://u:xxxxx@ss@h/db", postgres: true, secretKeys: []string{"user:password@"}},
 		{in: "postgres://u: spaced%20pw @h/db", shown: "postgres://u:xxxxx@h/db", postgres: true, secretKeys: []string{"user:password@"}},
 		{in: dir, refused: "is a directory"},
+		{in: "/dev/null", refused: "is not a regular file"},
 		{in: "some/dir/", refused: "names a directory"},
 		{in: "x.db?mode=ro", refused: "cannot contain ? or #"},
 		{in: "   ", refused: "is blank"},

@@ -1,0 +1,115 @@
+package space
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// freshBase is a small valid space the cases below break one way each.
+const freshBase = `[study]
+name = "b"
+n_trials = 3
+seed = 1
+[target]
+model = "m"
+gpu = "H100"
+gpus = 1
+[[objectives]]
+metric = "total_tps"
+direction = "maximize"
+[profiles]
+run = ["p"]
+[profiles.custom.p]
+dataset = "random"
+input_len = 128
+output_len = 32
+num_prompts = 20
+[params.engine]
+values = ["vllm", "sglang"]
+[params.max_running]
+values = [32, 64]
+`
+
+// TestFreshBadInputsAreRefused holds the bad inputs of issue 48's fresh
+// round (docs/benchmarks.md, "Issue 48: a fresh set of bad inputs"): each
+// loaded before and ran a study that could say nothing (exit 0), failed
+// every trial (exit 3) or failed after writing the study (exit 1). Each
+// is now refused at load naming its key and line.
+func TestFreshBadInputsAreRefused(t *testing.T) {
+	cases := []struct {
+		name    string
+		replace [2]string // in freshBase, once
+		extra   string    // appended
+		key     string
+		msg     string
+	}{
+		{name: "name with a newline", replace: [2]string{`name = "b"`, `name = "a\nb"`}, key: "study.name", msg: "control characters"},
+		{name: "name with NUL", replace: [2]string{`name = "b"`, `name = "a\u0000b"`}, key: "study.name", msg: "control characters"},
+		{name: "name like a flag", replace: [2]string{`name = "b"`, `name = "-rf"`}, key: "study.name", msg: `start with "-"`},
+		{name: "name too long", replace: [2]string{`name = "b"`, `name = "` + strings.Repeat("a", 300) + `"`}, key: "study.name", msg: "300 bytes"},
+		{name: "empty sampler", replace: [2]string{"seed = 1", "seed = 1\nsampler = \"\""}, key: "study.sampler", msg: "is empty"},
+		{name: "empty storage", replace: [2]string{"seed = 1", "seed = 1\nstorage = \"\""}, key: "study.storage", msg: "is empty"},
+		{name: "storage on a device", replace: [2]string{"seed = 1", "seed = 1\nstorage = \"/dev/null\""}, key: "study.storage", msg: "not a regular file"},
+		{name: "traffic_rps without search_rate", replace: [2]string{"gpus = 1", "gpus = 1\ntraffic_rps = 40.0"}, key: "target.traffic_rps", msg: "search_rate"},
+		{name: "objective twice", extra: "[[objectives]]\nmetric = \"total_tps\"\ndirection = \"maximize\"\n", key: "objectives[1].metric", msg: "already objectives[0]"},
+		{name: "objective twice, opposite directions", extra: "[[objectives]]\nmetric = \"total_tps\"\ndirection = \"minimize\"\nprofile = \"p\"\n", key: "objectives[1].metric", msg: "already objectives[0]"},
+		{name: "constraints that never hold together", extra: "[[constraints]]\nexpr = \"p99_ttft_ms <= 100\"\n[[constraints]]\nexpr = \"p99_ttft_ms > 100\"\n", key: "constraints[1].expr", msg: "never hold together"},
+		{name: "constraint twice", extra: "[[constraints]]\nexpr = \"p99_ttft_ms <= 100\"\n[[constraints]]\nexpr = \"p99_ttft_ms <= 100\"\nprofile = \"p\"\n", key: "constraints[1].expr", msg: "repeats constraints[0]"},
+		{name: "a share above 1", extra: "[slo]\nttft_ms = 100\n[[constraints]]\nexpr = \"slo_attainment >= 2\"\n", key: "constraints[0].expr", msg: "a share, at most 1"},
+		{name: "profile did-you-mean", replace: [2]string{`run = ["p"]`, `run = ["sharegtp"]`}, key: "profiles.run", msg: `did you mean "sharegpt"`},
+		{name: "profile name with a slash", replace: [2]string{"[profiles.custom.p]", "[profiles.custom.\"a/b\"]\n[profiles.custom.p]"}, key: "profiles.custom.a/b", msg: "must not contain a slash"},
+		{name: "trace table on random", extra: "[profiles.custom.p.trace]\nspeedup = 2.0\n", key: "profiles.custom.p.trace", msg: `used only by dataset = "trace"`},
+		{name: "trace speedup 0", replace: [2]string{"dataset = \"random\"\ninput_len = 128\noutput_len = 32\n", "dataset = \"trace\"\ndataset_path = \"../examples/traces/mooncake.jsonl\"\n"}, extra: "[profiles.custom.p.trace]\nspeedup = 0.0\nsample = 0.0\nblock_tokens = 0\n", key: "profiles.custom.p.trace.speedup", msg: "is 0"},
+		{name: "tp above the GPUs", extra: "[params.tp]\nvalues = [2, 4]\n", key: "params.tp", msg: "more than target.gpus = 1"},
+		{name: "empty when", extra: "[params.kv_cache_dtype]\nvalues = [\"auto\", \"fp8_e4m3\"]\nwhen = \"\"\n", key: "params.kv_cache_dtype.when", msg: "is empty"},
+		{name: "when never true", extra: "[params.kv_cache_dtype]\nvalues = [\"auto\", \"fp8_e4m3\"]\nwhen = \"1 == 2\"\n", key: "params.kv_cache_dtype.when", msg: "false on every one"},
+		{name: "host with a scheme", replace: [2]string{"gpus = 1", "gpus = 1\nhost = \"http://x:80\""}, key: "target.host", msg: "not a host name"},
+		{name: "host with a space", replace: [2]string{"gpus = 1", "gpus = 1\nhost = \"not a host!\""}, key: "target.host", msg: "not a host name"},
+		{name: "study timeout of 1ns", replace: [2]string{"seed = 1", "seed = 1\ntimeout = \"1ns\""}, key: "study.timeout", msg: "shorter than the 1s"},
+		{name: "trial_timeout of 1ms", replace: [2]string{"gpus = 1", "gpus = 1\ntrial_timeout = \"1ms\""}, key: "target.trial_timeout", msg: "shorter than the 1s"},
+		{name: "when on an engine not searched", extra: "[params.kv_cache_dtype]\nvalues = [\"auto\", \"fp8_e4m3\"]\nwhen = 'engine == \"trtllm\"'\n", key: "params.kv_cache_dtype.when", msg: "would never be set"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := freshBase
+			if c.replace[0] != "" {
+				if !strings.Contains(src, c.replace[0]) {
+					t.Fatalf("%q is not in the base", c.replace[0])
+				}
+				src = strings.Replace(src, c.replace[0], c.replace[1], 1)
+			}
+			_, err := Parse(context.Background(), "s.toml", src+c.extra, testOptions())
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("loaded (err %v); want refused naming %s", err, c.key)
+			}
+			for _, p := range se.Problems {
+				if p.Key == c.key && strings.Contains(p.Msg, c.msg) && p.Line > 0 {
+					return
+				}
+			}
+			t.Errorf("problems %v; want one at a line, key %s, containing %q", se.Problems, c.key, c.msg)
+		})
+	}
+	if _, err := Parse(context.Background(), "s.toml", freshBase, testOptions()); err != nil {
+		t.Fatalf("the base itself: %v", err)
+	}
+}
+
+func TestValidHost(t *testing.T) {
+	for _, c := range []struct {
+		host string
+		want bool
+	}{
+		{"127.0.0.1", true}, {"0.0.0.0", true}, {"::", true}, {"::1", true}, {"localhost", true},
+		{"gpu-01.cluster.local", true}, {"node_7", true},
+		{"http://x:80", false}, {"not a host!", false}, {"x:8000", false}, {"a/b", false},
+		{"-x", false}, {"a..b", false}, {"ünï", false}, {strings.Repeat("a", 64), false},
+	} {
+		if got := validHost(c.host); got != c.want {
+			t.Errorf("validHost(%q) = %v, want %v", c.host, got, c.want)
+		}
+	}
+}
