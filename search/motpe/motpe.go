@@ -219,25 +219,6 @@ func moValues(o search.Observation, d int) []float64 {
 	return vals[:d]
 }
 
-// nonDominated splits feasible observations into the first front and the rest.
-func nonDominated(obs []search.Observation, objs []space.Objective) (front, rest []search.Observation) {
-	for i, o := range obs {
-		dominated := false
-		for j, q := range obs {
-			if i != j && search.Dominates(search.Point{Values: q.Values}, search.Point{Values: o.Values}, objs) {
-				dominated = true
-				break
-			}
-		}
-		if dominated {
-			rest = append(rest, o)
-		} else {
-			front = append(front, o)
-		}
-	}
-	return front, rest
-}
-
 // selectByContribution greedily keeps k members of a front, each time the
 // one that adds the most hypervolume to those already kept.
 func selectByContribution(front []search.Observation, objs []space.Objective, k int) (keep, drop []search.Observation) {
