@@ -176,6 +176,7 @@ func (m *MOSampler) split() *moSplit {
 	for len(rest) > 0 && len(s.below) < nBelow {
 		front, others := nonDominated(rest, objs)
 		if room := nBelow - len(s.below); len(front) > room {
+			front, others = thinCandidates(front, others, objs)
 			keep, drop := selectByContribution(front, objs, room)
 			front, others = keep, append(others, drop...)
 		}
