@@ -39,9 +39,17 @@ func (r PruneRule) ShouldPruneSeries(series []Checkpoint, incumbents [][]Checkpo
 	if cur.Violation > m {
 		return true, violates(cur)
 	}
+	floor := slices.Repeat([]float64{m}, len(objs))
 	for _, s := range incumbents {
 		inc, ok := Envelope(s, cur.Profile, cur.Step, objs)
 		if !ok || !leads(inc, objs) {
+			continue
+		}
+		// The pair's margins below are at least m, so a trial not worse
+		// than the incumbent by m on every objective is not worse by
+		// them: skip the mismatch, the costly part, for the incumbents
+		// that cannot prune it (most of a long study's front).
+		if !worseEach(cur.Values, inc.Values, objs, floor) {
 			continue
 		}
 		w := r.mismatch(series, s, cur.Profile, cur.Step, objs)

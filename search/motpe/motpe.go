@@ -176,6 +176,7 @@ func (m *MOSampler) split() *moSplit {
 	for len(rest) > 0 && len(s.below) < nBelow {
 		front, others := nonDominated(rest, objs)
 		if room := nBelow - len(s.below); len(front) > room {
+			front, others = thinCandidates(front, others, objs)
 			keep, drop := selectByContribution(front, objs, room)
 			front, others = keep, append(others, drop...)
 		}
@@ -217,25 +218,6 @@ func moValues(o search.Observation, d int) []float64 {
 		return nil
 	}
 	return vals[:d]
-}
-
-// nonDominated splits feasible observations into the first front and the rest.
-func nonDominated(obs []search.Observation, objs []space.Objective) (front, rest []search.Observation) {
-	for i, o := range obs {
-		dominated := false
-		for j, q := range obs {
-			if i != j && search.Dominates(search.Point{Values: q.Values}, search.Point{Values: o.Values}, objs) {
-				dominated = true
-				break
-			}
-		}
-		if dominated {
-			rest = append(rest, o)
-		} else {
-			front = append(front, o)
-		}
-	}
-	return front, rest
 }
 
 // selectByContribution greedily keeps k members of a front, each time the

@@ -1,6 +1,9 @@
 package motpe
 
-import "github.com/servetune/servetune/search"
+import (
+	"github.com/servetune/servetune/search"
+	"github.com/servetune/servetune/space"
+)
 
 // A proposal of MOTPE ranks and fits kernels to every observation it is
 // given, so its cost grows with the study (6 / 55 / 250 ms at 100 / 1,000
@@ -48,11 +51,61 @@ func (m *MOSampler) modelObs() []search.Observation {
 		return m.obs
 	}
 	recent := len(m.obs) - max(maxModelObs-len(m.front), maxModelObs/2)
-	out := make([]search.Observation, 0, maxModelObs)
+	var older []int
 	for _, f := range m.front {
 		if f < recent {
-			out = append(out, m.obs[f])
+			older = append(older, f)
 		}
 	}
+	// On a continuous trade-off the archive grows with the study; past
+	// half the window it is thinned along the front, so the window holds
+	// at most maxModelObs observations whatever the front's size.
+	if len(older) > maxModelObs/2 {
+		pts := make([][]float64, len(older))
+		for i, f := range older {
+			pts[i] = moValues(m.obs[f], len(m.sp.Objectives))
+		}
+		kept := thinFront(pts, m.sp.Objectives, maxModelObs/2)
+		for i, k := range kept {
+			older[i] = older[k]
+		}
+		older = older[:len(kept)]
+	}
+	out := make([]search.Observation, 0, len(older)+len(m.obs)-recent)
+	for _, f := range older {
+		out = append(out, m.obs[f])
+	}
 	return append(out, m.obs[recent:]...)
+}
+
+// maxContribCandidates is how many members of the front that straddles
+// the good set's cut selectByContribution chooses among at most: its
+// greedy pass costs (good set) × (candidates) hypervolumes. Past it the
+// front is thinned along its length first; the lab's studies (fronts of
+// tens) never reach it.
+const maxContribCandidates = 100
+
+// thinCandidates thins a front of more than maxContribCandidates members
+// (thinFront), moving the rest to others.
+func thinCandidates(front, others []search.Observation, objs []space.Objective) (keep, rest []search.Observation) {
+	if len(front) <= maxContribCandidates {
+		return front, others
+	}
+	pts := make([][]float64, len(front))
+	for i, o := range front {
+		pts[i] = o.Values
+	}
+	kept := thinFront(pts, objs, maxContribCandidates)
+	in := make([]bool, len(front))
+	for _, k := range kept {
+		in[k] = true
+		keep = append(keep, front[k])
+	}
+	rest = others
+	for i, o := range front {
+		if !in[i] {
+			rest = append(rest, o)
+		}
+	}
+	return keep, rest
 }
