@@ -50,6 +50,9 @@ func importanceOf(objs []studies.ObjectiveInfo, pts []Point, ks []Knob) ([]Impor
 			}
 			v := p.Values[o]
 			if of[o] != objs[o].Metric {
+				if p.GPUs < 1 {
+					continue // no GPU count to divide by: no per-GPU value
+				}
 				v /= float64(p.GPUs)
 			}
 			row := make([]float64, len(ks))

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -70,6 +71,9 @@ func TestImportanceReadsThroughputPerGPUWhenGPUCountsDiffer(t *testing.T) {
 			oneCount = append(oneCount, Point{State: store.Complete, Config: c, GPUs: 8, Values: vals})
 		}
 	}
+	// A trial whose GPU count is unknown has no per-GPU value: it must
+	// not turn the fit's values infinite.
+	pts = append(pts, Point{State: store.Complete, Config: space.Config{"dp": int64(8), "max_running": int64(64)}, Values: []float64{9e9, 11}})
 	objs := []studies.ObjectiveInfo{{Metric: "total_tps", Direction: space.Maximize}, {Metric: "mean_tpot_ms", Direction: space.Minimize}}
 	cases := []struct {
 		name   string
@@ -85,6 +89,13 @@ func TestImportanceReadsThroughputPerGPUWhenGPUCountsDiffer(t *testing.T) {
 		imp, of := importanceOf(objs, c.pts, []Knob{dp, mr})
 		if !reflect.DeepEqual(of, c.of) {
 			t.Errorf("%s: shares of %v, want %v", c.name, of, c.of)
+		}
+		for _, im := range imp {
+			for _, sh := range im.Share {
+				if math.IsNaN(sh) || math.IsInf(sh, 0) {
+					t.Errorf("%s: %s's share %v", c.name, im.Knob, sh)
+				}
+			}
 		}
 		if len(imp) == 0 || imp[0].Knob != c.top || imp[0].Share[0] < 0.6 {
 			t.Errorf("%s: importance %+v, want %s first with most of the share", c.name, imp, c.top)
