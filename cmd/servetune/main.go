@@ -65,12 +65,14 @@ func main() {
 // that: it SIGKILLs every engine process group in live and what their
 // guardians started, waits (at most liveKillWait) until none is left, and
 // exits 130; the next run records the trial in flight as interrupted.
+// Its stop function returns once that goroutine is done.
 func interruptible(stderr io.Writer, live *launch.Live, exit func(int)) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	quit := make(chan struct{})
+	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(done)
 		select {
 		case s := <-sigs:
 			fmt.Fprintf(stderr, "servetune: %v: stopping: recording the trial and tearing its engines down (a second signal kills them at once)\n", s)
@@ -85,7 +87,10 @@ func interruptible(stderr io.Writer, live *launch.Live, exit func(int)) (context
 		case <-quit:
 		}
 	}()
-	return ctx, func() { signal.Stop(sigs); close(quit); cancel() }
+	// stop waits for a second signal's kill under way (at most
+	// liveKillWait): a run whose teardown ended meanwhile would otherwise
+	// exit before the kill said what it did.
+	return ctx, func() { signal.Stop(sigs); close(quit); <-done; cancel() }
 }
 
 // liveKillWait bounds the wait for SIGKILLed engines to be gone, so a
