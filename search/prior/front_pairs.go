@@ -54,7 +54,7 @@ func knobDiff(a, b space.Config) ([]transition, int) {
 		switch {
 		case !ok:
 			n++
-		case space.FormatValue(va) != space.FormatValue(vb):
+		case !sameValue(va, vb):
 			n++
 			ts = append(ts, transition{k, space.FormatValue(va), space.FormatValue(vb)})
 		}
@@ -150,4 +150,32 @@ func (f front) pairPreds(a, b space.Config) ([]float64, []float64, bool) {
 // pairFixes are the transitions learnt from the study's measured pairs.
 func (f front) pairFixes(ms []measuredMean) map[transition]*pairFix {
 	return learnPairs(ms, f.pairPreds)
+}
+
+// sameValue is FormatValue(a) == FormatValue(b), the knobs' notion of an
+// equal value, without formatting the plainly equal values that most
+// knobs of two configs hold: the front's estimates compare every open
+// candidate with every measured config on each proposal, and formatting
+// each value was most of a proposal's own cost (issue 49).
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		if y, ok := b.(string); ok {
+			return x == y
+		}
+	case bool:
+		if y, ok := b.(bool); ok {
+			return x == y
+		}
+	case int64:
+		if y, ok := b.(int64); ok {
+			return x == y
+		}
+	case float64:
+		// -0 equals 0 but formats as "-0"; NaN formats as itself.
+		if y, ok := b.(float64); ok && x == y && math.Signbit(x) == math.Signbit(y) {
+			return true
+		}
+	}
+	return space.FormatValue(a) == space.FormatValue(b)
 }

@@ -88,6 +88,11 @@ func parallelFamily(c space.Config) string {
 type regionTrust struct {
 	errs  []regionErr
 	wrong map[string]int
+	// ver counts the errors recorded; share is each region's share of
+	// turns (regionEveryFor) as of ver, so that judging a candidate costs
+	// its few regions, not a pass over every error for each.
+	ver   int
+	share map[string]int
 }
 
 type regionErr struct {
@@ -105,6 +110,8 @@ func (rt *regionTrust) miss(c space.Config, err float64) {
 		return
 	}
 	rt.errs = append(rt.errs, regionErr{regionOf(c), err})
+	rt.ver++
+	clear(rt.share)
 }
 
 // contradicted records that c's feasibility prediction was wrong.
@@ -137,9 +144,23 @@ func (rt *regionTrust) every(c space.Config) int {
 		return every
 	}
 	for _, r := range regionOf(c) {
-		every = max(every, regionEveryFor(rt.split(r)))
+		every = max(every, rt.regionEvery(r))
 	}
 	return every
+}
+
+// regionEvery is region r's share of turns, computed once per error
+// recorded.
+func (rt *regionTrust) regionEvery(r string) int {
+	if e, ok := rt.share[r]; ok {
+		return e
+	}
+	if rt.share == nil {
+		rt.share = map[string]int{}
+	}
+	e := regionEveryFor(rt.split(r))
+	rt.share[r] = e
+	return e
 }
 
 // regionEveryFor is a region's share given its errors and those of the

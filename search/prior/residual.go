@@ -15,6 +15,9 @@ import (
 // than simulated) without needing more trials than knob values.
 type residual struct {
 	obj []residualObj
+	// ver counts the changes (add, addPruned): a candidate's memoised
+	// corrections (table.residOf) hold while it is unchanged.
+	ver int
 }
 
 type residualObj struct {
@@ -46,6 +49,7 @@ func (r *residual) add(obj int, c space.Config, v float64) {
 		return
 	}
 	o := &r.obj[obj]
+	r.ver++
 	o.n++
 	o.sum += v
 	ks := search.KnobKeys(c)

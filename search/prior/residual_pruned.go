@@ -33,6 +33,7 @@ func (r *residual) addPruned(obj int, c space.Config, v float64) {
 		return
 	}
 	k := search.KnobKey(engineProbeKnob, e)
+	r.ver++
 	r.obj[obj].pSum[k] += v
 	r.obj[obj].pN[k]++
 }

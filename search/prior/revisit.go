@@ -65,7 +65,7 @@ func (st *state) revisitable(k string, cd *candidate) bool {
 	if !ok || len(vals) == 0 {
 		return false
 	}
-	pred := vals[0] * math.Exp(st.tab.resid.predict(0, cd.cfg))
+	pred := vals[0] * math.Exp(st.tab.residOf(0, cd))
 	return revisit(len(st.hist.measured)-p.at, pred, st.hist.incumbentVal, st.sp.Objectives[0])
 }
 

@@ -207,7 +207,7 @@ func (t *table) score(cd *candidate, vals []float64, ok bool, obj int) (float64,
 	if !ok || obj >= len(vals) || vals[obj] <= 0 || math.IsNaN(vals[obj]) {
 		return 0, false
 	}
-	s := math.Log(vals[obj]) + t.resid.predict(obj, cd.cfg)
+	s := math.Log(vals[obj]) + t.residOf(obj, cd)
 	if t.sp.Objectives[obj].Direction == space.Minimize {
 		s = -s
 	}
@@ -223,7 +223,7 @@ func (t *table) corrected(cd *candidate, fast bool) []float64 {
 	}
 	out := make([]float64, len(vals))
 	for i, v := range vals {
-		out[i] = v * math.Exp(t.resid.predict(i, cd.cfg))
+		out[i] = v * math.Exp(t.residOf(i, cd))
 	}
 	return out
 }

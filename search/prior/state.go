@@ -61,7 +61,7 @@ func (st *state) open(k string, busy map[string]bool) bool {
 // regionOpen reports whether the prior's current pick may go to cd's
 // regions (regionTurn).
 func (st *state) regionOpen(cd *candidate) bool {
-	return regionTurn(st.regions.every(cd.cfg), st.picks)
+	return regionTurn(st.regions.everyOf(cd), st.picks)
 }
 
 // openAnywhere is open without the regions' shares.

@@ -41,6 +41,13 @@ type candidate struct {
 	values   []float64
 	feasible bool
 	refined  bool
+	// resid and every memoise what the proposals ask of every screened
+	// candidate each time they rank them — its residual corrections and
+	// its regions' share of turns — which change only when a trial is told:
+	// recomputed each time, they made a proposal's cost grow with the
+	// trials recorded (issue 49).
+	resid residMemo
+	every everyMemo
 }
 
 func newTable(sp *space.Space, p search.Prior, rng *rand.Rand) *table {
