@@ -85,11 +85,13 @@ func TestQuickstartPrintsFrontWithServingCommands(t *testing.T) {
 		t.Skip("runs a 20-trial study")
 	}
 	abs, _ := filepath.Abs("../../examples/quickstart.toml")
+	golden, _ := filepath.Abs("testdata/quickstart.golden")
 	dir := t.TempDir()
 	code, out, errText := runCLI(t, dir, "--log-level", "warn", "run", "--n-trials", quickstartTrials, abs)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errText)
 	}
+	checkQuickstartGolden(t, golden, out)
 	for _, want := range []string{"Pareto front (", "Baseline (trial 1)", "Serving commands:", "python3 -m sglang.launch_server --model-path zai-org/GLM-5.2-FP8"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
