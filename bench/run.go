@@ -281,13 +281,8 @@ func runRequests(ctx context.Context, reqs []PlannedRequest, limit int, start ti
 		defer timer.Stop()
 		for i := range reqs {
 			r := &reqs[i]
-			if wait := time.Until(start.Add(r.Arrival)); wait > 0 {
-				timer.Reset(wait)
-				select {
-				case <-ctx.Done():
-					return
-				case <-timer.C:
-				}
+			if !waitUntil(ctx, timer, start.Add(r.Arrival)) {
+				return
 			}
 			if sem != nil {
 				select {
