@@ -8,6 +8,8 @@ import "iter"
 // concurrency (16,000 requests at 8,192 spent nearly all their time
 // copying the queue).
 type reqQueue struct {
+	// buf's length is 0 or a power of two (grow doubles from 8), so an
+	// index wraps with a mask instead of a division.
 	buf  []*simReq
 	head int // index of the front in buf
 	n    int
@@ -20,13 +22,13 @@ func (q *reqQueue) len() int { return q.n }
 func (q *reqQueue) front() *simReq { return q.buf[q.head] }
 
 // at is the i-th request from the front.
-func (q *reqQueue) at(i int) *simReq { return q.buf[(q.head+i)%len(q.buf)] }
+func (q *reqQueue) at(i int) *simReq { return q.buf[(q.head+i)&(len(q.buf)-1)] }
 
 // popFront removes the first request; the queue must not be empty.
 func (q *reqQueue) popFront() *simReq {
 	r := q.buf[q.head]
 	q.buf[q.head] = nil
-	q.head = (q.head + 1) % len(q.buf)
+	q.head = (q.head + 1) & (len(q.buf) - 1)
 	q.n--
 	return r
 }
@@ -34,14 +36,14 @@ func (q *reqQueue) popFront() *simReq {
 // pushBack queues r last.
 func (q *reqQueue) pushBack(r *simReq) {
 	q.grow()
-	q.buf[(q.head+q.n)%len(q.buf)] = r
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = r
 	q.n++
 }
 
 // pushFront queues r first.
 func (q *reqQueue) pushFront(r *simReq) {
 	q.grow()
-	q.head = (q.head - 1 + len(q.buf)) % len(q.buf)
+	q.head = (q.head - 1) & (len(q.buf) - 1)
 	q.buf[q.head] = r
 	q.n++
 }
@@ -76,9 +78,9 @@ func (q *reqQueue) remove(r *simReq) {
 			continue
 		}
 		for j := i; j < q.n-1; j++ {
-			q.buf[(q.head+j)%len(q.buf)] = q.at(j + 1)
+			q.buf[(q.head+j)&(len(q.buf)-1)] = q.at(j + 1)
 		}
-		q.buf[(q.head+q.n-1)%len(q.buf)] = nil
+		q.buf[(q.head+q.n-1)&(len(q.buf)-1)] = nil
 		q.n--
 		return
 	}
