@@ -13,6 +13,15 @@ type reqQueue struct {
 	buf  []*simReq
 	head int // index of the front in buf
 	n    int
+	// blk requests after the first blkOff form a block that admission may
+	// take whole (admitBlock in sched.go): prompts makeRoom preempted
+	// before any step served them, each of whose admission checks pass
+	// whatever the cache holds, each prompt at most blkNeed tokens and
+	// visible by blkVis. 0 when there is none; the block only shrinks
+	// (its bounds stay bounds) as requests leave it.
+	blkOff, blk int
+	blkNeed     int
+	blkVis      float64
 }
 
 // len is how many requests wait.
@@ -30,6 +39,11 @@ func (q *reqQueue) popFront() *simReq {
 	q.buf[q.head] = nil
 	q.head = (q.head + 1) & (len(q.buf) - 1)
 	q.n--
+	if q.blkOff > 0 {
+		q.blkOff--
+	} else if q.blk > 0 {
+		q.blk--
+	}
 	return r
 }
 
@@ -46,6 +60,32 @@ func (q *reqQueue) pushFront(r *simReq) {
 	q.head = (q.head - 1) & (len(q.buf) - 1)
 	q.buf[q.head] = r
 	q.n++
+	if q.blk > 0 {
+		q.blkOff++
+	}
+}
+
+// pushFrontBlock queues rs first, in order, as a block (need and vis
+// bound their prompts and visibility), joined with the block that was
+// first if there was one.
+func (q *reqQueue) pushFrontBlock(rs []*simReq, need int, vis float64) {
+	for i := len(rs) - 1; i >= 0; i-- {
+		q.pushFront(rs[i])
+	}
+	if q.blk > 0 && q.blkOff == len(rs) {
+		q.blkOff, q.blk = 0, q.blk+len(rs)
+		q.blkNeed, q.blkVis = max(q.blkNeed, need), max(q.blkVis, vis)
+		return
+	}
+	q.blkOff, q.blk, q.blkNeed, q.blkVis = 0, len(rs), need, vis
+}
+
+// popFrontTo moves the first m requests to the end of dst.
+func (q *reqQueue) popFrontTo(dst []*simReq, m int) []*simReq {
+	for range m {
+		dst = append(dst, q.popFront())
+	}
+	return dst
 }
 
 // grow makes room for one more, doubling the buffer.
@@ -71,8 +111,10 @@ func (q *reqQueue) all() iter.Seq[*simReq] {
 	}
 }
 
-// remove takes r out of the queue wherever it is (a live client's abort).
+// remove takes r out of the queue wherever it is (a live client's abort);
+// the block is forgotten.
 func (q *reqQueue) remove(r *simReq) {
+	q.blkOff, q.blk = 0, 0
 	for i := range q.n {
 		if q.at(i) != r {
 			continue

@@ -56,6 +56,21 @@ func TestDumpSimulatedOutputs(t *testing.T) {
 		{"sglang-tight", space.Config{"engine": "sglang", "mem_fraction": 0.3, "max_running": int64(96)}, qwen1, tight},
 		{"trtllm-tight", space.Config{"engine": "trtllm", "mem_fraction": 0.3, "max_running": int64(96)}, qwen1, tight},
 		{"maxdur", space.Config{"engine": "vllm", "tp": int64(8)}, glmTarget, func() bench.Profile { p := scaled(4000, 2048); p.MaxDuration = 60 * time.Second; return p }()},
+		{"vllm-tight-prefix-multiturn", space.Config{"engine": "vllm", "mem_fraction": 0.3, "max_running": int64(256), "max_model_len": int64(8192)}, qwen1, func() bench.Profile {
+			p := sharedPrefixProfile(true, 40, 40*time.Second)
+			p.SharedPrefix.OutputLen = 800
+			return p
+		}()},
+		{"vllm-tight-prefix-same", space.Config{"engine": "vllm", "mem_fraction": 0.3, "max_running": int64(256), "max_model_len": int64(8192)}, qwen1, func() bench.Profile {
+			p := sharedPrefixProfile(false, 60, 40*time.Second)
+			p.SharedPrefix.OutputLen = 800
+			return p
+		}()},
+		{"vllm-tight-trace-blocks", space.Config{"engine": "vllm", "mem_fraction": 0.3, "max_running": int64(256), "max_model_len": int64(8192)}, qwen1, traceProfile(writeMooncake(t, 600, 30*time.Second, 3, 1))},
+		{"vllm-tight-eagle", space.Config{"engine": "vllm", "mem_fraction": 0.3, "max_running": int64(256), "max_model_len": int64(8192), "speculative_algorithm": "EAGLE3", "speculative_draft_model": "Tengyunw/qwen3_8b_eagle3", "speculative_num_steps": int64(3), "speculative_num_draft_tokens": int64(6)}, qwen1, scaled(1500, 1024)},
+		{"vllm-tight-offload-big", space.Config{"engine": "vllm", "mem_fraction": 0.3, "max_running": int64(512), "max_model_len": int64(8192), "kv_offload_gb": 8.0}, qwen1, scaled(2000, 1024)},
+		{"trtllm-tight-big", space.Config{"engine": "trtllm", "mem_fraction": 0.25, "max_running": int64(512)}, qwen1, scaled(2000, 1024)},
+		{"vllm-dp2-tight", space.Config{"engine": "vllm", "tp": int64(8), "dp": int64(2), "mem_fraction": 0.7, "max_model_len": int64(16384)}, glm16Flat, scaled(4000, 4096)},
 		{"trace-hour-part", space.Config{"engine": "vllm", "tp": int64(8)}, glmTarget, func() bench.Profile { p := traceHour(); p.NumPrompts = 3000; return p }()},
 	}
 	var all strings.Builder
