@@ -443,6 +443,14 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 	}
 }
 
+// blockPreemption lets makeRoom and admit move pure requests as blocks;
+// TestBlockPreemptionChangesNothing turns it off to compare, and counts
+// the requests admitted in blocks in blockAdmissions.
+var (
+	blockPreemption = true
+	blockAdmissions int
+)
+
 // admitBlock admits the waiting queue's block (reqQueue.blk) whole when
 // it is first, as many of it as max_running allows, and reports whether
 // it did. Admitting them one by one would pass each the checks its
@@ -461,6 +469,7 @@ func (sc *scheduler) admitBlock(rk *rankState, cutoff float64) bool {
 	}
 	rk.clampPure()
 	need, vis := q.blkNeed, q.blkVis
+	blockAdmissions += m
 	rk.running = q.popFrontTo(rk.running, m)
 	rk.cache.evict(rk.kvUsed, rk.kvCap)
 	rk.pure += m
@@ -476,6 +485,9 @@ func (sc *scheduler) admitBlock(rk *rankState, cutoff float64) bool {
 // the same whatever the prefix cache holds (it never fails for size; a
 // recompute, or a prompt the cache cannot serve).
 func (sc *scheduler) pure(rk *rankState, r *simReq, cached, owned int) bool {
+	if !blockPreemption {
+		return false
+	}
 	if cached != 0 || owned != 0 || r.kv != 0 || r.prefilled != 0 || r.pinned != 0 || r.portion != 0 {
 		return false
 	}
