@@ -69,31 +69,55 @@ func (q *reqQueue) pushFront(r *simReq) {
 // bound their prompts and visibility), joined with the block that was
 // first if there was one.
 func (q *reqQueue) pushFrontBlock(rs []*simReq, need int, vis float64) {
-	for i := len(rs) - 1; i >= 0; i-- {
-		q.pushFront(rs[i])
+	k := len(rs)
+	q.reserve(k)
+	mask := len(q.buf) - 1
+	q.head = (q.head - k) & mask
+	// rs lands at head, wrapping past the end of buf at most once.
+	c := copy(q.buf[q.head:], rs)
+	copy(q.buf, rs[c:])
+	q.n += k
+	if q.blk > 0 {
+		if q.blkOff == 0 { // the block was first: rs joins it
+			q.blk += k
+			q.blkNeed, q.blkVis = max(q.blkNeed, need), max(q.blkVis, vis)
+			return
+		}
 	}
-	if q.blk > 0 && q.blkOff == len(rs) {
-		q.blkOff, q.blk = 0, q.blk+len(rs)
-		q.blkNeed, q.blkVis = max(q.blkNeed, need), max(q.blkVis, vis)
-		return
-	}
-	q.blkOff, q.blk, q.blkNeed, q.blkVis = 0, len(rs), need, vis
+	q.blkOff, q.blk, q.blkNeed, q.blkVis = 0, k, need, vis
 }
 
-// popFrontTo moves the first m requests to the end of dst.
+// popFrontTo moves the first m requests (m <= len) to the end of dst,
+// as m popFronts would.
 func (q *reqQueue) popFrontTo(dst []*simReq, m int) []*simReq {
-	for range m {
-		dst = append(dst, q.popFront())
+	end := min(q.head+m, len(q.buf))
+	dst = append(dst, q.buf[q.head:end]...)
+	clear(q.buf[q.head:end])
+	if rest := m - (end - q.head); rest > 0 {
+		dst = append(dst, q.buf[:rest]...)
+		clear(q.buf[:rest])
 	}
+	q.head = (q.head + m) & (len(q.buf) - 1)
+	q.n -= m
+	a := min(q.blkOff, m)
+	q.blkOff -= a
+	q.blk -= min(q.blk, m-a)
 	return dst
 }
 
 // grow makes room for one more, doubling the buffer.
-func (q *reqQueue) grow() {
-	if q.n < len(q.buf) {
+func (q *reqQueue) grow() { q.reserve(1) }
+
+// reserve makes room for k more, doubling the buffer as often as needed.
+func (q *reqQueue) reserve(k int) {
+	if q.n+k <= len(q.buf) {
 		return
 	}
-	buf := make([]*simReq, max(2*len(q.buf), 8))
+	size := max(len(q.buf), 8)
+	for size < q.n+k {
+		size *= 2
+	}
+	buf := make([]*simReq, size)
 	for i := range q.n {
 		buf[i] = q.at(i)
 	}
