@@ -251,6 +251,7 @@ func (l *Live) abort(st *Stream) {
 	for _, g := range l.sc.groups {
 		for _, rk := range g.ranks {
 			rk.waiting.remove(r)
+			rk.pure = 0 // counted from the end: not after a removal
 			if n := len(rk.running); n > 0 {
 				if rk.running = remove(rk.running, r); len(rk.running) < n {
 					rk.kvUsed -= r.kv

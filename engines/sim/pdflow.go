@@ -199,6 +199,7 @@ func (d *pdSim) join(srv *pdServer, rk *rankState) {
 		dr.last = dr.first
 		rk.running = append(rk.running, dr)
 		rk.tail = len(rk.running) // it decodes: no unserved tail behind it
+		rk.pure = 0
 	}
 	d.readyQ[rk] = q
 }

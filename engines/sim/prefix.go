@@ -28,7 +28,7 @@ func (pc *prefixCache) peek(r *simReq) (cached, owned int) {
 	if len(r.blocks) > 0 {
 		return pc.blocks.cachedTokens(r), 0
 	}
-	if _, ok := pc.convs[r.after]; ok && r.after >= 0 {
+	if r.after >= 0 && pc.hasConv(r.after) {
 		c := min(r.shared, r.prompt-1)
 		return c, c
 	}
@@ -39,6 +39,12 @@ func (pc *prefixCache) peek(r *simReq) (cached, owned int) {
 		return min(r.groupLen, r.prompt-1), 0
 	}
 	return 0, 0
+}
+
+// hasConv reports whether finished request idx's blocks are held.
+func (pc *prefixCache) hasConv(idx int) bool {
+	_, ok := pc.convs[idx]
+	return ok
 }
 
 // take moves a finished request's blocks out of the reusable pool.
@@ -59,7 +65,6 @@ func (pc *prefixCache) keep(idx, tokens int) {
 // evict frees the oldest reusable blocks until used + held fits capacity:
 // the conversations' first, then a trace's blocks.
 func (pc *prefixCache) evict(used, capacity int) {
-	defer func() { pc.blocks.evict(used+pc.held, capacity) }()
 	for pc.held > 0 && used+pc.held+pc.blocks.held > capacity && len(pc.order) > 0 {
 		idx := pc.order[0]
 		pc.order = pc.order[1:]
@@ -71,6 +76,8 @@ func (pc *prefixCache) evict(used, capacity int) {
 	if len(pc.order) > 2*len(pc.convs)+64 {
 		pc.compact()
 	}
+	// Then a trace's blocks (not deferred: evict runs at every admission).
+	pc.blocks.evict(used+pc.held, capacity)
 }
 
 // compact drops order entries already taken by a hit.

@@ -45,3 +45,69 @@ func TestReqQueueMatchesASlice(t *testing.T) {
 		}
 	}
 }
+
+// The block (reqQueue.blk) is what the last pushFrontBlock put first —
+// joined with the block it lands on — less what has left: contiguous,
+// blkOff requests behind the front, forgotten by a removal.
+func TestReqQueueBlockFollowsItsRequests(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var q reqQueue
+	var want []*simReq
+	var inBlk []bool // per want entry
+	next := 0
+	fresh := func() *simReq { next++; return &simReq{idx: next} }
+	for step := range 20000 {
+		switch op := rng.IntN(6); {
+		case op == 0:
+			r := fresh()
+			q.pushBack(r)
+			want, inBlk = append(want, r), append(inBlk, false)
+		case op == 1:
+			r := fresh()
+			q.pushFront(r)
+			want, inBlk = append([]*simReq{r}, want...), append([]bool{false}, inBlk...)
+		case op == 2 && len(want) > 0:
+			if got := q.popFront(); got != want[0] {
+				t.Fatalf("step %d: popFront %d, want %d", step, got.idx, want[0].idx)
+			}
+			want, inBlk = want[1:], inBlk[1:]
+		case op == 3 && len(want) > 0 && rng.IntN(8) == 0:
+			q.remove(want[len(want)/2])
+			want = slices.Delete(want, len(want)/2, len(want)/2+1)
+			inBlk = make([]bool, len(want))
+		case op == 4:
+			rs := make([]*simReq, 1+rng.IntN(20))
+			for i := range rs {
+				rs[i] = fresh()
+			}
+			q.pushFrontBlock(rs, 0, 0)
+			if len(inBlk) == 0 || !inBlk[0] {
+				clear(inBlk)
+			}
+			want = append(slices.Clone(rs), want...)
+			inBlk = append(slices.Repeat([]bool{true}, len(rs)), inBlk...)
+		case op == 5 && len(want) > 0:
+			m := 1 + rng.IntN(len(want))
+			got := q.popFrontTo(nil, m)
+			if !slices.Equal(got, want[:m]) {
+				t.Fatalf("step %d: popFrontTo %d differs", step, m)
+			}
+			want, inBlk = want[m:], inBlk[m:]
+		}
+		if got := slices.Collect(q.all()); !slices.Equal(got, want) {
+			t.Fatalf("step %d: queue order differs", step)
+		}
+		first, n := slices.Index(inBlk, true), 0
+		for _, b := range inBlk {
+			if b {
+				n++
+			}
+		}
+		if n > 0 && (q.blkOff != first || q.blk != n || slices.Contains(inBlk[first:first+n], false)) {
+			t.Fatalf("step %d: block at %d of %d, want %d of %d", step, q.blkOff, q.blk, first, n)
+		}
+		if n == 0 && q.blk != 0 {
+			t.Fatalf("step %d: block of %d, want none", step, q.blk)
+		}
+	}
+}

@@ -9,30 +9,36 @@ import (
 )
 
 // simReq is a request's life inside the simulated engine.
+//
+// The fields that a step's walk, admission and preemption read come
+// first and together, the request's shape (which admission also reads)
+// right after them: at thousands of requests they no longer fit the
+// cache, and each line a visit touches is a miss (issue 49).
 type simReq struct {
-	request
-	idx     int
-	sent    float64 // client send time
-	visible float64 // when the scheduler sees it (after HTTP + tokenise)
-	cached  int     // prompt tokens served from the prefix cache
+	gen int
 	// prompt is what must be in KV before decoding: the input, plus tokens
 	// generated before a preemption (recompute).
 	prompt    int
 	prefilled int
-	gen       int
-	acc       float64 // fractional accepted tokens carried between steps
-	text      float64 // text chunks owed to the client (TokensPerChunk)
 	kv        int
-	portion   int // prefill tokens scheduled in the current step
+	portion   int     // prefill tokens scheduled in the current step
+	cached    int     // prompt tokens served from the prefix cache
+	pinned    int     // leading blocks it uses in the block cache (prefix_blocks.go)
+	visible   float64 // when the scheduler sees it (after HTTP + tokenise)
+	request
+	acc  float64 // fractional accepted tokens carried between steps
+	text float64 // text chunks owed to the client (TokensPerChunk)
+	tr   *reqTrace
+	last float64
+	itl  []time.Duration
+	done bool
+	// continued: a later round of the conversation continues it.
+	continued bool
 	first     float64
-	last      float64
-	itl       []time.Duration
-	failed    string
-	done      bool
-	continued bool // a later round of the conversation continues it
-	tr        *reqTrace
 	finish    float64
-	pinned    int // leading blocks it uses in the block cache (prefix_blocks.go)
+	idx       int
+	sent      float64 // client send time
+	failed    string
 }
 
 type rankState struct {
@@ -44,7 +50,18 @@ type rankState struct {
 	// so a step neither counts nor advances them — it walks running[:tail]
 	// and only as far into the tail as the budget reaches. len(running)
 	// (or more, after a removal) when there is no such tail.
-	tail       int
+	tail int
+	// pure counts the last running requests that are pure (see pure):
+	// prompts no step has served, holding nothing, whose admission checks
+	// pass whatever the cache holds; pureNeed and pureVis bound their
+	// prompts and visibility. makeRoom moves them back to the waiting
+	// queue as a block (reqQueue.blk) without touching them, and admit
+	// takes such a block whole: at thousands of clients vLLM admits and
+	// preempts the same prompts ~130 times each (issue 49). Always at
+	// most len(running) - tail.
+	pure       int
+	pureNeed   int
+	pureVis    float64
 	kvUsed     int
 	kvCap      int
 	cache      *prefixCache
@@ -372,7 +389,11 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 	// What the running requests reserve does not change while requests
 	// join: it is summed once, not once per request admitted.
 	reserved := -1
+	rk.clampPure()
 	for rk.waiting.len() > 0 && len(rk.running) < s.maxRunning {
+		if sc.admitBlock(rk, cutoff) {
+			continue
+		}
 		r := rk.waiting.front()
 		if r.visible > cutoff {
 			return
@@ -411,7 +432,81 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 		if r.prefilled >= r.prompt {
 			rk.tail = len(rk.running) // a decoder ends the unserved tail
 		}
+		if sc.pure(rk, r, cached, owned) {
+			rk.pure++
+			rk.pureNeed, rk.pureVis = max(rk.pureNeed, r.prompt), max(rk.pureVis, r.visible)
+		} else {
+			rk.pure = 0
+			rk.clampPure()
+		}
 		reserved += sc.reserve(r)
+	}
+}
+
+// blockPreemption lets makeRoom and admit move pure requests as blocks;
+// TestBlockPreemptionChangesNothing turns it off to compare, and counts
+// the requests admitted in blocks in blockAdmissions.
+var (
+	blockPreemption = true
+	blockAdmissions int
+)
+
+// admitBlock admits the waiting queue's block (reqQueue.blk) whole when
+// it is first, as many of it as max_running allows, and reports whether
+// it did. Admitting them one by one would pass each the checks its
+// bounds pass: visible by the cutoff, no prefix-cache hit (pure), fits
+// the cache (kvUsed + its prompt, with no reserve: vLLM), and change
+// nothing but running — they hold nothing, stay unserved, and the cache
+// eviction that each admission runs gives the same the second time.
+func (sc *scheduler) admitBlock(rk *rankState, cutoff float64) bool {
+	q := &rk.waiting
+	if q.blk == 0 || q.blkOff > 0 || sc.s.eng.reserve != 0 || q.blkVis > cutoff || rk.kvUsed+q.blkNeed > rk.kvCap {
+		return false
+	}
+	m := min(q.blk, sc.s.maxRunning-len(rk.running))
+	if m <= 0 {
+		return false
+	}
+	rk.clampPure()
+	need, vis := q.blkNeed, q.blkVis
+	blockAdmissions += m
+	rk.running = q.popFrontTo(rk.running, m)
+	rk.cache.evict(rk.kvUsed, rk.kvCap)
+	rk.pure += m
+	rk.pureNeed, rk.pureVis = max(rk.pureNeed, need), max(rk.pureVis, vis)
+	return true
+}
+
+// pure reports whether r, just admitted with cached and owned as peeked,
+// is pure: a prompt holding no KV and taking none (no cache hit, no
+// previous round's blocks, none pinned, none arrived from a prefill
+// server or restored from the host), which makeRoom's preemption would
+// leave as it is (0 < prompt = in + gen), and whose admission checks give
+// the same whatever the prefix cache holds (it never fails for size; a
+// recompute, or a prompt the cache cannot serve).
+func (sc *scheduler) pure(rk *rankState, r *simReq, cached, owned int) bool {
+	if !blockPreemption {
+		return false
+	}
+	if cached != 0 || owned != 0 || r.kv != 0 || r.prefilled != 0 || r.pinned != 0 || r.portion != 0 {
+		return false
+	}
+	if r.prompt <= 0 || r.prompt != r.in+r.gen || r.in+r.out > rk.kvCap {
+		return false
+	}
+	if r.gen > 0 {
+		return true // peek and arrive skip a recompute
+	}
+	return min(r.arrived, r.prompt-1) <= 0 &&
+		(!sc.s.prefixCache || (r.after < 0 && r.same < 0 && r.group < 0 && len(r.blocks) == 0))
+}
+
+// clampPure keeps the pure requests behind the served ones (tail), for
+// the code that changes running without counting them.
+func (rk *rankState) clampPure() {
+	rk.pure = min(rk.pure, len(rk.running)-min(rk.tail, len(rk.running)))
+	if rk.pure <= 0 {
+		rk.pure, rk.pureNeed, rk.pureVis = 0, 0, math.Inf(-1)
 	}
 }
 
@@ -494,6 +589,7 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 			l.prefillCtx += float64(n) * (float64(r.prefilled) + float64(n)/2)
 		}
 	}
+	rk.clampPure() // the budget may have reached into them
 	return l
 }
 
@@ -514,7 +610,23 @@ func decoding(running []*simReq) (n int, ctx float64) {
 func (sc *scheduler) makeRoom(rk *rankState, decoders int) bool {
 	grow := decoders * sc.pf.q
 	preempted := false
+	rk.clampPure()
 	for rk.kvUsed+grow > rk.kvCap && len(rk.running) > 1 {
+		if rk.pure > 0 {
+			// The pure requests last: popped one by one they would change
+			// nothing (they hold nothing and decode none) and land first in
+			// the queue in this order.
+			k := min(rk.pure, len(rk.running)-1)
+			n := len(rk.running) - k
+			rk.waiting.pushFrontBlock(rk.running[n:], rk.pureNeed, rk.pureVis)
+			clear(rk.running[n:])
+			rk.running = rk.running[:n]
+			rk.tail = min(rk.tail, n)
+			rk.pure -= k
+			rk.clampPure()
+			preempted = true
+			continue
+		}
 		v := rk.running[len(rk.running)-1]
 		rk.running = rk.running[:len(rk.running)-1]
 		rk.tail = min(rk.tail, len(rk.running))
