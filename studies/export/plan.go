@@ -83,6 +83,8 @@ type Plan struct {
 	// process runs that the image lacks (vLLM's router).
 	Install    []string
 	InstallDir string
+	// Sizing is how many pods run and on which nodes, with why.
+	Sizing
 }
 
 // ErrNotComplete refuses a trial whose measurement does not hold.
@@ -123,6 +125,7 @@ func planOne(sp *space.Space, t store.Trial, o Options, d engines.Deployed, f fa
 	if studies.TargetDevice(sp.Target, []string{eng}) == "gpu" {
 		p.GPUs = d.GPUs
 	}
+	p.Sizing = sizeOf(sp, t, p.GPUs > 0)
 	p.Argv, p.Env, p.Port = bind(d, f)
 	return p
 }
