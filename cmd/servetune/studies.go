@@ -90,7 +90,12 @@ prints a Deployment (the trial's GPU count, startup/readiness/liveness
 probes on the engine's health endpoint, /dev/shm in memory, the model cache
 on the PersistentVolumeClaim servetune-model-cache, HF_TOKEN from the
 optional Secret hf-token), a Service and the generated files' ConfigMap,
-ready for kubectl apply -f. A disaggregated trial exports one Deployment
+ready for kubectl apply -f. The Deployment runs the replicas the study
+computed for [target] traffic_rps (else 1) on nodes of the trial's GPU
+type (nvidia.com/gpu.product as GPU Feature Discovery labels it, or
+[target.node_selector.<type>]), each said in a comment; without --trial
+it writes one Deployment per GPU type among the winners (alternatives,
+each sized for the whole traffic). A disaggregated trial exports one Deployment
 and Service per process (a cache claim per server, or one ReadWriteMany
 claim with --shared-cache; pod affinity for servers sharing a node; an
 RDMA NIC, --rdma-resource, for servers whose KV crosses nodes; vLLM's

@@ -103,7 +103,11 @@ func selectorOf(tgt space.Target, gpu string) (map[string]string, string) {
 		if len(sel) == 0 {
 			return nil, fmt.Sprintf("no node selector: [target.node_selector.%s] is empty", gpu)
 		}
-		return maps.Clone(sel), fmt.Sprintf("node selector of %s from [target.node_selector.%s]", gpu, gpu)
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(sel)) {
+			kv = append(kv, k+"="+sel[k])
+		}
+		return maps.Clone(sel), fmt.Sprintf("%s nodes: %s, from [target.node_selector.%s]", gpu, strings.Join(kv, ", "), gpu)
 	}
 	if gpu == "" {
 		return nil, "no node selector: target.gpu names no GPU type"

@@ -201,7 +201,7 @@ func TestFleetExportTakesTheTargetsNodeSelector(t *testing.T) {
 	if sel := objs.Deployments[1].Spec.Template.Spec.NodeSelector; len(sel) != 0 {
 		t.Errorf("L40S selector %v, want none (its table is empty)", sel)
 	}
-	for _, s := range []string{"node selector of H100 from [target.node_selector.H100]", "no node selector: [target.node_selector.L40S] is empty"} {
+	for _, s := range []string{"H100 nodes: cloud.google.com/gke-accelerator=nvidia-h100-80gb, from [target.node_selector.H100]", "no node selector: [target.node_selector.L40S] is empty"} {
 		if !strings.Contains(y, s) {
 			t.Errorf("the export does not say %q:\n%s", s, y)
 		}
