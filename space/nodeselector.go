@@ -54,18 +54,38 @@ func (d *decoder) nodeSelectorTypes(s *Space) {
 	if len(s.Target.NodeSelector) == 0 {
 		return
 	}
-	types := []string{s.Target.GPU}
-	if p, searched := s.Param(KnobGPU); searched {
-		types = nil
-		for _, v := range p.Values {
-			types = append(types, FormatValue(v))
-		}
-	}
+	types := s.GPUTypes()
 	for _, gpu := range slices.Sorted(maps.Keys(s.Target.NodeSelector)) {
 		if !slices.ContainsFunc(types, func(t string) bool { return strings.EqualFold(t, gpu) }) {
 			d.fail(join("target.node_selector", gpu), "GPU type %q is not one the study runs on%s (its types: %s)", gpu, suggest.Hint(gpu, types), strings.Join(types, ", "))
 		}
 	}
+}
+
+// GPUTypes are the GPU types the study runs on: the gpu knob's values,
+// else target.gpu.
+func (s *Space) GPUTypes() []string {
+	p, searched := s.Param(KnobGPU)
+	if !searched {
+		return []string{s.Target.GPU}
+	}
+	var types []string
+	for _, v := range p.Values {
+		types = append(types, FormatValue(v))
+	}
+	return types
+}
+
+// LabelProblem says why key = value is not a Kubernetes label ("" when
+// it is), as [target.node_selector] checks its entries.
+func LabelProblem(key, value string) string {
+	if p := labelKeyProblem(key); p != "" {
+		return fmt.Sprintf("%q is not a Kubernetes label key: %s", key, p)
+	}
+	if p := labelValueProblem(value); p != "" {
+		return fmt.Sprintf("%q is not a Kubernetes label value: %s", value, p)
+	}
+	return ""
 }
 
 var (

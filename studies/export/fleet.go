@@ -32,12 +32,12 @@ type Sizing struct {
 
 // sizeOf is trial t's sizing in study sp; gpu says whether it runs on
 // GPUs.
-func sizeOf(sp *space.Space, t store.Trial, gpu bool) Sizing {
+func sizeOf(sp *space.Space, t store.Trial, o Options, gpu bool) Sizing {
 	s := Sizing{}
 	s.Replicas, s.ReplicasWhy = replicasOf(sp, t)
 	if gpu {
 		s.GPUType = sp.Target.GPUOf(t.Config)
-		s.NodeSelector, s.SelectorWhy = selectorOf(sp.Target, s.GPUType)
+		s.NodeSelector, s.SelectorWhy = selectorOf(sp.Target, o, s.GPUType)
 	}
 	return s
 }
@@ -96,18 +96,25 @@ func within(sp *space.Space, profile string) string {
 	return out
 }
 
-// selectorOf is the node selector pinning GPU type gpu: the target's
-// [target.node_selector] entry for it, else GFD's product label.
-func selectorOf(tgt space.Target, gpu string) (map[string]string, string) {
-	if sel, ok := tgt.NodeSelectorOf(gpu); ok {
+// selectorOf is the node selector pinning GPU type gpu: --node-selector's
+// (o.NodeSelector) for it, else [target.node_selector]'s, else GFD's
+// product label.
+func selectorOf(tgt space.Target, o Options, gpu string) (map[string]string, string) {
+	sel, given := flagSelector(o, gpu)
+	from := "--node-selector " + gpu
+	if !given {
+		sel, given = tgt.NodeSelectorOf(gpu)
+		from = "[target.node_selector." + gpu + "]"
+	}
+	if given {
 		if len(sel) == 0 {
-			return nil, fmt.Sprintf("no node selector: [target.node_selector.%s] is empty", gpu)
+			return nil, fmt.Sprintf("no node selector: %s gives none", from)
 		}
 		var kv []string
 		for _, k := range slices.Sorted(maps.Keys(sel)) {
 			kv = append(kv, k+"="+sel[k])
 		}
-		return maps.Clone(sel), fmt.Sprintf("%s nodes: %s, from [target.node_selector.%s]", gpu, strings.Join(kv, ", "), gpu)
+		return maps.Clone(sel), fmt.Sprintf("%s nodes: %s, from %s", gpu, strings.Join(kv, ", "), from)
 	}
 	if gpu == "" {
 		return nil, "no node selector: target.gpu names no GPU type"

@@ -201,7 +201,7 @@ func TestFleetExportTakesTheTargetsNodeSelector(t *testing.T) {
 	if sel := objs.Deployments[1].Spec.Template.Spec.NodeSelector; len(sel) != 0 {
 		t.Errorf("L40S selector %v, want none (its table is empty)", sel)
 	}
-	for _, s := range []string{"H100 nodes: cloud.google.com/gke-accelerator=nvidia-h100-80gb, from [target.node_selector.H100]", "no node selector: [target.node_selector.L40S] is empty"} {
+	for _, s := range []string{"H100 nodes: cloud.google.com/gke-accelerator=nvidia-h100-80gb, from [target.node_selector.H100]", "no node selector: [target.node_selector.L40S] gives none"} {
 		if !strings.Contains(y, s) {
 			t.Errorf("the export does not say %q:\n%s", s, y)
 		}
@@ -247,8 +247,51 @@ func TestGPUProductOfEveryBuiltInGPU(t *testing.T) {
 // A GPU type servetune cannot name GFD's value for gets no selector, and
 // the export says how to give one.
 func TestFleetExportOfAnUnknownGPUTypeSaysHowToPinIt(t *testing.T) {
-	sel, why := selectorOf(space.Target{GPU: "MI300X"}, "MI300X")
+	sel, why := selectorOf(space.Target{GPU: "MI300X"}, Options{}, "MI300X")
 	if sel != nil || !strings.Contains(why, "[target.node_selector.MI300X]") {
 		t.Errorf("selector %v, why %q", sel, why)
+	}
+}
+
+// --node-selector (Options.NodeSelector) wins over [target.node_selector]
+// and the default for the types it names; bad values are refused naming
+// the value.
+func TestNodeSelectorFlagOverridesTheSpace(t *testing.T) {
+	sp := fleetStudy(t, "[target.node_selector.H100]\npool = \"from-space\"\n")
+	sel, err := ParseNodeSelectors(sp, []string{"h100:pool=from-flag", "H100:zone=a", "L40S:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials := []store.Trial{fleetTrial(3, "H100", 4, 14.25, 3), fleetTrial(8, "L40S", 2, 4.5, 9)}
+	deps, err := ByGPUType(sp, trials, []int{3, 8}, Options{NodeSelector: sel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, objs := decodeFleet(t, deps)
+	if got := objs.Deployments[0].Spec.Template.Spec.NodeSelector; len(got) != 2 || got["pool"] != "from-flag" || got["zone"] != "a" {
+		t.Errorf("H100 selector %v, want the flag's", got)
+	}
+	if got := objs.Deployments[1].Spec.Template.Spec.NodeSelector; len(got) != 0 {
+		t.Errorf("L40S selector %v, want none (L40S:)", got)
+	}
+	for _, s := range []string{"H100 nodes: pool=from-flag, zone=a, from --node-selector H100", "no node selector: --node-selector L40S gives none"} {
+		if !strings.Contains(y, s) {
+			t.Errorf("the export does not say %q:\n%s", s, y)
+		}
+	}
+	for _, tc := range []struct{ arg, want string }{
+		{"H10:a=b", `GPU type "H10" is not one study fleet runs on; did you mean "H100"?`},
+		{"pool=a", "give GPU:KEY=VALUE"},
+		{":pool=a", "give GPU:KEY=VALUE"},
+		{"H100:pool", "the label must be KEY=VALUE"},
+		{"H100:pool=a b", `"a b" is not a Kubernetes label value`},
+		{"H100:/x=a", `"/x" is not a Kubernetes label key`},
+	} {
+		if _, err := ParseNodeSelectors(sp, []string{tc.arg}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.arg, err, tc.want)
+		}
+	}
+	if _, err := ParseNodeSelectors(sp, []string{"H100:pool=a", "H100:pool=b"}); err == nil || !strings.Contains(err.Error(), "also given") {
+		t.Errorf("a label given twice: %v", err)
 	}
 }

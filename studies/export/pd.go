@@ -49,7 +49,7 @@ func planPD(sp *space.Space, t store.Trial, o Options, d engines.Deployed, f fac
 	plans := make([]Plan, len(procs))
 	for i, pr := range procs {
 		plans[i] = processPlan(sp, t, eng, f, pr, gpu)
-		plans[i].Sizing = sizeOf(sp, t, plans[i].GPUs > 0)
+		plans[i].Sizing = sizeOf(sp, t, o, plans[i].GPUs > 0)
 		// One copy of each process: replicating a disaggregated
 		// deployment means replicating its pools and router together.
 		plans[i].Replicas = 1

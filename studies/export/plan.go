@@ -32,6 +32,10 @@ type Options struct {
 	// RouterImage replaces the router's image (vLLM's router has no
 	// official one).
 	RouterImage string
+	// NodeSelector is, per GPU type, the node labels that type's pods are
+	// pinned to, over [target.node_selector] and the default
+	// (ParseNodeSelectors reads them from --node-selector).
+	NodeSelector map[string]map[string]string
 }
 
 // Plan is one trial's deployment: everything the renderers print.
@@ -125,7 +129,7 @@ func planOne(sp *space.Space, t store.Trial, o Options, d engines.Deployed, f fa
 	if studies.TargetDevice(sp.Target, []string{eng}) == "gpu" {
 		p.GPUs = d.GPUs
 	}
-	p.Sizing = sizeOf(sp, t, p.GPUs > 0)
+	p.Sizing = sizeOf(sp, t, o, p.GPUs > 0)
 	p.Argv, p.Env, p.Port = bind(d, f)
 	return p
 }
