@@ -112,7 +112,7 @@ that did not complete is refused unless --force; a declared engine needs
 			&cli.StringFlag{Name: "image", Usage: "with --export: the container `IMAGE` instead of the engine's official one (a declared engine has none)"},
 			&cli.BoolFlag{Name: "shared-cache", Usage: "with --export k8s of a disaggregated trial: the storage offers ReadWriteMany, so every server mounts one model cache claim instead of one ReadWriteOnce claim each"},
 			&cli.StringFlag{Name: "router-image", Usage: "with --export of a disaggregated vLLM trial: an `IMAGE` holding vLLM's router (vllm-router) to run instead of installing it into vLLM's image"},
-			&cli.StringSliceFlag{Name: "node-selector", Usage: "with --export k8s: pin GPU type `GPU:KEY=VALUE`'s pods to nodes labelled KEY=VALUE instead of [target.node_selector] or GPU Feature Discovery's nvidia.com/gpu.product (repeatable; GPU: pins none)"},
+			&cli.StringSliceFlag{Name: "node-selector", Usage: "with --export k8s: `SELECTOR` is GPU:KEY=VALUE, pinning that GPU type's pods to nodes labelled KEY=VALUE instead of [target.node_selector] or GPU Feature Discovery's nvidia.com/gpu.product (repeatable; GPU: pins none)"},
 			&cli.StringFlag{Name: "rdma-resource", Usage: "with --export k8s of a disaggregated trial: the extended resource `NAME` of the RDMA NICs a server moving KV across nodes requests (default " + export.DefaultRDMAResource + ")"},
 		},
 		Action: func(c *cli.Context) error {
