@@ -175,6 +175,9 @@ func TestFleetExportHasOneDeploymentPerGPUType(t *testing.T) {
 			t.Errorf("service %d selects %v, want %s", i, objs.Services[i].Spec.Selector, w.name)
 		}
 	}
+	if _, err := KubernetesOf(nil); err == nil {
+		t.Error("a manifest of no deployment was written")
+	}
 	for _, s := range []string{"one Deployment per GPU type among its best trials", "trial 3 on H100, trial 8 on L40S", "They are alternatives, each sized alone for traffic_rps 40", "does not model a fleet that splits the traffic"} {
 		if !strings.Contains(y, s) {
 			t.Errorf("header lacks %q:\n%s", s, y)

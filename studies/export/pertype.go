@@ -1,6 +1,7 @@
 package export
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -58,6 +59,9 @@ func gpuKey(gpu string, cards *sim.Cards) string {
 // one's documents under its own names, the model cache claims they
 // share written once, and a header saying they are alternatives.
 func KubernetesOf(deps []Deployment) ([]byte, error) {
+	if len(deps) == 0 {
+		return nil, errors.New("manifest: no deployment to write")
+	}
 	if len(deps) == 1 {
 		return deps[0].Kubernetes()
 	}
@@ -105,13 +109,13 @@ func header(plans []Plan) []string {
 // headerMany is the comment above several deployments' manifest.
 func headerMany(deps []Deployment) []string {
 	var which []string
-	rps := ""
 	for _, d := range deps {
 		p := lead(d.Plans)
 		which = append(which, "trial "+strconv.Itoa(p.Trial)+" on "+p.GPUType)
-		if i := strings.Index(p.ReplicasWhy, "traffic_rps "); i >= 0 && rps == "" {
-			rps = " for " + strings.SplitN(p.ReplicasWhy[i:], ":", 2)[0]
-		}
+	}
+	rps := ""
+	if r := deps[0].Target.TrafficRPS; r > 0 {
+		rps = " for traffic_rps " + num(r)
 	}
 	out := []string{
 		fmt.Sprintf("servetune export of study %s: one Deployment per GPU type among its best trials (the first on each type in the study's ranking): %s.", lead(deps[0].Plans).Study, strings.Join(which, ", ")),
