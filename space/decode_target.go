@@ -13,7 +13,7 @@ import (
 
 var targetKeys = []string{"runner", "model", "served_model_name", "gpu", "gpus", "gpus_per_trial", "engine", "host", "prefix", "env",
 	"startup_timeout", "stall_timeout", "trial_timeout", "max_failed_fraction", "engines", "sim",
-	"nodes", "node_launch", "gpus_per_node", "prices", "traffic_rps"}
+	"nodes", "node_launch", "gpus_per_node", "prices", "traffic_rps", "node_selector"}
 
 func (d *decoder) target(m map[string]any) Target {
 	t := Target{
@@ -50,6 +50,7 @@ func (d *decoder) target(m map[string]any) Target {
 	t.Sim = d.simTarget(d.table(m, "sim", "target.sim", "noise_cv", "cards"))
 	t.Prices, t.PriceList = d.prices(m)
 	t.TrafficRPS = d.trafficRPS(m)
+	t.NodeSelector = d.nodeSelectors(m)
 	if d.opt.CheckTarget != nil && t.Model != "" {
 		// Held back until the end: a target the runner cannot run does not
 		// stop the checks of the rest of the file.

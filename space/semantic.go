@@ -61,6 +61,7 @@ func (d *decoder) semantic(ctx context.Context, s *Space) {
 	d.directions(s)
 	d.meaning(s)
 	d.gpuTypes(s)
+	d.nodeSelectorTypes(s)
 	d.config(s, s.Baseline, "baseline")
 	for i, c := range s.Enqueue {
 		d.config(s, c, fmt.Sprintf("enqueue[%d]", i))

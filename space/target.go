@@ -1,6 +1,7 @@
 package space
 
 import (
+	"strings"
 	"time"
 
 	"github.com/servetune/servetune/cost"
@@ -82,6 +83,24 @@ type Target struct {
 	// replicas and GPUs that serve it (replicas, gpus_total), and
 	// usd_per_hour becomes the whole deployment's. 0: not given.
 	TrafficRPS float64 `toml:"traffic_rps" json:"traffic_rps,omitempty"`
+	// NodeSelector is, by GPU type (target.gpu or a gpu knob value), the
+	// node labels a Kubernetes export pins that type's pods to, replacing
+	// the default (GPU Feature Discovery's nvidia.com/gpu.product); an
+	// empty table pins none. Where a trial deploys, not what it measured:
+	// not part of the space's fingerprint.
+	NodeSelector map[string]map[string]string `toml:"node_selector" json:"node_selector,omitempty"`
+}
+
+// NodeSelectorOf is the node selector [target.node_selector] gives GPU
+// type gpu, its name compared without case; ok is false when it gives
+// none.
+func (t Target) NodeSelectorOf(gpu string) (sel map[string]string, ok bool) {
+	for k, v := range t.NodeSelector {
+		if strings.EqualFold(k, gpu) {
+			return v, true
+		}
+	}
+	return nil, false
 }
 
 // KnobGPU is the knob that makes the GPU type a searched dimension: its

@@ -117,6 +117,12 @@ func TestSpaceCheckComparesParsedSpaces(t *testing.T) {
 	if err := open(onNodes); err != nil {
 		t.Errorf("other nodes refused: %v", err)
 	}
+	// The node labels a k8s export pins pods to say where it deploys,
+	// not what its trials measured.
+	pinned := studySource(5, "") + "\n[target.node_selector.H100]\npool = \"serving\"\n"
+	if err := open(pinned); err != nil {
+		t.Errorf("a node selector refused: %v", err)
+	}
 	changed := studySource(5, "") + "\n[params.chunked_prefill]\nvalues = [512, 1024]\n"
 	if err := open(changed); !errors.Is(err, ErrSpaceChanged) {
 		t.Errorf("a new knob resumed: %v", err)

@@ -110,6 +110,8 @@ func fingerprint(sp *space.Space) map[string][]byte {
 	target := sp.Target
 	target.StartupTimeout, target.StallTimeout, target.TrialTimeout, target.MaxFailedFraction = 0, 0, 0, 0
 	target.Host, target.Nodes, target.NodeLaunch = "", nil, nil
+	// Nor does the node selector its Kubernetes export pins pods with.
+	target.NodeSelector = nil
 	out := map[string][]byte{}
 	for part, v := range map[string]any{
 		"study": study, "target": target, "objectives": sp.Objectives, "constraints": sp.Constraints,

@@ -66,6 +66,7 @@ func TestViewFlagCombinationsRefused(t *testing.T) {
 		{[]string{"best", "--trial", "2", "q"}, "--trial acts only with --export"},
 		{[]string{"best", "--force", "q"}, "--force acts only with --export"},
 		{[]string{"best", "--rdma-resource", "x/y", "q"}, "--rdma-resource acts only with --export"},
+		{[]string{"best", "--node-selector", "H100:pool=a", "q"}, "--node-selector acts only with --export"},
 		{[]string{"best", "--export", "docker", "--image", "", "q"}, "--image is empty"},
 		{[]string{"report", "--html", ".", "q"}, "--html . is a directory"},
 		{[]string{"report", "--html", "no/such/dir/r.html", "q"}, "its directory no/such/dir does not exist"},

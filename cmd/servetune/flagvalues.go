@@ -61,7 +61,7 @@ var exclusiveFlags = map[string][][2]string{
 // needsFlag are flags that act only beside another, and were silently
 // ignored without it (`best --trial 2` showed the best trial).
 var needsFlag = map[string]map[string]string{
-	"best": {"trial": "export", "force": "export", "image": "export", "shared-cache": "export", "router-image": "export", "rdma-resource": "export"},
+	"best": {"trial": "export", "force": "export", "image": "export", "shared-cache": "export", "router-image": "export", "rdma-resource": "export", "node-selector": "export"},
 }
 
 // flagCombinations refuses flags given together that cannot all act.

@@ -90,7 +90,13 @@ prints a Deployment (the trial's GPU count, startup/readiness/liveness
 probes on the engine's health endpoint, /dev/shm in memory, the model cache
 on the PersistentVolumeClaim servetune-model-cache, HF_TOKEN from the
 optional Secret hf-token), a Service and the generated files' ConfigMap,
-ready for kubectl apply -f. A disaggregated trial exports one Deployment
+ready for kubectl apply -f. The Deployment runs the replicas the study
+computed for [target] traffic_rps (else 1) on nodes of the trial's GPU
+type (nvidia.com/gpu.product as GPU Feature Discovery labels it, or
+[target.node_selector.<type>], or --node-selector), each said in a
+comment; without --trial
+it writes one Deployment per GPU type among the winners (alternatives,
+each sized for the whole traffic). A disaggregated trial exports one Deployment
 and Service per process (a cache claim per server, or one ReadWriteMany
 claim with --shared-cache; pod affinity for servers sharing a node; an
 RDMA NIC, --rdma-resource, for servers whose KV crosses nodes; vLLM's
@@ -106,6 +112,7 @@ that did not complete is refused unless --force; a declared engine needs
 			&cli.StringFlag{Name: "image", Usage: "with --export: the container `IMAGE` instead of the engine's official one (a declared engine has none)"},
 			&cli.BoolFlag{Name: "shared-cache", Usage: "with --export k8s of a disaggregated trial: the storage offers ReadWriteMany, so every server mounts one model cache claim instead of one ReadWriteOnce claim each"},
 			&cli.StringFlag{Name: "router-image", Usage: "with --export of a disaggregated vLLM trial: an `IMAGE` holding vLLM's router (vllm-router) to run instead of installing it into vLLM's image"},
+			&cli.StringSliceFlag{Name: "node-selector", Usage: "with --export k8s: `SELECTOR` is GPU:KEY=VALUE, pinning that GPU type's pods to nodes labelled KEY=VALUE instead of [target.node_selector] or GPU Feature Discovery's nvidia.com/gpu.product (repeatable; GPU: pins none)"},
 			&cli.StringFlag{Name: "rdma-resource", Usage: "with --export k8s of a disaggregated trial: the extended resource `NAME` of the RDMA NICs a server moving KV across nodes requests (default " + export.DefaultRDMAResource + ")"},
 		},
 		Action: func(c *cli.Context) error {
@@ -122,8 +129,12 @@ that did not complete is refused unless --force; a declared engine needs
 				r.WithPredictions(sp, trials, kept)
 			}
 			if c.IsSet("export") {
+				sel, err := export.ParseNodeSelectors(sp, c.StringSlice("node-selector"))
+				if err != nil {
+					return usageError{err}
+				}
 				return e.export(sp, trials, r, c.String("export"), c.Int("trial"), export.Options{Force: c.Bool("force"), Image: c.String("image"),
-					SharedCache: c.Bool("shared-cache"), RDMAResource: c.String("rdma-resource"), RouterImage: c.String("router-image")})
+					SharedCache: c.Bool("shared-cache"), RDMAResource: c.String("rdma-resource"), RouterImage: c.String("router-image"), NodeSelector: sel})
 			}
 			switch {
 			case c.Bool("json"):

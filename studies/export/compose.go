@@ -63,7 +63,7 @@ func ComposePD(plans []Plan, t space.Target) ([]byte, error) {
 		}
 		services[p.Name] = s
 	}
-	return encodeManifest([]any{obj{"name": name(plans[0].Study, plans[0].Trial),
+	return encodeManifest(nil, []any{obj{"name": name(plans[0].Study, plans[0].Trial),
 		"services": services, "networks": obj{ComposeNetwork: obj{}}, "volumes": volumes}})
 }
 

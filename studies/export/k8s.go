@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -26,28 +27,54 @@ const (
 // ConfigMap (if any), the model cache's PersistentVolumeClaim, a
 // Deployment and a Service.
 func Kubernetes(p Plan) ([]byte, error) {
+	return encodeManifest(header([]Plan{p}), oneDocs(p))
+}
+
+// oneDocs are one server's documents.
+func oneDocs(p Plan) []any {
 	var docs []any
 	if len(p.Files) > 0 {
 		docs = append(docs, obj{"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(p), "data": p.Files})
 	}
-	docs = append(docs, cacheClaim(p.Claim, "ReadWriteOnce"), deployment(p), service(p))
-	return encodeManifest(docs)
+	return append(docs, cacheClaim(p.Claim, "ReadWriteOnce"), deployment(p), service(p))
 }
 
-// encodeManifest writes the documents as one multi-document YAML stream.
-func encodeManifest(docs []any) ([]byte, error) {
+// commented is a document with the comment lines written above it.
+type commented struct {
+	note []string
+	doc  any
+}
+
+// encodeManifest writes the header comment, then the documents as one
+// multi-document YAML stream.
+func encodeManifest(head []string, docs []any) ([]byte, error) {
 	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	for _, doc := range docs {
+	writeComment(&b, head)
+	for i, doc := range docs {
+		if i > 0 {
+			b.WriteString("---\n")
+		}
+		if c, ok := doc.(commented); ok {
+			writeComment(&b, c.note)
+			doc = c.doc
+		}
+		enc := yaml.NewEncoder(&b)
+		enc.SetIndent(2)
 		if err := enc.Encode(doc); err != nil {
 			return nil, fmt.Errorf("manifest: %w", err)
 		}
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
+		if err := enc.Close(); err != nil {
+			return nil, fmt.Errorf("manifest: %w", err)
+		}
 	}
 	return b.Bytes(), nil
+}
+
+// writeComment writes lines as YAML comments, one line each.
+func writeComment(b *bytes.Buffer, lines []string) {
+	for _, l := range lines {
+		b.WriteString(strings.TrimRight("# "+strings.ReplaceAll(l, "\n", " "), " ") + "\n")
+	}
 }
 
 type obj = map[string]any
@@ -89,13 +116,21 @@ func service(p Plan) obj {
 
 // deployment recreates rather than rolls: a second pod would need a
 // second set of GPUs while the first still holds its own.
-func deployment(p Plan) obj {
-	return obj{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(p), "spec": obj{
-		"replicas": 1,
+// Its comment says where its replica count and node selector came from.
+func deployment(p Plan) any {
+	d := obj{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(p), "spec": obj{
+		"replicas": max(1, p.Replicas),
 		"strategy": obj{"type": "Recreate"},
 		"selector": obj{"matchLabels": obj{"app": p.Name}},
 		"template": obj{"metadata": obj{"labels": podLabels(p)}, "spec": podSpec(p)},
 	}}
+	var note []string
+	for _, why := range []string{p.ReplicasWhy, p.SelectorWhy} {
+		if why != "" {
+			note = append(note, p.Name+": "+why+".")
+		}
+	}
+	return commented{note, d}
 }
 
 func podSpec(p Plan) obj {
@@ -138,6 +173,9 @@ func podSpec(p Plan) obj {
 	}
 	if a := affinity(p); a != nil {
 		spec["affinity"] = a
+	}
+	if len(p.NodeSelector) > 0 {
+		spec["nodeSelector"] = p.NodeSelector
 	}
 	return spec
 }

@@ -49,6 +49,11 @@ func planPD(sp *space.Space, t store.Trial, o Options, d engines.Deployed, f fac
 	plans := make([]Plan, len(procs))
 	for i, pr := range procs {
 		plans[i] = processPlan(sp, t, eng, f, pr, gpu)
+		plans[i].Sizing = sizeOf(sp, t, o, plans[i].GPUs > 0)
+		// One copy of each process: replicating a disaggregated
+		// deployment means replicating its pools and router together.
+		plans[i].Replicas = 1
+		plans[i].ReplicasWhy = "1 replica: a disaggregated deployment is one set of prefill and decode servers behind one router; servetune exports one set and does not size the pools for [target] traffic_rps"
 		if o.Image != "" {
 			plans[i].Image = o.Image
 		}
@@ -116,6 +121,11 @@ func processName(study string, trial int, process string) string {
 // claim once (ReadWriteMany when the servers share one), then each
 // process's Deployment and Service.
 func KubernetesPD(plans []Plan) ([]byte, error) {
+	return encodeManifest(header(plans), pdDocs(plans))
+}
+
+// pdDocs are a disaggregated deployment's documents.
+func pdDocs(plans []Plan) []any {
 	var docs []any
 	seen := map[string]int{}
 	for _, p := range plans {
@@ -136,7 +146,7 @@ func KubernetesPD(plans []Plan) ([]byte, error) {
 	for _, p := range plans {
 		docs = append(docs, deployment(p), service(p))
 	}
-	return encodeManifest(docs)
+	return docs
 }
 
 // peerPorts are the Service ports other processes dial besides http.

@@ -32,6 +32,10 @@ type Options struct {
 	// RouterImage replaces the router's image (vLLM's router has no
 	// official one).
 	RouterImage string
+	// NodeSelector is, per GPU type, the node labels that type's pods are
+	// pinned to, over [target.node_selector] and the default
+	// (ParseNodeSelectors reads them from --node-selector).
+	NodeSelector map[string]map[string]string
 }
 
 // Plan is one trial's deployment: everything the renderers print.
@@ -83,6 +87,8 @@ type Plan struct {
 	// process runs that the image lacks (vLLM's router).
 	Install    []string
 	InstallDir string
+	// Sizing is how many pods run and on which nodes, with why.
+	Sizing
 }
 
 // ErrNotComplete refuses a trial whose measurement does not hold.
@@ -123,6 +129,7 @@ func planOne(sp *space.Space, t store.Trial, o Options, d engines.Deployed, f fa
 	if studies.TargetDevice(sp.Target, []string{eng}) == "gpu" {
 		p.GPUs = d.GPUs
 	}
+	p.Sizing = sizeOf(sp, t, o, p.GPUs > 0)
 	p.Argv, p.Env, p.Port = bind(d, f)
 	return p
 }
