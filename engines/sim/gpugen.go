@@ -38,7 +38,11 @@ type genFraction struct {
 // mean of 100 iterations at each accelerator's best shape, PyTorch):
 // BF16 A100 SXM 271.2 of 312 (0.869), H100 SXM 794.5 of 989 (0.803),
 // B200 1745.0 of 2250 (0.776); FP8 H100 SXM 1402.6 of 1979 (0.709),
-// B200 3432.5 of 4500 (0.763). No Ada (L40S) row: Hopper's.
+// B200 3432.5 of 4500 (0.763). That table has no Ada row: the L40S's BF16
+// share is from github.com/zzc0721/torch-performance-test-data
+// (database.md: square torch.matmul, 1024 to 10240, the best size):
+// 269.15 of 362 (0.744), on the same scale as the MAMF rows (its H100
+// rows, 797.5 and 783.7 of 989, 0.806 and 0.792; A100 SXM4 264.5, 0.848).
 //
 // Attention: FlashAttention-2 "reaching 50-73% of the theoretical
 // maximum FLOPs/s on A100" (Dao, arXiv:2307.08691, abstract: the top,
@@ -48,7 +52,7 @@ type genFraction struct {
 var genFractions = map[string]genFraction{
 	"ampere":    {hbm: 1776.0 / 2039, bf16: 271.2 / 312, attn: 0.73},
 	"hopper":    {hbm: 1942.0 / 2000, bf16: 794.5 / 989, fp8: 1402.6 / 1979, attn: 0.75},
-	"ada":       {hbm: 845.0 / 864},
+	"ada":       {hbm: 845.0 / 864, bf16: 269.15 / 362},
 	"blackwell": {bf16: 1745.0 / 2250, fp8: 3432.5 / 4500},
 }
 
