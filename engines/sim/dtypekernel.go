@@ -43,7 +43,8 @@ var fp8W8A8Kernel = dtypeKernel{stream: 2 * 2.870 / 4.733}
 // ("marlin-w4a16"), 3.46 8-bit ("marlin-w8a16"): INT4 streams a quarter
 // of the bytes in 46% of the time, 4 × 2.30/4.98 = 1.85 FP16's time per
 // byte; 8-bit 2 × 2.30/3.46 = 1.33. The math runs on BF16 tensor
-// cores.
+// cores. A 4-bit float checkpoint (NVFP4, MXFP4) takes the INT4 figure:
+// no measurement of its kernels was found.
 func weightOnlyKernel(bytesPerParam float64) dtypeKernel {
 	if bytesPerParam >= 1 {
 		return dtypeKernel{stream: 2 * 2.30 / 3.46}
