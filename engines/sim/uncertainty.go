@@ -48,15 +48,16 @@ var (
 	// tp > 4: the all-reduce model reproduces its microbenchmark within
 	// 15%, and communication is at most about half of a TP8 decode step.
 	xTP = Extrapolation{"tp_above_4", 0.08}
-	// MoE experts in a dtype other than the calibration MoE's FP8: the
-	// fitted expert-streaming coefficient (FP8) may sit anywhere between
-	// itself and the dense one for another kernel (a 16% gap).
+	// MoE experts in a dtype other than the calibration MoE's FP8: their
+	// kernel's time per byte (dtypekernel.go) is a dense GEMM benchmark's,
+	// not yet checked against a real MoE run in that dtype.
 	xMoEDtype = Extrapolation{"moe_dtype", 0.15}
 	// Another Hopper GPU (H200): the same kernels, another HBM.
 	xHopper = Extrapolation{"gpu_hopper", 0.08}
-	// Another generation (Ampere, Ada, Blackwell): achievable fractions
-	// of the datasheet differ by ±15–20% between generations in
-	// published microbenchmarks, and none is fitted here.
+	// Another generation (Ampere, Ada, Blackwell): the measured shares of
+	// the datasheet (gpugen.go) cover bandwidth and matmuls, not what
+	// else differs (sustained clocks, attention and all-reduce kernels),
+	// and no calibration run checks them.
 	xGeneration = Extrapolation{"gpu_generation", 0.18}
 	// SGLang and TRT-LLM keep the seed-fitted model, checked only
 	// against two seed reports' throughputs.

@@ -98,12 +98,18 @@ func (pf *perf) vllmRank(l rankLoad, groupTokens int) feat {
 // vLLM model divides by the coefficients.
 func (pf *perf) vllmConstants() {
 	s, m := pf.s, pf.s.model
-	pf.hbm = s.gpu.HBMTBs * 1e12
-	pf.bf16 = s.gpu.BF16TFLOPs * 1e12
-	pf.peak = pf.bf16
+	// The datasheet × the generation's measured share ÷ Hopper's
+	// (gpugen.go): the coefficients are fitted on H100s. A dtype's
+	// weights stream at their kernel's measured time per byte
+	// (dtypekernel.go).
+	hbmR, bf16R, fp8R, attnR := genRatio(s.gpu)
+	pf.hbm = s.gpu.HBMTBs * 1e12 * hbmR
+	pf.bf16 = s.gpu.BF16TFLOPs * 1e12 * attnR // prefill attention's peak
+	pf.peak = s.gpu.BF16TFLOPs * 1e12 * bf16R
 	if s.fp8Compute {
-		pf.peak = s.gpu.FP8TFLOPs * 1e12
+		pf.peak = s.gpu.FP8TFLOPs * 1e12 * fp8R
 	}
+	k := weightKernel(s)
 	pf.linkRaw = s.gpu.NVLinkGBs * 1e9
 	if pf.linkRaw == 0 {
 		pf.linkRaw = max(s.gpu.PCIeGBs, 16) * 1e9
@@ -117,8 +123,8 @@ func (pf *perf) vllmConstants() {
 		streamed = nonExpert // tied or tiny: keep the card's count
 	}
 	attn := m.AttnParamsB
-	pf.rawDense = (attn/float64(s.attnTP) + (streamed-attn)/float64(s.tp)) * 1e9 * s.weightBytes
-	pf.rawExperts = m.ExpertParamsB / float64(s.tp) * 1e9 * s.weightBytes / m.expertEff()
+	pf.rawDense = (attn/float64(s.attnTP) + (streamed-attn)/float64(s.tp)) * 1e9 * s.weightBytes * k.stream
+	pf.rawExperts = m.ExpertParamsB / float64(s.tp) * 1e9 * s.weightBytes * k.stream / m.expertEff()
 	expertActive := 0.0
 	if m.Experts > 0 {
 		expertActive = m.ExpertParamsB * float64(m.TopK) / float64(m.Experts)
