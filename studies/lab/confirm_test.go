@@ -121,8 +121,8 @@ func TestConfirmStatsCountsTheSeedsWithinNoise(t *testing.T) {
 }
 
 // A short study with confirmation: the lab's curve ends on the config the
-// study's report names, confirmed by more than one measurement, and the
-// best measured config is at least as good.
+// study's report names, confirmed by more than one measurement unless the
+// last trial found it, and the best measured config is at least as good.
 func TestEvaluateChecksTheConfirmedReport(t *testing.T) {
 	sp, err := Load("qwen3")
 	if err != nil {
@@ -134,13 +134,23 @@ func TestEvaluateChecksTheConfirmedReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	confirmed := 0
 	for _, run := range res.Runs {
 		c := run.Confirm
 		if c == nil {
 			t.Fatalf("seed %d: no confirmation check", run.Seed)
 		}
-		if c.Measurements < 2 || !c.NoiseMeasured {
-			t.Errorf("seed %d: reported best measured %d times (noise measured %v), want a confirmed one", run.Seed, c.Measurements, c.NoiseMeasured)
+		// A config first measured on the study's last trial has no trial
+		// left to confirm it, and if it leads beyond the noise the report
+		// names it (measured once, and says so); any other pick is
+		// confirmed.
+		lastFound := len(run.Best) >= 2 && run.Best[len(run.Best)-2] != last(run.Best)
+		if c.Measurements >= 2 {
+			confirmed++
+		}
+		if (c.Measurements < 2 && !lastFound) || !c.NoiseMeasured {
+			t.Errorf("seed %d: reported best measured %d times (noise measured %v, found on the last trial %v), want a confirmed one",
+				run.Seed, c.Measurements, c.NoiseMeasured, lastFound)
 		}
 		if !(c.Value > 0) || !(c.Tolerance > 0) {
 			t.Errorf("seed %d: the report states %v ± %v of its pick, want a value and an interval", run.Seed, c.Value, c.Tolerance)
@@ -148,5 +158,8 @@ func TestEvaluateChecksTheConfirmedReport(t *testing.T) {
 		if c.BestMeasured > c.Reported+1e-12 || last(run.Best) != c.Reported {
 			t.Errorf("seed %d: reported %v, best measured %v, curve ends %v", run.Seed, c.Reported, c.BestMeasured, last(run.Best))
 		}
+	}
+	if confirmed == 0 {
+		t.Error("no seed's report names a confirmed config")
 	}
 }
