@@ -98,7 +98,7 @@ func (l *loop) run(ctx context.Context) error {
 		}
 		select {
 		case f := <-p.done:
-			if err := p.collect(ctx, f); err != nil && p.stopErr == nil {
+			if err := p.collect(ctx, p.drain(f)...); err != nil && p.stopErr == nil {
 				p.stopErr = err
 				cancel() // a fatal error interrupts the other trials too
 			}
@@ -377,22 +377,85 @@ func (l *loop) work(ctx context.Context, t store.Trial, slot int, done chan<- fi
 	done <- finished{t: t, slot: slot, fatal: fatal, stopBeat: stopBeat}
 }
 
-// collect records a trial a worker finished and teaches the sampler.
-func (p *pool) collect(ctx context.Context, f finished) error {
-	p.devices.Release(f.t.Devices)
-	return p.write(ctx, f)
+// drain adds to f the results other workers are already waiting to
+// hand back, so that they are written together (writeAll). It waits for
+// none: a result is never held back for another.
+func (p *pool) drain(f finished) []finished {
+	fs := []finished{f}
+	for len(fs) < p.inFlight {
+		select {
+		case g := <-p.done:
+			fs = append(fs, g)
+		default:
+			return fs
+		}
+	}
+	return fs
 }
 
-// write stores a finished trial's result. While the store is down the
-// trial stays in flight, its result kept to be written when the store is
-// back (flush) — unless servetune is stopping, or the outage outlasted
-// its bound: the result is then lost, and the trial, its lease expired,
-// is retried as an interrupted one.
-func (p *pool) write(ctx context.Context, f finished) error {
-	t := f.t
+// collect records the trials workers finished and teaches the sampler.
+func (p *pool) collect(ctx context.Context, fs ...finished) error {
+	for _, f := range fs {
+		p.devices.Release(f.t.Devices)
+	}
+	return p.writeAll(ctx, fs)
+}
+
+// batchFinisher writes several trials' results in one transaction
+// (store.Store.FinishLeasedAll).
+type batchFinisher interface {
+	FinishLeasedAll(ctx context.Context, ts []*store.Trial) ([]error, error)
+}
+
+// writeAll stores finished trials' results, in one transaction where
+// the store can (one commit, one fsync, for all the results in hand),
+// then settles each as write does, in order; it returns the first error.
+func (p *pool) writeAll(ctx context.Context, fs []finished) error {
+	ts := make([]store.Trial, len(fs))
+	for i, f := range fs {
+		ts[i] = f.t
+	}
+	errs := p.finishAll(ctx, ts)
+	var first error
+	for i, f := range fs {
+		if err := p.settle(ctx, f, ts[i], errs[i]); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// finishAll writes ts, each's error (a batch that failed: its error for
+// every trial, none of them written).
+func (p *pool) finishAll(ctx context.Context, ts []store.Trial) []error {
 	wctx, cancel := store.Graceful(ctx)
-	err := p.db.FinishLeased(wctx, &t)
-	cancel()
+	defer cancel()
+	errs := make([]error, len(ts))
+	if b, ok := p.db.(batchFinisher); ok && len(ts) > 1 {
+		ptrs := make([]*store.Trial, len(ts))
+		for i := range ts {
+			ptrs[i] = &ts[i]
+		}
+		lost, err := b.FinishLeasedAll(wctx, ptrs)
+		for i := range errs {
+			if errs[i] = err; err == nil {
+				errs[i] = lost[i]
+			}
+		}
+		return errs
+	}
+	for i := range ts {
+		errs[i] = p.db.FinishLeased(wctx, &ts[i])
+	}
+	return errs
+}
+
+// settle decides what the store's answer err to writing f (as t) means.
+// While the store is down the trial stays in flight, its result kept to
+// be written when the store is back (flush) — unless servetune is
+// stopping, or the outage outlasted its bound: the result is then lost,
+// and the trial, its lease expired, is retried as an interrupted one.
+func (p *pool) settle(ctx context.Context, f finished, t store.Trial, err error) error {
 	if err != nil && !errors.Is(err, store.ErrLeaseLost) {
 		stop := p.store.Failed(err, p.Now(), p.Log)
 		if stop == nil && ctx.Err() == nil {
@@ -445,13 +508,10 @@ func (p *pool) learn(ctx context.Context, t store.Trial, fatal error) error {
 func (p *pool) flush(ctx context.Context) error {
 	waiting := p.unwritten
 	p.unwritten = nil
-	var first error
-	for _, f := range waiting {
-		if err := p.write(ctx, f); err != nil && first == nil {
-			first = err
-		}
+	if len(waiting) == 0 {
+		return nil
 	}
-	return first
+	return p.writeAll(ctx, waiting)
 }
 
 // retry fires when the store should be tried again: while it is down or
