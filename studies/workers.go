@@ -30,6 +30,8 @@ type finished struct {
 	// cut says a write of this result failed for an outage: it may have
 	// been made all the same, its answer lost.
 	cut bool
+	// took is the trial's time on its worker.
+	took time.Duration
 }
 
 // pool runs up to Workers trials at once. One goroutine (the loop's)
@@ -63,6 +65,10 @@ type pool struct {
 	// unsure is a claim the store did not answer (nil: none), settled
 	// before the next one.
 	unsure *cutClaim
+	// pace times the trials against the loop's work for each, and
+	// launched counts the trials started since the loop last waited.
+	pace     pace
+	launched int
 }
 
 // run is the study loop, for one worker (a sequential study) or
@@ -78,6 +84,7 @@ func (l *loop) run(ctx context.Context) error {
 	poll := time.NewTicker(l.Lease / 3)
 	defer poll.Stop()
 	cancelled := ctx.Done()
+	woke := p.Now()
 	for {
 		if err := p.flush(ctx); err != nil && p.stopErr == nil {
 			p.stopErr = err
@@ -96,6 +103,8 @@ func (l *loop) run(ctx context.Context) error {
 			}
 			continue
 		}
+		p.pace.worked(p.Now().Sub(woke), p.launched)
+		p.launched = 0
 		select {
 		case f := <-p.done:
 			if err := p.collect(ctx, p.drain(f)...); err != nil && p.stopErr == nil {
@@ -110,6 +119,7 @@ func (l *loop) run(ctx context.Context) error {
 				p.stopErr = ctx.Err()
 			}
 		}
+		woke = p.Now()
 	}
 }
 
@@ -194,7 +204,7 @@ func DefaultWorkerID() string {
 // start is dropped, as the trials it then waits for teach the sampler.
 func (p *pool) fill(ctx context.Context) {
 	defer func() { p.proposed = nil }()
-	for p.stopErr == nil && p.inFlight < p.Workers && ctx.Err() == nil {
+	for p.stopErr == nil && p.inFlight < p.width() && ctx.Err() == nil {
 		if err := p.refresh(ctx); err != nil {
 			p.stopErr = p.store.Failed(err, p.Now(), p.Log) // nil: ride the outage out
 			return
@@ -229,6 +239,16 @@ func (p *pool) fill(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// width is how many trials the loop keeps in flight: every worker on
+// the virtual clock (the lab's studies stay reproducible), else as many
+// as are worth it (pace).
+func (p *pool) width() int {
+	if p.clock != nil {
+		return p.Workers
+	}
+	return p.pace.width(p.Workers)
 }
 
 // next is the pick held back for want of GPUs, else a new pick. A pick
@@ -269,7 +289,7 @@ func (p *pool) wanted(ctx context.Context) bool {
 	if stop && err != nil && p.stopErr == nil {
 		p.stopErr = err
 	}
-	p.batch = min(p.Workers-p.inFlight, p.Space.Study.NTrials-busy)
+	p.batch = min(p.width()-p.inFlight, p.Space.Study.NTrials-busy)
 	return !stop
 }
 
@@ -350,6 +370,7 @@ func (p *pool) start(ctx context.Context, n next) error {
 func (p *pool) launch(ctx context.Context, t store.Trial, slot int) {
 	p.slots[slot] = true
 	p.inFlight++
+	p.launched++
 	p.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: p.index().done, Total: p.Space.Study.NTrials, Best: p.best()})
 	w := *p.loop
 	w.trials, w.ix, w.view = nil, nil, p.viewFor(t)
@@ -373,8 +394,9 @@ func (l *loop) work(ctx context.Context, t store.Trial, slot int, done chan<- fi
 		beat, stopBeat = context.WithCancel(context.WithoutCancel(ctx))
 		go store.Heartbeat(beat, l.db, t, l.Lease, l.Now, cancel)
 	}
+	began := l.Now()
 	fatal := l.measure(trialCtx, &t)
-	done <- finished{t: t, slot: slot, fatal: fatal, stopBeat: stopBeat}
+	done <- finished{t: t, slot: slot, fatal: fatal, stopBeat: stopBeat, took: l.Now().Sub(began)}
 }
 
 // drain adds to f the results other workers are already waiting to
@@ -397,6 +419,9 @@ func (p *pool) drain(f finished) []finished {
 func (p *pool) collect(ctx context.Context, fs ...finished) error {
 	for _, f := range fs {
 		p.devices.Release(f.t.Devices)
+		if f.took > 0 {
+			p.pace.trialTook(f.took)
+		}
 	}
 	return p.writeAll(ctx, fs)
 }
