@@ -69,6 +69,8 @@ type pool struct {
 	// launched counts the trials started since the loop last waited.
 	pace     pace
 	launched int
+	// wide is the width last logged.
+	wide int
 }
 
 // run is the study loop, for one worker (a sequential study) or
@@ -248,7 +250,12 @@ func (p *pool) width() int {
 	if p.clock != nil {
 		return p.Workers
 	}
-	return p.pace.width(p.Workers)
+	w := p.pace.width(p.Workers)
+	if w != p.wide && p.Workers > 1 {
+		p.wide = w
+		p.Log.Debug().Int("trials", w).Int("workers", p.Workers).Dur("trial", p.pace.trial).Dur("loop_per_trial", p.pace.pick).Msg("trials in flight")
+	}
+	return w
 }
 
 // next is the pick held back for want of GPUs, else a new pick. A pick
