@@ -90,6 +90,11 @@ func (s *outageStore) FinishLeased(ctx context.Context, t *store.Trial) error {
 	return s.call("finish", func() error { return s.Store.FinishLeased(ctx, t) })
 }
 
+func (s *outageStore) FinishLeasedAll(ctx context.Context, ts []*store.Trial) (lost []error, err error) {
+	err = s.call("finish", func() error { lost, err = s.Store.FinishLeasedAll(ctx, ts); return err })
+	return lost, err
+}
+
 func (s *outageStore) Renew(ctx context.Context, number int, worker string, until time.Time) error {
 	return s.call("renew", func() error { return s.Store.Renew(ctx, number, worker, until) })
 }

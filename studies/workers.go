@@ -30,6 +30,8 @@ type finished struct {
 	// cut says a write of this result failed for an outage: it may have
 	// been made all the same, its answer lost.
 	cut bool
+	// took is the trial's time on its worker.
+	took time.Duration
 }
 
 // pool runs up to Workers trials at once. One goroutine (the loop's)
@@ -63,6 +65,12 @@ type pool struct {
 	// unsure is a claim the store did not answer (nil: none), settled
 	// before the next one.
 	unsure *cutClaim
+	// pace times the trials against the loop's work for each, and
+	// launched counts the trials started since the loop last waited.
+	pace     pace
+	launched int
+	// wide is the width last logged.
+	wide int
 }
 
 // run is the study loop, for one worker (a sequential study) or
@@ -78,6 +86,7 @@ func (l *loop) run(ctx context.Context) error {
 	poll := time.NewTicker(l.Lease / 3)
 	defer poll.Stop()
 	cancelled := ctx.Done()
+	woke := p.Now()
 	for {
 		if err := p.flush(ctx); err != nil && p.stopErr == nil {
 			p.stopErr = err
@@ -96,9 +105,11 @@ func (l *loop) run(ctx context.Context) error {
 			}
 			continue
 		}
+		p.pace.worked(p.Now().Sub(woke), p.launched)
+		p.launched = 0
 		select {
 		case f := <-p.done:
-			if err := p.collect(ctx, f); err != nil && p.stopErr == nil {
+			if err := p.collect(ctx, p.drain(f)...); err != nil && p.stopErr == nil {
 				p.stopErr = err
 				cancel() // a fatal error interrupts the other trials too
 			}
@@ -110,6 +121,7 @@ func (l *loop) run(ctx context.Context) error {
 				p.stopErr = ctx.Err()
 			}
 		}
+		woke = p.Now()
 	}
 }
 
@@ -194,7 +206,7 @@ func DefaultWorkerID() string {
 // start is dropped, as the trials it then waits for teach the sampler.
 func (p *pool) fill(ctx context.Context) {
 	defer func() { p.proposed = nil }()
-	for p.stopErr == nil && p.inFlight < p.Workers && ctx.Err() == nil {
+	for p.stopErr == nil && p.inFlight < p.width() && ctx.Err() == nil {
 		if err := p.refresh(ctx); err != nil {
 			p.stopErr = p.store.Failed(err, p.Now(), p.Log) // nil: ride the outage out
 			return
@@ -229,6 +241,21 @@ func (p *pool) fill(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// width is how many trials the loop keeps in flight: every worker on
+// the virtual clock (the lab's studies stay reproducible), else as many
+// as are worth it (pace).
+func (p *pool) width() int {
+	if p.clock != nil {
+		return p.Workers
+	}
+	w := p.pace.width(p.Workers)
+	if w != p.wide && p.Workers > 1 {
+		p.wide = w
+		p.Log.Debug().Int("trials", w).Int("workers", p.Workers).Dur("trial", p.pace.trial).Dur("loop_per_trial", p.pace.pick).Msg("trials in flight")
+	}
+	return w
 }
 
 // next is the pick held back for want of GPUs, else a new pick. A pick
@@ -269,7 +296,7 @@ func (p *pool) wanted(ctx context.Context) bool {
 	if stop && err != nil && p.stopErr == nil {
 		p.stopErr = err
 	}
-	p.batch = min(p.Workers-p.inFlight, p.Space.Study.NTrials-busy)
+	p.batch = min(p.width()-p.inFlight, p.Space.Study.NTrials-busy)
 	return !stop
 }
 
@@ -350,6 +377,7 @@ func (p *pool) start(ctx context.Context, n next) error {
 func (p *pool) launch(ctx context.Context, t store.Trial, slot int) {
 	p.slots[slot] = true
 	p.inFlight++
+	p.launched++
 	p.OnEvent(Event{Kind: TrialStarted, Trial: t, Done: p.index().done, Total: p.Space.Study.NTrials, Best: p.best()})
 	w := *p.loop
 	w.trials, w.ix, w.view = nil, nil, p.viewFor(t)
@@ -373,26 +401,93 @@ func (l *loop) work(ctx context.Context, t store.Trial, slot int, done chan<- fi
 		beat, stopBeat = context.WithCancel(context.WithoutCancel(ctx))
 		go store.Heartbeat(beat, l.db, t, l.Lease, l.Now, cancel)
 	}
+	began := l.Now()
 	fatal := l.measure(trialCtx, &t)
-	done <- finished{t: t, slot: slot, fatal: fatal, stopBeat: stopBeat}
+	done <- finished{t: t, slot: slot, fatal: fatal, stopBeat: stopBeat, took: l.Now().Sub(began)}
 }
 
-// collect records a trial a worker finished and teaches the sampler.
-func (p *pool) collect(ctx context.Context, f finished) error {
-	p.devices.Release(f.t.Devices)
-	return p.write(ctx, f)
+// drain adds to f the results other workers are already waiting to
+// hand back, so that they are written together (writeAll). It waits for
+// none: a result is never held back for another.
+func (p *pool) drain(f finished) []finished {
+	fs := []finished{f}
+	for len(fs) < p.inFlight {
+		select {
+		case g := <-p.done:
+			fs = append(fs, g)
+		default:
+			return fs
+		}
+	}
+	return fs
 }
 
-// write stores a finished trial's result. While the store is down the
-// trial stays in flight, its result kept to be written when the store is
-// back (flush) — unless servetune is stopping, or the outage outlasted
-// its bound: the result is then lost, and the trial, its lease expired,
-// is retried as an interrupted one.
-func (p *pool) write(ctx context.Context, f finished) error {
-	t := f.t
+// collect records the trials workers finished and teaches the sampler.
+func (p *pool) collect(ctx context.Context, fs ...finished) error {
+	for _, f := range fs {
+		p.devices.Release(f.t.Devices)
+		if f.took > 0 {
+			p.pace.trialTook(f.took)
+		}
+	}
+	return p.writeAll(ctx, fs)
+}
+
+// batchFinisher writes several trials' results in one transaction
+// (store.Store.FinishLeasedAll).
+type batchFinisher interface {
+	FinishLeasedAll(ctx context.Context, ts []*store.Trial) ([]error, error)
+}
+
+// writeAll stores finished trials' results, in one transaction where
+// the store can (one commit, one fsync, for all the results in hand),
+// then settles each as write does, in order; it returns the first error.
+func (p *pool) writeAll(ctx context.Context, fs []finished) error {
+	ts := make([]store.Trial, len(fs))
+	for i, f := range fs {
+		ts[i] = f.t
+	}
+	errs := p.finishAll(ctx, ts)
+	var first error
+	for i, f := range fs {
+		if err := p.settle(ctx, f, ts[i], errs[i]); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// finishAll writes ts, each's error (a batch that failed: its error for
+// every trial, none of them written).
+func (p *pool) finishAll(ctx context.Context, ts []store.Trial) []error {
 	wctx, cancel := store.Graceful(ctx)
-	err := p.db.FinishLeased(wctx, &t)
-	cancel()
+	defer cancel()
+	errs := make([]error, len(ts))
+	if b, ok := p.db.(batchFinisher); ok && len(ts) > 1 {
+		ptrs := make([]*store.Trial, len(ts))
+		for i := range ts {
+			ptrs[i] = &ts[i]
+		}
+		lost, err := b.FinishLeasedAll(wctx, ptrs)
+		for i := range errs {
+			if errs[i] = err; err == nil {
+				errs[i] = lost[i]
+			}
+		}
+		return errs
+	}
+	for i := range ts {
+		errs[i] = p.db.FinishLeased(wctx, &ts[i])
+	}
+	return errs
+}
+
+// settle decides what the store's answer err to writing f (as t) means.
+// While the store is down the trial stays in flight, its result kept to
+// be written when the store is back (flush) — unless servetune is
+// stopping, or the outage outlasted its bound: the result is then lost,
+// and the trial, its lease expired, is retried as an interrupted one.
+func (p *pool) settle(ctx context.Context, f finished, t store.Trial, err error) error {
 	if err != nil && !errors.Is(err, store.ErrLeaseLost) {
 		stop := p.store.Failed(err, p.Now(), p.Log)
 		if stop == nil && ctx.Err() == nil {
@@ -445,13 +540,10 @@ func (p *pool) learn(ctx context.Context, t store.Trial, fatal error) error {
 func (p *pool) flush(ctx context.Context) error {
 	waiting := p.unwritten
 	p.unwritten = nil
-	var first error
-	for _, f := range waiting {
-		if err := p.write(ctx, f); err != nil && first == nil {
-			first = err
-		}
+	if len(waiting) == 0 {
+		return nil
 	}
-	return first
+	return p.writeAll(ctx, waiting)
 }
 
 // retry fires when the store should be tried again: while it is down or

@@ -53,6 +53,7 @@ func TestStoreConformance(t *testing.T) {
 		{"budget counts as CountDone does", conformBudget},
 		{"migrations from format 1", conformMigrations},
 		{"read-only readers", conformReadOnly},
+		{"results written together", conformFinishAll},
 	}
 	for i, c := range cases {
 		for _, b := range []backend{sqliteBackend(t), postgresBackend(url, "conform"+string(rune('a'+i)))} {

@@ -32,11 +32,15 @@ func (s *Store) Renew(ctx context.Context, number int, worker string, until time
 // trial reclaimed meanwhile keeps its interrupted record (ErrLeaseLost).
 // A trial claimed without a lease (no worker) is written while it runs.
 func (s *Store) FinishLeased(ctx context.Context, t *Trial) error {
+	return s.finishLeased(ctx, s.db, t)
+}
+
+func (s *Store) finishLeased(ctx context.Context, db execer, t *Trial) error {
 	cond, args := ` AND worker=? AND state=?`, []any{t.Worker, Running}
 	if t.Worker == "" {
 		cond, args = ` AND worker IS NULL AND state=?`, []any{Running}
 	}
-	ok, err := s.finish(ctx, t, cond, args...)
+	ok, err := s.finishIn(ctx, db, t, cond, args...)
 	if err != nil {
 		return err
 	}
@@ -44,6 +48,32 @@ func (s *Store) FinishLeased(ctx context.Context, t *Trial) error {
 		return fmt.Errorf("trial %d: %w", t.Number, ErrLeaseLost)
 	}
 	return nil
+}
+
+// FinishLeasedAll stores the outcomes of several trials, each as
+// FinishLeased would, in one transaction: one commit (one fsync of
+// SQLite's WAL) for every result the loop has in hand, and all of them
+// or none recorded. lost[i] is ErrLeaseLost for a trial reclaimed
+// meanwhile (its interrupted record kept, the others written); err is a
+// failure of the whole transaction, which then wrote nothing.
+func (s *Store) FinishLeasedAll(ctx context.Context, ts []*Trial) (lost []error, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("study %s: record trials: %w", s.path, err)
+	}
+	defer tx.Rollback()
+	lost = make([]error, len(ts))
+	for i, t := range ts {
+		err := s.finishLeased(ctx, tx, t)
+		if err != nil && !errors.Is(err, ErrLeaseLost) {
+			return nil, err
+		}
+		lost[i] = err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("study %s: record trials: %w", s.path, err)
+	}
+	return lost, nil
 }
 
 // ReclaimExpired records as interrupted the running trials whose lease

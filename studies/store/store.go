@@ -148,6 +148,16 @@ func (s *Store) Finish(ctx context.Context, t *Trial) error {
 // finish writes a trial's outcome where its row matches cond too, and
 // says whether it did.
 func (s *Store) finish(ctx context.Context, t *Trial, cond string, condArgs ...any) (bool, error) {
+	return s.finishIn(ctx, s.db, t, cond, condArgs...)
+}
+
+// execer is the database or one transaction on it.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// finishIn is finish within db, the store's handle or a transaction.
+func (s *Store) finishIn(ctx context.Context, db execer, t *Trial, cond string, condArgs ...any) (bool, error) {
 	t.Metrics = DefinedMetrics(t.Metrics)
 	metrics, err := json.Marshal(t.Metrics)
 	if err != nil {
@@ -174,7 +184,7 @@ func (s *Store) finish(ctx context.Context, t *Trial, cond string, condArgs ...a
 		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
 	args := append([]any{t.State, string(metrics), failure, nullStr(t.Reason), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, inter, replies, ran, fp, t.Number}, condArgs...)
-	res, err := s.db.ExecContext(ctx, s.bind(`UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=?, ran=?, fingerprint=? WHERE number=?`+cond), args...)
+	res, err := db.ExecContext(ctx, s.bind(`UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=?, ran=?, fingerprint=? WHERE number=?`+cond), args...)
 	if err != nil {
 		return false, fmt.Errorf("study %s: record trial %d: %w", s.path, t.Number, err)
 	}
