@@ -113,3 +113,67 @@ func TestValidHost(t *testing.T) {
 		}
 	}
 }
+
+// TestFifthPassBadInputsAreRefused holds issue 48's fifth round
+// (docs/benchmarks.md, "Issue 48: bad inputs, fifth pass"): each loaded
+// before and ran something other than what the file says (a default read
+// for a value written, a definition silently unused or replacing a
+// built-in) or failed every trial (exit 3). Each is now refused at load
+// naming its key and line.
+func TestFifthPassBadInputsAreRefused(t *testing.T) {
+	profile := func(line string) [2]string { return [2]string{"num_prompts = 20\n", "num_prompts = 20\n" + line + "\n"} }
+	cases := []struct {
+		name    string
+		replace [2]string // in freshBase, once
+		extra   string    // appended
+		key     string
+		msg     string
+	}{
+		{name: "request_rate 0", replace: profile("request_rate = 0.0"), key: "profiles.custom.p.request_rate", msg: "read as inf"},
+		{name: "request_rate 0 as an integer", replace: profile("request_rate = 0"), key: "profiles.custom.p.request_rate", msg: "read as inf"},
+		{name: "burstiness 0", replace: profile("burstiness = 0.0"), key: "profiles.custom.p.burstiness", msg: "read as 1 (Poisson)"},
+		{name: "max_duration 1ns", replace: profile(`max_duration = "1ns"`), key: "profiles.custom.p.max_duration", msg: "shorter than the 1s"},
+		{name: "empty endpoint", replace: profile(`endpoint = ""`), key: "profiles.custom.p.endpoint", msg: "is empty"},
+		{name: "empty kind", replace: profile(`kind = ""`), key: "profiles.custom.p.kind", msg: "is empty"},
+		{name: "empty dataset", replace: [2]string{`dataset = "random"`, `dataset = ""`}, key: "profiles.custom.p.dataset", msg: "is empty"},
+		{name: "empty percentiles", replace: profile("percentiles = []"), key: "profiles.custom.p.percentiles", msg: "is empty"},
+		{name: "a percentile twice", replace: profile("percentiles = [99.0, 99.0]"), key: "profiles.custom.p.percentiles", msg: "lists 99 twice"},
+		{name: "empty prefix", replace: [2]string{"gpus = 1", "gpus = 1\nprefix = []"}, key: "target.prefix", msg: "is empty"},
+		{name: "empty engine command", replace: [2]string{"gpus = 1", "gpus = 1\n[target.engines.vllm]\ncommand = []"}, key: "target.engines.vllm.command", msg: "is empty"},
+		{name: "SLO of 1e300 ms", extra: "[slo]\nttft_ms = 1e300\n", key: "slo.ttft_ms", msg: "bound nothing"},
+		{name: "profile SLO of 1e300 ms", replace: profile("slo = { tpot_ms = 1e300 }"), key: "profiles.custom.p.slo.tpot_ms", msg: "bound nothing"},
+		{name: "custom profile not run", extra: "[profiles.custom.q]\ninput_len = 10\noutput_len = 10\nnum_prompts = 5\n", key: "profiles.custom.q", msg: "not in profiles.run"},
+		{name: "custom profile named as a built-in", replace: [2]string{`run = ["p"]`, `run = ["p", "balanced"]`}, extra: "[profiles.custom.balanced]\ninput_len = 10\noutput_len = 10\nnum_prompts = 5\n", key: "profiles.custom.balanced", msg: "is a built-in profile"},
+		{name: "ints for a bool knob", extra: "[params.prefix_caching]\nvalues = [0, 1]\n", key: "params.prefix_caching.values", msg: "is a switch"},
+		{name: "empty baseline", extra: "[baseline]\n", key: "baseline", msg: "is empty"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := freshBase
+			if c.replace[0] != "" {
+				if !strings.Contains(src, c.replace[0]) {
+					t.Fatalf("%q is not in the base", c.replace[0])
+				}
+				src = strings.Replace(src, c.replace[0], c.replace[1], 1)
+			}
+			_, err := Parse(context.Background(), "s.toml", src+c.extra, testOptions())
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("loaded (err %v); want refused naming %s", err, c.key)
+			}
+			for _, p := range se.Problems {
+				if p.Key == c.key && strings.Contains(p.Msg, c.msg) && p.Line > 0 {
+					return
+				}
+			}
+			t.Errorf("problems %v; want one at a line, key %s, containing %q", se.Problems, c.key, c.msg)
+		})
+	}
+	// What these refusals leave alone: inf, a positive burstiness and a
+	// true/false switch still load.
+	ok := strings.Replace(freshBase, "num_prompts = 20\n", "num_prompts = 20\nrequest_rate = inf\nburstiness = 0.5\nmax_duration = \"1s\"\npercentiles = [99.9]\n", 1) +
+		"[params.prefix_caching]\nvalues = [false, true]\n[baseline]\nengine = \"vllm\"\n"
+	if _, err := Parse(context.Background(), "s.toml", ok, testOptions()); err != nil {
+		t.Fatalf("a valid space: %v", err)
+	}
+}

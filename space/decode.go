@@ -24,6 +24,11 @@ func (d *decoder) space(raw map[string]any) *Space {
 	s.Params = d.params(d.table(raw, "params", "params"))
 	s.Rules = d.rules(d.tables(raw, "rules"))
 	s.Baseline = d.baseline(d.table(raw, "baseline", "baseline"), "baseline")
+	if _, given := raw["baseline"]; given && s.Baseline == nil {
+		// An empty table reads as no baseline: no trial measures the
+		// engines' defaults and every "vs baseline" figure is missing.
+		d.fail("baseline", "is empty: give the baseline's knob = value pairs (engine = \"vllm\" for the engine's defaults), or remove the table")
+	}
 	for i, m := range d.tables(raw, "enqueue") {
 		if len(m) == 0 {
 			d.fail(fmt.Sprintf("enqueue[%d]", i), "is empty: give the config's knob = value pairs (the engines' defaults are the baseline's to measure)")
