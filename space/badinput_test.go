@@ -121,7 +121,9 @@ func TestValidHost(t *testing.T) {
 // built-in) or failed every trial (exit 3). Each is now refused at load
 // naming its key and line.
 func TestFifthPassBadInputsAreRefused(t *testing.T) {
-	profile := func(line string) [2]string { return [2]string{"num_prompts = 20\n", "num_prompts = 20\n" + line + "\n"} }
+	profile := func(line string) [2]string {
+		return [2]string{"num_prompts = 20\n", "num_prompts = 20\n" + line + "\n"}
+	}
 	cases := []struct {
 		name    string
 		replace [2]string // in freshBase, once

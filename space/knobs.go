@@ -29,7 +29,7 @@ type legal struct {
 	// Config.Bool reads). 0 and 1 are not: an engine renders a bool knob
 	// as a flag present or absent, and read as a number 1 set nothing.
 	boolean bool
-	desc string
+	desc    string
 }
 
 func (l legal) ok(f float64) bool {
