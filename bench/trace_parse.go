@@ -26,6 +26,8 @@ type traceRow struct {
 	// the start: requests whose hashes agree up to block k share their
 	// first k blocks of prompt. Nil when the format has none.
 	hashes []int64
+	// hashKey names hashes in the file (hash_ids, prefix), for errors.
+	hashKey string
 }
 
 // lineError is a bad row, named by its line in the trace file.
@@ -110,7 +112,7 @@ func parseMooncakeRow(b []byte) (traceRow, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return traceRow{}, err
 	}
-	return jsonRow("timestamp", m.Timestamp, "input_length", m.InputLength, "output_length", m.OutputLength, m.HashIDs)
+	return jsonRow("timestamp", m.Timestamp, "input_length", m.InputLength, "output_length", m.OutputLength, "hash_ids", m.HashIDs)
 }
 
 // genericRow is servetune's own trace line (docs/space.md):
@@ -127,11 +129,11 @@ func parseGenericRow(b []byte) (traceRow, error) {
 	if err := json.Unmarshal(b, &g); err != nil {
 		return traceRow{}, err
 	}
-	return jsonRow("t_ms", g.TMs, "input_tokens", g.InputTokens, "output_tokens", g.OutputTokens, g.Prefix)
+	return jsonRow("t_ms", g.TMs, "input_tokens", g.InputTokens, "output_tokens", g.OutputTokens, "prefix", g.Prefix)
 }
 
 // jsonRow checks a JSONL row's fields, named by their keys.
-func jsonRow(tKey string, ms *float64, inKey string, in *int64, outKey string, out *int64, hashes []int64) (traceRow, error) {
+func jsonRow(tKey string, ms *float64, inKey string, in *int64, outKey string, out *int64, hashKey string, hashes []int64) (traceRow, error) {
 	switch {
 	case ms == nil:
 		return traceRow{}, fmt.Errorf("%s is missing", tKey)
@@ -144,9 +146,16 @@ func jsonRow(tKey string, ms *float64, inKey string, in *int64, outKey string, o
 	if err != nil {
 		return traceRow{}, err
 	}
-	row := traceRow{at: at, hashes: hashes}
+	row := traceRow{at: at, hashes: hashes, hashKey: hashKey}
 	if row.in, err = traceTokens(inKey, *in); err != nil {
 		return traceRow{}, err
+	}
+	// Hash ids number the prompt's blocks (Mooncake's are 0, 1, 2, …): a
+	// negative one is a corrupted row, not a block.
+	for i, h := range hashes {
+		if h < 0 {
+			return traceRow{}, fmt.Errorf("%s[%d] is %d: a block's hash id is a number >= 0", hashKey, i, h)
+		}
 	}
 	if row.out, err = traceTokens(outKey, *out); err != nil {
 		return traceRow{}, err

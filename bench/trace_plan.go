@@ -91,6 +91,14 @@ func (b *traceBuilder) add(row traceRow, line int) error {
 		return &lineError{line, fmt.Errorf("timestamp %v is before line %d's %v: the trace must be sorted by time", row.at-b.first, b.prevLine, b.prev-b.first)}
 	}
 	b.prev, b.prevLine = row.at, line
+	// One hash per block of the prompt, the last one partial: more than
+	// that names blocks the prompt does not have (a row cut short, or
+	// block_tokens smaller than the trace's), and the extra ones were
+	// silently dropped.
+	if most := (row.in + b.block - 1) / b.block; len(row.hashes) > most {
+		return &lineError{line, fmt.Errorf("%s lists %d blocks, more than the %d of %d tokens that %d prompt tokens hold (is trace.block_tokens the trace's block size?)",
+			row.hashKey, len(row.hashes), most, b.block, row.in)}
+	}
 	rel := row.at - b.first
 	switch {
 	case rel < b.start:

@@ -90,3 +90,33 @@ func TestCardFileSizeLimit(t *testing.T) {
 		}
 	}
 }
+
+// A cards file a user names that holds no card (empty, /dev/null, only
+// comments) loaded as the built-in cards: it is refused naming the file
+// (issue 48, fifth pass). Cards stored with a study still read as stored.
+func TestCardFileWithoutACardIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	paths := []string{dir + "/empty.toml", dir + "/comments.toml"}
+	if err := os.WriteFile(paths[0], nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paths[1], []byte("# nothing yet\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("/dev/null"); err == nil {
+		paths = append(paths, "/dev/null")
+	}
+	for _, p := range paths {
+		_, err := LoadCards(p)
+		var ce *CardFileError
+		if !errors.As(err, &ce) || ce.File != p || !strings.Contains(ce.Msg, "holds no card") {
+			t.Errorf("LoadCards(%s) = %v, want it refused: holds no card", p, err)
+		}
+		if err := DefaultCards().AddPath(p); err == nil {
+			t.Errorf("AddPath(%s) accepted a file without a card", p)
+		}
+	}
+	if err := DefaultCards().AddFile("stored cards", nil); err != nil {
+		t.Errorf("AddFile of an empty stored text: %v", err)
+	}
+}
