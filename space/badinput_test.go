@@ -3,6 +3,8 @@ package space
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -177,5 +179,52 @@ func TestFifthPassBadInputsAreRefused(t *testing.T) {
 		"[params.prefix_caching]\nvalues = [false, true]\n[baseline]\nengine = \"vllm\"\n"
 	if _, err := Parse(context.Background(), "s.toml", ok, testOptions()); err != nil {
 		t.Fatalf("a valid space: %v", err)
+	}
+}
+
+// An engines file's problems are named at the key or flag that brought it
+// in: "/dev/zero:1" and "e.toml:1: study: unknown key" did not say which
+// include or --engines named the file, nor that an included file may not
+// hold a space's tables (issue 48, fifth pass).
+func TestEngineFileRefusalsNameTheInclude(t *testing.T) {
+	dir := t.TempDir()
+	withStudy := filepath.Join(dir, "e.toml")
+	if err := os.WriteFile(withStudy, []byte("[study]\nname = \"x\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.toml")
+	if err := os.WriteFile(big, []byte("# "+strings.Repeat("x", MaxFileSize)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	space := filepath.Join(dir, "s.toml")
+	for _, c := range []struct {
+		name, include string
+		flag          []string
+		file, key     string
+		msg           string
+	}{
+		{"an include too large", "big.toml", nil, space, "include", "engines file " + big + ": file is larger"},
+		{"--engines too large", "", []string{big}, space, "--engines", "engines file " + big + ": file is larger"},
+		{"an include holding [study]", "e.toml", nil, withStudy, "study", "[study] belongs in the space file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := freshBase
+			if c.include != "" {
+				src = "include = \"" + c.include + "\"\n" + src
+			}
+			opt := testOptions()
+			opt.EngineFiles = c.flag
+			_, err := Parse(context.Background(), space, src, opt)
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("loaded (err %v)", err)
+			}
+			for _, p := range se.Problems {
+				if p.File == c.file && p.Key == c.key && strings.Contains(p.Msg, c.msg) {
+					return
+				}
+			}
+			t.Errorf("problems %v; want %s: %s: …%s…", se.Problems, c.file, c.key, c.msg)
+		})
 	}
 }
