@@ -21,6 +21,9 @@ func traceRequests(p Profile) ([]PlannedRequest, error) {
 		return nil, fmt.Errorf("trace dataset: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, &KeyError{Key: "dataset_path", Err: fmt.Errorf("trace dataset %s is a directory: name the trace file", path)}
+	}
 	if st, err := f.Stat(); err == nil && st.Size() > maxTraceBytes {
 		return nil, fmt.Errorf("trace dataset %s: %d bytes, more than the %d a plan reads; cut the window out of it first", path, st.Size(), maxTraceBytes)
 	}
@@ -29,11 +32,18 @@ func traceRequests(p Profile) ([]PlannedRequest, error) {
 	if p.Trace != nil {
 		format = p.Trace.Format
 	}
-	if format == "" {
-		head, _ := br.Peek(64 << 10) // a short file is all there is
-		if format, err = detectTraceFormat(path, firstLine(head)); err != nil {
-			return nil, fmt.Errorf("trace dataset %s: %w", path, err)
-		}
+	head, _ := br.Peek(64 << 10) // a short file is all there is
+	detected, detectErr := detectTraceFormat(path, firstLine(head))
+	switch {
+	case format == "" && detectErr != nil:
+		return nil, fmt.Errorf("trace dataset %s: %w", path, detectErr)
+	case format == "":
+		format = detected
+	case detectErr == nil && detected != format:
+		// The format given is not the file's: its first row failed to
+		// parse as that format, an error about a CSV quote or a JSON
+		// key that did not say the format was the mistake.
+		return nil, &KeyError{Key: "trace.format", Err: fmt.Errorf("is %q, but the first line of %s is a %s row: set trace.format = %q, or leave it out to detect it", format, path, detected, detected)}
 	}
 	b := newTraceBuilder(p)
 	if err := readTrace(br, format, b.add); err != nil {
@@ -168,3 +178,18 @@ func chainBlock(parent uint64, h int64) uint64 {
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31
 }
+
+// KeyError is a dataset problem that one key of the profile is at fault
+// for (trace.format, dataset_path), so a space file names that key and
+// bench its flag (FlagOfKey).
+type KeyError struct {
+	Key string
+	Err error
+}
+
+func (e *KeyError) Error() string { return e.Key + " " + e.Err.Error() }
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// FlagOfKey is the bench flag that sets a profile key
+// ("trace.format" → "--trace-format").
+func FlagOfKey(key string) string { return flagOfKey(key) }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -421,5 +422,34 @@ func TestTraceWindowBoundedBySpan(t *testing.T) {
 		if got := slices.Contains(keys, "trace.duration"); got != c.fail {
 			t.Errorf("%+v: refused %v (keys %v), want %v", c.tr, got, keys, c.fail)
 		}
+	}
+}
+
+// A trace.format other than the file's, and a directory for the file, are
+// errors naming the key at fault (KeyError): the first read "azure:
+// header: bare \" in non-quoted field", the second "cannot tell its
+// format" (issue 48, fifth pass).
+func TestTraceKeyErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.jsonl")
+	if err := os.WriteFile(path, []byte(`{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1]}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p    Profile
+		key  string
+		want string
+	}{
+		{traceProfile(path, &Trace{Format: TraceAzure}), "trace.format", `the first line of ` + path + ` is a mooncake row`},
+		{traceProfile(dir, nil), "dataset_path", "is a directory"},
+	} {
+		_, err := c.p.Plan()
+		var ke *KeyError
+		if !errors.As(err, &ke) || ke.Key != c.key || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want a KeyError on %s saying %q", c.p.Trace, err, c.key, c.want)
+		}
+	}
+	if _, err := traceProfile(path, &Trace{Format: TraceMooncake}).Plan(); err != nil {
+		t.Errorf("the right format: %v", err)
 	}
 }

@@ -2,9 +2,12 @@ package space
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"strings"
+
+	"github.com/servetune/servetune/bench"
 )
 
 // fit refuses what loads but could only fail once engines launch: an
@@ -41,6 +44,11 @@ func (d *decoder) datasets(s *Space) {
 			continue // no file, or already refused
 		}
 		if _, err := p.Plan(); err != nil {
+			var ke *bench.KeyError
+			if errors.As(err, &ke) {
+				d.fail("profiles.custom."+p.Name+"."+ke.Key, "%v", ke.Err)
+				continue
+			}
 			d.fail("profiles.custom."+p.Name+".dataset_path", "%v", err)
 		}
 	}
