@@ -36,9 +36,14 @@ func TestFifthPassCommandRefusals(t *testing.T) {
 		{args: []string{"run", "--storage", pg, space}, env: map[string]string{"SERVETUNE_STORE_OUTAGE": "1ms"}, want: "$SERVETUNE_STORE_OUTAGE 1ms is shorter"},
 		{args: []string{"run", "--optuna", "sqlite:///no/such/dir/x.db", space}, want: "--optuna: optuna storage \"sqlite:///no/such/dir/x.db\": directory no/such/dir does not exist"},
 		{args: []string{"export", "--optuna", "sqlite:///no/such/dir/x.db", "kill"}, want: "directory no/such/dir does not exist"},
+		{args: []string{"--log-level", "", "run", space}, want: "--log-level is empty"},
+		{args: []string{"show", "--sort", "", "kill"}, want: "--sort is empty"},
+		{args: []string{"report", "--html", "", "kill"}, want: "--html is empty"},
+		{args: []string{"best", "--export", "docker", "--trial", "0", "kill"}, want: "--trial 0: trials are numbered from 1"},
+		{args: []string{"sim", "serve", "--engine", "vllm", "--gpu", "H100", "--model", "Qwen/Qwen2.5-7B-Instruct", "--port", "70000"}, want: "--port must be a TCP port"},
 	}
 	for _, c := range cases {
-		t.Run(strings.Join(c.args[:2], " "), func(t *testing.T) {
+		t.Run(strings.Join(c.args[:3], " "), func(t *testing.T) {
 			for k, v := range c.env {
 				t.Setenv(k, v)
 			}

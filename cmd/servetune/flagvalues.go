@@ -15,7 +15,12 @@ import (
 // joining the shared one, `--optuna ""` mirrored nothing, `--dir ""`
 // wrote the study under the working directory. Flags where empty means
 // something (`lab --mo-samplers ""`: skip) are not listed.
-var nonEmptyFlags = []string{"storage", "optuna", "dir", "cards", "nodes", "worker-id", "engines", "warm-start", "image", "router-image", "rdma-resource", "base-url", "model"}
+//
+// show --sort "" listed by trial number, report --html "" and --markdown
+// "" wrote the default NAME-report.html, --out "" failed after the work:
+// only string flags are held to it (best --markdown is a switch).
+var nonEmptyFlags = []string{"storage", "optuna", "dir", "cards", "nodes", "worker-id", "engines", "warm-start", "image", "router-image", "rdma-resource", "base-url", "model",
+	"sort", "html", "markdown", "out"}
 
 // checkFlagValues refuses, before a command runs, a listed flag given
 // with an empty value, and a --dir that names something other than a
@@ -26,8 +31,11 @@ func checkFlagValues(c *cli.Context) error {
 		if !slices.Contains(nonEmptyFlags, name) || !c.IsSet(name) {
 			continue
 		}
-		vals := []string{c.String(name)}
-		if _, slice := f.(*cli.StringSliceFlag); slice {
+		var vals []string
+		switch f.(type) {
+		case *cli.StringFlag:
+			vals = []string{c.String(name)}
+		case *cli.StringSliceFlag:
 			vals = c.StringSlice(name)
 		}
 		for _, v := range vals {
