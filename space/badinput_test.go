@@ -150,6 +150,10 @@ func TestFifthPassBadInputsAreRefused(t *testing.T) {
 		{name: "custom profile named as a built-in", replace: [2]string{`run = ["p"]`, `run = ["p", "balanced"]`}, extra: "[profiles.custom.balanced]\ninput_len = 10\noutput_len = 10\nnum_prompts = 5\n", key: "profiles.custom.balanced", msg: "is a built-in profile"},
 		{name: "ints for a bool knob", extra: "[params.prefix_caching]\nvalues = [0, 1]\n", key: "params.prefix_caching.values", msg: "is a switch"},
 		{name: "empty baseline", extra: "[baseline]\n", key: "baseline", msg: "is empty"},
+		{name: "objective on profile \"\"", replace: [2]string{`direction = "maximize"`, "direction = \"maximize\"\nprofile = \"\""}, key: "objectives[0].profile", msg: "is empty"},
+		{name: "constraint on profile \"\"", extra: "[[constraints]]\nexpr = \"p99_ttft_ms <= 100\"\nprofile = \" \"\n", key: "constraints[0].profile", msg: "is empty"},
+		{name: "a latency bound of 1e300 ms", extra: "[[constraints]]\nexpr = \"p99_ttft_ms <= 1e300\"\n", key: "constraints[0].expr", msg: "would hold on every trial"},
+		{name: "an e2e bound of 1e12 s", extra: "[[constraints]]\nexpr = \"mean_e2e_s < 1e12\"\n", key: "constraints[0].expr", msg: "would hold on every trial"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

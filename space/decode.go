@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/servetune/servetune/bench"
 )
 
 func (d *decoder) space(raw map[string]any) *Space {
@@ -113,6 +115,7 @@ func (d *decoder) objectives(ts []map[string]any) []Objective {
 		if o.Direction != Maximize && o.Direction != Minimize {
 			d.fail(join(path, "direction"), "must be \"maximize\" or \"minimize\", got %q", o.Direction)
 		}
+		d.blankProfile(m, path)
 		out = append(out, o)
 	}
 	if len(out) == 0 {
@@ -143,9 +146,41 @@ func (d *decoder) constraints(ts []map[string]any) []Constraint {
 			d.fail(join(path, "expr"), "%q can never hold: %s %s, so every trial would miss it", src, c.Metric, why)
 		}
 		c.Profile = d.str(m, "profile", path, "")
+		d.blankProfile(m, path)
+		d.farBound(c, join(path, "expr"))
 		out = append(out, c)
 	}
 	return out
+}
+
+// blankProfile refuses profile = "": it read as "every profile" (the
+// key left out), not the profile its author meant to name.
+func (d *decoder) blankProfile(m map[string]any, path string) {
+	if p, given := m["profile"].(string); given && strings.TrimSpace(p) == "" {
+		d.fail(join(path, "profile"), "is empty: name a profile of profiles.run, or leave profile out for every profile")
+	}
+}
+
+// farBound refuses an upper bound on a latency past anything a profile
+// can measure (1e300 ms): no request lasts longer than a profile may run
+// (bench.MaxSpan), so the bound holds on every trial and constrains
+// nothing — a typo's extra zeros, as an [slo] bound of the same size is.
+func (d *decoder) farBound(c Constraint, key string) {
+	if c.Relative || (c.Op != "<" && c.Op != "<=") {
+		return
+	}
+	limit, unit := 0.0, ""
+	switch {
+	case strings.HasSuffix(c.Metric, "_ms"):
+		limit, unit = bench.MaxSLOMs, "ms"
+	case strings.HasSuffix(c.Metric, "_s"):
+		limit, unit = bench.MaxSpan.Seconds(), "s"
+	default:
+		return
+	}
+	if c.Bound > limit {
+		d.fail(key, "%q bounds %s at %v %s, longer than the %v a profile may run: it would hold on every trial", c.Src, c.Metric, c.Bound, unit, bench.MaxSpan)
+	}
 }
 
 // parseConstraint reads "METRIC OP NUMBER", or a guard relative to the

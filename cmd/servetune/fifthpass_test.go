@@ -37,6 +37,7 @@ func TestFifthPassCommandRefusals(t *testing.T) {
 		{args: []string{"run", "--optuna", "sqlite:///no/such/dir/x.db", space}, want: "--optuna: optuna storage \"sqlite:///no/such/dir/x.db\": directory no/such/dir does not exist"},
 		{args: []string{"export", "--optuna", "sqlite:///no/such/dir/x.db", "kill"}, want: "directory no/such/dir does not exist"},
 		{args: []string{"--log-level", "", "run", space}, want: "--log-level is empty"},
+		{args: []string{"card", "--max-model-len", "0", "nodir"}, want: "--max-model-len 0 plans no context"},
 		{args: []string{"show", "--sort", "", "kill"}, want: "--sort is empty"},
 		{args: []string{"report", "--html", "", "kill"}, want: "--html is empty"},
 		{args: []string{"best", "--export", "docker", "--trial", "0", "kill"}, want: "--trial 0: trials are numbered from 1"},
