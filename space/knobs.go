@@ -115,7 +115,7 @@ func CheckValue(knob string, v any) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("%s is a switch: must be %s, got %s (a %s)", knob, l.desc, describe(v), typeName(v))
+		return fmt.Errorf("%s is a switch: must be %s, got %s", knob, l.desc, typeName(v))
 	}
 	f, ok := Number(v, false)
 	if ok && f > l.max && l.integer {

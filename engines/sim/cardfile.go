@@ -93,6 +93,17 @@ func (c *Cards) addFile(file string, src []byte, user bool) error {
 		if key, msg := m.problem(); key != "" {
 			return at(fmt.Sprintf("model[%d].%s", i, key), msg)
 		}
+		// Left out, heads and max_context are unknown (older cards lack
+		// them); written as 0 they read the same, a model without
+		// attention cost or context limit, which the file did not mean.
+		for _, k := range []struct {
+			key string
+			v   int
+		}{{"heads", m.Heads}, {"max_context", m.MaxContext}} {
+			if _, written := lines[fmt.Sprintf("model[%d].%s", i, k.key)]; written && k.v == 0 {
+				return at(fmt.Sprintf("model[%d].%s", i, k.key), "is 0, which reads as unknown: give the model's value, or leave "+k.key+" out")
+			}
+		}
 	}
 	for i, d := range more.Drafts {
 		if key, msg := d.problem(); key != "" {
