@@ -152,6 +152,9 @@ func TestFifthPassBadInputsAreRefused(t *testing.T) {
 		{name: "empty baseline", extra: "[baseline]\n", key: "baseline", msg: "is empty"},
 		{name: "objective on profile \"\"", replace: [2]string{`direction = "maximize"`, "direction = \"maximize\"\nprofile = \"\""}, key: "objectives[0].profile", msg: "is empty"},
 		{name: "constraint on profile \"\"", extra: "[[constraints]]\nexpr = \"p99_ttft_ms <= 100\"\nprofile = \" \"\n", key: "constraints[0].profile", msg: "is empty"},
+		{name: "32 and 32.0", replace: [2]string{"values = [32, 64]", "values = [32, 32.0]"}, key: "params.max_running.values", msg: "lists 32 twice"},
+		{name: "prior \"\"", replace: [2]string{"seed = 1", "seed = 1\nprior = \"\""}, key: "study.prior", msg: "is empty"},
+		{name: "startup_timeout 0s", replace: [2]string{"gpus = 1", "gpus = 1\nstartup_timeout = \"0s\""}, key: "target.startup_timeout", msg: "reads as the default 30m"},
 		{name: "a latency bound of 1e300 ms", extra: "[[constraints]]\nexpr = \"p99_ttft_ms <= 1e300\"\n", key: "constraints[0].expr", msg: "would hold on every trial"},
 		{name: "an e2e bound of 1e12 s", extra: "[[constraints]]\nexpr = \"mean_e2e_s < 1e12\"\n", key: "constraints[0].expr", msg: "would hold on every trial"},
 	}
@@ -200,6 +203,9 @@ func TestEngineFileRefusalsNameTheInclude(t *testing.T) {
 	if err := os.WriteFile(big, []byte("# "+strings.Repeat("x", MaxFileSize)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "empty.toml"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	space := filepath.Join(dir, "s.toml")
 	for _, c := range []struct {
 		name, include string
@@ -210,6 +216,7 @@ func TestEngineFileRefusalsNameTheInclude(t *testing.T) {
 		{"an include too large", "big.toml", nil, space, "include", "engines file " + big + ": file is larger"},
 		{"--engines too large", "", []string{big}, space, "--engines", "engines file " + big + ": file is larger"},
 		{"an include holding [study]", "e.toml", nil, withStudy, "study", "[study] belongs in the space file"},
+		{"an empty include", "empty.toml", nil, space, "include", "declares no engine"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src := freshBase

@@ -79,6 +79,14 @@ func (d *decoder) include(path, key string, known map[string]EngineDecl) map[str
 		return known
 	}
 	sub := &decoder{file: path, lines: keyLines(src), opt: d.opt, declaredHere: d.declaredHere}
+	if len(raw) == 0 && d.opt.Declared == nil { // a stored study reads as it ran
+		// An empty engines file (a truncated write, the wrong path)
+		// declared nothing, and the space ran without the engines its
+		// author meant to bring in.
+		at.Msg = fmt.Sprintf("engines file %s declares no engine: it holds [engines.<name>] tables", path)
+		d.problems = append(d.problems, at)
+		return known
+	}
 	sub.finite(raw, "")
 	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		if slices.Contains(spaceTables, k) {

@@ -38,10 +38,22 @@ func TestFifthPassCommandRefusals(t *testing.T) {
 		{args: []string{"export", "--optuna", "sqlite:///no/such/dir/x.db", "kill"}, want: "directory no/such/dir does not exist"},
 		{args: []string{"--log-level", "", "run", space}, want: "--log-level is empty"},
 		{args: []string{"card", "--max-model-len", "0", "nodir"}, want: "--max-model-len 0 plans no context"},
+		{args: []string{"lab", "--landscape", ""}, want: "--landscape is empty"},
+		{args: []string{"run", "--storage", pg, space}, env: map[string]string{"SERVETUNE_STORE_OUTAGE": "-1s"}, want: "$SERVETUNE_STORE_OUTAGE must not be negative"},
+
 		{args: []string{"show", "--sort", "", "kill"}, want: "--sort is empty"},
 		{args: []string{"report", "--html", "", "kill"}, want: "--html is empty"},
 		{args: []string{"best", "--export", "docker", "--trial", "0", "kill"}, want: "--trial 0: trials are numbered from 1"},
 		{args: []string{"sim", "serve", "--engine", "vllm", "--gpu", "H100", "--model", "Qwen/Qwen2.5-7B-Instruct", "--port", "70000"}, want: "--port must be a TCP port"},
+	}
+	// bench's string flags given empty (an unset shell variable): each
+	// ran the benchmark on the default and failed later, exit 1.
+	for _, flag := range []string{"--endpoint", "--dataset", "--goodput", "--json", "--api-key-env"} {
+		cases = append(cases, struct {
+			args []string
+			env  map[string]string
+			want string
+		}{args: []string{"bench", flag, "", "--base-url", "http://127.0.0.1:1", "--model", "m"}, want: flag + " is empty"})
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args[:3], " "), func(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 // "" wrote the default NAME-report.html, --out "" failed after the work:
 // only string flags are held to it (best --markdown is a switch).
 var nonEmptyFlags = []string{"storage", "optuna", "dir", "cards", "nodes", "worker-id", "engines", "warm-start", "image", "router-image", "rdma-resource", "base-url", "model",
-	"sort", "html", "markdown", "out"}
+	"sort", "html", "markdown", "out", "endpoint", "dataset", "goodput", "json", "api-key-env", "landscape"}
 
 // checkFlagValues refuses, before a command runs, a listed flag given
 // with an empty value, and a --dir that names something other than a

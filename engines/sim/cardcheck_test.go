@@ -45,6 +45,7 @@ func TestCardFileRefusals(t *testing.T) {
 		{"a huge layer count", strings.Replace(okModel, "layers = 32", "layers = 100000000000", 1), "model[0].layers", "more than", 5},
 		{"a negative vocab", okModel + "vocab = -1\n", "model[0].vocab", "negative", 12},
 		{"an unknown dtype", okModel + "weight_dtype = \"bf61\"\n", "model[0].weight_dtype", "did you mean", 12},
+		{"an empty alias", strings.Replace(okGPU, `name = "G"`, "name = \"G\"\naliases = [\"\"]", 1), "gpu[0].aliases", "empty alias", 3},
 		{"heads written as 0", strings.Replace(okModel, "heads = 32\n", "heads = 0\n", 1), "model[0].heads", "reads as unknown", 8},
 		{"max_context written as 0", strings.Replace(okModel, "max_context = 32768", "max_context = 0", 1), "model[0].max_context", "reads as unknown", 11},
 		{"kv_heads above heads", strings.Replace(okModel, "kv_heads = 8", "kv_heads = 64", 1), "model[0].kv_heads", "more than heads", 9},

@@ -89,6 +89,13 @@ func (c *Cards) addFile(file string, src []byte, user bool) error {
 			return at(fmt.Sprintf("gpu[%d].%s", i, key), msg)
 		}
 	}
+	for _, c := range fileCardNames(more) {
+		// An empty alias matched a target.gpu or model left empty
+		// elsewhere, and named nothing a user would look up.
+		if slices.ContainsFunc(c.names[1:], func(a string) bool { return strings.TrimSpace(a) == "" }) {
+			return at(c.key+".aliases", "holds an empty alias: give each alias a name, or drop it")
+		}
+	}
 	for i, m := range more.Models {
 		if key, msg := m.problem(); key != "" {
 			return at(fmt.Sprintf("model[%d].%s", i, key), msg)
