@@ -146,7 +146,6 @@ func TestFifthPassBadInputsAreRefused(t *testing.T) {
 		{name: "empty engine command", replace: [2]string{"gpus = 1", "gpus = 1\n[target.engines.vllm]\ncommand = []"}, key: "target.engines.vllm.command", msg: "is empty"},
 		{name: "SLO of 1e300 ms", extra: "[slo]\nttft_ms = 1e300\n", key: "slo.ttft_ms", msg: "bound nothing"},
 		{name: "profile SLO of 1e300 ms", replace: profile("slo = { tpot_ms = 1e300 }"), key: "profiles.custom.p.slo.tpot_ms", msg: "bound nothing"},
-		{name: "custom profile not run", extra: "[profiles.custom.q]\ninput_len = 10\noutput_len = 10\nnum_prompts = 5\n", key: "profiles.custom.q", msg: "not in profiles.run"},
 		{name: "custom profile named as a built-in", replace: [2]string{`run = ["p"]`, `run = ["p", "balanced"]`}, extra: "[profiles.custom.balanced]\ninput_len = 10\noutput_len = 10\nnum_prompts = 5\n", key: "profiles.custom.balanced", msg: "is a built-in profile"},
 		{name: "ints for a bool knob", extra: "[params.prefix_caching]\nvalues = [0, 1]\n", key: "params.prefix_caching.values", msg: "is a switch"},
 		{name: "empty baseline", extra: "[baseline]\n", key: "baseline", msg: "is empty"},
@@ -237,5 +236,31 @@ func TestEngineFileRefusalsNameTheInclude(t *testing.T) {
 			}
 			t.Errorf("problems %v; want %s: %s: …%s…", se.Problems, c.file, c.key, c.msg)
 		})
+	}
+}
+
+// What a file defines and the study will not use loads, with a note its
+// author is shown (Space.Notes): a custom profile left out of
+// profiles.run ran nothing and said nothing, and a [target.engines]
+// entry for an engine the space never runs likewise (issue 48, fifth
+// pass). The pd examples keep an alternative profile this way.
+func TestUnusedDefinitionsAreNoted(t *testing.T) {
+	src := strings.Replace(freshBase, "gpus = 1", "gpus = 1\n[target.engines.trtllm]\nversion = \"1.0.0\"", 1) +
+		"[profiles.custom.q]\ninput_len = 10\noutput_len = 10\nnum_prompts = 5\n"
+	s, err := Parse(context.Background(), "s.toml", src, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"profiles.custom.q": "not in profiles.run (p)", "target.engines.trtllm": "never runs (engines: vllm, sglang)"}
+	for _, n := range s.Notes {
+		if m, ok := want[n.Key]; ok && strings.Contains(n.Msg, m) && n.Line > 0 {
+			delete(want, n.Key)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("notes %v; missing %v", s.Notes, want)
+	}
+	if s, err := Parse(context.Background(), "s.toml", freshBase, testOptions()); err != nil || len(s.Notes) != 0 {
+		t.Errorf("the base: notes %v, err %v", s.Notes, err)
 	}
 }

@@ -25,6 +25,7 @@ func (d *decoder) space(raw map[string]any) *Space {
 	s.Constraints = d.constraints(d.tables(raw, "constraints"))
 	s.Params = d.params(d.table(raw, "params", "params"))
 	s.Rules = d.rules(d.tables(raw, "rules"))
+	d.unusedEngineTargets(s)
 	s.Baseline = d.baseline(d.table(raw, "baseline", "baseline"), "baseline")
 	if _, given := raw["baseline"]; given && s.Baseline == nil {
 		// An empty table reads as no baseline: no trial measures the
@@ -84,6 +85,12 @@ func (d *decoder) study(m map[string]any) Study {
 		st.Sampler, st.SamplerDefaulted = DefaultSampler(st.Prior), true
 	}
 	d.studyName(st.Name)
+	if p, given := m["prior"].(string); given && strings.TrimSpace(p) == "" {
+		// "" is the code's "left out" (the sampler's default prior);
+		// written, it is a slip. (An engine's api = "" is documented:
+		// both endpoints.)
+		d.fail("study.prior", "is empty: give \"sim\" or \"none\", or leave prior out for the sampler's default")
+	}
 	if s, given := m["sampler"].(string); given && strings.TrimSpace(s) == "" {
 		d.fail("study.sampler", "is empty: name a sampler, or leave sampler out for the default")
 	}
@@ -151,6 +158,35 @@ func (d *decoder) constraints(ts []map[string]any) []Constraint {
 		out = append(out, c)
 	}
 	return out
+}
+
+// unusedEngineTargets notes a [target.engines.NAME] for an engine the
+// space never runs (neither target.engine nor a value of params.engine):
+// its command, version and env are never used. A note, not a refusal,
+// as for an unused custom profile: a target file may keep the engines
+// of several spaces.
+func (d *decoder) unusedEngineTargets(s *Space) {
+	var used []string
+	if s.Target.Engine != "" {
+		used = append(used, s.Target.Engine)
+	}
+	for _, p := range s.Params {
+		if p.Name == "engine" {
+			for _, v := range p.Values {
+				if e, ok := v.(string); ok {
+					used = append(used, e)
+				}
+			}
+		}
+	}
+	if len(used) == 0 {
+		return // the default engine: left to the runner
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Target.Engines)) {
+		if !slices.Contains(used, name) {
+			d.note("target.engines."+name, "configures %s, which this space never runs (engines: %s)", name, strings.Join(used, ", "))
+		}
+	}
 }
 
 // blankProfile refuses profile = "": it read as "every profile" (the

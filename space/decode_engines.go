@@ -77,11 +77,6 @@ func (d *decoder) pass(m map[string]any, key, path string) Pass {
 // default.
 func (d *decoder) oneOf(m map[string]any, key, path string, allowed ...string) string {
 	s := d.str(m, key, path, allowed[0])
-	if v, given := m[key].(string); given && strings.TrimSpace(v) == "" && slices.Contains(allowed, "") {
-		// "" is how the code says "left out"; written, it is a slip.
-		d.fail(join(path, key), "is empty: give %s, or leave %s out", alternatives(allowed), key)
-		return s
-	}
 	if !slices.Contains(allowed, s) {
 		d.fail(join(path, key), "must be %s, got %q", alternatives(allowed), s)
 	}

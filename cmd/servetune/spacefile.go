@@ -63,6 +63,11 @@ func (e *env) loadRunSpace(c *cli.Context) (*space.Space, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What the file defines and the study will not use loads (it may be
+	// an alternative kept to swap in), but its author is told.
+	for _, n := range sp.Notes {
+		e.log.Warn().Msg(n.String())
+	}
 	if nodes != "" {
 		hosts, err := space.ExpandHostlist(nodes)
 		if err != nil {
