@@ -54,7 +54,11 @@ func traceRequests(p Profile) ([]PlannedRequest, error) {
 		return nil, fmt.Errorf("trace dataset %s: %s: %w", path, format, err)
 	}
 	if len(b.reqs) == 0 {
-		return nil, fmt.Errorf("trace dataset %s: %s: no request in the window (%v; %d rows with tokens read)", path, format, p.Trace, b.rows)
+		skipped := ""
+		if b.skipped > 0 {
+			skipped = fmt.Sprintf("; %d rows skipped for 0 tokens, the last for its %s", b.skipped, b.skippedKey)
+		}
+		return nil, fmt.Errorf("trace dataset %s: %s: no request in the window (%v; %d rows with tokens read%s)", path, format, p.Trace, b.rows, skipped)
 	}
 	return b.reqs, nil
 }
@@ -73,9 +77,13 @@ type traceBuilder struct {
 	prev     time.Duration
 	prevLine int
 	rows     int
-	limit    int                 // most requests a window may hold (maxTraceRequests)
-	seen     map[uint64]struct{} // full prompt blocks planned so far
-	reqs     []PlannedRequest
+	limit    int // most requests a window may hold (maxTraceRequests)
+	// skipped counts the rows of no tokens (skippedKey: the last one's
+	// length at 0), for an empty window's error.
+	skipped    int
+	skippedKey string
+	seen       map[uint64]struct{} // full prompt blocks planned so far
+	reqs       []PlannedRequest
 }
 
 func newTraceBuilder(p Profile) *traceBuilder {
@@ -93,6 +101,10 @@ func newTraceBuilder(p Profile) *traceBuilder {
 // add plans one row, or skips it (outside the window, not sampled), or
 // stops the read (past the window, cap reached).
 func (b *traceBuilder) add(row traceRow, line int) error {
+	if k := row.emptyKey(); k != "" {
+		b.skipped, b.skippedKey = b.skipped+1, k
+		return nil // no request to send; never the trace's first row either
+	}
 	if b.rows == 0 {
 		b.first, b.prev = row.at, row.at
 	}

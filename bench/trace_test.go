@@ -243,8 +243,10 @@ func TestTraceBadRows(t *testing.T) {
 		{"csv missing column", "x.csv", "TIMESTAMP,ContextTokens\n", "cannot tell its format"},
 		{"azure short row", "a.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,10\n", "a.csv:2: azure: has 2 fields"},
 		{"empty window", "g.jsonl", "{\"t_ms\": 0, \"input_tokens\": 4, \"output_tokens\": 0}\n", "no request in the window"},
+		{"every row without output", "g.jsonl", "{\"t_ms\": 0, \"input_tokens\": 4, \"output_tokens\": 0}\n", "1 rows skipped for 0 tokens, the last for its output_tokens"},
 		// Issue 48, fifth pass: both replayed, the hashes misread.
 		{"negative hash id", "m.jsonl", "{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 1, \"hash_ids\": [3, -1]}\n", "m.jsonl:1: mooncake: hash_ids[1] is -1"},
+		{"a misspelt key", "m.jsonl", "{\"timestamp\": 0, \"input_len\": 5, \"output_length\": 1}\n", `"input_len" is not a mooncake key; did you mean "input_length"?`},
 		{"more hashes than blocks", "g.jsonl", "{\"t_ms\": 0, \"input_tokens\": 600, \"output_tokens\": 1, \"prefix\": [1, 2, 3]}\n", "g.jsonl:1: generic: prefix lists 3 blocks, more than the 2 of 512 tokens"},
 	}
 	for _, c := range cases {
