@@ -152,6 +152,7 @@ func TestFifthPassBadInputsAreRefused(t *testing.T) {
 		{name: "objective on profile \"\"", replace: [2]string{`direction = "maximize"`, "direction = \"maximize\"\nprofile = \"\""}, key: "objectives[0].profile", msg: "is empty"},
 		{name: "constraint on profile \"\"", extra: "[[constraints]]\nexpr = \"p99_ttft_ms <= 100\"\nprofile = \" \"\n", key: "constraints[0].profile", msg: "is empty"},
 		{name: "32 and 32.0", replace: [2]string{"values = [32, 64]", "values = [32, 32.0]"}, key: "params.max_running.values", msg: "lists 32 twice"},
+		{name: "one GPU in two cases", extra: "[params.gpu]\nvalues = [\"H100\", \"h100\"]\n", key: "params.gpu.values", msg: "lists h100 twice"},
 		{name: "prior \"\"", replace: [2]string{"seed = 1", "seed = 1\nprior = \"\""}, key: "study.prior", msg: "is empty"},
 		{name: "startup_timeout 0s", replace: [2]string{"gpus = 1", "gpus = 1\nstartup_timeout = \"0s\""}, key: "target.startup_timeout", msg: "reads as the default 30m"},
 		{name: "a latency bound of 1e300 ms", extra: "[[constraints]]\nexpr = \"p99_ttft_ms <= 1e300\"\n", key: "constraints[0].expr", msg: "would hold on every trial"},

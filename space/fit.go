@@ -20,6 +20,7 @@ func (d *decoder) fit(ctx context.Context, s *Space) {
 	d.datasets(s)
 	d.nodesFit(s.Target)
 	d.contextFits(s)
+	d.requestsFit(s)
 	d.configsFit(ctx, s)
 }
 

@@ -30,6 +30,11 @@ func (d *decoder) values(knob, path string, arr []any) []any {
 			// written both ways is one value listed twice.
 			key = fmt.Sprintf("int64:%d", int64(f))
 		}
+		if str, ok := v.(string); ok && knob == KnobGPU {
+			// GPU names are matched without case ("h100" is the H100
+			// card): two spellings are one GPU measured twice.
+			key = "gpu:" + strings.ToLower(str)
+		}
 		if seen[key] {
 			d.fail(path, "lists %v twice", FormatValue(v))
 		}

@@ -39,6 +39,7 @@ func TestFifthPassCommandRefusals(t *testing.T) {
 		{args: []string{"--log-level", "", "run", space}, want: "--log-level is empty"},
 		{args: []string{"card", "--max-model-len", "0", "nodir"}, want: "--max-model-len 0 plans no context"},
 		{args: []string{"lab", "--landscape", ""}, want: "--landscape is empty"},
+		{args: []string{"run", "--dir", space + "/studies", space}, want: "--dir " + space + "/studies is under " + space + ", which is not a directory"},
 		{args: []string{"bench", "--seed", "abc"}, want: `--seed "abc": not a value this flag takes`},
 		{args: []string{"run", "--storage", pg, space}, env: map[string]string{"SERVETUNE_STORE_OUTAGE": "-1s"}, want: "$SERVETUNE_STORE_OUTAGE must not be negative"},
 

@@ -54,6 +54,10 @@ func checkFlagValues(c *cli.Context) error {
 		if st, err := os.Stat(c.String("dir")); err == nil && !st.IsDir() {
 			return usagef("%s: --dir %s is not a directory: studies live in DIR/<name>/study.db", c.Command.Name, c.String("dir"))
 		}
+		if f := fileAbove(c.String("dir")); f != "" {
+			// mkdir failed after the space loaded (exit 1).
+			return usagef("%s: --dir %s is under %s, which is not a directory", c.Command.Name, c.String("dir"), f)
+		}
 	}
 	return nil
 }
@@ -143,4 +147,20 @@ func requiredFlags(c *cli.Context, required []string) error {
 		}
 	}
 	return nil
+}
+
+// fileAbove is the nearest existing ancestor of path when it is not a
+// directory ("/dev/null" for /dev/null/x), else "".
+func fileAbove(path string) string {
+	for p := filepath.Dir(filepath.Clean(path)); ; p = filepath.Dir(p) {
+		if st, err := os.Stat(p); err == nil {
+			if st.IsDir() {
+				return ""
+			}
+			return p
+		}
+		if p == filepath.Dir(p) {
+			return ""
+		}
+	}
 }

@@ -23,6 +23,13 @@ func (c *Cards) RefusedValue(knob string, v any) error {
 		return nil
 	}
 	switch knob {
+	case "model_variant":
+		// setup reads fp8, bf16, fp16 and auto (any case); another failed
+		// every trial that drew it, "the simulator knows FP8 and BF16".
+		known := []string{"bf16", "fp8", "fp16", "auto"}
+		if s != "default" && !slices.Contains(known, strings.ToLower(s)) {
+			return fmt.Errorf("model_variant %q is not simulated%s (simulated: %s)", s, suggest.Hint(s, known), strings.Join(known, ", "))
+		}
 	case "attention_backend":
 		if _, ok := attentionBackends[s]; !ok {
 			known := slices.Sorted(maps.Keys(attentionBackends))

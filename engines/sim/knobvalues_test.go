@@ -18,6 +18,7 @@ func TestRefusedValueOnTheSimulator(t *testing.T) {
 		{"attention_backend", "flashinfr", `did you mean "flashinfer"`},
 		{"speculative_draft_model", "no-such-draft", `no draft card "no-such-draft"`},
 		{"speculative_draft_model", "Tengyunw/qwen3_8b_eagle", `did you mean "Tengyunw/qwen3_8b_eagle3"`},
+		{"model_variant", "fp9", `model_variant "fp9" is not simulated`},
 	} {
 		if err := c.RefusedValue(bad.knob, bad.v); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s = %v: %v, want %q", bad.knob, bad.v, err, bad.want)
@@ -27,7 +28,7 @@ func TestRefusedValueOnTheSimulator(t *testing.T) {
 		knob string
 		v    any
 	}{
-		{"attention_backend", "fa3"}, {"attention_backend", "default"}, {"speculative_draft_model", "none"},
+		{"attention_backend", "fa3"}, {"attention_backend", "default"}, {"model_variant", "FP8"}, {"model_variant", "default"}, {"speculative_draft_model", "none"},
 		{"speculative_draft_model", "tengyunw/qwen3_8b_eagle3"}, {"max_running", "x"}, {"attention_backend", 3},
 	} {
 		if err := c.RefusedValue(ok.knob, ok.v); err != nil {
