@@ -144,15 +144,23 @@ func (o workerOptions) check(sp *space.Space) error {
 		return usagef("worker needs --storage postgres://… (or $%s)", storageEnv)
 	case !store.IsPostgres(o.storage):
 		return usageError{fmt.Errorf("--storage %s: %w", store.Redact(o.storage), store.ErrNotShared)}
-	case o.lease <= 0:
-		return usagef("--lease must be positive")
-	case o.lease < minLease:
-		return usagef("--lease %v is shorter than %v: heartbeats come every third of it, and a lease that runs out between two store round trips hands a running trial to a peer", o.lease, minLease)
 	}
-	if err := checkWorkerID(o.id); err != nil {
+	if err := checkLeaseAndID(o.lease, o.id); err != nil {
 		return err
 	}
 	return o.trials.check(sp)
+}
+
+// checkLeaseAndID refuses a --lease and a --worker-id no worker can hold,
+// for a run and its dry run alike.
+func checkLeaseAndID(lease time.Duration, id string) error {
+	switch {
+	case lease <= 0:
+		return usagef("--lease must be positive")
+	case lease < minLease:
+		return usagef("--lease %v is shorter than %v: heartbeats come every third of it, and a lease that runs out between two store round trips hands a running trial to a peer", lease, minLease)
+	}
+	return checkWorkerID(id)
 }
 
 // minLease is the shortest --lease: a second, heartbeats every 333 ms.
