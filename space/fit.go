@@ -142,7 +142,8 @@ func (d *decoder) valuesFit(t Target, c Config, f *fitProbe) {
 			continue
 		}
 		f.asked[key] = true
-		if err := d.opt.RefusedValue(t, e, k, c[k]); err != nil {
+		if err := d.opt.RefusedValue(t, e, k, c[k]); err != nil && !f.asked[err.Error()] {
+			f.asked[err.Error()] = true // a verdict on the knob, not the value, is said once
 			d.fail("params."+k, "%v", err)
 		}
 	}
