@@ -60,7 +60,17 @@ func ProfileFromFlags(c Flags) (Profile, error) {
 		if err != nil {
 			return p, fmt.Errorf("--request-rate %q: want a number of requests per second or inf", c.String("request-rate"))
 		}
+		// 0 is how a profile built in code says "all at once", but typed
+		// on the command line it reads as "send nothing": the benchmark
+		// then ran flat out, not what was asked. inf says all at once.
+		if r == 0 {
+			return p, fmt.Errorf("--request-rate 0 would send nothing: give requests per second above 0, or inf to send all at once")
+		}
 		p.RequestRate = r
+	}
+	// --burstiness 0 likewise read as the default 1 (Poisson).
+	if c.IsSet("burstiness") && c.Float64("burstiness") == 0 {
+		return p, fmt.Errorf("--burstiness 0 is no gamma shape: give a factor above 0 (1 is Poisson, below 1 burstier)")
 	}
 	if p.DatasetName() == DatasetRandom && p.DatasetPath != "" {
 		return p, fmt.Errorf("--dataset-path needs --dataset sharegpt or jsonl")
@@ -122,6 +132,9 @@ func applyStages(c Flags, p *Profile) error {
 func profileProblems(p Profile) error {
 	probs := p.Problems()
 	if len(probs) == 0 {
+		probs = p.UserProblems()
+	}
+	if len(probs) == 0 {
 		return nil
 	}
 	msgs := make([]string, len(probs))
@@ -149,7 +162,13 @@ func flagOfKey(key string) string {
 }
 
 // ParsePercentiles reads --percentiles: a comma-separated list in (0, 100).
+// An empty or blank list is refused: the flag's default is 95,99, so an
+// empty value is an unset shell variable or a slip, not a request for no
+// percentiles (the defaults p50…p99 are reported whatever it says).
 func ParsePercentiles(s string) ([]float64, error) {
+	if strings.TrimSpace(strings.ReplaceAll(s, ",", "")) == "" {
+		return nil, fmt.Errorf("--percentiles is empty: give percentiles such as 95,99, or leave the flag out")
+	}
 	var ps []float64
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f == "" {

@@ -78,6 +78,11 @@ func TestProfileFromFlagsRefusals(t *testing.T) {
 		{flagSet{"dataset": DatasetTrace, "dataset-path": "t", "burstiness": 2.0}, "--burstiness does not apply to --dataset trace"},
 		{flagSet{"stages": "2:10s", "num-prompts": 5}, "--num-prompts and --stages exclude each other"},
 		{flagSet{"stages": "x"}, "--stages: "},
+		// Issue 48, fifth pass: each ran a benchmark other than the one
+		// typed (all at once, Poisson) or one that could finish nothing.
+		{flagSet{"request-rate": "0"}, "--request-rate 0 would send nothing"},
+		{flagSet{"burstiness": 0.0}, "--burstiness 0 is no gamma shape"},
+		{flagSet{"max-duration": time.Nanosecond}, "--max-duration is 1ns, shorter than the 1s"},
 		{flagSet{"dataset": DatasetSharedPrefix, "num-unique-system-prompts": 2, "num-users-per-system-prompt": 2, "system-prompt-len": 8, "output-len": 8}, "--question-len "},
 	} {
 		if _, err := ProfileFromFlags(c.flags); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -102,7 +107,7 @@ func TestParsePercentilesAndGoodput(t *testing.T) {
 	if err != nil || len(ps) != 2 || ps[1] != 99.9 {
 		t.Errorf("percentiles %v, %v", ps, err)
 	}
-	for _, bad := range []string{"0", "100", "x"} {
+	for _, bad := range []string{"0", "100", "x", "", " , "} {
 		if _, err := ParsePercentiles(bad); err == nil {
 			t.Errorf("percentile %q accepted", bad)
 		}

@@ -35,7 +35,31 @@ const (
 	// MaxSpan bounds a profile's arrivals (the stages' total duration,
 	// num_prompts / request_rate) and max_duration.
 	MaxSpan = 7 * 24 * time.Hour
+	// MinMaxDuration is the shortest max_duration (and --max-duration) a
+	// user may give: under a second no request of a real engine finishes
+	// (a first token alone takes tens to hundreds of milliseconds under
+	// load), so every trial failed "stopped at max_duration" (exit 3),
+	// and the study's own durations have the same 1 s floor. A profile
+	// built in code may set less (tests do); only what a user writes is
+	// held to it (UserProblems).
+	MinMaxDuration = time.Second
 )
+
+// MaxSLOMs is the largest SLO bound, in milliseconds: no request of a
+// profile lasts longer than MaxSpan, so a bound past it (1e300 ms, a
+// typo's extra zeros) holds for every request and bounds nothing.
+const MaxSLOMs = float64(MaxSpan / time.Millisecond)
+
+// UserProblems are the checks of what a user writes (a space file's
+// profile, bench's flags) beyond Problems, which also vets profiles built
+// in code: a max_duration too short to measure anything.
+func (p Profile) UserProblems() []Problem {
+	var probs []Problem
+	if p.MaxDuration > 0 && p.MaxDuration < MinMaxDuration {
+		probs = append(probs, Problem{"max_duration", fmt.Sprintf("is %v, shorter than the %v a benchmark needs to finish a request: give at least %v, or leave it out for no deadline", p.MaxDuration, MinMaxDuration, MinMaxDuration)})
+	}
+	return probs
+}
 
 // boundProblems reports every count, length and duration above its cap.
 // It runs after the sign checks, so it only looks at values that are

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/servetune/servetune/internal/suggest"
@@ -176,9 +177,12 @@ func (p Profile) Problems() []Problem {
 		bad("num_prompts", "must be > 0, not %d", p.NumPrompts)
 	}
 	p.stageProblems(bad)
-	for _, q := range p.Percentiles {
+	for i, q := range p.Percentiles {
 		if !(q > 0 && q < 100) {
 			bad("percentiles", "must each be in (0, 100), not %v", q)
+		} else if slices.Contains(p.Percentiles[:i], q) {
+			// Reported once whatever the count: the second is a slip.
+			bad("percentiles", "lists %v twice", q)
 		}
 	}
 	if p.RequestRate < 0 || math.IsNaN(p.RequestRate) {

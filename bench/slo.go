@@ -14,6 +14,8 @@ func (s *SLO) problems(bad func(key, format string, a ...any)) {
 	}{{"slo.ttft_ms", s.TTFTMs}, {"slo.tpot_ms", s.TPOTMs}, {"slo.e2el_ms", s.E2ELMs}} {
 		if b.v < 0 || math.IsNaN(b.v) || math.IsInf(b.v, 0) {
 			bad(b.key, "must be a positive number of milliseconds, not %v", b.v)
+		} else if b.v > MaxSLOMs {
+			bad(b.key, "is %v ms, longer than the %v a profile may run: it would bound nothing", b.v, MaxSpan)
 		}
 	}
 	if *s == (SLO{}) {

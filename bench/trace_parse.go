@@ -8,12 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/servetune/servetune/internal/suggest"
 )
 
 // traceRow is one request of a trace as its file states it.
@@ -26,6 +29,22 @@ type traceRow struct {
 	// the start: requests whose hashes agree up to block k share their
 	// first k blocks of prompt. Nil when the format has none.
 	hashes []int64
+	// hashKey names hashes in the file (hash_ids, prefix), and inKey and
+	// outKey the lengths (input_length, ContextTokens …), for errors.
+	hashKey, inKey, outKey string
+}
+
+// emptyKey names the length a row without tokens lacks ("" when it has
+// both): such rows are skipped (Azure's traces hold some), and a trace
+// of nothing else says which key read 0.
+func (r traceRow) emptyKey() string {
+	switch {
+	case r.in == 0:
+		return r.inKey
+	case r.out == 0:
+		return r.outKey
+	}
+	return ""
 }
 
 // lineError is a bad row, named by its line in the trace file.
@@ -83,9 +102,6 @@ func readJSONLTrace(r io.Reader, parse func([]byte) (traceRow, error), each func
 		if err != nil {
 			return &lineError{line, err}
 		}
-		if row.in == 0 || row.out == 0 {
-			continue
-		}
 		if err := each(row, line); err != nil {
 			return err
 		}
@@ -110,7 +126,7 @@ func parseMooncakeRow(b []byte) (traceRow, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return traceRow{}, err
 	}
-	return jsonRow("timestamp", m.Timestamp, "input_length", m.InputLength, "output_length", m.OutputLength, m.HashIDs)
+	return jsonRow("timestamp", m.Timestamp, "input_length", m.InputLength, "output_length", m.OutputLength, "hash_ids", m.HashIDs)
 }
 
 // genericRow is servetune's own trace line (docs/space.md):
@@ -127,11 +143,11 @@ func parseGenericRow(b []byte) (traceRow, error) {
 	if err := json.Unmarshal(b, &g); err != nil {
 		return traceRow{}, err
 	}
-	return jsonRow("t_ms", g.TMs, "input_tokens", g.InputTokens, "output_tokens", g.OutputTokens, g.Prefix)
+	return jsonRow("t_ms", g.TMs, "input_tokens", g.InputTokens, "output_tokens", g.OutputTokens, "prefix", g.Prefix)
 }
 
 // jsonRow checks a JSONL row's fields, named by their keys.
-func jsonRow(tKey string, ms *float64, inKey string, in *int64, outKey string, out *int64, hashes []int64) (traceRow, error) {
+func jsonRow(tKey string, ms *float64, inKey string, in *int64, outKey string, out *int64, hashKey string, hashes []int64) (traceRow, error) {
 	switch {
 	case ms == nil:
 		return traceRow{}, fmt.Errorf("%s is missing", tKey)
@@ -144,9 +160,16 @@ func jsonRow(tKey string, ms *float64, inKey string, in *int64, outKey string, o
 	if err != nil {
 		return traceRow{}, err
 	}
-	row := traceRow{at: at, hashes: hashes}
+	row := traceRow{at: at, hashes: hashes, hashKey: hashKey, inKey: inKey, outKey: outKey}
 	if row.in, err = traceTokens(inKey, *in); err != nil {
 		return traceRow{}, err
+	}
+	// Hash ids number the prompt's blocks (Mooncake's are 0, 1, 2, …): a
+	// negative one is a corrupted row, not a block.
+	for i, h := range hashes {
+		if h < 0 {
+			return traceRow{}, fmt.Errorf("%s[%d] is %d: a block's hash id is a number >= 0", hashKey, i, h)
+		}
 	}
 	if row.out, err = traceTokens(outKey, *out); err != nil {
 		return traceRow{}, err
@@ -214,9 +237,6 @@ func readCSVTrace(r io.Reader, cols []string, parse func([]string) (traceRow, er
 		if err != nil {
 			return &lineError{line, err}
 		}
-		if row.in == 0 || row.out == 0 {
-			continue
-		}
 		if err := each(row, line); err != nil {
 			return err
 		}
@@ -274,7 +294,7 @@ func parseBurstRow(f []string) (traceRow, error) {
 }
 
 func csvRow(at time.Duration, inKey, in, outKey, out string) (traceRow, error) {
-	row := traceRow{at: at}
+	row := traceRow{at: at, inKey: inKey, outKey: outKey}
 	var err error
 	if row.in, err = csvTokens(inKey, in); err != nil {
 		return traceRow{}, err
@@ -314,7 +334,48 @@ func detectTraceFormat(path string, first []byte) (string, error) {
 	case !isCSV && strings.HasPrefix(line, "{") && strings.Contains(line, `"input_tokens"`):
 		return TraceGeneric, nil
 	}
+	if why := jsonRowKeys(line); why != "" {
+		return "", errors.New("cannot tell its format from the first line: " + why)
+	}
 	return "", errors.New("cannot tell its format from the first line (want a Mooncake or generic JSONL row, or an Azure or BurstGPT CSV header); set trace.format")
+}
+
+// jsonRowKeys says, for a first line that is a JSON object of neither
+// JSONL format, which of its keys are not the nearer format's, with the
+// key each was likely meant to be ("input_len" → "input_length"): the
+// bare "cannot tell its format" did not name the key at fault.
+func jsonRowKeys(line string) string {
+	var row map[string]json.RawMessage
+	if !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &row) != nil || len(row) == 0 {
+		return ""
+	}
+	formats := []struct {
+		name string
+		keys []string
+	}{{TraceMooncake, []string{"timestamp", "input_length", "output_length", "hash_ids"}},
+		{TraceGeneric, []string{"t_ms", "input_tokens", "output_tokens", "prefix"}}}
+	best, most := formats[0], -1
+	for _, f := range formats {
+		n := 0
+		for k := range row {
+			if slices.Contains(f.keys, k) {
+				n++
+			}
+		}
+		if n > most {
+			best, most = f, n
+		}
+	}
+	var bad []string
+	for _, k := range slices.Sorted(maps.Keys(row)) {
+		if !slices.Contains(best.keys, k) {
+			bad = append(bad, fmt.Sprintf("%q is not a %s key%s", k, best.name, suggest.Hint(k, best.keys)))
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	return strings.Join(bad, "; ") + fmt.Sprintf(" (a %s row has %s)", best.name, strings.Join(best.keys, ", "))
 }
 
 // firstLine is the first non-blank line among the bytes b.

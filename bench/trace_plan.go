@@ -21,6 +21,9 @@ func traceRequests(p Profile) ([]PlannedRequest, error) {
 		return nil, fmt.Errorf("trace dataset: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, &KeyError{Key: "dataset_path", Err: fmt.Errorf("trace dataset %s is a directory: name the trace file", path)}
+	}
 	if st, err := f.Stat(); err == nil && st.Size() > maxTraceBytes {
 		return nil, fmt.Errorf("trace dataset %s: %d bytes, more than the %d a plan reads; cut the window out of it first", path, st.Size(), maxTraceBytes)
 	}
@@ -29,11 +32,18 @@ func traceRequests(p Profile) ([]PlannedRequest, error) {
 	if p.Trace != nil {
 		format = p.Trace.Format
 	}
-	if format == "" {
-		head, _ := br.Peek(64 << 10) // a short file is all there is
-		if format, err = detectTraceFormat(path, firstLine(head)); err != nil {
-			return nil, fmt.Errorf("trace dataset %s: %w", path, err)
-		}
+	head, _ := br.Peek(64 << 10) // a short file is all there is
+	detected, detectErr := detectTraceFormat(path, firstLine(head))
+	switch {
+	case format == "" && detectErr != nil:
+		return nil, fmt.Errorf("trace dataset %s: %w", path, detectErr)
+	case format == "":
+		format = detected
+	case detectErr == nil && detected != format:
+		// The format given is not the file's: its first row failed to
+		// parse as that format, an error about a CSV quote or a JSON
+		// key that did not say the format was the mistake.
+		return nil, &KeyError{Key: "trace.format", Err: fmt.Errorf("is %q, but the first line of %s is a %s row: set trace.format = %q, or leave it out to detect it", format, path, detected, detected)}
 	}
 	b := newTraceBuilder(p)
 	if err := readTrace(br, format, b.add); err != nil {
@@ -44,7 +54,11 @@ func traceRequests(p Profile) ([]PlannedRequest, error) {
 		return nil, fmt.Errorf("trace dataset %s: %s: %w", path, format, err)
 	}
 	if len(b.reqs) == 0 {
-		return nil, fmt.Errorf("trace dataset %s: %s: no request in the window (%v; %d rows with tokens read)", path, format, p.Trace, b.rows)
+		skipped := ""
+		if b.skipped > 0 {
+			skipped = fmt.Sprintf("; %d rows skipped for 0 tokens, the last for its %s", b.skipped, b.skippedKey)
+		}
+		return nil, fmt.Errorf("trace dataset %s: %s: no request in the window (%v; %d rows with tokens read%s)", path, format, p.Trace, b.rows, skipped)
 	}
 	return b.reqs, nil
 }
@@ -63,9 +77,13 @@ type traceBuilder struct {
 	prev     time.Duration
 	prevLine int
 	rows     int
-	limit    int                 // most requests a window may hold (maxTraceRequests)
-	seen     map[uint64]struct{} // full prompt blocks planned so far
-	reqs     []PlannedRequest
+	limit    int // most requests a window may hold (maxTraceRequests)
+	// skipped counts the rows of no tokens (skippedKey: the last one's
+	// length at 0), for an empty window's error.
+	skipped    int
+	skippedKey string
+	seen       map[uint64]struct{} // full prompt blocks planned so far
+	reqs       []PlannedRequest
 }
 
 func newTraceBuilder(p Profile) *traceBuilder {
@@ -83,6 +101,10 @@ func newTraceBuilder(p Profile) *traceBuilder {
 // add plans one row, or skips it (outside the window, not sampled), or
 // stops the read (past the window, cap reached).
 func (b *traceBuilder) add(row traceRow, line int) error {
+	if k := row.emptyKey(); k != "" {
+		b.skipped, b.skippedKey = b.skipped+1, k
+		return nil // no request to send; never the trace's first row either
+	}
 	if b.rows == 0 {
 		b.first, b.prev = row.at, row.at
 	}
@@ -91,6 +113,14 @@ func (b *traceBuilder) add(row traceRow, line int) error {
 		return &lineError{line, fmt.Errorf("timestamp %v is before line %d's %v: the trace must be sorted by time", row.at-b.first, b.prevLine, b.prev-b.first)}
 	}
 	b.prev, b.prevLine = row.at, line
+	// One hash per block of the prompt, the last one partial: more than
+	// that names blocks the prompt does not have (a row cut short, or
+	// block_tokens smaller than the trace's), and the extra ones were
+	// silently dropped.
+	if most := (row.in + b.block - 1) / b.block; len(row.hashes) > most {
+		return &lineError{line, fmt.Errorf("%s lists %d blocks, more than the %d of %d tokens that %d prompt tokens hold (is trace.block_tokens the trace's block size?)",
+			row.hashKey, len(row.hashes), most, b.block, row.in)}
+	}
 	rel := row.at - b.first
 	switch {
 	case rel < b.start:
@@ -160,3 +190,18 @@ func chainBlock(parent uint64, h int64) uint64 {
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31
 }
+
+// KeyError is a dataset problem that one key of the profile is at fault
+// for (trace.format, dataset_path), so a space file names that key and
+// bench its flag (FlagOfKey).
+type KeyError struct {
+	Key string
+	Err error
+}
+
+func (e *KeyError) Error() string { return e.Key + " " + e.Err.Error() }
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// FlagOfKey is the bench flag that sets a profile key
+// ("trace.format" → "--trace-format").
+func FlagOfKey(key string) string { return flagOfKey(key) }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -242,6 +243,11 @@ func TestTraceBadRows(t *testing.T) {
 		{"csv missing column", "x.csv", "TIMESTAMP,ContextTokens\n", "cannot tell its format"},
 		{"azure short row", "a.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,10\n", "a.csv:2: azure: has 2 fields"},
 		{"empty window", "g.jsonl", "{\"t_ms\": 0, \"input_tokens\": 4, \"output_tokens\": 0}\n", "no request in the window"},
+		{"every row without output", "g.jsonl", "{\"t_ms\": 0, \"input_tokens\": 4, \"output_tokens\": 0}\n", "1 rows skipped for 0 tokens, the last for its output_tokens"},
+		// Issue 48, fifth pass: both replayed, the hashes misread.
+		{"negative hash id", "m.jsonl", "{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 1, \"hash_ids\": [3, -1]}\n", "m.jsonl:1: mooncake: hash_ids[1] is -1"},
+		{"a misspelt key", "m.jsonl", "{\"timestamp\": 0, \"input_len\": 5, \"output_length\": 1}\n", `"input_len" is not a mooncake key; did you mean "input_length"?`},
+		{"more hashes than blocks", "g.jsonl", "{\"t_ms\": 0, \"input_tokens\": 600, \"output_tokens\": 1, \"prefix\": [1, 2, 3]}\n", "g.jsonl:1: generic: prefix lists 3 blocks, more than the 2 of 512 tokens"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -418,5 +424,34 @@ func TestTraceWindowBoundedBySpan(t *testing.T) {
 		if got := slices.Contains(keys, "trace.duration"); got != c.fail {
 			t.Errorf("%+v: refused %v (keys %v), want %v", c.tr, got, keys, c.fail)
 		}
+	}
+}
+
+// A trace.format other than the file's, and a directory for the file, are
+// errors naming the key at fault (KeyError): the first read "azure:
+// header: bare \" in non-quoted field", the second "cannot tell its
+// format" (issue 48, fifth pass).
+func TestTraceKeyErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.jsonl")
+	if err := os.WriteFile(path, []byte(`{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1]}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p    Profile
+		key  string
+		want string
+	}{
+		{traceProfile(path, &Trace{Format: TraceAzure}), "trace.format", `the first line of ` + path + ` is a mooncake row`},
+		{traceProfile(dir, nil), "dataset_path", "is a directory"},
+	} {
+		_, err := c.p.Plan()
+		var ke *KeyError
+		if !errors.As(err, &ke) || ke.Key != c.key || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want a KeyError on %s saying %q", c.p.Trace, err, c.key, c.want)
+		}
+	}
+	if _, err := traceProfile(path, &Trace{Format: TraceMooncake}).Plan(); err != nil {
+		t.Errorf("the right format: %v", err)
 	}
 }

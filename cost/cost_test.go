@@ -46,6 +46,7 @@ func TestParsePricesProblems(t *testing.T) {
 		{"no price", "[[gpu]]\nname = \"H100\"\nsource = \"x\"\n", "p.toml:1: gpu[0].usd_per_gpu_hour: must be a finite price > 0, not 0"},
 		{"negative", "[[gpu]]\nname = \"H100\"\nusd_per_gpu_hour = -1.0\nsource = \"x\"\n", "p.toml:3: gpu[0].usd_per_gpu_hour: must be a finite price > 0, not -1"},
 		{"inf", "[[gpu]]\nname = \"H100\"\nusd_per_gpu_hour = inf\nsource = \"x\"\n", "p.toml:3: gpu[0].usd_per_gpu_hour: must be a finite price > 0, not +Inf"},
+		{"a typo's extra zeros", "[[gpu]]\nname = \"H100\"\nusd_per_gpu_hour = 1e300\nsource = \"x\"\n", "p.toml:3: gpu[0].usd_per_gpu_hour: is 1e+300, more than the 10000"},
 		{"no source", "[[gpu]]\nname = \"H100\"\nusd_per_gpu_hour = 2.0\n", "p.toml:1: gpu[0].source: is required"},
 		{"no name", "[[gpu]]\nusd_per_gpu_hour = 2.0\nsource = \"x\"\n", "p.toml:1: gpu[0].name: is required"},
 		{"twice", goodFile + "[[gpu]]\nname = \"h100\"\nusd_per_gpu_hour = 3.0\nsource = \"y\"\n", "p.toml:12: gpu[2].name: \"h100\" is priced twice (also gpu[0], line 2)"},

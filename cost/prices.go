@@ -101,12 +101,19 @@ func Parse(file string, src []byte) (Prices, error) {
 	return Prices{File: file, GPUs: doc.GPU}, nil
 }
 
+// MaxUSDPerGPUHour bounds a price: the dearest GPU rents for tens of
+// dollars an hour, so past ten thousand a price is a typo, and 1e300
+// made every cost infinite once multiplied by GPUs and replicas.
+const MaxUSDPerGPUHour = 10_000
+
 func (g Price) check(i int, bad func(i int, key, format string, a ...any)) {
 	if strings.TrimSpace(g.Name) == "" {
 		bad(i, "name", "is required (the GPU type, as target.gpu names it)")
 	}
 	if !(g.USDPerGPUHour > 0) || math.IsInf(g.USDPerGPUHour, 0) {
 		bad(i, "usd_per_gpu_hour", "must be a finite price > 0, not %v", g.USDPerGPUHour)
+	} else if g.USDPerGPUHour > MaxUSDPerGPUHour {
+		bad(i, "usd_per_gpu_hour", "is %v, more than the %v a GPU-hour may cost (cents for dollars, or a typo's extra zeros?)", g.USDPerGPUHour, float64(MaxUSDPerGPUHour))
 	}
 	if strings.TrimSpace(g.Source) == "" {
 		bad(i, "source", "is required: where the price comes from (a quote, a contract, a price page and its date)")

@@ -46,3 +46,16 @@ func TestRefusedValue(t *testing.T) {
 		t.Errorf("the newest vllm refused nvfp4: %v", err)
 	}
 }
+
+// A searched knob that the target's extra_args also set is refused: the
+// engine took extra_args' value (they come last) for every config
+// (issue 48, fifth pass). A knob they leave alone is not.
+func TestRefusedValueSetByExtraArgs(t *testing.T) {
+	tg := space.Target{Model: "m", Engines: map[string]space.EngineTarget{"vllm": {ExtraArgs: []string{"--max-num-seqs", "64", "--seed", "1"}}}}
+	if err := RefusedValue(tg, "vllm", KnobMaxRunning, int64(32)); err == nil || !strings.Contains(err.Error(), "extra_args") || !strings.Contains(err.Error(), "also sets max_running") {
+		t.Errorf("max_running under --max-num-seqs in extra_args: %v", err)
+	}
+	if err := RefusedValue(tg, "vllm", KnobMemFraction, 0.9); err != nil {
+		t.Errorf("mem_fraction: %v", err)
+	}
+}

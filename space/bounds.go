@@ -41,6 +41,11 @@ func (d *decoder) boundTarget(m map[string]any, t Target) {
 			d.fail("target."+f.key, "is %v, shorter than the %v any trial needs: durations read \"30m\", \"2h\"", f.v, MinTimeout)
 		}
 	}
+	if _, given := m["startup_timeout"]; given && t.StartupTimeout == 0 {
+		// 0 reads as the default 30m, not "no wait" (trial_timeout's 0
+		// is documented as derived; startup_timeout's is not).
+		d.fail("target.startup_timeout", "is 0, which reads as the default 30m: give the launch → ready limit, or leave startup_timeout out")
+	}
 	if h, ok := m["host"].(string); ok && strings.TrimSpace(h) != "" && !validHost(h) {
 		d.fail("target.host", "%q is not a host name or IP address engines can bind (no scheme, port, path or space): e.g. \"127.0.0.1\" or \"0.0.0.0\"", h)
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/servetune/servetune/bench"
 )
 
 func (d *decoder) space(raw map[string]any) *Space {
@@ -23,7 +25,13 @@ func (d *decoder) space(raw map[string]any) *Space {
 	s.Constraints = d.constraints(d.tables(raw, "constraints"))
 	s.Params = d.params(d.table(raw, "params", "params"))
 	s.Rules = d.rules(d.tables(raw, "rules"))
+	d.unusedEngineTargets(s)
 	s.Baseline = d.baseline(d.table(raw, "baseline", "baseline"), "baseline")
+	if _, given := raw["baseline"]; given && s.Baseline == nil {
+		// An empty table reads as no baseline: no trial measures the
+		// engines' defaults and every "vs baseline" figure is missing.
+		d.fail("baseline", "is empty: give the baseline's knob = value pairs (engine = \"vllm\" for the engine's defaults), or remove the table")
+	}
 	for i, m := range d.tables(raw, "enqueue") {
 		if len(m) == 0 {
 			d.fail(fmt.Sprintf("enqueue[%d]", i), "is empty: give the config's knob = value pairs (the engines' defaults are the baseline's to measure)")
@@ -77,6 +85,12 @@ func (d *decoder) study(m map[string]any) Study {
 		st.Sampler, st.SamplerDefaulted = DefaultSampler(st.Prior), true
 	}
 	d.studyName(st.Name)
+	if p, given := m["prior"].(string); given && strings.TrimSpace(p) == "" {
+		// "" is the code's "left out" (the sampler's default prior);
+		// written, it is a slip. (An engine's api = "" is documented:
+		// both endpoints.)
+		d.fail("study.prior", "is empty: give \"sim\" or \"none\", or leave prior out for the sampler's default")
+	}
 	if s, given := m["sampler"].(string); given && strings.TrimSpace(s) == "" {
 		d.fail("study.sampler", "is empty: name a sampler, or leave sampler out for the default")
 	}
@@ -108,6 +122,7 @@ func (d *decoder) objectives(ts []map[string]any) []Objective {
 		if o.Direction != Maximize && o.Direction != Minimize {
 			d.fail(join(path, "direction"), "must be \"maximize\" or \"minimize\", got %q", o.Direction)
 		}
+		d.blankProfile(m, path)
 		out = append(out, o)
 	}
 	if len(out) == 0 {
@@ -138,9 +153,70 @@ func (d *decoder) constraints(ts []map[string]any) []Constraint {
 			d.fail(join(path, "expr"), "%q can never hold: %s %s, so every trial would miss it", src, c.Metric, why)
 		}
 		c.Profile = d.str(m, "profile", path, "")
+		d.blankProfile(m, path)
+		d.farBound(c, join(path, "expr"))
 		out = append(out, c)
 	}
 	return out
+}
+
+// unusedEngineTargets notes a [target.engines.NAME] for an engine the
+// space never runs (neither target.engine nor a value of params.engine):
+// its command, version and env are never used. A note, not a refusal,
+// as for an unused custom profile: a target file may keep the engines
+// of several spaces.
+func (d *decoder) unusedEngineTargets(s *Space) {
+	var used []string
+	if s.Target.Engine != "" {
+		used = append(used, s.Target.Engine)
+	}
+	for _, p := range s.Params {
+		if p.Name == "engine" {
+			for _, v := range p.Values {
+				if e, ok := v.(string); ok {
+					used = append(used, e)
+				}
+			}
+		}
+	}
+	if len(used) == 0 {
+		return // the default engine: left to the runner
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Target.Engines)) {
+		if !slices.Contains(used, name) {
+			d.note("target.engines."+name, "configures %s, which this space never runs (engines: %s)", name, strings.Join(used, ", "))
+		}
+	}
+}
+
+// blankProfile refuses profile = "": it read as "every profile" (the
+// key left out), not the profile its author meant to name.
+func (d *decoder) blankProfile(m map[string]any, path string) {
+	if p, given := m["profile"].(string); given && strings.TrimSpace(p) == "" {
+		d.fail(join(path, "profile"), "is empty: name a profile of profiles.run, or leave profile out for every profile")
+	}
+}
+
+// farBound refuses an upper bound on a latency past anything a profile
+// can measure (1e300 ms): no request lasts longer than a profile may run
+// (bench.MaxSpan), so the bound holds on every trial and constrains
+// nothing — a typo's extra zeros, as an [slo] bound of the same size is.
+func (d *decoder) farBound(c Constraint, key string) {
+	if c.Relative || (c.Op != "<" && c.Op != "<=") {
+		return
+	}
+	limit, unit := 0.0, ""
+	switch {
+	case strings.HasSuffix(c.Metric, "_ms"):
+		limit, unit = bench.MaxSLOMs, "ms"
+	case strings.HasSuffix(c.Metric, "_s"):
+		limit, unit = bench.MaxSpan.Seconds(), "s"
+	default:
+		return
+	}
+	if c.Bound > limit {
+		d.fail(key, "%q bounds %s at %v %s, longer than the %v a profile may run: it would hold on every trial", c.Src, c.Metric, c.Bound, unit, bench.MaxSpan)
+	}
 }
 
 // parseConstraint reads "METRIC OP NUMBER", or a guard relative to the

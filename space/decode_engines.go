@@ -48,7 +48,7 @@ func (d *decoder) engineDecl(m map[string]any, path string) EngineDecl {
 	if e.Device == "gpu" { // the default, stored as absent like a study's older declarations
 		e.Device = ""
 	}
-	if len(e.Command) == 0 {
+	if _, given := m["command"]; !given {
 		d.fail(join(path, "command"), "is required: the engine's program and leading arguments, e.g. [\"llama-server\"]")
 	}
 	if e.DefaultPort < 0 || e.DefaultPort > 65535 {

@@ -173,6 +173,12 @@ func (d *decoder) strMap(m map[string]any, key, path string) map[string]string {
 // whose first, the program, is not empty.
 func (d *decoder) argv(m map[string]any, key, path string) []string {
 	out := d.strings(m, key, path)
+	if arr, given := m[key].([]any); given && len(arr) == 0 {
+		// [] reads as absent (no prefix, the engine's own program): the
+		// file says something else was meant.
+		d.fail(join(path, key), "is empty: give the program and its arguments, or leave %s out", key)
+		return nil
+	}
 	if len(out) > 0 && strings.TrimSpace(out[0]) == "" {
 		d.fail(join(path, key), "must start with a program to run, got %q", out)
 		return nil

@@ -2,9 +2,12 @@ package space
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"strings"
+
+	"github.com/servetune/servetune/bench"
 )
 
 // fit refuses what loads but could only fail once engines launch: an
@@ -17,6 +20,7 @@ func (d *decoder) fit(ctx context.Context, s *Space) {
 	d.datasets(s)
 	d.nodesFit(s.Target)
 	d.contextFits(s)
+	d.requestsFit(s)
 	d.configsFit(ctx, s)
 }
 
@@ -41,6 +45,11 @@ func (d *decoder) datasets(s *Space) {
 			continue // no file, or already refused
 		}
 		if _, err := p.Plan(); err != nil {
+			var ke *bench.KeyError
+			if errors.As(err, &ke) {
+				d.fail("profiles.custom."+p.Name+"."+ke.Key, "%v", ke.Err)
+				continue
+			}
 			d.fail("profiles.custom."+p.Name+".dataset_path", "%v", err)
 		}
 	}
@@ -133,7 +142,8 @@ func (d *decoder) valuesFit(t Target, c Config, f *fitProbe) {
 			continue
 		}
 		f.asked[key] = true
-		if err := d.opt.RefusedValue(t, e, k, c[k]); err != nil {
+		if err := d.opt.RefusedValue(t, e, k, c[k]); err != nil && !f.asked[err.Error()] {
+			f.asked[err.Error()] = true // a verdict on the knob, not the value, is said once
 			d.fail("params."+k, "%v", err)
 		}
 	}

@@ -64,3 +64,51 @@ func (d *decoder) contextFits(s *Space) {
 		}
 	}
 }
+
+// requestsFit refuses a max_model_len below a random profile's shortest
+// request (input_len × (1 − range_ratio) + prefix_len + output_len): the
+// engine refuses every request longer than it, so every trial with that
+// value failed "no request succeeded" (exit 3 when all did). -1 (vLLM:
+// what fits) and "default" are left to the engine.
+func (d *decoder) requestsFit(s *Space) {
+	shortest, name := 0, ""
+	for _, p := range s.Profiles {
+		if p.DatasetName() != bench.DatasetRandom {
+			continue
+		}
+		if n := int(float64(p.InputLen)*(1-p.RangeRatio)) + p.PrefixLen + p.OutputLen; n > shortest {
+			shortest, name = n, p.Name
+		}
+	}
+	if shortest == 0 {
+		return
+	}
+	under := func(v any) bool {
+		f, ok := Number(v, false)
+		return ok && f > 0 && f < float64(shortest)
+	}
+	why := func(v any) string {
+		return fmt.Sprintf("%s is shorter than profile %s's shortest request, %d tokens (input_len × (1 − range_ratio) + prefix_len + output_len): the engine would refuse every request", FormatValue(v), name, shortest)
+	}
+	if p, ok := s.Param("max_model_len"); ok {
+		switch {
+		case p.Kind == Categorical:
+			for _, v := range p.Values {
+				if under(v) {
+					d.fail("params.max_model_len.values", "%s", why(v))
+					break
+				}
+			}
+		case under(p.Low):
+			d.fail("params.max_model_len.low", "%s", why(p.Low))
+		}
+	}
+	if v, ok := s.Baseline["max_model_len"]; ok && under(v) {
+		d.fail("baseline.max_model_len", "%s", why(v))
+	}
+	for i, c := range s.Enqueue {
+		if v, ok := c["max_model_len"]; ok && under(v) {
+			d.fail(fmt.Sprintf("enqueue[%d].max_model_len", i), "%s", why(v))
+		}
+	}
+}

@@ -23,10 +23,12 @@ func TestMaxModelLenAboveTheModelsContext(t *testing.T) {
 	for _, c := range cases {
 		refusedKey(t, c.name, base+c.extra, opt, c.key)
 	}
+	// (16384: the base runs the balanced profile, whose 9216-token
+	// requests a shorter max_model_len refuses; TestMaxModelLenBelowTheRequests.)
 	for name, o := range map[string]Options{"within": opt, "unknown": testOptions()} {
-		src := base + "[params.max_model_len]\nvalues = [4096, 32768]\n"
+		src := base + "[params.max_model_len]\nvalues = [16384, 32768]\n"
 		if name == "unknown" {
-			src = base + "[params.max_model_len]\nvalues = [4096, 1000000]\n"
+			src = base + "[params.max_model_len]\nvalues = [16384, 1000000]\n"
 		}
 		if _, err := Parse(context.Background(), "x.toml", src, o); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -46,5 +48,23 @@ func TestProfileLongerThanTheModelsContext(t *testing.T) {
 	edge := strings.Replace(freshBase, "input_len = 128", "input_len = 40000\nrange_ratio = 0.5", 1)
 	if _, err := Parse(context.Background(), "x.toml", edge, opt); err != nil {
 		t.Errorf("only the longest requests over: %v", err)
+	}
+}
+
+// A max_model_len below a random profile's shortest request makes the
+// engine (and the simulator) refuse every request, so every trial with it
+// failed: refused wherever the space holds it (issue 48, fifth pass).
+// -1, vLLM's "what fits", is left to the engine.
+func TestMaxModelLenBelowTheRequests(t *testing.T) {
+	base := gatedSrc[:strings.Index(gatedSrc, "%s")]
+	for _, c := range []struct{ name, extra, key string }{
+		{"a value", "[params.max_model_len]\nvalues = [4096, 16384]\n", "params.max_model_len.values"},
+		{"a range's low end", "[params.max_model_len]\nlow = 2048\nhigh = 16384\n", "params.max_model_len.low"},
+		{"the baseline", "[params.tp]\nvalues = [1]\n[baseline]\nmax_model_len = 1000\n", "baseline.max_model_len"},
+	} {
+		refusedKey(t, c.name, base+c.extra, testOptions(), c.key)
+	}
+	if _, err := Parse(context.Background(), "x.toml", base+"[params.max_model_len]\nvalues = [-1, 9216]\n", testOptions()); err != nil {
+		t.Errorf("-1 and the shortest request's length: %v", err)
 	}
 }

@@ -22,7 +22,9 @@ func TestFitAcceptsWhatCanRun(t *testing.T) {
 		{"gpus_per_node with nodes to spread over", "gpus = 8\ngpus_per_node = 2\nhost = \"0.0.0.0\"\nnodes = [\"gpu[1-2]\"]\nnode_launch = [\"ssh\", \"{host}\"]\n", tp},
 		{"gpus_per_node that holds every config", "gpus = 8\ngpus_per_node = 4\n", tp},
 		{"an env name without =", "gpus = 1\n[target.engines.vllm]\nenv = { VLLM_LOGGING_LEVEL = \"DEBUG\" }\n", ""},
-		{"an empty command (the engine's default)", "gpus = 1\n[target.engines.vllm]\ncommand = []\n", ""},
+		// command left out is the engine's default; command = [] is refused
+		// (TestFifthPassBadInputsAreRefused): it reads as "no program".
+		{"no command (the engine's default)", "gpus = 1\n[target.engines.vllm]\nextra_args = [\"--seed\", \"1\"]\n", ""},
 		{"a kv_cache_dtype the release takes", "gpus = 1\n[target.engines.vllm]\nversion = \"0.10.0\"\n", "\n[params.kv_cache_dtype]\nvalues = [\"auto\", \"fp8\"]\n"},
 		{"prior = sim with cards and a sampler it guides", "gpus = 1\n", ""},
 		{"a readable quality dataset", "gpus = 1\n", "\n[profiles]\nrun = [\"qa\"]\n[profiles.custom.qa]\nkind = \"quality\"\ndataset = \"jsonl\"\ndataset_path = \"" + dataset + "\"\nnum_prompts = 1\n"},

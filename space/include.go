@@ -35,24 +35,42 @@ func (d *decoder) declared(raw map[string]any) map[string]EngineDecl {
 		known = d.include(f, "include", known)
 	}
 	for _, f := range d.opt.EngineFiles {
-		known = d.include(f, "", known)
+		known = d.include(f, engineFilesFlag, known)
 	}
 	return known
 }
 
+// engineFilesFlag is the flag Options.EngineFiles come from, the key a
+// problem reading one of them is reported at.
+const engineFilesFlag = "--engines"
+
+// spaceTables are a space file's own top-level keys, which an engines
+// file (an include, --engines) cannot set: the space's study, target and
+// search are the space file's, whatever it includes.
+var spaceTables = []string{"study", "target", "objectives", "constraints", "profiles", "params", "rules", "baseline", "enqueue", "slo", "include"}
+
 // include decodes one engines file into known. key is where a file that
-// cannot be read is reported in the including file ("" for a flag).
+// cannot be read is reported in the including file (include, or the
+// --engines flag).
 func (d *decoder) include(path, key string, known map[string]EngineDecl) map[string]EngineDecl {
 	src, err := readLimited(path)
 	if err != nil && d.opt.Declared != nil {
 		return known
 	}
+	at := Problem{File: d.file, Line: d.line(key), Key: key}
 	if err != nil {
-		d.problems = append(d.problems, Problem{File: d.file, Line: d.line(key), Key: key, Msg: fmt.Sprintf("cannot read engines file: %v", err)})
+		at.Msg = fmt.Sprintf("cannot read engines file: %v", err)
+		d.problems = append(d.problems, at)
 		return known
 	}
 	if p := limits(path, src); p != nil {
-		d.problems = append(d.problems, *p)
+		// Named at the include (or the flag) that brought the file in:
+		// "/dev/zero:1" alone did not say which key named it.
+		at.Msg = fmt.Sprintf("engines file %s: %s", path, p.Msg)
+		if p.Line > 1 {
+			at.Msg = fmt.Sprintf("engines file %s:%d: %s", path, p.Line, p.Msg)
+		}
+		d.problems = append(d.problems, at)
 		return known
 	}
 	var raw map[string]any
@@ -61,7 +79,21 @@ func (d *decoder) include(path, key string, known map[string]EngineDecl) map[str
 		return known
 	}
 	sub := &decoder{file: path, lines: keyLines(src), opt: d.opt, declaredHere: d.declaredHere}
+	if len(raw) == 0 && d.opt.Declared == nil { // a stored study reads as it ran
+		// An empty engines file (a truncated write, the wrong path)
+		// declared nothing, and the space ran without the engines its
+		// author meant to bring in.
+		at.Msg = fmt.Sprintf("engines file %s declares no engine: it holds [engines.<name>] tables", path)
+		d.problems = append(d.problems, at)
+		return known
+	}
 	sub.finite(raw, "")
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		if slices.Contains(spaceTables, k) {
+			sub.fail(k, "an engines file holds only [engines.<name>] tables: [%s] belongs in the space file %s, not in a file it includes", k, d.file)
+			delete(raw, k)
+		}
+	}
 	sub.unknown(raw, "", "engines")
 	known = sub.engineDecls(sub.table(raw, "engines", "engines"), known)
 	d.problems = append(d.problems, sub.problems...)

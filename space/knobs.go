@@ -25,7 +25,11 @@ type legal struct {
 	also *float64
 	// enum, when set, is the knob's whole domain: strings only.
 	enum []string
-	desc string
+	// boolean is a switch: true or false (or their strings, which
+	// Config.Bool reads). 0 and 1 are not: an engine renders a bool knob
+	// as a flag present or absent, and read as a number 1 set nothing.
+	boolean bool
+	desc    string
 }
 
 func (l legal) ok(f float64) bool {
@@ -53,6 +57,8 @@ func knownDomain(knob string) (legal, bool) {
 		return legal{enum: []string{"none", "pd"}, desc: `"none" or "pd"`}, true
 	case "prefill_instances", "decode_instances", "tp", "dp", "pp", "ep":
 		return gpus, true
+	case "prefix_caching", "enable_dp_attention", "torch_compile", "disable_cuda_graph", "flash_attention":
+		return legal{boolean: true, desc: "true or false"}, true
 	}
 	// A disaggregated deployment's per-side knob (prefill_tp, decode_mem_fraction)
 	// means on its side what the aggregated knob means.
@@ -99,6 +105,17 @@ func CheckValue(knob string, v any) error {
 	}
 	if l.enum != nil {
 		return l.checkEnum(knob, v)
+	}
+	if l.boolean {
+		switch x := v.(type) {
+		case bool:
+			return nil
+		case string:
+			if x == "true" || x == "false" {
+				return nil
+			}
+		}
+		return fmt.Errorf("%s is a switch: must be %s, got %s", knob, l.desc, typeName(v))
 	}
 	f, ok := Number(v, false)
 	if ok && f > l.max && l.integer {

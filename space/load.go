@@ -149,6 +149,8 @@ func parse(ctx context.Context, file, src string, opt Options) (*Space, error) {
 		sortProblems(d.problems)
 		return nil, &Error{File: file, Problems: d.problems}
 	}
+	sortProblems(d.notes)
+	s.Notes = d.notes
 	return s, nil
 }
 
@@ -188,6 +190,14 @@ type decoder struct {
 	// later are problems from Options.CheckTarget, reported after the
 	// semantic checks (which run only on an otherwise clean file).
 	later []Problem
+	// notes are definitions the study will not use (Space.Notes).
+	notes []Problem
+}
+
+// note records a definition the study will not use: told at load, not
+// refused (Space.Notes).
+func (d *decoder) note(path, format string, a ...any) {
+	d.notes = append(d.notes, Problem{File: d.file, Line: d.line(path), Key: path, Msg: fmt.Sprintf(format, a...)})
 }
 
 func (d *decoder) fail(path, format string, a ...any) {

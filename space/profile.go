@@ -33,6 +33,7 @@ func (d *decoder) profiles(m map[string]any) []bench.Profile {
 	if len(run) == 0 {
 		d.fail("profiles.run", "must name at least one profile")
 	}
+	d.customNotRun(custom, run)
 	var out []bench.Profile
 	seen := map[string]bool{}
 	for _, name := range run {
@@ -57,6 +58,26 @@ func (d *decoder) profiles(m map[string]any) []bench.Profile {
 		}
 	}
 	return out
+}
+
+// customNotRun notes a custom profile that no study runs, and refuses one
+// named as a built-in. A definition left out of profiles.run is never
+// measured (an objective or constraint naming it is refused as "not in
+// profiles.run"); it may be an alternative kept to swap in (the pd
+// examples keep one), so it loads, with a note (Space.Notes) its author
+// is shown. One named like a built-in silently replaced the built-in of
+// that name, whose figures the docs and other studies quote.
+func (d *decoder) customNotRun(custom map[string]any, run []string) {
+	for _, name := range slices.Sorted(maps.Keys(custom)) {
+		path := "profiles.custom." + name
+		if _, ok := bench.Lookup(name); ok {
+			d.fail(path, "%q is a built-in profile: give yours another name (and name that in profiles.run), or drop the table to run the built-in", name)
+			continue
+		}
+		if !slices.Contains(run, name) && len(run) > 0 {
+			d.note(path, "is defined but not in profiles.run (%s), so it will not run: add %q to profiles.run to measure it", strings.Join(run, ", "), name)
+		}
+	}
 }
 
 // profileErrRE is BurntSushi's type error: its key and what is wrong.
@@ -105,8 +126,40 @@ func (d *decoder) customProfile(custom map[string]any, name string) (bench.Profi
 		p.Dataset = "random"
 	}
 	d.profileProblems(path, sub, p.Validate())
+	if p.Validate() == nil {
+		for _, pr := range p.UserProblems() {
+			d.fail(join(path, pr.Key), "%s", pr.Msg)
+		}
+	}
 	d.traceZeros(path, sub)
+	d.givenDefaults(path, sub)
 	return p, true
+}
+
+// givenDefaults refuses values a profile's code reads as "unset, use the
+// default" but a user writes as a choice, so the profile silently ran
+// something else than the file says: request_rate = 0 (read as all at
+// once: "no requests per second" sent everything at t = 0), burstiness =
+// 0 (read as Poisson), an empty dataset, endpoint or kind (read as
+// random, completions, load) and percentiles = [] (the defaults are
+// reported whatever the list).
+func (d *decoder) givenDefaults(path string, sub map[string]any) {
+	for k, why := range map[string]string{
+		"request_rate": "is 0, which would be read as inf (all at once); give requests per second above 0, or inf",
+		"burstiness":   "is 0, which would be read as 1 (Poisson); give a gamma shape above 0, or leave burstiness out",
+	} {
+		if v, ok := sub[k]; ok && (v == int64(0) || v == float64(0)) {
+			d.fail(join(path, k), "%s", why)
+		}
+	}
+	for _, k := range []string{"dataset", "endpoint", "kind"} {
+		if v, ok := sub[k].(string); ok && strings.TrimSpace(v) == "" {
+			d.fail(join(path, k), "is empty: name one, or leave %s out for the default", k)
+		}
+	}
+	if v, ok := sub["percentiles"].([]any); ok && len(v) == 0 {
+		d.fail(join(path, "percentiles"), "is empty: list percentiles such as [95.0, 99.9], or leave percentiles out (p50, p90, p95 and p99 are always reported)")
+	}
 }
 
 // traceZeros refuses a trace table's speedup, sample or block_tokens

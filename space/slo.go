@@ -29,6 +29,8 @@ func (d *decoder) slo(raw map[string]any) *bench.SLO {
 			*b.to = v
 			if !(v > 0) {
 				d.fail(join("slo", b.key), "must be a positive number of milliseconds, got %v", v)
+			} else if v > bench.MaxSLOMs {
+				d.fail(join("slo", b.key), "is %v ms, longer than the %v a profile may run: it would bound nothing", v, bench.MaxSpan)
 			}
 		}
 	}

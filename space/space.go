@@ -27,6 +27,12 @@ type Space struct {
 	Baseline Config
 	// Enqueue are configs to try first, after the baseline (warm start).
 	Enqueue []Config
+	// Notes are what the file defines that the study will not use: a
+	// custom profile left out of profiles.run, a [target.engines] entry
+	// for an engine the space never runs. Kept as alternatives (an
+	// example keeps a second profile to swap in), so they load; but the
+	// commands that run a study print each, so their author is told.
+	Notes []Problem `json:"-"`
 }
 
 // Study holds the [study] table.

@@ -2,6 +2,7 @@ package space
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -24,6 +25,16 @@ func (d *decoder) values(knob, path string, arr []any) []any {
 			return nil
 		}
 		key := fmt.Sprintf("%T:%v", v, v)
+		if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			// 32.0 is 32: integers and floats mix, so one number
+			// written both ways is one value listed twice.
+			key = fmt.Sprintf("int64:%d", int64(f))
+		}
+		if str, ok := v.(string); ok && knob == KnobGPU {
+			// GPU names are matched without case ("h100" is the H100
+			// card): two spellings are one GPU measured twice.
+			key = "gpu:" + strings.ToLower(str)
+		}
 		if seen[key] {
 			d.fail(path, "lists %v twice", FormatValue(v))
 		}

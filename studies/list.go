@@ -17,6 +17,10 @@ import (
 type Listed struct {
 	Name string
 	Open func() (*space.Space, []store.Trial, string, error)
+	// Storage marks the row of a storage that could not list its
+	// studies: WriteList fails with its error once the table is out, so
+	// a script reading the exit status is not told the list is complete.
+	Storage bool
 }
 
 // List lists the studies under dir, or in url's shared storage when it
@@ -35,7 +39,7 @@ func List(ctx context.Context, dir, url string) []Listed {
 	stores, err := store.PostgresStudies(ctx, url)
 	out := []Listed{}
 	if err != nil {
-		out = append(out, Listed{Name: "-", Open: func() (*space.Space, []store.Trial, string, error) { return nil, nil, store.Redact(url), err }})
+		out = append(out, Listed{Name: "-", Storage: true, Open: func() (*space.Space, []store.Trial, string, error) { return nil, nil, store.Redact(url), err }})
 	}
 	for _, st := range stores {
 		out = append(out, Listed{Name: st.Path(), Open: func() (*space.Space, []store.Trial, string, error) {
@@ -53,10 +57,14 @@ func List(ctx context.Context, dir, url string) []Listed {
 func WriteList(w io.Writer, list []Listed) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "study\ttrials\tcomplete\tbest\tpath")
+	var failed error
 	for _, s := range list {
 		sp, trials, p, err := s.Open()
 		if err != nil {
 			fmt.Fprintf(tw, "%s\t-\t-\t%v\t%s\n", s.Name, err, p)
+			if s.Storage {
+				failed = fmt.Errorf("could not list the studies of %s", p)
+			}
 			continue
 		}
 		r := BuildReport(sp, trials, nil)
@@ -70,7 +78,10 @@ func WriteList(w io.Writer, list []Listed) error {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", sp.Study.Name, r.Counts.Total, r.Counts.Complete, best, p)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return failed
 }
 
 // StoredOutlook reads, writing nothing, the prior's view of the space

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servetune/servetune/space"
 	"github.com/servetune/servetune/studies/store"
 	"github.com/servetune/servetune/studies/studydir"
 )
@@ -63,5 +64,19 @@ func TestListAndWriteList(t *testing.T) {
 	}
 	if regions, err := StoredOutlook(ctx, "", d, "unit"); err != nil || len(regions) != 0 {
 		t.Errorf("outlook of a study that stored none: %v, %v", regions, err)
+	}
+}
+
+// A storage that cannot list its studies is a row saying why and a failed
+// command: it exited 0, and a script read an empty list as "no studies"
+// (issue 48, fifth pass).
+func TestWriteListFailsWhenTheStorageCannotList(t *testing.T) {
+	list := []Listed{{Name: "-", Storage: true, Open: func() (*space.Space, []store.Trial, string, error) {
+		return nil, nil, "postgres://u@127.0.0.1:1/x", errors.New("connection refused")
+	}}}
+	var out bytes.Buffer
+	err := WriteList(&out, list)
+	if err == nil || !strings.Contains(out.String(), "connection refused") {
+		t.Fatalf("err %v, table:\n%s; want the row and an error", err, out.String())
 	}
 }

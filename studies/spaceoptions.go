@@ -32,10 +32,25 @@ func SpaceOptions(cards CardsOf, engineFiles ...string) space.Options {
 		Sampler:      samplers.Check,
 		CheckTarget:  simCards(cards),
 		EngineGPUs:   engines.GPUs,
-		RefusedValue: engines.RefusedValue,
+		RefusedValue: refusedValue(cards),
 		Gated:        engines.PDGate,
 		Prior:        priorFits(cards),
 		ContextLimit: contextLimit(cards),
+	}
+}
+
+// refusedValue is the engines' verdict on a knob value and, on a
+// simulated target, the simulator's (sim.Cards.RefusedValue).
+func refusedValue(cardsOf CardsOf) func(space.Target, string, string, any) error {
+	return func(t space.Target, engine, knob string, v any) error {
+		if err := engines.RefusedValue(t, engine, knob, v); err != nil || t.Runner != "sim" {
+			return err
+		}
+		cards, err := cardsOf(t)
+		if err != nil {
+			return nil // reported by CheckTarget
+		}
+		return cards.RefusedValue(knob, v)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -149,11 +150,19 @@ func flagError(cmd string, flags []cli.Flag, err error) error {
 			msg += fmt.Sprintf("; did you mean --%s?", c)
 		}
 	}
+	// A value the flag cannot parse: the flag package names it "-seed"
+	// ('invalid value "abc" for flag -seed: parse error'); name it as
+	// written, --seed.
+	if m := invalidValueRE.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("--%s %s: not a value this flag takes (%s)", m[2], m[1], m[3])
+	}
 	if cmd == "" {
 		return usagef("%s", msg)
 	}
 	return usagef("%s: %s", cmd, msg)
 }
+
+var invalidValueRE = regexp.MustCompile(`^invalid value (".*") for flag -+([A-Za-z0-9-]+): (.*)$`)
 
 // unknownSubcommand is the action of a command that only groups others.
 func unknownSubcommand(c *cli.Context) error {

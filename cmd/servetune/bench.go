@@ -121,6 +121,9 @@ func runBench(c *cli.Context, o benchOptions, e *env) error {
 		return recomputeBench(o, e)
 	}
 	plan, err := o.profile.Plan() // dataset problems are bad input, found before sending
+	if ke := (*bench.KeyError)(nil); errors.As(err, &ke) {
+		return usagef("%s: %v", bench.FlagOfKey(ke.Key), ke.Err)
+	}
 	if err != nil {
 		return usagef("%w", err)
 	}

@@ -39,6 +39,10 @@ func (e *env) card(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("card takes one MODEL_DIR_OR_CONFIG_JSON, got %d arguments", c.NArg())
 	}
+	if c.IsSet("max-model-len") && c.Int("max-model-len") == 0 {
+		// 0 read as the flag left out: the config's own context planned.
+		return usagef("--max-model-len 0 plans no context: give the server's --max-model-len, or leave the flag out for the config's")
+	}
 	path := c.Args().First()
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "config.json")

@@ -29,6 +29,12 @@ func (e *env) dryRun(c *cli.Context, sp *space.Space) error {
 	if url == "" && c.Command.Name == "worker" {
 		return usagef("worker needs --storage postgres://… (or $%s)", storageEnv)
 	}
+	if c.Command.Name == "worker" {
+		// As the worker would refuse them (it checked them only when run).
+		if err := checkLeaseAndID(c.Duration("lease"), c.String("worker-id")); err != nil {
+			return err
+		}
+	}
 	// As the run would: one local trial at a time packs nothing, so
 	// --gpus is refused there; its engines see what the environment shows.
 	flag := c.String("gpus")

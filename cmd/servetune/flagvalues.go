@@ -15,7 +15,12 @@ import (
 // joining the shared one, `--optuna ""` mirrored nothing, `--dir ""`
 // wrote the study under the working directory. Flags where empty means
 // something (`lab --mo-samplers ""`: skip) are not listed.
-var nonEmptyFlags = []string{"storage", "optuna", "dir", "cards", "nodes", "worker-id", "engines", "warm-start", "image", "router-image", "rdma-resource", "base-url", "model"}
+//
+// show --sort "" listed by trial number, report --html "" and --markdown
+// "" wrote the default NAME-report.html, --out "" failed after the work:
+// only string flags are held to it (best --markdown is a switch).
+var nonEmptyFlags = []string{"storage", "optuna", "dir", "cards", "nodes", "worker-id", "engines", "warm-start", "image", "router-image", "rdma-resource", "base-url", "model",
+	"sort", "html", "markdown", "out", "endpoint", "dataset", "goodput", "json", "api-key-env", "landscape"}
 
 // checkFlagValues refuses, before a command runs, a listed flag given
 // with an empty value, and a --dir that names something other than a
@@ -26,8 +31,11 @@ func checkFlagValues(c *cli.Context) error {
 		if !slices.Contains(nonEmptyFlags, name) || !c.IsSet(name) {
 			continue
 		}
-		vals := []string{c.String(name)}
-		if _, slice := f.(*cli.StringSliceFlag); slice {
+		var vals []string
+		switch f.(type) {
+		case *cli.StringFlag:
+			vals = []string{c.String(name)}
+		case *cli.StringSliceFlag:
 			vals = c.StringSlice(name)
 		}
 		for _, v := range vals {
@@ -45,6 +53,10 @@ func checkFlagValues(c *cli.Context) error {
 	if slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return f.Names()[0] == "dir" }) {
 		if st, err := os.Stat(c.String("dir")); err == nil && !st.IsDir() {
 			return usagef("%s: --dir %s is not a directory: studies live in DIR/<name>/study.db", c.Command.Name, c.String("dir"))
+		}
+		if f := fileAbove(c.String("dir")); f != "" {
+			// mkdir failed after the space loaded (exit 1).
+			return usagef("%s: --dir %s is under %s, which is not a directory", c.Command.Name, c.String("dir"), f)
 		}
 	}
 	return nil
@@ -135,4 +147,20 @@ func requiredFlags(c *cli.Context, required []string) error {
 		}
 	}
 	return nil
+}
+
+// fileAbove is the nearest existing ancestor of path when it is not a
+// directory ("/dev/null" for /dev/null/x), else "".
+func fileAbove(path string) string {
+	for p := filepath.Dir(filepath.Clean(path)); ; p = filepath.Dir(p) {
+		if st, err := os.Stat(p); err == nil {
+			if st.IsDir() {
+				return ""
+			}
+			return p
+		}
+		if p == filepath.Dir(p) {
+			return ""
+		}
+	}
 }

@@ -267,6 +267,10 @@ func (e *env) configureLog(c *cli.Context) error {
 	if err != nil {
 		return usagef("--log-level: %v", err)
 	}
+	if c.String("log-level") == "" {
+		// zerolog reads "" as no level: every line logged, as debug.
+		return usagef("--log-level is empty (an unset shell variable?): give debug, info, warn or error")
+	}
 	switch c.String("log-format") {
 	case "json":
 		e.log, e.jsonLog = zerolog.New(e.stderr).With().Timestamp().Logger(), true

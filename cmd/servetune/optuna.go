@@ -28,8 +28,11 @@ func exportCommand(e *env) *cli.Command {
 				return usagef("export needs --optuna URL (sqlite:///file.db or postgresql://user@host/db)")
 			}
 			target, err := optunadb.ParseURL(c.String("optuna"))
+			if err == nil {
+				err = target.CheckPlace()
+			}
 			if err != nil {
-				return usageError{err}
+				return usagef("--optuna: %v", err)
 			}
 			sp, trials, err := studyArg(c)
 			if err != nil {
@@ -54,8 +57,12 @@ func checkOptuna(url string) error {
 	if url == "" {
 		return nil
 	}
-	if _, err := optunadb.ParseURL(url); err != nil {
-		return usageError{err}
+	t, err := optunadb.ParseURL(url)
+	if err == nil {
+		err = t.CheckPlace()
+	}
+	if err != nil {
+		return usagef("--optuna: %v", err)
 	}
 	return nil
 }

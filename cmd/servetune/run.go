@@ -51,7 +51,7 @@ func runCommand(e *env) *cli.Command {
 // runAction checks the run command's flags and runs the study.
 func (e *env) runAction(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return usagef("run takes one search-space file, got %d arguments", c.NArg())
+		return oneSpaceFile("run", c.Args().Slice())
 	}
 	sp, err := e.loadRunSpace(c)
 	if err != nil {
@@ -161,6 +161,10 @@ type runOptions struct {
 	cards *sim.Cards
 	// storeOutage bounds how long an unreachable store is ridden out.
 	storeOutage time.Duration
+	// outageFrom and connectFrom name where --store-outage and
+	// --store-connect-timeout came from (the flag, or its variable), for
+	// refusals.
+	outageFrom, connectFrom string
 	// storeConnect bounds the wait for a store never reached (0: the
 	// outage bound, --wait-for-store).
 	storeConnect time.Duration
@@ -169,8 +173,39 @@ type runOptions struct {
 
 // trialOptions reads the flags run and worker share.
 func trialOptions(c *cli.Context, devices []string) runOptions {
-	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), confirm: c.Float64("confirm"), repeatSet: c.IsSet("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers"), storeOutage: c.Duration("store-outage"), storeConnect: storeConnect(c), optuna: c.String("optuna")}
+	return runOptions{devices: devices, engines: c.StringSlice("engines"), root: c.String("dir"), repeat: c.Int("repeat"), confirm: c.Float64("confirm"), repeatSet: c.IsSet("repeat"), budget: c.Duration("budget"), prune: !c.Bool("no-prune"), workers: c.Int("workers"), storeOutage: c.Duration("store-outage"), storeConnect: storeConnect(c), optuna: c.String("optuna"),
+		outageFrom: durationFrom(c, "store-outage", "SERVETUNE_STORE_OUTAGE"), connectFrom: durationFrom(c, "store-connect-timeout", "SERVETUNE_STORE_CONNECT_TIMEOUT")}
 }
+
+// durationFrom names where a duration flag's value came from: its
+// environment variable when that is set and holds the value read (the
+// flag was not given, or gave the same), else the flag. A refusal that
+// named the flag sent its reader looking for a flag nobody typed.
+func durationFrom(c *cli.Context, name, envVar string) string {
+	if v, ok := os.LookupEnv(envVar); ok {
+		if d, err := time.ParseDuration(v); err == nil && d == c.Duration(name) {
+			return "$" + envVar
+		}
+	}
+	return "--" + name
+}
+
+// minStoreWait is the shortest --store-outage and --store-connect-timeout
+// above 0 (0 keeps its meaning: none, or the outage bound): a store's
+// first answer takes a network round trip and a TLS handshake, so a
+// nanosecond gave up on a healthy store before asking it (exit 1), and
+// the space's own durations have the same 1 s floor.
+const minStoreWait = time.Second
+
+// MaxWorkers bounds --workers: each worker holds a trial, a lease and a
+// store connection at once, and past a few thousand a number is a typo
+// (100000000 started that many goroutines and connections).
+const maxWorkers = 4096
+
+// minBudget is the shortest --budget: no trial (an engine start and a
+// benchmark; the simulator's shortest takes seconds of device time)
+// fits in less than a second, so --budget 1ns ran one trial and stopped.
+const minBudget = time.Second
 
 // check refuses flag values the study cannot honour.
 func (o runOptions) check(sp *space.Space) error {
@@ -181,10 +216,18 @@ func (o runOptions) check(sp *space.Space) error {
 		return usagef("--confirm must be between 0 and 0.5, got %v", o.confirm)
 	case o.budget < 0:
 		return usagef("--budget must be positive")
+	case o.budget > 0 && o.budget < minBudget:
+		return usagef("--budget %v is shorter than the %v any trial takes: give a budget of device time such as 8h", o.budget, minBudget)
+	case o.workers > maxWorkers:
+		return usagef("--workers %d is more than the %d trials one process may run at once", o.workers, maxWorkers)
 	case o.storeOutage < 0:
-		return usagef("--store-outage must not be negative")
+		return usagef("%s must not be negative", o.from(o.outageFrom, "--store-outage"))
+	case o.storeOutage > 0 && o.storeOutage < minStoreWait:
+		return usagef("%s %v is shorter than %v, less than a store takes to answer: give at least %v, or 0 for none", o.from(o.outageFrom, "--store-outage"), o.storeOutage, minStoreWait, minStoreWait)
 	case o.storeConnect < 0:
-		return usagef("--store-connect-timeout must not be negative")
+		return usagef("%s must not be negative", o.from(o.connectFrom, "--store-connect-timeout"))
+	case o.storeConnect > 0 && o.storeConnect < minStoreWait:
+		return usagef("%s %v is shorter than %v, less than a store takes to answer: give at least %v", o.from(o.connectFrom, "--store-connect-timeout"), o.storeConnect, minStoreWait, minStoreWait)
 	}
 	if err := checkOptuna(o.optuna); err != nil {
 		return err
@@ -193,6 +236,15 @@ func (o runOptions) check(sp *space.Space) error {
 		return usageError{err}
 	}
 	return nil
+}
+
+// from is where a flag's value came from, the flag itself when unknown
+// (options built in tests).
+func (o runOptions) from(from, flag string) string {
+	if from == "" {
+		return flag
+	}
+	return from
 }
 
 // repeats is --repeat when given, else the space's [study] repeat.

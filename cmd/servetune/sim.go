@@ -67,6 +67,10 @@ func (e *env) simServe(c *cli.Context) error {
 	if c.Int("gpus") < 1 {
 		return usagef("--gpus must be ≥ 1, not %d", c.Int("gpus"))
 	}
+	if p := c.Int("port"); p < 0 || p > 65535 {
+		// Found at listen, after the engine's start-up lines (exit 1).
+		return usagef("--port must be a TCP port between 1 and 65535 (0: the engine's own), not %d", p)
+	}
 	cards, err := loadCardsFlag(c.String("cards"))
 	if err != nil {
 		return err

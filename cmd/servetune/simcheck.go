@@ -64,6 +64,9 @@ func fidelityArgs(c *cli.Context) (*fidelityInputs, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := f.CardProblems(cards); err != nil {
+		return nil, usagef("%s: %v", c.Args().First(), err)
+	}
 	in := &fidelityInputs{file: f, rp: &fidelity.Replayer{Cards: cards, History: h},
 		opt: fidelity.FitOptions{Iterations: c.Int("iterations"), Ridge: c.Float64("ridge")}}
 	if err := in.opt.Check(); err != nil {

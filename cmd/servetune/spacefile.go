@@ -63,6 +63,11 @@ func (e *env) loadRunSpace(c *cli.Context) (*space.Space, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What the file defines and the study will not use loads (it may be
+	// an alternative kept to swap in), but its author is told.
+	for _, n := range sp.Notes {
+		e.log.Warn().Msg(n.String())
+	}
 	if nodes != "" {
 		hosts, err := space.ExpandHostlist(nodes)
 		if err != nil {
@@ -88,4 +93,18 @@ func (e *env) loadRunSpace(c *cli.Context) (*space.Space, error) {
 
 func nodesFlag() cli.Flag {
 	return &cli.StringFlag{Name: "nodes", Usage: "hosts that trials needing more GPUs than one node has spread over, a hostlist such as gpu[01-04] or \"$SLURM_JOB_NODELIST\" (overrides target.nodes; ranks start through target.node_launch)"}
+}
+
+// oneSpaceFile is the refusal of a command that takes one space file
+// and got another count: the arguments past the first are named, so
+// `run a.toml b.toml` says which one is extra (a second file, or a flag
+// value whose flag was mistyped).
+func oneSpaceFile(cmd string, args []string) error {
+	switch len(args) {
+	case 0:
+		return usagef("%s takes one search-space file, got none", cmd)
+	case 2:
+		return usagef("%s takes one search-space file, got a second argument, %q: one study per command (a flag before it mistyped?)", cmd, args[1])
+	}
+	return usagef("%s takes one search-space file, got %d arguments: %q is the file, %q are extra", cmd, len(args), args[0], args[1:])
 }

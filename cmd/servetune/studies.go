@@ -116,6 +116,11 @@ that did not complete is refused unless --force; a declared engine needs
 			&cli.StringFlag{Name: "rdma-resource", Usage: "with --export k8s of a disaggregated trial: the extended resource `NAME` of the RDMA NICs a server moving KV across nodes requests (default " + export.DefaultRDMAResource + ")"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.IsSet("trial") && c.Int("trial") < 1 {
+				// 0 read as "the best", the flag left out: trials are
+				// numbered from 1.
+				return usagef("--trial %d: trials are numbered from 1 (leave --trial out for the best)", c.Int("trial"))
+			}
 			sp, trials, err := studyArg(c)
 			if err != nil {
 				return err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -42,7 +44,7 @@ space file with engine = "ollama" (see examples/ollama-cpu.toml).`,
 				return usagef("testmodel takes no arguments, got %q", c.Args().First())
 			}
 			if err := cfg.Validate(); err != nil {
-				return usageError{err}
+				return usagef("testmodel: %s", testModelFlags(err.Error()))
 			}
 			return writeTestModel(c.String("out"), cfg, e)
 		},
@@ -70,4 +72,16 @@ func writeTestModel(out string, cfg gguf.LlamaConfig, e *env) error {
 	fmt.Fprintf(e.stdout, "wrote %s: llama, %d parameters, %d tokens, %.1f MB\n",
 		out, cfg.Parameters(), len(gguf.Tokens(cfg.Vocab).Text), float64(st.Size())/1e6)
 	return nil
+}
+
+// testModelField are gguf.LlamaConfig's names for the config's fields, in
+// its errors ("kv heads" before "heads").
+var testModelField = regexp.MustCompile(`\b(kv heads|dim|layers|ffn|heads|vocab|context)\b`)
+
+// testModelFlags names the flags in the config's errors: "dim 256 must be
+// divisible by heads 3" is --dim and --heads (a refusal named the
+// struct's fields, not the flags typed).
+func testModelFlags(msg string) string {
+	msg = strings.TrimPrefix(msg, "llama config: ")
+	return testModelField.ReplaceAllStringFunc(msg, func(f string) string { return "--" + strings.ReplaceAll(f, " ", "-") })
 }

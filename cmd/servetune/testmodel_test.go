@@ -45,7 +45,7 @@ func TestTestmodelWritesAReadableDeterministicModel(t *testing.T) {
 func TestTestmodelRejectsBadShapes(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"servetune", "testmodel", "--out", filepath.Join(t.TempDir(), "x.gguf"), "--dim", "30", "--heads", "4"}, &out, &errb)
-	if code != 2 || !strings.Contains(errb.String(), "divisible by heads") {
+	if code != 2 || !strings.Contains(errb.String(), "--dim 30 must be divisible by --heads 4") {
 		t.Fatalf("exit %d, stderr %q; want 2 and the shape error", code, errb.String())
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 
@@ -42,7 +44,7 @@ func workerCommand(e *env) *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usagef("worker takes one search-space file, got %d arguments", c.NArg())
+				return oneSpaceFile("worker", c.Args().Slice())
 			}
 			sp, err := e.loadRunSpace(c)
 			if err != nil {
@@ -142,10 +144,44 @@ func (o workerOptions) check(sp *space.Space) error {
 		return usagef("worker needs --storage postgres://… (or $%s)", storageEnv)
 	case !store.IsPostgres(o.storage):
 		return usageError{fmt.Errorf("--storage %s: %w", store.Redact(o.storage), store.ErrNotShared)}
-	case o.lease <= 0:
-		return usagef("--lease must be positive")
+	}
+	if err := checkLeaseAndID(o.lease, o.id); err != nil {
+		return err
 	}
 	return o.trials.check(sp)
+}
+
+// checkLeaseAndID refuses a --lease and a --worker-id no worker can hold,
+// for a run and its dry run alike.
+func checkLeaseAndID(lease time.Duration, id string) error {
+	switch {
+	case lease <= 0:
+		return usagef("--lease must be positive")
+	case lease < minLease:
+		return usagef("--lease %v is shorter than %v: heartbeats come every third of it, and a lease that runs out between two store round trips hands a running trial to a peer", lease, minLease)
+	}
+	return checkWorkerID(id)
+}
+
+// minLease is the shortest --lease: a second, heartbeats every 333 ms.
+const minLease = time.Second
+
+// maxWorkerID bounds --worker-id in bytes: it is stored with every lease
+// and printed in logs (a host:pid is a few dozen).
+const maxWorkerID = 256
+
+// checkWorkerID refuses a --worker-id the store and the logs cannot hold
+// as one name: a control character (a newline splits every log line that
+// names the worker) or one too long. Checked before connecting: it was
+// found only at the first claim, after the connect (exit 1).
+func checkWorkerID(id string) error {
+	switch {
+	case strings.ContainsFunc(id, unicode.IsControl):
+		return usagef("--worker-id %q holds a control character: give a name such as host-1", id)
+	case len(id) > maxWorkerID:
+		return usagef("--worker-id is %d bytes, more than the %d a worker's name may be", len(id), maxWorkerID)
+	}
+	return nil
 }
 
 // work runs this worker's share of the study: the same loop as run,

@@ -45,6 +45,9 @@ func TestCardFileRefusals(t *testing.T) {
 		{"a huge layer count", strings.Replace(okModel, "layers = 32", "layers = 100000000000", 1), "model[0].layers", "more than", 5},
 		{"a negative vocab", okModel + "vocab = -1\n", "model[0].vocab", "negative", 12},
 		{"an unknown dtype", okModel + "weight_dtype = \"bf61\"\n", "model[0].weight_dtype", "did you mean", 12},
+		{"an empty alias", strings.Replace(okGPU, `name = "G"`, "name = \"G\"\naliases = [\"\"]", 1), "gpu[0].aliases", "empty alias", 3},
+		{"heads written as 0", strings.Replace(okModel, "heads = 32\n", "heads = 0\n", 1), "model[0].heads", "reads as unknown", 8},
+		{"max_context written as 0", strings.Replace(okModel, "max_context = 32768", "max_context = 0", 1), "model[0].max_context", "reads as unknown", 11},
 		{"kv_heads above heads", strings.Replace(okModel, "kv_heads = 8", "kv_heads = 64", 1), "model[0].kv_heads", "more than heads", 9},
 		{"negative nvlink", strings.Replace(okGPU, "nvlink_gbs = 900", "nvlink_gbs = -900", 1), "gpu[0].nvlink_gbs", "negative", 6},
 		{"negative fp8", okGPU + "fp8_tflops = -1\n", "gpu[0].fp8_tflops", "negative", 7},
@@ -88,5 +91,35 @@ func TestCardFileSizeLimit(t *testing.T) {
 		if !errors.As(err, &ce) || ce.File != p {
 			t.Errorf("LoadCards(%s) = %v, want a CardFileError naming it", p, err)
 		}
+	}
+}
+
+// A cards file a user names that holds no card (empty, /dev/null, only
+// comments) loaded as the built-in cards: it is refused naming the file
+// (issue 48, fifth pass). Cards stored with a study still read as stored.
+func TestCardFileWithoutACardIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	paths := []string{dir + "/empty.toml", dir + "/comments.toml"}
+	if err := os.WriteFile(paths[0], nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paths[1], []byte("# nothing yet\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("/dev/null"); err == nil {
+		paths = append(paths, "/dev/null")
+	}
+	for _, p := range paths {
+		_, err := LoadCards(p)
+		var ce *CardFileError
+		if !errors.As(err, &ce) || ce.File != p || !strings.Contains(ce.Msg, "holds no card") {
+			t.Errorf("LoadCards(%s) = %v, want it refused: holds no card", p, err)
+		}
+		if err := DefaultCards().AddPath(p); err == nil {
+			t.Errorf("AddPath(%s) accepted a file without a card", p)
+		}
+	}
+	if err := DefaultCards().AddFile("stored cards", nil); err != nil {
+		t.Errorf("AddFile of an empty stored text: %v", err)
 	}
 }

@@ -46,7 +46,7 @@ func LoadCards(path string) (*Cards, error) {
 		return nil, err
 	}
 	c := DefaultCards()
-	return c, c.AddFile(path, src)
+	return c, c.addFile(path, src, true)
 }
 
 // AddPath reads the cards file at path over c, as LoadCards does over
@@ -56,11 +56,20 @@ func (c *Cards) AddPath(path string) error {
 	if err != nil {
 		return err
 	}
-	return c.AddFile(path, src)
+	return c.addFile(path, src, true)
 }
 
 // AddFile is Add with errors naming file:line:key.
 func (c *Cards) AddFile(file string, src []byte) error {
+	return c.addFile(file, src, false)
+}
+
+// addFile is AddFile; user says the file is one a user named (--cards,
+// [target.sim] cards), which must hold a card: an empty one (/dev/null,
+// a file truncated by a failed write, only comments) loaded as the
+// built-in cards, and the study ran on cards its author never meant.
+// Cards stored with a study are read as they were stored.
+func (c *Cards) addFile(file string, src []byte, user bool) error {
 	var more Cards
 	lines := space.KeyLines(string(src))
 	md, err := toml.NewDecoder(bytes.NewReader(src)).Decode(&more)
@@ -80,15 +89,36 @@ func (c *Cards) AddFile(file string, src []byte) error {
 			return at(fmt.Sprintf("gpu[%d].%s", i, key), msg)
 		}
 	}
+	for _, c := range fileCardNames(more) {
+		// An empty alias matched a target.gpu or model left empty
+		// elsewhere, and named nothing a user would look up.
+		if slices.ContainsFunc(c.names[1:], func(a string) bool { return strings.TrimSpace(a) == "" }) {
+			return at(c.key+".aliases", "holds an empty alias: give each alias a name, or drop it")
+		}
+	}
 	for i, m := range more.Models {
 		if key, msg := m.problem(); key != "" {
 			return at(fmt.Sprintf("model[%d].%s", i, key), msg)
+		}
+		// Left out, heads and max_context are unknown (older cards lack
+		// them); written as 0 they read the same, a model without
+		// attention cost or context limit, which the file did not mean.
+		for _, k := range []struct {
+			key string
+			v   int
+		}{{"heads", m.Heads}, {"max_context", m.MaxContext}} {
+			if _, written := lines[fmt.Sprintf("model[%d].%s", i, k.key)]; written && k.v == 0 {
+				return at(fmt.Sprintf("model[%d].%s", i, k.key), "is 0, which reads as unknown: give the model's value, or leave "+k.key+" out")
+			}
 		}
 	}
 	for i, d := range more.Drafts {
 		if key, msg := d.problem(); key != "" {
 			return at(fmt.Sprintf("draft[%d].%s", i, key), msg)
 		}
+	}
+	if user && len(more.GPUs)+len(more.Models)+len(more.Drafts) == 0 {
+		return &CardFileError{File: file, Msg: "holds no card: a cards file lists [[gpu]], [[model]] or [[draft]] tables (servetune card writes one); leave the cards out for the built-in ones"}
 	}
 	if e := duplicateProblem(fileCardNames(more), lines); e != nil {
 		e.File = file

@@ -7,6 +7,12 @@ import (
 	"github.com/servetune/servetune/search/samplers"
 )
 
+// MaxSeeds and MaxTrials bound a lab's matrix (Check).
+const (
+	MaxSeeds  = 1000
+	MaxTrials = 100_000
+)
+
 // Check refuses a matrix that cannot run, before any simulation starts:
 // no seeds or trials, a first seed below 1, a held-out kind without
 // --perturbed or unknown, no sampler, or a sampler that does not exist or
@@ -15,6 +21,12 @@ import (
 func (m Matrix) Check() error {
 	if m.Seeds < 1 || m.Trials < 1 {
 		return UsageError{errors.New("--seeds and --trials must be positive")}
+	}
+	if m.Seeds > MaxSeeds || m.Trials > MaxTrials {
+		// A typo's extra zeros ran for days: the lab's figures settle
+		// within tens of seeds, and a study of its trials is simulated
+		// whole for every seed and sampler.
+		return UsageError{fmt.Errorf("--seeds %d and --trials %d: at most %d seeds and %d trials a lab may run", m.Seeds, m.Trials, MaxSeeds, MaxTrials)}
 	}
 	if m.FirstSeed < 1 {
 		return UsageError{fmt.Errorf("--first-seed %d: seeds are numbered from 1", m.FirstSeed)}

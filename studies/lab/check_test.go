@@ -20,6 +20,8 @@ func TestMatrixCheck(t *testing.T) {
 		{"no seeds", with(func(m *Matrix) { m.Seeds = 0 }), "--seeds and --trials must be positive"},
 		{"no trials", with(func(m *Matrix) { m.Trials = -1 }), "--seeds and --trials must be positive"},
 		{"fresh seeds", with(func(m *Matrix) { m.FirstSeed = 21 }), ""},
+		{"a billion seeds", with(func(m *Matrix) { m.Seeds = 1_000_000_000 }), "--seeds 1000000000 and --trials 10: at most 1000 seeds"},
+		{"a billion trials", with(func(m *Matrix) { m.Trials = 1_000_000_000 }), "--seeds 2 and --trials 1000000000: "},
 		{"seed 0", with(func(m *Matrix) { m.FirstSeed = 0 }), "--first-seed 0: seeds are numbered from 1"},
 		{"negative first seed", with(func(m *Matrix) { m.FirstSeed = -3 }), "--first-seed -3: "},
 		{"no sampler", with(func(m *Matrix) { m.Samplers = nil }), "--samplers names no sampler"},

@@ -1,7 +1,11 @@
 package optunadb
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/servetune/servetune/studies/store/pgurl"
@@ -64,4 +68,36 @@ func safeScheme(s string) string {
 		return "(malformed)"
 	}
 	return s
+}
+
+// CheckPlace says why a SQLite target's database cannot be created
+// where it points, before anything is opened: its directory missing or
+// not a directory (SQLite's own error, "unable to open database file
+// (14)", came after the study was read, exit 1), or the path itself a
+// directory. A PostgreSQL target is the server's to judge (Probe).
+func (t Target) CheckPlace() error {
+	if t.Postgres {
+		return nil
+	}
+	if err := sqliteDirProblem(t.Path); err != nil {
+		return fmt.Errorf("optuna storage %q: %w", t.Shown, err)
+	}
+	return nil
+}
+
+func sqliteDirProblem(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a directory, not a database file", path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("directory %s does not exist: create it, or name a file in one that does", dir)
+	case err != nil:
+		return err
+	case !st.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return nil
 }

@@ -68,3 +68,33 @@ func FuzzParseURL(f *testing.F) {
 		}
 	})
 }
+
+// A SQLite target in a missing directory, or on a directory, is refused
+// before the study is read; SQLite said "unable to open database file"
+// after it (exit 1; issue 48, fifth pass).
+func TestCheckPlace(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		url, want string
+	}{
+		{"sqlite:///" + dir + "/no/such/dir/x.db", "does not exist"},
+		{"sqlite:///" + dir, "is a directory"},
+	} {
+		tg, err := ParseURL(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tg.CheckPlace(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.url, err, c.want)
+		}
+	}
+	for _, ok := range []string{"sqlite:///" + dir + "/x.db", "sqlite:///x.db", "postgresql://u@h/db"} {
+		tg, err := ParseURL(ok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tg.CheckPlace(); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}

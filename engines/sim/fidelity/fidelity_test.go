@@ -54,6 +54,32 @@ func TestParseNamesTheProblem(t *testing.T) {
 	}
 }
 
+// Two runs of one id, and a run whose model or GPU no card knows, are
+// refused naming the run and key; the second replayed as nothing and the
+// check exited 0 (issue 48, fifth pass).
+func TestRunsNamedOnceAndCarded(t *testing.T) {
+	run := oneRun[len(`{"runs": [`) : len(oneRun)-2]
+	if _, err := Parse([]byte(`{"runs": [` + run + ", " + run + `]}`)); err == nil || !strings.Contains(err.Error(), `runs[1].id: "a" is runs[0]'s too`) {
+		t.Errorf("two runs of id a: %v", err)
+	}
+	for in, want := range map[string]string{
+		strings.Replace(oneRun, `"gpu": "H100"`, `"gpu": "H1000"`, 1):                                           `runs[0] (id "a"): gpu: `,
+		strings.Replace(oneRun, `"model": "Qwen/Qwen2.5-7B-Instruct"`, `"model": "Qwen/Qwen2.5-7B-Instrct"`, 1): `runs[0] (id "a"): model: `,
+	} {
+		f, err := Parse([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.CardProblems(sim.DefaultCards()); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("want %q, got %v", want, err)
+		}
+	}
+	f, _ := Parse([]byte(oneRun))
+	if err := f.CardProblems(sim.DefaultCards()); err != nil {
+		t.Errorf("known cards: %v", err)
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(oneRun))
 	f.Add([]byte(`{"runs":[{"measured_ms":{"stage_-1":{}}}]}`))

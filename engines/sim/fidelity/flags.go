@@ -16,12 +16,19 @@ func CheckHistory(h string) error {
 }
 
 // Check refuses options no fit can run with (--ridge, --iterations).
+// MaxIterations bounds --iterations: the fit settles in about 8 (the
+// default), and each iteration simulates every run.
+const MaxIterations = 1000
+
 func (o FitOptions) Check() error {
 	if !(o.Ridge > 0) {
 		return fmt.Errorf("--ridge must be > 0, not %v", o.Ridge)
 	}
 	if o.Iterations < 1 {
 		return fmt.Errorf("--iterations must be >= 1, not %d", o.Iterations)
+	}
+	if o.Iterations > MaxIterations {
+		return fmt.Errorf("--iterations %d is more than the %d a fit may run (each simulates every run; a typo's extra zeros ran for days)", o.Iterations, MaxIterations)
 	}
 	return nil
 }

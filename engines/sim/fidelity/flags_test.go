@@ -23,6 +23,7 @@ func TestFlagChecks(t *testing.T) {
 		{FitOptions{Iterations: 8, Ridge: 0.02}, ""},
 		{FitOptions{Iterations: 0, Ridge: 0.02}, "--iterations must be >= 1, not 0"},
 		{FitOptions{Iterations: 8, Ridge: 0}, "--ridge must be > 0, not 0"},
+		{FitOptions{Iterations: 100000000, Ridge: 0.02}, "--iterations 100000000 is more than the 1000 a fit may run (each simulates every run; a typo's extra zeros ran for days)"},
 	} {
 		o, want := c.o, c.want
 		if err := o.Check(); (want == "") != (err == nil) || (err != nil && err.Error() != want) {

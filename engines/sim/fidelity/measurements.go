@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/internal/suggest"
 )
 
@@ -106,9 +107,17 @@ func Parse(b []byte) (*File, error) {
 		return nil, errors.New("no runs")
 	}
 	var errs []error
+	first := map[string]int{}
 	for i, r := range f.Runs {
 		for _, e := range r.Problems() {
 			errs = append(errs, fmt.Errorf("runs[%d] (id %q): %s", i, r.ID, e))
+		}
+		// A run is named by its id in every report row and held out by it
+		// in leave-one-out: two of one id read as one run.
+		if j, seen := first[r.ID]; seen && r.ID != "" {
+			errs = append(errs, fmt.Errorf("runs[%d].id: %q is runs[%d]'s too; give each run its own id", i, r.ID, j))
+		} else if !seen {
+			first[r.ID] = i
 		}
 	}
 	return &f, errors.Join(errs...)
@@ -216,4 +225,20 @@ func readBounded(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d MiB, the most a measurements file may be", path, maxFile>>20)
 	}
 	return b, nil
+}
+
+// CardProblems are the runs whose model or GPU the cards do not know:
+// such a run replayed as nothing, the report's rows "0 of 0", the command
+// exiting 0. Each names its run and key, with the cards' did-you-mean.
+func (f *File) CardProblems(cards *sim.Cards) error {
+	var errs []error
+	for i, r := range f.Runs {
+		if _, err := cards.Model(r.Model); err != nil {
+			errs = append(errs, fmt.Errorf("runs[%d] (id %q): model: %v", i, r.ID, err))
+		}
+		if _, err := cards.GPU(r.GPU); err != nil {
+			errs = append(errs, fmt.Errorf("runs[%d] (id %q): gpu: %v", i, r.ID, err))
+		}
+	}
+	return errors.Join(errs...)
 }
