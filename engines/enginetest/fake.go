@@ -273,11 +273,18 @@ func countLines(path string) int {
 	return strings.Count(string(b), "\n")
 }
 
+// startWorkers forks the engine's workers and, when it keeps a pidfile,
+// waits (at most workerStartWait) for each to record itself there before
+// the engine goes on to serve, as real engines start their workers before
+// they listen: on a loaded machine a reap of a ready engine otherwise
+// came before its worker had written its line (TestReapStale under a CPU
+// hog).
 func startWorkers(o Options) error {
 	n := o.Workers
 	if n == 0 && o.Worker {
 		n = 1
 	}
+	before := countLines(o.PIDFile)
 	for i := range n {
 		w := exec.Command(os.Args[0])
 		w.Env = append(os.Environ(), "SERVETUNE_FAKE_ROLE=worker")
@@ -286,8 +293,17 @@ func startWorkers(o Options) error {
 			return err
 		}
 	}
+	if o.PIDFile == "" {
+		return nil
+	}
+	for deadline := time.Now().Add(workerStartWait); countLines(o.PIDFile) < before+n && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond) // polling the file the workers write
+	}
 	return nil
 }
+
+// workerStartWait bounds startWorkers' wait for its workers' pidfile lines.
+const workerStartWait = 30 * time.Second
 
 func usageError(engine string, err error, stderr io.Writer) int {
 	if engine == engines.TRTLLM {
