@@ -26,19 +26,7 @@ func (d *decoder) contextFits(s *Space) {
 		return fmt.Sprintf("%s is above the context of %s, %d tokens (its card's max_context): the engine refuses it and every trial with it would fail",
 			FormatValue(v), s.Target.Model, limit)
 	}
-	if p, ok := s.Param("max_model_len"); ok {
-		switch {
-		case p.Kind == Categorical:
-			for _, v := range p.Values {
-				if over(v) {
-					d.fail("params.max_model_len.values", "%s", why(v))
-					break
-				}
-			}
-		case over(p.High):
-			d.fail("params.max_model_len.high", "%s", why(p.High))
-		}
-	}
+	d.maxModelLens(s, over, "high", why)
 	for _, p := range s.Profiles {
 		// The shortest request of a random profile: when even it is over
 		// the model's context, every request fails, and so every trial.
@@ -53,14 +41,6 @@ func (d *decoder) contextFits(s *Space) {
 			}
 			d.fail(key, "profile %s: its shortest request, %d tokens (input_len × (1 − range_ratio) + prefix_len + output_len), is above the context of %s, %d tokens (its card's max_context): every request would fail",
 				p.Name, shortest, s.Target.Model, limit)
-		}
-	}
-	if v, ok := s.Baseline["max_model_len"]; ok && over(v) {
-		d.fail("baseline.max_model_len", "%s", why(v))
-	}
-	for i, c := range s.Enqueue {
-		if v, ok := c["max_model_len"]; ok && over(v) {
-			d.fail(fmt.Sprintf("enqueue[%d].max_model_len", i), "%s", why(v))
 		}
 	}
 }
@@ -90,25 +70,40 @@ func (d *decoder) requestsFit(s *Space) {
 	why := func(v any) string {
 		return fmt.Sprintf("%s is shorter than profile %s's shortest request, %d tokens (input_len × (1 − range_ratio) + prefix_len + output_len): the engine would refuse every request", FormatValue(v), name, shortest)
 	}
+	d.maxModelLens(s, under, "low", why)
+}
+
+// maxModelLens fails each place the space sets max_model_len to a value
+// bad refuses, saying why: the knob's first such value (of a range, its
+// end, "low" or "high", the one bad can reach), the baseline and every
+// enqueued config.
+func (d *decoder) maxModelLens(s *Space, bad func(any) bool, end string, why func(any) string) {
 	if p, ok := s.Param("max_model_len"); ok {
-		switch {
-		case p.Kind == Categorical:
+		if p.Kind == Categorical {
 			for _, v := range p.Values {
-				if under(v) {
+				if bad(v) {
 					d.fail("params.max_model_len.values", "%s", why(v))
 					break
 				}
 			}
-		case under(p.Low):
-			d.fail("params.max_model_len.low", "%s", why(p.Low))
+		} else if v := rangeEnd(p, end); bad(v) {
+			d.fail("params.max_model_len."+end, "%s", why(v))
 		}
 	}
-	if v, ok := s.Baseline["max_model_len"]; ok && under(v) {
+	if v, ok := s.Baseline["max_model_len"]; ok && bad(v) {
 		d.fail("baseline.max_model_len", "%s", why(v))
 	}
 	for i, c := range s.Enqueue {
-		if v, ok := c["max_model_len"]; ok && under(v) {
+		if v, ok := c["max_model_len"]; ok && bad(v) {
 			d.fail(fmt.Sprintf("enqueue[%d].max_model_len", i), "%s", why(v))
 		}
 	}
+}
+
+// rangeEnd is a numeric parameter's low or high end.
+func rangeEnd(p Param, end string) float64 {
+	if end == "low" {
+		return p.Low
+	}
+	return p.High
 }
