@@ -13,7 +13,7 @@ import (
 
 var targetKeys = []string{"runner", "model", "served_model_name", "gpu", "gpus", "gpus_per_trial", "engine", "host", "prefix", "env",
 	"startup_timeout", "stall_timeout", "trial_timeout", "max_failed_fraction", "engines", "sim",
-	"nodes", "node_launch", "gpus_per_node", "prices", "traffic_rps", "node_selector"}
+	"nodes", "node_launch", "gpus_per_node", "prices", "traffic_rps", "node_selector", "simulated_gpus"}
 
 func (d *decoder) target(m map[string]any) Target {
 	t := Target{
@@ -51,6 +51,7 @@ func (d *decoder) target(m map[string]any) Target {
 	t.Prices, t.PriceList = d.prices(m)
 	t.TrafficRPS = d.trafficRPS(m)
 	t.NodeSelector = d.nodeSelectors(m)
+	t.SimulatedGPUs = d.strings(m, "simulated_gpus", "target")
 	if d.opt.CheckTarget != nil && t.Model != "" {
 		// Held back until the end: a target the runner cannot run does not
 		// stop the checks of the rest of the file.

@@ -97,7 +97,7 @@ func TestCostSpaceProblems(t *testing.T) {
 			strings.Replace(fleetSpace(withPrices, `["H200"]`, "usd_per_hour"), "[params.gpu]\nvalues = [\"H200\"]\n", "", 1),
 			`s.toml:5: target.gpu: GPU type "H100" has no price in`},
 		{"gpu knob on a real runner", good, fleetSpace(withPrices+"\nrunner = \"process\"", `["H100", "H200"]`, "usd_per_mtok_output"),
-			`params.gpu.values: a searched GPU type needs runner = "sim"`},
+			`params.gpu.values: a searched GPU type needs runner = "sim", or the types you do not own in [target] simulated_gpus`},
 		{"replicas without a rate", good, fleetSpace(withPrices, `["H100"]`, "replicas"),
 			`objectives[0].metric: replicas on profile "balanced" counts the replicas that serve a target rate: give [target] traffic_rps`},
 		{"replicas without a rate search", good, fleetSpace(withPrices+"\ntraffic_rps = 20", `["H100"]`, "gpus_total"),
@@ -106,6 +106,79 @@ func TestCostSpaceProblems(t *testing.T) {
 		{"too much traffic", good, fleetSpace("traffic_rps = 1e9", `["H100"]`, "total_tps"), "target.traffic_rps: must be a request rate above 0 and at most 1e+07"},
 		{"gpu knob of numbers", good, strings.Replace(fleetSpace("", `[1, 2]`, "total_tps"), "values = [1, 2]", "low = 1\nhigh = 2", 1),
 			"params.gpu: must list GPU types"},
+	}
+	for _, c := range cases {
+		_, err := Parse(context.Background(), filepath.Join(c.dir, "s.toml"), c.src, testOptions())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
+		}
+	}
+}
+
+// routed is a real runner's fleet space that owns H100 and simulates the
+// types simulated names (a TOML array) over the gpu knob's values gpus.
+func routed(simulated, gpus string) string {
+	return fleetSpace("runner = \"process\"\nsimulated_gpus = "+simulated, gpus, "p99_ttft_ms")
+}
+
+// A real runner's study may search the GPU type when the types it does
+// not own are simulated; every value runs somewhere, decided by
+// RunnerOf.
+func TestSimulatedGPUsRouteTheirTrials(t *testing.T) {
+	sp, err := Parse(context.Background(), filepath.Join(t.TempDir(), "s.toml"), routed(`["H200"]`, `["H100", "H200"]`), testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{"gpu": "H100"}, "process"},
+		{Config{"gpu": "H200"}, "sim"},
+		{Config{"gpu": Default}, "process"},
+		{Config{}, "process"},
+	} {
+		if got := sp.Target.RunnerOf(c.cfg); got != c.want {
+			t.Errorf("RunnerOf(%v) = %q, want %q", c.cfg, got, c.want)
+		}
+	}
+	sim := sp.Target
+	sim.Runner = "sim"
+	if got := sim.RunnerOf(Config{"gpu": "H100"}); got != "sim" {
+		t.Errorf("a simulated target's RunnerOf = %q, want sim", got)
+	}
+}
+
+// Each way simulated_gpus can be wrong is refused at load, at its key.
+func TestSimulatedGPUsProblems(t *testing.T) {
+	onlyH100 := writePrices(t, "[[gpu]]\nname = \"H100\"\nusd_per_gpu_hour = 2.0\nsource = \"x\"\n")
+	cases := []struct {
+		name, dir, src, want string
+	}{
+		{"a type nobody runs", t.TempDir(), routed(`["H200"]`, `["H100", "H200", "L40S"]`),
+			`s.toml:15: params.gpu.values: GPU type "L40S" is neither target.gpu ("H100", measured) nor in target.simulated_gpus: list it there to simulate it`},
+		{"a typo in the knob", t.TempDir(), routed(`["H200"]`, `["H100", "H20"]`),
+			`GPU type "H20" is neither target.gpu ("H100", measured) nor in target.simulated_gpus: list it there to simulate it; did you mean "H200"?`},
+		{"a typo", t.TempDir(), routed(`["H20"]`, `["H100", "H200"]`),
+			`s.toml:8: target.simulated_gpus: "H20" is not a value of params.gpu; did you mean "H200"? (values: H100, H200)`},
+		{"the owned type", t.TempDir(), routed(`["H100", "H200"]`, `["H100", "H200"]`),
+			`target.simulated_gpus: lists "H100", which is target.gpu: the type you own is measured, not simulated`},
+		{"on the simulator already", t.TempDir(), fleetSpace(`simulated_gpus = ["H200"]`, `["H100", "H200"]`, "p99_ttft_ms"),
+			`target.simulated_gpus: every trial is simulated already with runner = "sim"`},
+		{"no gpu knob", t.TempDir(), strings.Replace(routed(`["H200"]`, `["H100"]`), "[params.gpu]\nvalues = [\"H100\"]\n", "", 1),
+			`target.simulated_gpus: names gpu knob values, but the space searches no GPU type: add [params.gpu] values = ["H100", "H200"]`},
+		{"no owned type", t.TempDir(), strings.Replace(routed(`["H200"]`, `["H200"]`), "gpu = \"H100\"\n", "", 1),
+			`target.gpu: is required with simulated_gpus`},
+		{"no card", t.TempDir(), routed(`["B200"]`, `["H100", "B200"]`),
+			`s.toml:15: params.gpu.values: the simulator has no GPU card "B200"`},
+		{"no model card", t.TempDir(), strings.Replace(routed(`["H200"]`, `["H100", "H200"]`), `model = "m"`, `model = "mystery"`, 1),
+			`target.model: the simulator has no model card "mystery" (the simulated GPU types need it)`},
+		{"no price", onlyH100, fleetSpace("prices = \"prices.toml\"\nrunner = \"process\"\nsimulated_gpus = [\"H200\"]", `["H100", "H200"]`, "usd_per_mtok_output"),
+			`params.gpu.values: GPU type "H200" has no price in`},
+		{"not a list", t.TempDir(), routed(`"H200"`, `["H100", "H200"]`),
+			`target.simulated_gpus: must be an array of strings, got string`},
+		{"a searched type without it", t.TempDir(), fleetSpace(`runner = "process"`, `["H100", "H200"]`, "p99_ttft_ms"),
+			`params.gpu.values: a searched GPU type needs runner = "sim", or the types you do not own in [target] simulated_gpus`},
 	}
 	for _, c := range cases {
 		_, err := Parse(context.Background(), filepath.Join(c.dir, "s.toml"), c.src, testOptions())

@@ -1,6 +1,7 @@
 package space
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -89,6 +90,11 @@ type Target struct {
 	// empty table pins none. Where a trial deploys, not what it measured:
 	// not part of the space's fingerprint.
 	NodeSelector map[string]map[string]string `toml:"node_selector" json:"node_selector,omitempty"`
+	// SimulatedGPUs are the gpu knob's values a real runner's study does
+	// not own: their trials run on the simulator (RunnerOf), on the cards
+	// the prior predicts with, while target.gpu's are measured. Empty: no
+	// type is simulated but by runner = "sim".
+	SimulatedGPUs []string `toml:"simulated_gpus" json:"simulated_gpus,omitempty"`
 }
 
 // NodeSelectorOf is the node selector [target.node_selector] gives GPU
@@ -115,6 +121,23 @@ func (t Target) GPUOf(c Config) string {
 		return c.String(KnobGPU)
 	}
 	return t.GPU
+}
+
+// RunnerOf is what measures config c: "sim" when its GPU type is one the
+// target simulates (SimulatedGPUs), else the target's runner. It is the
+// one decision of where a trial runs: the study records it with the
+// trial and the runner routes the trial by it.
+func (t Target) RunnerOf(c Config) string {
+	if t.Simulates(t.GPUOf(c)) {
+		return "sim"
+	}
+	return t.Runner
+}
+
+// Simulates reports whether GPU type gpu runs on the simulator while the
+// target's runner is a real one: gpu is one of SimulatedGPUs.
+func (t Target) Simulates(gpu string) bool {
+	return t.Runner != "sim" && slices.Contains(t.SimulatedGPUs, gpu)
 }
 
 // EngineTarget is how to start one engine.
