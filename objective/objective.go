@@ -7,6 +7,7 @@ import (
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/space"
 )
 
@@ -78,6 +79,10 @@ type Result struct {
 	// redacted) and Fingerprint its environment; nil when no engine ran.
 	Ran         *engines.Command     `json:"ran,omitempty"`
 	Fingerprint *engines.Fingerprint `json:"fingerprint,omitempty"`
+	// Intervals are, per profile and metric, the simulator's stated
+	// interval around a simulated value (sim.Uncertainty): filled by a
+	// SimRunner made WithIntervals, for a metric with a spread only.
+	Intervals map[string]map[string]sim.Interval `json:"intervals,omitempty"`
 }
 
 // Runner measures one trial. A failed trial returns an error wrapping an

@@ -19,6 +19,9 @@ type SimRunner struct {
 	sim *sim.Simulator
 	// Summary controls percentiles and goodput of the summarised metrics.
 	Summary bench.SummaryOptions
+	// intervals: a finished trial's Result states the simulator's
+	// intervals (WithIntervals).
+	intervals bool
 }
 
 // SimOption configures a SimRunner.
@@ -29,6 +32,13 @@ func WithSimulator(s *sim.Simulator) SimOption { return func(r *SimRunner) { r.s
 
 // WithSummary sets the options used to summarise each profile's records.
 func WithSummary(o bench.SummaryOptions) SimOption { return func(r *SimRunner) { r.Summary = o } }
+
+// WithIntervals states, with each trial that finishes, the simulator's
+// 80/95% interval around every simulated metric it has one for
+// (Result.Intervals): a real runner's study keeps them with the trials of
+// the GPU types it simulates, whose values are predictions beside
+// measurements.
+func WithIntervals() SimOption { return func(r *SimRunner) { r.intervals = true } }
 
 // NewSimRunner returns a Runner backed by the simulator.
 func NewSimRunner(opts ...SimOption) *SimRunner {
@@ -80,7 +90,28 @@ func (r *SimRunner) Run(ctx context.Context, t Trial) (Result, error) {
 	}
 	phase(TearingDown)
 	charge()
+	if r.intervals {
+		r.stateIntervals(t, &res)
+	}
 	return res, nil
+}
+
+// stateIntervals fills res.Intervals from the simulator's stated
+// uncertainty for t; none where it states none (a config it cannot
+// resolve, a metric without a spread).
+func (r *SimRunner) stateIntervals(t Trial, res *Result) {
+	u, err := r.sim.Uncertainty(t.Config, t.Target)
+	if err != nil {
+		return
+	}
+	for profile, m := range res.Metrics {
+		if ivs := u.MetricIntervals(m); ivs != nil {
+			if res.Intervals == nil {
+				res.Intervals = map[string]map[string]sim.Interval{}
+			}
+			res.Intervals[profile] = ivs
+		}
+	}
 }
 
 // profile measures the trial's i-th profile into res, adding the

@@ -1,37 +1,14 @@
 package simprior
 
 import (
-	"regexp"
-
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/search"
 	"github.com/servetune/servetune/space"
 )
 
-// stagePrefix is the "stageN_" of a load stage's metric: the simulator's
-// spreads are measured per stage row, so a stage's metric maps as the
-// whole run's does.
-var stagePrefix = regexp.MustCompile(`^stage[0-9]+_`)
-
-// intervalMetrics maps an objective metric to the simulator's interval
-// metric (sim.LOOSpreads). The spreads are multiplicative, so a metric in
-// seconds maps as its milliseconds do. TPOT maps to ITL: both are the
-// decode step's time per token, and the calibration set measures ITL
-// only. Throughputs are absent: at a fixed offered load they follow the
-// load, not the latencies, so an interval derived from e2e or ITL would
-// claim what the leave-one-out residuals never measured.
-var intervalMetrics = map[string]string{
-	"mean_ttft_ms": "ttft_mean", "p90_ttft_ms": "ttft_p90", "p99_ttft_ms": "ttft_p99",
-	"mean_e2e_ms": "e2e_mean", "p90_e2e_ms": "e2e_p90", "p99_e2e_ms": "e2e_p99",
-	"mean_e2e_s": "e2e_mean", "p90_e2e_s": "e2e_p90", "p99_e2e_s": "e2e_p99",
-	"mean_itl_ms": "itl_mean", "mean_tpot_ms": "itl_mean",
-}
-
 // intervalMetric is the simulator's interval metric for an objective
-// metric; false when the simulator states none for it.
-func intervalMetric(objective string) (string, bool) {
-	m, ok := intervalMetrics[stagePrefix.ReplaceAllString(objective, "")]
-	return m, ok
-}
+// metric (sim.IntervalMetric); false when it states none for it.
+func intervalMetric(objective string) (string, bool) { return sim.IntervalMetric(objective) }
 
 // Intervals are the simulator's stated intervals around c's predicted
 // objective values (search.IntervalPrior): nil for an objective it states
