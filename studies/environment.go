@@ -127,8 +127,13 @@ func (r Report) Devices() string {
 }
 
 // HoursUnit names device time for what it is.
-// Simulated device time says so ("simulated GPU-hours").
+// Simulated device time says so ("simulated GPU-hours"); in a study
+// that simulates some GPU types beside the measured one, the hours are
+// the measured trials' alone (a simulated trial is charged none).
 func (r Report) HoursUnit() string {
+	if r.separates() {
+		return HoursUnit(r.Device) + " (measured trials only)"
+	}
 	if r.Simulated {
 		return "simulated " + HoursUnit(r.Device)
 	}

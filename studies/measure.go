@@ -10,6 +10,7 @@ import (
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines"
 	"github.com/servetune/servetune/engines/launch"
+	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/objective"
 	"github.com/servetune/servetune/studies/store"
 )
@@ -29,12 +30,13 @@ func (l *loop) measure(ctx context.Context, t *store.Trial) error {
 	if t.ReusedFrom != 0 {
 		prev := l.view.reused
 		t.State, t.Metrics, t.Failure, t.Reason, t.LogPath = prev.State, prev.Metrics, prev.Failure, prev.Reason, prev.LogPath
-		t.Ran, t.Fingerprint = prev.Ran, prev.Fingerprint
+		t.Ran, t.Fingerprint, t.Intervals = prev.Ran, prev.Fingerprint, prev.Intervals
 		return nil
 	}
 	res, err := objective.Measure(ctx, l.Runner, l.objectiveTrial(t))
 	t.Metrics, t.GPUSeconds, t.LogPath, t.Replies = store.DefinedMetrics(res.Metrics), res.GPUSeconds, res.LogPath, res.Replies
 	t.Ran, t.Fingerprint = res.Ran, res.Fingerprint
+	t.Intervals = storedMetricIntervals(res.Intervals)
 	recordCheckpoints(l.Space, t, res)
 	if errors.Is(err, launch.ErrProgram) {
 		// Not the config's fault: it does not count toward n_trials and
@@ -156,4 +158,22 @@ func traceDuration(p bench.Profile) time.Duration {
 		return 0
 	}
 	return pl.Requests[len(pl.Requests)-1].Arrival
+}
+
+// storedMetricIntervals are a runner's stated intervals as the store
+// keeps them (nil when none).
+func storedMetricIntervals(ivs map[string]map[string]sim.Interval) map[string]map[string]store.Interval {
+	var out map[string]map[string]store.Interval
+	for profile, m := range ivs {
+		for metric, iv := range m {
+			if out == nil {
+				out = map[string]map[string]store.Interval{}
+			}
+			if out[profile] == nil {
+				out[profile] = map[string]store.Interval{}
+			}
+			out[profile][metric] = store.Interval(iv)
+		}
+	}
+	return store.DefinedIntervals(out)
 }

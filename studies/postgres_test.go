@@ -44,8 +44,8 @@ func TestPostgresStoreKeepsTheRecordModel(t *testing.T) {
 	if got := store.CountDone(pg); got != 8 {
 		t.Errorf("%d trials done in PostgreSQL, want 8", got)
 	}
-	if v, _ := st.Meta(ctx, "schema_version"); v != "6" {
-		t.Errorf("schema_version %q, want 6", v)
+	if v, _ := st.Meta(ctx, "schema_version"); v != "7" {
+		t.Errorf("schema_version %q, want 7", v)
 	}
 	again, err := store.OpenPostgres(ctx, url, "unit", store.ReadOnly)
 	if err != nil {

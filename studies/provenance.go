@@ -9,10 +9,11 @@ import (
 )
 
 // newTrial is the record of a trial about to begin: why it runs, what
-// runs it, what the prior predicted for it, and the measurement it reuses
+// runs it (the simulator for a GPU type the target simulates: RunnerOf,
+// as objective.ByGPU routes it), what the prior predicted for it, and the measurement it reuses
 // when its config has been measured enough already.
 func (l *loop) newTrial(n next) store.Trial {
-	t := store.Trial{Config: n.cfg, Origin: n.origin, RetryOf: n.retryOf, Start: l.Now(), Runner: l.Space.Target.Runner, Prediction: n.prediction}
+	t := store.Trial{Config: n.cfg, Origin: n.origin, RetryOf: n.retryOf, Start: l.Now(), Runner: l.Space.Target.RunnerOf(n.cfg), Prediction: n.prediction}
 	if prev := l.measured(n.cfg); prev != nil && !isRemeasure(n.origin) {
 		t.Origin, t.ReusedFrom = "reused", prev.Number
 	}

@@ -42,6 +42,12 @@ type Recommendation struct {
 	// Price cites the price its cost metrics used, with the price file's
 	// source line (cost.Prices.Cite); empty without a price file.
 	Price string `json:"price,omitempty"`
+	// Source is "measured" or "simulated", and GPU the GPU type, in a
+	// study that simulates some GPU types beside the measured one
+	// (absent otherwise): a simulated pick is to be measured before
+	// anyone buys its GPUs (Report.BuyNote).
+	Source string `json:"source,omitempty"`
+	GPU    string `json:"gpu,omitempty"`
 }
 
 // ProfileChange is a trial's objective and constraint metrics on one
@@ -62,6 +68,9 @@ type MetricChange struct {
 	// PerGPUVsBaseline is the % change per GPU, for a throughput of a
 	// config on another GPU count than the baseline's.
 	PerGPUVsBaseline *float64 `json:"per_gpu_vs_baseline_pct,omitempty"`
+	// Interval is the simulator's stated interval around a simulated
+	// value (absent for a measured one, and where it states none).
+	Interval *store.Interval `json:"interval,omitempty"`
 }
 
 // goalPick is a decision of recommend: front[Index] is the config for Goal.
@@ -185,15 +194,31 @@ func recommendations(sp *space.Space, trials []store.Trial, r Report) []Recommen
 		if base != nil {
 			rec.BaselineGPUs = engines.GPUs(base.Config, sp.Target)
 		}
+		if w.Source != "" {
+			rec.Source, rec.GPU = w.Source, sp.Target.GPUOf(w.Config)
+		}
 		for _, t := range trials {
 			if t.Number == w.Trial {
 				rec.Profiles = profileChanges(sp, gs.meanTrial(trials, t), base)
 				perGPUChanges(rec)
+				changeIntervals(rec, t)
 			}
 		}
 		out = append(out, rec)
 	}
 	return out
+}
+
+// changeIntervals gives each of a simulated recommendation's metrics the
+// interval its trial t stated for it.
+func changeIntervals(rec Recommendation, t store.Trial) {
+	for _, pc := range rec.Profiles {
+		for i := range pc.Metrics {
+			if iv, ok := t.Intervals[pc.Profile][pc.Metrics[i].Metric]; ok {
+				pc.Metrics[i].Interval = &iv
+			}
+		}
+	}
 }
 
 // reported is a metric a recommendation shows and its direction.

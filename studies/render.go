@@ -86,6 +86,7 @@ func (r Report) Text(w io.Writer) error {
 		return nil
 	}
 	r.recommendationsText(w)
+	r.gpuTypesText(w, fmt.Sprintf("\nBest per GPU type (%s):\n", r.Objectives[0].Metric), "  ")
 	switch {
 	case r.MultiObjective:
 		fmt.Fprintf(w, "\nPareto front (%d trials%s):\n", len(r.Winners), r.simTag(", ", ""))
@@ -97,6 +98,9 @@ func (r Report) Text(w io.Writer) error {
 	for _, o := range r.Objectives {
 		fmt.Fprintf(tw, "\t%s (%s)", o.Metric, arrow(o.Direction))
 	}
+	if r.separates() {
+		fmt.Fprint(tw, "\tsource")
+	}
 	fmt.Fprint(tw, "\tconfig\n")
 	for _, rw := range r.Winners {
 		mark := " "
@@ -106,6 +110,9 @@ func (r Report) Text(w io.Writer) error {
 		fmt.Fprintf(tw, " %s%d%s", mark, rw.Trial, sameAs(rw.Equivalent))
 		for i := range r.Objectives {
 			fmt.Fprintf(tw, "\t%s", r.cell(rw, i))
+		}
+		if r.separates() {
+			fmt.Fprintf(tw, "\t%s", r.sourceText(rw))
 		}
 		fmt.Fprintf(tw, "\t%s\n", rw.Config.Summary())
 	}
@@ -141,6 +148,10 @@ func (r Report) Markdown(w io.Writer) error {
 		fmt.Fprintf(w, "**%s**\n\n", r.SimulatedNote())
 	}
 	r.recommendationsMarkdown(w)
+	r.gpuTypesText(w, fmt.Sprintf("### Best per GPU type (%s)\n\n", r.Objectives[0].Metric), "- ")
+	if r.separates() {
+		fmt.Fprint(w, "\n")
+	}
 	for _, s := range r.Saturated {
 		fmt.Fprintf(w, "> **Warning:** %s\n\n", s)
 	}
@@ -151,8 +162,14 @@ func (r Report) Markdown(w io.Writer) error {
 	for _, o := range r.Objectives {
 		fmt.Fprintf(w, " %s (%s) |", o.Metric, arrow(o.Direction))
 	}
+	if r.separates() {
+		fmt.Fprint(w, " source |")
+	}
 	fmt.Fprint(w, " config |\n|---|")
 	for range r.Objectives {
+		fmt.Fprint(w, "---|")
+	}
+	if r.separates() {
 		fmt.Fprint(w, "---|")
 	}
 	fmt.Fprint(w, "---|\n")
@@ -168,6 +185,9 @@ func (r Report) Markdown(w io.Writer) error {
 		fmt.Fprintf(w, "| %s |", label)
 		for i := range r.Objectives {
 			fmt.Fprintf(w, " %s |", r.cell(rw, i))
+		}
+		if r.separates() {
+			fmt.Fprintf(w, " %s |", r.sourceText(rw))
 		}
 		fmt.Fprintf(w, " `%s` |\n", rw.Config.Summary())
 	}

@@ -11,6 +11,10 @@ import (
 
 // SimulatedNote says, in one sentence, that the values are simulated.
 func (r Report) SimulatedNote() string {
+	if len(r.SimulatedGPUs) > 0 {
+		return fmt.Sprintf("Partly simulated: trials on %s ran on servetune's simulator (target.simulated_gpus), not on a GPU: their values are predictions, shown with the simulator's 95%% interval and marked simulated; trials on %s were measured.",
+			strings.Join(r.SimulatedGPUs, ", "), r.GPU)
+	}
 	if r.Runner == "mixed" {
 		return "Partly simulated: some trials ran on servetune's simulator (target.runner = \"sim\"); their values are not measurements."
 	}
@@ -22,9 +26,9 @@ func (r Report) SimulatedNote() string {
 }
 
 // simTag is "simulated" between open and end when the values are
-// simulated.
+// simulated; not in a study that names each row's source instead.
 func (r Report) simTag(open, end string) string {
-	if r.Simulated {
+	if r.Simulated && !r.separates() {
 		return open + "simulated" + end
 	}
 	return ""
@@ -36,15 +40,12 @@ func (r Report) recommendationsText(w io.Writer) {
 	if len(r.Recommendations) == 0 {
 		return
 	}
-	head := "Recommended"
-	if r.Simulated {
-		head += " (simulated)"
-	}
+	head := "Recommended" + r.simTag(" (", ")")
 	fmt.Fprintf(w, "\n%s:\n", head)
 	defer r.noiseText(w, "  ", "\n")
 	for _, rec := range r.Recommendations {
-		fmt.Fprintf(w, "  %s: trial %d (%s%s)\n", rec.Goal, rec.Trial, rec.Why, r.Certainty(rec))
-		for _, note := range []string{rec.NodeNote(), rec.Price} {
+		fmt.Fprintf(w, "  %s: trial %d (%s%s%s)\n", rec.Goal, rec.Trial, rec.Why, r.Certainty(rec), rec.SourceTag())
+		for _, note := range []string{rec.NodeNote(), r.BuyNote(rec), rec.Price} {
 			if note != "" {
 				fmt.Fprintf(w, "    %s\n", note)
 			}
@@ -71,8 +72,8 @@ func (r Report) recommendationsMarkdown(w io.Writer) {
 	fmt.Fprint(w, "### Recommended\n\n")
 	defer r.noiseText(w, "", "\n\n")
 	for _, rec := range r.Recommendations {
-		fmt.Fprintf(w, "**%s**: trial %d (%s%s).", rec.Goal, rec.Trial, rec.Why, r.Certainty(rec))
-		for _, note := range []string{rec.NodeNote(), rec.Price} {
+		fmt.Fprintf(w, "**%s**: trial %d (%s%s%s).", rec.Goal, rec.Trial, rec.Why, r.Certainty(rec), rec.SourceTag())
+		for _, note := range []string{rec.NodeNote(), r.BuyNote(rec), rec.Price} {
 			if note != "" {
 				fmt.Fprintf(w, " %s", note)
 			}
@@ -127,7 +128,7 @@ func (r Report) noiseText(w io.Writer, indent, end string) {
 func (p ProfileChange) changes() string {
 	parts := make([]string, len(p.Metrics))
 	for i, m := range p.Metrics {
-		parts[i] = m.Metric + " " + fmtMetric(m.Metric, m.Value)
+		parts[i] = m.Metric + " " + fmtMetric(m.Metric, m.Value) + IntervalText(m.Interval)
 		switch {
 		case m.VsBaseline != nil && m.PerGPUVsBaseline != nil:
 			parts[i] += fmt.Sprintf(" (%+.1f%%; per GPU %+.1f%%)", *m.VsBaseline, *m.PerGPUVsBaseline)

@@ -64,6 +64,13 @@ type Report struct {
 	// Saturated lists the objectives the offered load caps on most
 	// trials, so they cannot separate configs, with the change to make.
 	Saturated []Saturation `json:"saturated,omitempty"`
+	// SimulatedGPUs are the GPU types the study simulated beside the
+	// measured one (target.simulated_gpus), and GPUTypes the best config
+	// of every GPU type, each saying whether it was measured or
+	// simulated (routed.go); both absent unless the study simulates some
+	// types of a real runner's.
+	SimulatedGPUs []string      `json:"simulated_gpus,omitempty"`
+	GPUTypes      []GPUTypePick `json:"gpu_types,omitempty"`
 }
 
 // DefaultNoiseCV is the noise assumed when a study repeated no config:
@@ -127,6 +134,13 @@ type Row struct {
 	Neighbourhood         []NeighbourRow `json:"neighbourhood,omitempty"`
 	NeighbourhoodSummary  string         `json:"neighbourhood_summary,omitempty"`
 	NeighbourhoodWarnings []string       `json:"neighbourhood_warnings,omitempty"`
+	// Source is "measured" or "simulated" in a study that simulates some
+	// GPU types beside the measured one (absent otherwise); Intervals are
+	// then, for a simulated row, the simulator's stated interval around
+	// each objective value, in objective order (null where it states
+	// none; absent when it states none at all).
+	Source    string            `json:"source,omitempty"`
+	Intervals []*store.Interval `json:"intervals,omitempty"`
 }
 
 // Renderer turns a config into its serving command (engines.Render in
@@ -172,6 +186,10 @@ func BuildReport(sp *space.Space, trials []store.Trial, render Renderer) Report 
 	if d := drift(sp, trials); d.Pairs > 0 {
 		r.Drift = &d
 	}
+	if routes(sp) {
+		r.SimulatedGPUs = sp.Target.SimulatedGPUs
+		r.GPUTypes = gpuTypePicks(sp, trials, base, r.Objectives, row)
+	}
 	r.Recommendations = recommendations(sp, trials, r)
 	return r
 }
@@ -189,6 +207,10 @@ func (r *Report) WithPredictions(sp *space.Space, trials []store.Trial, kept map
 func (r *Report) rower(sp *space.Space, of groupOf, base *store.Trial, render Renderer) func(store.Trial) Row {
 	return func(t store.Trial) Row {
 		rw := Row{Trial: t.Number, Origin: t.Origin, Config: t.Config, Values: Values(sp, t), Feasible: Violation(sp, t, base) == 0}
+		if routes(sp) {
+			rw.Source = sourceOf(t)
+			rw.Intervals = objectiveIntervals(sp, t)
+		}
 		of.fill(&rw, *r)
 		if base != nil {
 			bv := of.valuesOf(sp, *base)

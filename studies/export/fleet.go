@@ -28,6 +28,10 @@ type Sizing struct {
 	GPUType      string
 	NodeSelector map[string]string
 	SelectorWhy  string
+	// SimulatedWhy says the deployment is sized from simulated numbers:
+	// its trial ran on the simulator because the study does not own its
+	// GPU type (target.simulated_gpus); "" for a measured trial.
+	SimulatedWhy string
 }
 
 // sizeOf is trial t's sizing in study sp; gpu says whether it runs on
@@ -38,6 +42,9 @@ func sizeOf(sp *space.Space, t store.Trial, o Options, gpu bool) Sizing {
 	if gpu {
 		s.GPUType = sp.Target.GPUOf(t.Config)
 		s.NodeSelector, s.SelectorWhy = selectorOf(sp.Target, o, s.GPUType)
+	}
+	if t.Simulated() && sp.Target.Simulates(sp.Target.GPUOf(t.Config)) {
+		s.SimulatedWhy = fmt.Sprintf("sized from simulated numbers: no trial ran on %s (target.simulated_gpus), so measure it before applying", sp.Target.GPUOf(t.Config))
 	}
 	return s
 }

@@ -98,7 +98,7 @@ func header(plans []Plan) []string {
 		on = " on " + p.GPUType
 	}
 	out := []string{fmt.Sprintf("servetune export of study %s, trial %d%s.", p.Study, p.Trial, on)}
-	for _, why := range []string{p.ReplicasWhy, p.SelectorWhy} {
+	for _, why := range []string{p.SimulatedWhy, p.ReplicasWhy, p.SelectorWhy} {
 		if why != "" {
 			out = append(out, why+".")
 		}
@@ -123,7 +123,7 @@ func headerMany(deps []Deployment) []string {
 	}
 	for _, d := range deps {
 		p := lead(d.Plans)
-		for _, why := range []string{p.ReplicasWhy, p.SelectorWhy} {
+		for _, why := range []string{p.SimulatedWhy, p.ReplicasWhy, p.SelectorWhy} {
 			if why != "" {
 				out = append(out, fmt.Sprintf("trial %d: %s.", p.Trial, why))
 			}

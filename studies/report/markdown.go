@@ -106,6 +106,9 @@ func (f Full) markdownProfiles(w io.Writer) {
 			if r.Baseline {
 				label += " (baseline)"
 			}
+			if r.Source != "" {
+				label += " (" + r.Source + ")"
+			}
 			fmt.Fprintf(w, "| %s |", label)
 			for _, c := range r.Cells {
 				fmt.Fprintf(w, " %s |", cellText(c))
@@ -124,6 +127,7 @@ func cellText(c Cell) string {
 	if c.Text != "" {
 		v = c.Text
 	}
+	v += studies.IntervalText(c.Interval)
 	if !c.HasPct {
 		return v
 	}

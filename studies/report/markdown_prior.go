@@ -15,14 +15,16 @@ func (f Full) markdownRecommended(w io.Writer) {
 	}
 	fmt.Fprintf(w, "## Recommended%s\n\n", f.SimTag())
 	for _, rec := range f.Summary.Recommendations {
-		fmt.Fprintf(w, "### %s: trial %d\n\n%s%s.\n\n", rec.Goal, rec.Trial, rec.Why, f.Summary.Certainty(rec))
-		if note := rec.GPUNote(); note != "" {
-			fmt.Fprintf(w, "%s\n\n", note)
+		fmt.Fprintf(w, "### %s: trial %d\n\n%s%s%s.\n\n", rec.Goal, rec.Trial, rec.Why, f.Summary.Certainty(rec), rec.SourceTag())
+		for _, note := range []string{rec.GPUNote(), f.Summary.BuyNote(rec)} {
+			if note != "" {
+				fmt.Fprintf(w, "%s\n\n", note)
+			}
 		}
 		for _, p := range rec.Profiles {
 			parts := make([]string, len(p.Metrics))
 			for i, m := range p.Metrics {
-				parts[i] = m.Metric + " " + fmtNum(m.Value)
+				parts[i] = m.Metric + " " + fmtNum(m.Value) + studies.IntervalText(m.Interval)
 				switch {
 				case m.VsBaseline != nil && m.PerGPUVsBaseline != nil:
 					parts[i] += " (" + pctNum(*m.VsBaseline) + "; per GPU " + pctNum(*m.PerGPUVsBaseline) + ")"
@@ -33,6 +35,9 @@ func (f Full) markdownRecommended(w io.Writer) {
 			fmt.Fprintf(w, "- %s: %s\n", p.Profile, strings.Join(parts, ", "))
 		}
 		fmt.Fprintf(w, "\n```sh\n%s\n```\n\n", orDash(studies.FlagLines(rec.Command), "# cannot render: "+rec.CommandError))
+	}
+	if lines := f.Summary.GPUTypeLines(); len(lines) > 0 {
+		fmt.Fprintf(w, "## Best per GPU type\n\n- %s\n\n", strings.Join(lines, "\n- "))
 	}
 }
 

@@ -60,6 +60,9 @@ type ProfileRow struct {
 	Trial    int
 	Baseline bool
 	Cells    []Cell
+	// Source is "measured" or "simulated" in a study that simulates some
+	// GPU types beside the measured one ("" otherwise: studies.Row).
+	Source string
 }
 
 // Cell is a metric and its change against the baseline; Has and HasPct
@@ -72,6 +75,9 @@ type Cell struct {
 	// Text is the value as a duration in s or min when it is a long one
 	// (studies.FormatDuration), "" to write the number.
 	Text string
+	// Interval is the simulator's stated interval around a simulated
+	// value (nil for a measured one, and where it states none).
+	Interval *store.Interval
 }
 
 // profileTables builds one table for every profile any trial measured,
@@ -99,7 +105,14 @@ func profileTables(sp *space.Space, trials []store.Trial, r studies.Report) []Pr
 		}
 		for _, rw := range rows {
 			isBase := rw.Origin == "baseline" && r.Baseline != nil && rw.Trial == r.Baseline.Trial
-			tab.Rows = append(tab.Rows, ProfileRow{Trial: rw.Trial, Baseline: isBase, Cells: cells(tab.Columns, byNum[rw.Trial].Metrics[p], base, isBase)})
+			t := byNum[rw.Trial]
+			row := ProfileRow{Trial: rw.Trial, Baseline: isBase, Cells: cells(tab.Columns, t.Metrics[p], base, isBase), Source: rw.Source}
+			for i, c := range tab.Columns {
+				if iv, ok := t.Intervals[p][c.Metric]; ok {
+					row.Cells[i].Interval = &iv
+				}
+			}
+			tab.Rows = append(tab.Rows, row)
 		}
 		out = append(out, tab)
 	}

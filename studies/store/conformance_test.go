@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +56,7 @@ func TestStoreConformance(t *testing.T) {
 		{"migrations from format 1", conformMigrations},
 		{"read-only readers", conformReadOnly},
 		{"results written together", conformFinishAll},
+		{"a simulated trial's intervals", conformIntervals},
 	}
 	for i, c := range cases {
 		for _, b := range []backend{sqliteBackend(t), postgresBackend(url, "conform"+string(rune('a'+i)))} {
@@ -408,5 +411,35 @@ func conformReadOnly(t *testing.T, b backend) {
 	}
 	if v, _ := st.Meta(ctx, "k"); v != "" {
 		t.Errorf("meta written through a reader: %q", v)
+	}
+}
+
+// conformIntervals: a simulated trial's stated intervals come back as
+// written, one with a bound that is not finite dropped (absent, never
+// NaN), and a trial without any reads none.
+func conformIntervals(t *testing.T, b backend) {
+	st := b.open(t, Create)
+	sim, measured := trialOf("sampler", "", 1), trialOf("sampler", "", 2)
+	for _, tr := range []*Trial{&sim, &measured} {
+		if err := claim(st, tr, 10, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	iv := Interval{Lo80: 90, Hi80: 110, Lo95: 80, Hi95: 125}
+	sim.Intervals = map[string]map[string]Interval{
+		"chat": {"p99_ttft_ms": iv, "mean_ttft_ms": {Lo80: math.NaN(), Hi80: 1, Lo95: 0, Hi95: 2}},
+		"long": {"mean_itl_ms": {Lo80: 1, Hi80: math.Inf(1), Lo95: 0, Hi95: 2}},
+	}
+	finishAs(t, st, &sim, Complete, nil)
+	finishAs(t, st, &measured, Complete, nil)
+	ts, err := b.open(t, ReadOnly).Trials(context.Background())
+	if err != nil || len(ts) != 2 {
+		t.Fatalf("%d trials, %v", len(ts), err)
+	}
+	if want := map[string]map[string]Interval{"chat": {"p99_ttft_ms": iv}}; !reflect.DeepEqual(ts[0].Intervals, want) {
+		t.Errorf("intervals %+v, want %+v", ts[0].Intervals, want)
+	}
+	if ts[1].Intervals != nil {
+		t.Errorf("a measured trial reads intervals %+v", ts[1].Intervals)
 	}
 }

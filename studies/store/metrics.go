@@ -23,6 +23,29 @@ func DefinedMetrics(m map[string]map[string]float64) map[string]map[string]float
 	return m
 }
 
+// DefinedIntervals drops, in place, every interval with a bound that is
+// not finite, and the profiles left with none: an interval is absent,
+// never NaN. It returns the map (nil when nothing is left).
+func DefinedIntervals(m map[string]map[string]Interval) map[string]map[string]Interval {
+	for profile, ivs := range m {
+		for k, iv := range ivs {
+			for _, x := range []float64{iv.Lo80, iv.Hi80, iv.Lo95, iv.Hi95} {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					delete(ivs, k)
+					break
+				}
+			}
+		}
+		if len(ivs) == 0 {
+			delete(m, profile)
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
 // StoredCheckpoint is search.Checkpoint as stored: a value that is
 // undefined at a checkpoint (an objective of another profile, a TPOT
 // before any request produced two tokens) is null, since JSON has no NaN.

@@ -28,6 +28,11 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 	if s.schema < 6 {
 		runner = "NULL, NULL"
 	}
+	if s.schema < 7 {
+		runner += ", NULL"
+	} else {
+		runner += ", intervals"
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT number, state, origin, config, metrics, failure, `+reason+`, log_path, started_at, ended_at, gpu_seconds, retry_of, reused_from, intermediate, `+replies+`, `+ran+`, `+worker+`, `+runner+` FROM trials ORDER BY number`)
 	if err != nil {
 		return nil, fmt.Errorf("study %s: %w", s.path, err)
@@ -47,13 +52,18 @@ func (s *Store) Trials(ctx context.Context) ([]Trial, error) {
 func scanTrial(rows *sql.Rows) (Trial, error) {
 	var t Trial
 	var cfg, started string
-	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp, worker, devices, lease, runner, pred sql.NullString
+	var metrics, failure, reason, logPath, ended, inter, replies, ran, fp, worker, devices, lease, runner, pred, ivs sql.NullString
 	var retryOf, reusedFrom sql.NullInt64
-	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp, &worker, &devices, &lease, &runner, &pred); err != nil {
+	if err := rows.Scan(&t.Number, &t.State, &t.Origin, &cfg, &metrics, &failure, &reason, &logPath, &started, &ended, &t.GPUSeconds, &retryOf, &reusedFrom, &inter, &replies, &ran, &fp, &worker, &devices, &lease, &runner, &pred, &ivs); err != nil {
 		return t, err
 	}
 	if err := scanProvenance(&t, runner, pred); err != nil {
 		return t, err
+	}
+	if ivs.Valid {
+		if err := json.Unmarshal([]byte(ivs.String), &t.Intervals); err != nil {
+			return t, fmt.Errorf("trial %d intervals: %w", t.Number, err)
+		}
 	}
 	if err := scanEnvironment(&t, ran, fp); err != nil {
 		return t, err

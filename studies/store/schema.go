@@ -10,7 +10,7 @@ import (
 // schemaVersion is the study file's format. Each migration takes a file
 // from version i to i+1; Open applies the missing ones in order, so a
 // study created by an older servetune resumes under a newer one.
-const schemaVersion = 6
+const schemaVersion = 7
 
 var migrations = []string{
 	// 0 → 1: the original format.
@@ -54,6 +54,10 @@ ALTER TABLE trials ADD COLUMN devices TEXT;`,
 	// predicted for it (issue 23), as JSON.
 	`ALTER TABLE trials ADD COLUMN runner TEXT;
 ALTER TABLE trials ADD COLUMN prediction TEXT;`,
+	// 6 → 7: the simulator's stated intervals around a simulated trial's
+	// metrics, for the GPU types a real runner's study simulates (issue
+	// 51), as JSON.
+	`ALTER TABLE trials ADD COLUMN intervals TEXT;`,
 }
 
 // prepare checks that the file is a study and brings its schema up to

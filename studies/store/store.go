@@ -183,8 +183,13 @@ func (s *Store) finishIn(ctx context.Context, db execer, t *Trial, cond string, 
 	if err != nil {
 		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
 	}
-	args := append([]any{t.State, string(metrics), failure, nullStr(t.Reason), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, inter, replies, ran, fp, t.Number}, condArgs...)
-	res, err := db.ExecContext(ctx, s.bind(`UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=?, ran=?, fingerprint=? WHERE number=?`+cond), args...)
+	t.Intervals = DefinedIntervals(t.Intervals)
+	ivs, err := marshalOrNull(len(t.Intervals) > 0, t.Intervals)
+	if err != nil {
+		return false, fmt.Errorf("record trial %d: %w", t.Number, err)
+	}
+	args := append([]any{t.State, string(metrics), failure, nullStr(t.Reason), nullStr(t.LogPath), t.End.UTC().Format(time.RFC3339Nano), t.GPUSeconds, inter, replies, ran, fp, ivs, t.Number}, condArgs...)
+	res, err := db.ExecContext(ctx, s.bind(`UPDATE trials SET state=?, metrics=?, failure=?, reason=?, log_path=?, ended_at=?, gpu_seconds=?, intermediate=?, replies=?, ran=?, fingerprint=?, intervals=? WHERE number=?`+cond), args...)
 	if err != nil {
 		return false, fmt.Errorf("study %s: record trial %d: %w", s.path, t.Number, err)
 	}

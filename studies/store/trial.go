@@ -85,6 +85,11 @@ type Trial struct {
 	// Prediction is what the prior predicted for the config before it
 	// ran (absent when no prior was asked).
 	Prediction *Prediction `json:"prediction,omitempty"`
+	// Intervals are, per profile and metric, the simulator's stated
+	// interval around the trial's simulated value: a simulated trial of
+	// a real runner's study (target.simulated_gpus) has them, for each
+	// metric the simulator states one for; absent otherwise.
+	Intervals map[string]map[string]Interval `json:"intervals,omitempty"`
 	// HolderGone: the trial is stored running but its holder (the run
 	// holding the study's lock, or the worker holding its lease) is
 	// dead, so it reads as interrupted; the next run or worker records
