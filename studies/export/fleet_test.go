@@ -298,3 +298,29 @@ func TestNodeSelectorFlagOverridesTheSpace(t *testing.T) {
 		t.Errorf("a label given twice: %v", err)
 	}
 }
+
+// A study that owns H100 and simulates L40S exports both, and its header
+// says which Deployment is sized from simulated numbers.
+func TestFleetExportNamesDeploymentsSizedFromSimulatedNumbers(t *testing.T) {
+	sp := fleetStudy(t, "runner = \"process\"\nsimulated_gpus = [\"L40S\"]")
+	measured, simulated := fleetTrial(3, "H100", 4, 14.25, 3), fleetTrial(8, "L40S", 2, 4.5, 9)
+	measured.Runner, simulated.Runner = "process", "sim"
+	deps, err := ByGPUType(sp, []store.Trial{measured, simulated}, []int{3, 8}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _ := decodeFleet(t, deps)
+	if !strings.Contains(y, "# trial 8: sized from simulated numbers: no trial ran on L40S (target.simulated_gpus), so measure it before applying.") {
+		t.Errorf("the header does not name the simulated Deployment:\n%s", y)
+	}
+	if strings.Contains(y, "trial 3: sized from simulated") {
+		t.Errorf("the measured Deployment is called simulated:\n%s", y)
+	}
+	one, err := ByGPUType(sp, []store.Trial{simulated}, []int{8}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y, _ := decodeFleet(t, one); !strings.Contains(y, "# sized from simulated numbers: no trial ran on L40S") {
+		t.Errorf("one simulated Deployment's header:\n%s", y)
+	}
+}
