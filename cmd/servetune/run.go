@@ -431,18 +431,31 @@ func warmStart(ctx context.Context, root, name string, sp *space.Space) ([]space
 	return studies.WarmStart(old, trials, sp), nil
 }
 
+// newRunner is the target's runner; a real runner's study that
+// simulates the GPU types it does not own (target.simulated_gpus) routes
+// those trials to the simulator, on the prior's cards, with its intervals
+// (objective.ByGPU).
 func newRunner(e *env, sp *space.Space, d studydir.Dir, cards *sim.Cards) (objective.Runner, error) {
-	switch sp.Target.Runner {
-	case "process":
-		return objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(e.guardEngines),
-			objective.WithBenchOptions(bench.RunOptions{Progress: e.requests().Report})), nil
-	default:
-		for _, p := range sp.Profiles {
-			for _, n := range sim.ProfileNotes(p) {
-				e.log.Warn().Str("study", sp.Study.Name).Msg(n)
-			}
-		}
+	if sp.Target.Runner != "process" {
+		e.profileNotes(sp)
 		return objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards})), nil
+	}
+	measured := objective.NewProcessRunner(e.log, d.Engines(), objective.WithReuse(), objective.WithLauncher(e.guardEngines),
+		objective.WithBenchOptions(bench.RunOptions{Progress: e.requests().Report}))
+	if len(sp.Target.SimulatedGPUs) == 0 {
+		return measured, nil
+	}
+	e.profileNotes(sp)
+	return objective.ByGPU{Real: measured, Sim: objective.NewSimRunner(objective.WithSimulator(&sim.Simulator{Cards: cards}), objective.WithIntervals())}, nil
+}
+
+// profileNotes warns of what the simulator does not model in the
+// space's profiles.
+func (e *env) profileNotes(sp *space.Space) {
+	for _, p := range sp.Profiles {
+		for _, n := range sim.ProfileNotes(p) {
+			e.log.Warn().Str("study", sp.Study.Name).Msg(n)
+		}
 	}
 }
 
