@@ -270,11 +270,19 @@ func TrialsText(w io.Writer, sp *space.Space, ts []store.Trial) error {
 	for _, c := range sp.Constraints {
 		cols = append(cols, column{sp.ObjectiveProfile(c.Profile), c.Metric})
 	}
-	if simulated(ts) {
+	separate := routes(sp)
+	switch {
+	case separate:
+		fmt.Fprintf(w, "Partly simulated: trials on %s ran on servetune's simulator (target.simulated_gpus), trials on %s were measured; the source column says which.\n",
+			strings.Join(sp.Target.SimulatedGPUs, ", "), sp.Target.GPU)
+	case simulated(ts):
 		fmt.Fprintln(w, "Simulated: these trials ran on servetune's simulator (runner sim); their metrics are not measurements.")
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "trial\tstate\torigin")
+	if separate {
+		fmt.Fprint(tw, "\tsource")
+	}
 	predicted := hasPredictions(ts)
 	if predicted {
 		fmt.Fprintf(tw, "\tpredicted %s", sp.Objectives[0].Metric)
@@ -297,6 +305,9 @@ func TrialsText(w io.Writer, sp *space.Space, ts []store.Trial) error {
 			state += " (holder gone)"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s", t.Number, state, t.Origin)
+		if separate {
+			fmt.Fprintf(tw, "\t%s", sourceOf(t))
+		}
 		if predicted {
 			fmt.Fprintf(tw, "\t%s", predictedText(t.Prediction))
 		}

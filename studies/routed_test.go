@@ -105,6 +105,11 @@ func TestRoutedReportSeparatesMeasuredFromSimulated(t *testing.T) {
 	golden(t, "routed_report.txt", text.Bytes())
 	golden(t, "routed_report.md", md.Bytes())
 	golden(t, "routed_report.json", js.Bytes())
+	var listed bytes.Buffer
+	if err := TrialsText(&listed, sp, trials); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "routed_trials.txt", listed.Bytes())
 	var back map[string]any
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
