@@ -138,6 +138,7 @@ func checkOwnedTrials(t *testing.T, trials []store.Trial) (launched int) {
 			}
 		}
 	}
+	t.Logf("%d trials: %d on H100 (%d launched an engine), %d simulated", len(trials), kinds["measured"], launched, kinds["simulated"])
 	if kinds["measured"] == 0 || kinds["simulated"] < 2 {
 		t.Errorf("trials: %v, want both kinds", kinds)
 	}
