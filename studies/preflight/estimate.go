@@ -74,9 +74,14 @@ func isStop(err error) bool {
 func summarise(in Input, trials []store.Trial, start time.Time) *Estimate {
 	e := &Estimate{Unit: studies.HoursUnit(device(in))}
 	end := start
+	tgt := in.Space.Target
 	for _, t := range trials {
 		e.Trials++
-		e.DeviceHours += t.GPUSeconds / 3600
+		if !tgt.Simulates(tgt.GPUOf(t.Config)) {
+			// A GPU type the real study simulates costs it no GPU time
+			// (objective.ByGPU); the copy simulated every type.
+			e.DeviceHours += t.GPUSeconds / 3600
+		}
 		if t.End.After(end) {
 			end = t.End
 		}

@@ -102,3 +102,26 @@ func TestASimulatedStudyChecksOnlyItsStorage(t *testing.T) {
 		t.Errorf("%v %+v", err, r)
 	}
 }
+
+// A study that owns H100 and simulates H200 is estimated with the H200
+// trials' GPU time left out: the real run charges them none.
+func TestEstimateLeavesSimulatedGPUTypesOutOfTheHours(t *testing.T) {
+	sp := simSpace("process")
+	sp.Params = append(sp.Params, space.Param{Name: space.KnobGPU, Kind: space.Categorical, Values: []any{"H100", "H200"}})
+	estimate := func(simulated []string) *Estimate {
+		s := *sp
+		s.Target.SimulatedGPUs = simulated
+		f := fake{programs: map[string]string{"vllm": "/bin/vllm"}, versions: map[string]string{"vllm": "0.15.1"},
+			smi: map[string]string{smiGPUs: freeGPUs(8)}, env: map[string]string{"HOME": "/h"}}
+		in := Input{Space: &s, Storage: Local(studydir.Of(t.TempDir(), "night"), System()), Cards: sim.DefaultCards(), Render: render(&s)}
+		r, err := Run(context.Background(), in, f.world())
+		if err != nil || r.Estimate == nil {
+			t.Fatalf("%v, %s", err, r.NoEstimate)
+		}
+		return r.Estimate
+	}
+	all, owned := estimate(nil), estimate([]string{"H200"})
+	if all.Trials != owned.Trials || !(owned.DeviceHours > 0 && owned.DeviceHours < all.DeviceHours) {
+		t.Errorf("every type measured: %d trials, %.3f h; H200 simulated: %d trials, %.3f h", all.Trials, all.DeviceHours, owned.Trials, owned.DeviceHours)
+	}
+}
