@@ -32,6 +32,17 @@ type finished struct {
 	cut bool
 	// took is the trial's time on its worker.
 	took time.Duration
+	// learned says the loop taught the sampler this result before its
+	// write came back (writeBehind): settling the write only lands it.
+	learned bool
+}
+
+// wrote is a write behind the loop coming back: fs's results as
+// written (ts) and the store's answer to each.
+type wrote struct {
+	fs   []finished
+	ts   []store.Trial
+	errs []error
 }
 
 // pool runs up to Workers trials at once. One goroutine (the loop's)
@@ -71,6 +82,11 @@ type pool struct {
 	launched int
 	// wide is the width last logged.
 	wide int
+	// wrote brings back the results written behind the loop's next pick
+	// (writeBehind); writing counts their trials, still in flight (their
+	// workers' slots stay taken) but no longer measuring.
+	wrote   chan wrote
+	writing int
 }
 
 // run is the study loop, for one worker (a sequential study) or
@@ -113,6 +129,11 @@ func (l *loop) run(ctx context.Context) error {
 				p.stopErr = err
 				cancel() // a fatal error interrupts the other trials too
 			}
+		case w := <-p.wrote:
+			if err := p.wroteBack(ctx, w); err != nil && p.stopErr == nil {
+				p.stopErr = err
+				cancel()
+			}
 		case <-poll.C: // peers' trials end without telling this process
 		case <-p.retry(): // the store was down: try it again
 		case <-cancelled:
@@ -146,7 +167,7 @@ func (p *pool) over() bool {
 
 // newPool is the loop's workers, none busy yet.
 func newPool(l *loop) *pool {
-	p := &pool{loop: l, done: make(chan finished), slots: make([]bool, l.Workers), told: told(l.trials), devices: pack.New(l.Devices), store: store.Outage{Bound: l.StoreOutage}}
+	p := &pool{loop: l, done: make(chan finished), wrote: make(chan wrote), slots: make([]bool, l.Workers), told: told(l.trials), devices: pack.New(l.Devices), store: store.Outage{Bound: l.StoreOutage}}
 	if l.Virtual {
 		p.useVirtualClock()
 	}
@@ -206,7 +227,7 @@ func DefaultWorkerID() string {
 // start is dropped, as the trials it then waits for teach the sampler.
 func (p *pool) fill(ctx context.Context) {
 	defer func() { p.proposed = nil }()
-	for p.stopErr == nil && p.inFlight < p.width() && ctx.Err() == nil {
+	for p.stopErr == nil && p.measuring() < p.width() && p.inFlight < p.Workers && ctx.Err() == nil {
 		if err := p.refresh(ctx); err != nil {
 			p.stopErr = p.store.Failed(err, p.Now(), p.Log) // nil: ride the outage out
 			return
@@ -243,7 +264,15 @@ func (p *pool) fill(ctx context.Context) {
 	}
 }
 
-// width is how many trials the loop keeps in flight: every worker on
+// measuring counts the trials in flight whose results the sampler has
+// not learnt yet: a result written behind the loop (writeBehind) is
+// learnt, so it no longer bears on the search's course, only holds its
+// worker's slot until the store has it.
+func (p *pool) measuring() int {
+	return p.inFlight - p.writing
+}
+
+// width is how many trials the loop keeps measuring: every worker on
 // the virtual clock (the lab's studies stay reproducible), else as many
 // as are worth it (pace).
 func (p *pool) width() int {
@@ -296,7 +325,7 @@ func (p *pool) wanted(ctx context.Context) bool {
 	if stop && err != nil && p.stopErr == nil {
 		p.stopErr = err
 	}
-	p.batch = min(p.width()-p.inFlight, p.Space.Study.NTrials-busy)
+	p.batch = min(p.width()-p.measuring(), p.Workers-p.inFlight, p.Space.Study.NTrials-busy)
 	return !stop
 }
 
@@ -328,8 +357,11 @@ func (p *pool) refresh(ctx context.Context) error {
 }
 
 // reclaim takes back trials whose worker stopped renewing its lease.
+// While a result is written behind the loop the store is busy with it
+// (SQLite has one connection): the reclaim waits for start, which makes
+// it once the write is in, instead of holding up the pick.
 func (p *pool) reclaim(ctx context.Context) error {
-	if !p.store.MayReclaim(p.Now(), p.Lease) {
+	if p.writing > 0 || !p.store.MayReclaim(p.Now(), p.Lease) {
 		return nil
 	}
 	lost, err := p.db.ReclaimExpired(ctx, p.Now())
@@ -351,8 +383,20 @@ func (p *pool) caps() store.Caps {
 	return store.Caps{Trials: p.Space.Study.NTrials, Repeat: p.Repeat, Measurements: search.MaxMeasurements}
 }
 
-// start claims the trial for a free worker and runs it there.
+// start claims the trial for a free worker and runs it there. The
+// results written behind the pick are in the store first, so the claim's
+// checks (a repeat, a revisit, a confirmation counts the trials of its
+// config by state) see what a sequential study's claim sees, and a crash
+// loses at most the trials in flight: never a result two claims old.
 func (p *pool) start(ctx context.Context, n next) error {
+	if p.writing > 0 {
+		if err := p.awaitWrites(ctx); err != nil {
+			return err
+		}
+		if err := p.reclaim(ctx); err != nil { // the one refresh skipped
+			return err
+		}
+	}
 	slot := slices.Index(p.slots, false)
 	t := p.newTrial(n)
 	t.Devices = p.taken
@@ -411,7 +455,7 @@ func (l *loop) work(ctx context.Context, t store.Trial, slot int, done chan<- fi
 // none: a result is never held back for another.
 func (p *pool) drain(f finished) []finished {
 	fs := []finished{f}
-	for len(fs) < p.inFlight {
+	for len(fs) < p.measuring() {
 		select {
 		case g := <-p.done:
 			fs = append(fs, g)
@@ -424,13 +468,97 @@ func (p *pool) drain(f finished) []finished {
 
 // collect records the trials workers finished and teaches the sampler.
 func (p *pool) collect(ctx context.Context, fs ...finished) error {
+	fatal := false
 	for _, f := range fs {
 		p.devices.Release(f.t.Devices)
 		if f.took > 0 {
 			p.pace.trialTook(f.took)
 		}
+		fatal = fatal || f.fatal != nil
+	}
+	b := behind{workers: p.Workers, virtual: p.clock != nil, shared: p.Shared, storeDown: p.store.Down(),
+		backlog: len(p.unwritten) > 0 || p.unsure != nil, fatal: fatal, stopping: ctx.Err() != nil}
+	if b.ok() {
+		return p.writeBehind(ctx, fs)
 	}
 	return p.writeAll(ctx, fs)
+}
+
+// behind is what decides whether results are written behind the loop's
+// next pick (writeBehind) or before it (writeAll).
+type behind struct {
+	workers int
+	// virtual: the lab's virtual clock, whose studies stay as they were;
+	// shared: a store other processes read, which must not see the
+	// trial running after this process's sampler has learnt it.
+	virtual, shared bool
+	// storeDown, backlog (results waiting for the store, a claim it did
+	// not answer), fatal (a trial that stops the study) and stopping
+	// (a signal) keep to the in-line write and its outage handling.
+	storeDown, backlog, fatal, stopping bool
+}
+
+// ok says the results may be written behind the next pick. It needs a
+// spare worker: one worker is the sequential study, each result stored
+// before the next pick; with several, a result being written is one of
+// the trials in flight a crash may lose, and its worker's slot stays
+// taken until the store has it, so no more trials are ever unrecorded
+// than --workers.
+func (b behind) ok() bool {
+	return b.workers > 1 && !b.virtual && !b.shared && !b.storeDown && !b.backlog && !b.fatal && !b.stopping
+}
+
+// writeBehind teaches the sampler fs's results at once and writes them
+// on another goroutine, so the store's commit (SQL, an fsync) overlaps
+// the loop's next ask instead of preceding it. The search's course is
+// the sequential one: the sampler learns the same results in the same
+// order before the same ask, and the next claim waits for the write
+// (start). The metrics are cleaned here as the write would clean them,
+// so the sampler learns what the store keeps and the writer only reads.
+func (p *pool) writeBehind(ctx context.Context, fs []finished) error {
+	ts := make([]store.Trial, len(fs))
+	for i := range fs {
+		fs[i].t.Metrics = store.DefinedMetrics(fs[i].t.Metrics)
+		fs[i].learned = true
+		ts[i] = fs[i].t
+	}
+	p.writing += len(fs)
+	go func() {
+		errs := p.finishAll(ctx, ts)
+		p.wrote <- wrote{fs: fs, ts: ts, errs: errs}
+	}()
+	var first error
+	for _, f := range fs {
+		p.replace(f.t)
+		if err := p.teach(ctx, f.t, nil); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// awaitWrites settles the writes behind the loop still in flight.
+func (p *pool) awaitWrites(ctx context.Context) error {
+	var first error
+	for p.writing > 0 {
+		if err := p.wroteBack(ctx, <-p.wrote); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// wroteBack settles a write behind the loop as an in-line write is
+// settled: landed, kept for the store's return, or dropped.
+func (p *pool) wroteBack(ctx context.Context, w wrote) error {
+	p.writing -= len(w.fs)
+	var first error
+	for i, f := range w.fs {
+		if err := p.settle(ctx, f, w.ts[i], w.errs[i]); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // batchFinisher writes several trials' results in one transaction
@@ -508,6 +636,10 @@ func (p *pool) settle(ctx context.Context, f finished, t store.Trial, err error)
 		p.Log.Warn().Int("trial", t.Number).Msg("trial finished after its lease was reclaimed; its result is dropped")
 		return f.fatal
 	}
+	if f.learned {
+		p.observe(ctx, t) // the observer hears of stored trials only
+		return nil
+	}
 	return p.learn(ctx, t, f.fatal)
 }
 
@@ -524,6 +656,11 @@ func (p *pool) landed(f finished) {
 func (p *pool) learn(ctx context.Context, t store.Trial, fatal error) error {
 	p.replace(t)
 	p.observe(ctx, t)
+	return p.teach(ctx, t, fatal)
+}
+
+// teach tells the sampler a finished trial and reports it.
+func (p *pool) teach(ctx context.Context, t store.Trial, fatal error) error {
 	if p.told[t.Number] = true; t.State != store.Interrupted {
 		if err := p.tell(ctx, t); err != nil {
 			return err

@@ -77,6 +77,9 @@ func TestFinishedTrialsInHandAreWrittenInOneTransaction(t *testing.T) {
 		if err := p.collect(ctx, p.drain(first)...); err != nil {
 			t.Fatal(err)
 		}
+		if err := p.awaitWrites(ctx); err != nil { // spare workers write behind the loop
+			t.Fatal(err)
+		}
 		if db.singles != 0 || len(db.batches) != 1 || db.batches[0] != 3 {
 			t.Errorf("wrote %d results one by one and batches of %v, want one batch of 3", db.singles, db.batches)
 		}
@@ -98,6 +101,9 @@ func TestFinishedTrialsInHandAreWrittenInOneTransaction(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := p.collect(ctx, p.drain(<-p.done)...); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.awaitWrites(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if db.singles != 1 || len(db.batches) != 1 {
