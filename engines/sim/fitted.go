@@ -13,22 +13,23 @@ package sim
 // docs/sim.md says what each term covers.
 func FittedVLLM() Coefficients {
 	return Coefficients{
-		fWeights:      1.15751,
-		fExperts:      1.10824,
+		fWeights:      1.11902,
+		fExperts:      1.08216,
 		fLinear:       3,
-		fExpertLinear: 5.34847,
-		fKV:           1.26535,
+		fExpertLinear: 5.10332,
+		fKV:           1.11593,
+		fDecodeAttn:   46.3387,
 		fAttn:         1.33391,
-		fComm:         2.21914,
-		fReduce:       1.45598,
-		fSkew:         2.19131e-06,
-		fStep:         0.00108963,
-		fSeq:          1.13298e-05,
-		fMultiproc:    4.77845e-05,
-		fMoE:          2.42889e-05,
-		fLayer:        9.7435e-06,
-		fRequest:      0.00807745,
-		fPromptK:      0.00126758,
+		fComm:         2.10318,
+		fReduce:       1.37027,
+		fSkew:         2.16394e-06,
+		fStep:         0.00115905,
+		fSeq:          1.0555e-05,
+		fMultiproc:    4.78554e-05,
+		fMoE:          2.24426e-05,
+		fLayer:        9.81569e-06,
+		fRequest:      0.00805536,
+		fPromptK:      0.0012527,
 		fFixed:        1,
 	}
 }
@@ -47,12 +48,12 @@ func FittedVLLM() Coefficients {
 // when they differ, prints this table from the function).
 func LOOSpreads() map[string]Spread {
 	return map[string]Spread{
-		"e2e_mean":  {Bias: 0.04525, H80: 0.10477, H95: 0.13627},  // 21 rows, 13 runs
-		"e2e_p90":   {Bias: 0.05029, H80: 0.10989, H95: 0.16156},  // 21 rows, 13 runs
-		"e2e_p99":   {Bias: 0.02838, H80: 0.12409, H95: 0.18714},  // 21 rows, 13 runs
-		"ttft_mean": {Bias: 0.01197, H80: 0.16687, H95: 0.63219},  // 21 rows, 13 runs
-		"ttft_p90":  {Bias: 0.01085, H80: 0.24854, H95: 0.72375},  // 21 rows, 13 runs
-		"ttft_p99":  {Bias: -0.05013, H80: 0.39674, H95: 0.75750}, // 21 rows, 13 runs
-		"itl_mean":  {Bias: 0.05130, H80: 0.12130, H95: 0.15552},  // 21 rows, 13 runs
+		"e2e_mean":  {Bias: 0.03001, H80: 0.08312, H95: 0.11331},  // 21 rows, 13 runs
+		"e2e_p90":   {Bias: 0.04425, H80: 0.09488, H95: 0.10958},  // 21 rows, 13 runs
+		"e2e_p99":   {Bias: 0.02292, H80: 0.10926, H95: 0.16421},  // 21 rows, 13 runs
+		"ttft_mean": {Bias: 0.02224, H80: 0.14943, H95: 0.60463},  // 21 rows, 13 runs
+		"ttft_p90":  {Bias: 0.02086, H80: 0.26189, H95: 0.70328},  // 21 rows, 13 runs
+		"ttft_p99":  {Bias: -0.04892, H80: 0.38747, H95: 0.71792}, // 21 rows, 13 runs
+		"itl_mean":  {Bias: 0.04320, H80: 0.10409, H95: 0.10959},  // 21 rows, 13 runs
 	}
 }

@@ -74,6 +74,11 @@ func (pf *perf) vllmRank(l rankLoad, groupTokens int) feat {
 		f[fWeights], f[fExperts], f[fLinear], f[fExpertLinear] = 0, 0, lin, elin
 	}
 	f[fKV] = l.ctx * float64(pf.q) * pf.kvTok / pf.hbm * pf.backend.decode
+	// Each KV byte read serves every query head of its group: QK dots,
+	// softmax and PV per query head and context token. Bytes alone price
+	// a GQA model's decode attention like an MHA model's of the same KV
+	// size, although it does heads/kv_heads times the work on it.
+	f[fDecodeAttn] = l.ctx * float64(pf.q) * pf.attnFlop / pf.bf16 * pf.backend.decode
 	if l.prefill > 0 {
 		f[fAttn] = l.prefillCtx * pf.attnFlop / pf.bf16 * pf.backend.prefill
 		if s.model.Attention == "MLA" {
