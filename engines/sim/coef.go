@@ -16,7 +16,7 @@ const (
 	fLinear              // dense GEMM FLOPs / tensor peak (roofline: max with the weights)
 	fExpertLinear        // routed-expert grouped-GEMM FLOPs / tensor peak
 	fKV                  // decode attention KV bytes / HBM bandwidth
-	fDecodeAttn          // decode attention FLOPs (query heads × context) / BF16 peak: the work per query head that a GQA kernel does on each KV byte it reads
+	fDecodeAttn          // decode attention FLOPs (query heads × context) / BF16 peak: the work per query head that a GQA/MHA kernel does on each KV byte it reads (not MLA's)
 	fAttn                // prefill attention FLOPs / BF16 peak
 	fComm                // all-reduce link bytes at the algorithm's measured share / link bandwidth (allreduce.go)
 	fReduce              // all-reduce latency per step at the cited microbenchmarks, seconds (allreduce.go)
@@ -114,7 +114,9 @@ func Upper(i int) float64 {
 // step, ~10 µs of kernel gaps per layer (about ten kernels of a decoder
 // layer replayed from a CUDA graph, ~1 µs apart) and ~10 ms per request —
 // typical published figures, not fits; the
-// all-reduce at the cited microbenchmarks' speed (1, 1).
+// all-reduce at the cited microbenchmarks' speed (1, 1); decode attention's
+// per-head FLOPs at ~3% of the peak (one query row in a 64-row tensor-core
+// tile at about two thirds of its rate: a guess the fit moves, 31 today).
 func PriorVLLM() Coefficients {
 	return Coefficients{
 		fWeights: 1.16, fExperts: 2.0, fLinear: 3.0, fExpertLinear: 3.0, fKV: 1.3, fDecodeAttn: 30, fAttn: 3.0, fComm: 1,

@@ -79,7 +79,7 @@ func (pf *perf) vllmRank(l rankLoad, groupTokens int) feat {
 	// a GQA model's decode attention like an MHA model's of the same KV
 	// size, although it does heads/kv_heads times the work on it. A
 	// FlashAttention-style decode gives each query head its own tile,
-	// mostly padding at one query token (the fit: 2% of the peak); MLA's
+	// mostly padding at one query token (the fit: 3% of the peak); MLA's
 	// decode kernels pack all heads into one tile over the shared latent
 	// and run near the tensor peak, so MLA keeps the bytes alone.
 	if s.model.Attention != "MLA" {
