@@ -17,12 +17,16 @@ import (
 // fleetExportSpace is examples/fleet.toml with traffic_rps, a rate
 // search within its TTFT bound, and p99_ttft_ms as a second objective, so
 // the front holds several GPU types.
+// The seed is one whose 60 trials reach winners on several GPU types
+// (what the test needs): 51 did until the vLLM step model's decode
+// attention term (issue 45) moved the sampler's path, and its front
+// then held H100 trials only, the SGLang H200 ones never visited.
 const fleetExportSpace = `
 [study]
 name = "fleet"
 sampler = "motpe"
 n_trials = 60
-seed = 51
+seed = 53
 
 [target]
 runner = "sim"

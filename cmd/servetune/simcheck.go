@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 
 	"github.com/servetune/servetune/engines/sim"
 	"github.com/servetune/servetune/engines/sim/fidelity"
@@ -104,7 +105,8 @@ func (e *env) simCheck(c *cli.Context) error {
 		}
 		predict = fidelity.LeaveOneOut(in.rp, in.file.Runs, start, in.opt)
 	}
-	rep, err := fidelity.Check(c.Context, in.file, mode, predict)
+	// One fold per core: a leave-one-out check is 13 independent refits.
+	rep, err := fidelity.CheckWorkers(c.Context, in.file, mode, predict, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return err
 	}

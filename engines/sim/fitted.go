@@ -13,22 +13,23 @@ package sim
 // docs/sim.md says what each term covers.
 func FittedVLLM() Coefficients {
 	return Coefficients{
-		fWeights:      1.15751,
-		fExperts:      1.10824,
+		fWeights:      1.11803,
+		fExperts:      1.08216,
 		fLinear:       3,
-		fExpertLinear: 5.34847,
-		fKV:           1.26535,
+		fExpertLinear: 5.43027,
+		fKV:           1.17445,
+		fDecodeAttn:   31.3646,
 		fAttn:         1.33391,
-		fComm:         2.21914,
-		fReduce:       1.45598,
-		fSkew:         2.19131e-06,
-		fStep:         0.00108963,
-		fSeq:          1.13298e-05,
-		fMultiproc:    4.77845e-05,
-		fMoE:          2.42889e-05,
-		fLayer:        9.7435e-06,
-		fRequest:      0.00807745,
-		fPromptK:      0.00126758,
+		fComm:         2.23259,
+		fReduce:       1.46238,
+		fSkew:         2.19948e-06,
+		fStep:         0.00117976,
+		fSeq:          1.09158e-05,
+		fMultiproc:    4.77615e-05,
+		fMoE:          2.44878e-05,
+		fLayer:        9.98308e-06,
+		fRequest:      0.00803341,
+		fPromptK:      0.00125863,
 		fFixed:        1,
 	}
 }
@@ -47,12 +48,12 @@ func FittedVLLM() Coefficients {
 // when they differ, prints this table from the function).
 func LOOSpreads() map[string]Spread {
 	return map[string]Spread{
-		"e2e_mean":  {Bias: 0.04525, H80: 0.10477, H95: 0.13627},  // 21 rows, 13 runs
-		"e2e_p90":   {Bias: 0.05029, H80: 0.10989, H95: 0.16156},  // 21 rows, 13 runs
-		"e2e_p99":   {Bias: 0.02838, H80: 0.12409, H95: 0.18714},  // 21 rows, 13 runs
-		"ttft_mean": {Bias: 0.01197, H80: 0.16687, H95: 0.63219},  // 21 rows, 13 runs
-		"ttft_p90":  {Bias: 0.01085, H80: 0.24854, H95: 0.72375},  // 21 rows, 13 runs
-		"ttft_p99":  {Bias: -0.05013, H80: 0.39674, H95: 0.75750}, // 21 rows, 13 runs
-		"itl_mean":  {Bias: 0.05130, H80: 0.12130, H95: 0.15552},  // 21 rows, 13 runs
+		"e2e_mean":  {Bias: 0.03661, H80: 0.08907, H95: 0.11485},  // 21 rows, 13 runs
+		"e2e_p90":   {Bias: 0.04785, H80: 0.11737, H95: 0.12910},  // 21 rows, 13 runs
+		"e2e_p99":   {Bias: 0.02581, H80: 0.10720, H95: 0.20241},  // 21 rows, 13 runs
+		"ttft_mean": {Bias: 0.01787, H80: 0.15767, H95: 0.61241},  // 21 rows, 13 runs
+		"ttft_p90":  {Bias: 0.01458, H80: 0.23781, H95: 0.71001},  // 21 rows, 13 runs
+		"ttft_p99":  {Bias: -0.04299, H80: 0.39550, H95: 0.74532}, // 21 rows, 13 runs
+		"itl_mean":  {Bias: 0.04926, H80: 0.10629, H95: 0.12999},  // 21 rows, 13 runs
 	}
 }

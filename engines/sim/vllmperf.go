@@ -74,6 +74,17 @@ func (pf *perf) vllmRank(l rankLoad, groupTokens int) feat {
 		f[fWeights], f[fExperts], f[fLinear], f[fExpertLinear] = 0, 0, lin, elin
 	}
 	f[fKV] = l.ctx * float64(pf.q) * pf.kvTok / pf.hbm * pf.backend.decode
+	// Each KV byte read serves every query head of its group: QK dots,
+	// softmax and PV per query head and context token. Bytes alone price
+	// a GQA model's decode attention like an MHA model's of the same KV
+	// size, although it does heads/kv_heads times the work on it. A
+	// FlashAttention-style decode gives each query head its own tile,
+	// mostly padding at one query token (the fit: 3% of the peak); MLA's
+	// decode kernels pack all heads into one tile over the shared latent
+	// and run near the tensor peak, so MLA keeps the bytes alone.
+	if s.model.Attention != "MLA" {
+		f[fDecodeAttn] = l.ctx * float64(pf.q) * pf.attnFlop / pf.bf16 * pf.backend.decode
+	}
 	if l.prefill > 0 {
 		f[fAttn] = l.prefillCtx * pf.attnFlop / pf.bf16 * pf.backend.prefill
 		if s.model.Attention == "MLA" {

@@ -166,3 +166,43 @@ tokens_per_chunk = 0.5
 		t.Fatalf("want an error naming tokens_per_chunk, got %v", err)
 	}
 }
+
+// Decode attention does its work per query head on every KV byte it
+// reads: Qwen2.5-7B (28 query heads on 4 KV heads) pays more per context
+// token than the same model with 4 query heads, whose KV cache is the
+// same size. Priced by KV bytes alone, the two grew alike with context
+// (issue 45: the GQA models' ITL grew with context 2× faster than
+// simulated, Llama-2's MHA slower).
+func TestDecodeAttentionCountsQueryHeads(t *testing.T) {
+	perCtx := func(heads int) float64 {
+		t.Helper()
+		cards := DefaultCards()
+		m, err := cards.Model("Qwen/Qwen2.5-7B-Instruct")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Name, m.Aliases, m.Heads = "qwen-heads", nil, heads
+		cards.Models = append(cards.Models, m)
+		s, err := resolve(cards, space.Config{"engine": "vllm", "max_model_len": int64(4096)},
+			space.Target{Engine: "vllm", Model: "qwen-heads", GPU: "H100", GPUs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		short, _ := decodeStep(t, s, 32, 100)
+		long, _ := decodeStep(t, s, 32, 2100)
+		return (long - short) / (32 * 2000)
+	}
+	gqa, mha := perCtx(28), perCtx(4)
+	if !(gqa > 1.3*mha) {
+		t.Errorf("decode step per context token: 28 query heads %.3g s, 4 query heads %.3g s; want the 28-head model over 1.3× (its attention does 7× the work on the same KV bytes)", gqa, mha)
+	}
+	// MLA's decode kernels pack every head into one tile over the shared
+	// latent: no per-head padding to pay, the KV bytes alone.
+	s, err := resolve(DefaultCards(), space.Config{"engine": "vllm", "tp": int64(8)}, glmTarget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, f := decodeStep(t, s, 32, 2000); f[fDecodeAttn] != 0 || f[fKV] == 0 {
+		t.Errorf("GLM-5.2 (MLA) decode: decode_attn %.3g, kv %.3g; want 0 and the KV bytes", f[fDecodeAttn], f[fKV])
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/servetune/servetune/bench"
 	"github.com/servetune/servetune/engines/sim"
@@ -84,13 +85,50 @@ func Fitted(rp *Replayer, coef *sim.Coefficients) Predictor {
 
 // Check compares every run of f with its prediction.
 func Check(ctx context.Context, f *File, mode string, predict Predictor) (*Report, error) {
+	return CheckWorkers(ctx, f, mode, predict, 1)
+}
+
+// CheckWorkers is Check with up to workers predictions at once: a
+// leave-one-out fold refits the model on the other runs (13 folds of
+// 8 simulated rounds each, minutes apiece), and the folds share nothing
+// mutable (each refit starts from a copy, each replay builds its own
+// cards and simulator), so they run side by side; the report is the same
+// byte for byte, rows in the file's order.
+func CheckWorkers(ctx context.Context, f *File, mode string, predict Predictor, workers int) (*Report, error) {
+	type result struct {
+		s   *Simulated
+		err error
+	}
+	out := make([]result, len(f.Runs))
+	workers = max(1, min(workers, len(f.Runs)))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				s, err := predict(ctx, i, f.Runs[i])
+				out[i] = result{s, err}
+			}
+		}()
+	}
+feed:
+	for i := range f.Runs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	rep := &Report{Mode: mode}
 	for i, r := range f.Runs {
-		s, err := predict(ctx, i, r)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		rep.Runs = append(rep.Runs, runReport(r, s, err))
+		rep.Runs = append(rep.Runs, runReport(r, out[i].s, out[i].err))
 	}
 	rep.aggregate()
 	rep.Groups = groups(f, rep)

@@ -281,8 +281,10 @@ func rmse(rows []row, c sim.Coefficients) float64 {
 func LeaveOneOut(rp *Replayer, runs []Run, start sim.Coefficients, o FitOptions) Predictor {
 	return func(ctx context.Context, i int, r Run) (*Simulated, error) {
 		rest := append(append([]Run(nil), runs[:i]...), runs[i+1:]...)
-		o.Start = &start
-		c, err := Fit(ctx, rp, rest, o)
+		fo := o // folds may run at once (CheckWorkers): each its own options
+		st := start
+		fo.Start = &st
+		c, err := Fit(ctx, rp, rest, fo)
 		if err != nil {
 			return nil, err
 		}
