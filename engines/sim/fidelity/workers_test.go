@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/servetune/servetune/engines/sim"
@@ -60,49 +61,53 @@ func TestCheckWorkersMatchesOneAtATime(t *testing.T) {
 // CheckWorkers does run that many predictions at once (and no more), and
 // keeps the rows in the file's order whatever order they finish in.
 func TestCheckWorkersRunsFoldsAtOnce(t *testing.T) {
-	two := `{"runs": [` + runJSON(oneRun) + `, ` + replaceID(runJSON(oneRun), "b") + `, ` + replaceID(runJSON(oneRun), "c") + `]}`
-	f, err := Parse([]byte(two))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	inFlight, most := 0, 0
-	predict := func(_ context.Context, i int, _ Run) (*Simulated, error) {
-		mu.Lock()
-		inFlight++
-		most = max(most, inFlight)
-		mu.Unlock()
-		// Wait for a partner, so that two at once is seen, not hoped for.
-		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) {
+	// In a bubble: the sleeps and the deadline below are on its clock, so
+	// the partner's wait is deterministic however loaded the machine.
+	synctest.Test(t, func(t *testing.T) {
+		two := `{"runs": [` + runJSON(oneRun) + `, ` + replaceID(runJSON(oneRun), "b") + `, ` + replaceID(runJSON(oneRun), "c") + `]}`
+		f, err := Parse([]byte(two))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		inFlight, most := 0, 0
+		predict := func(_ context.Context, i int, _ Run) (*Simulated, error) {
 			mu.Lock()
-			m := most
+			inFlight++
+			most = max(most, inFlight)
 			mu.Unlock()
-			if m >= 2 {
-				break
+			// Wait for a partner, so that two at once is seen, not hoped for.
+			deadline := time.Now().Add(5 * time.Second)
+			for time.Now().Before(deadline) {
+				mu.Lock()
+				m := most
+				mu.Unlock()
+				if m >= 2 {
+					break
+				}
+				time.Sleep(time.Millisecond)
 			}
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Duration(3-i) * 5 * time.Millisecond) // the last run finishes first
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+			s := &Simulated{}
+			s.Metrics.E2EL.N, s.Metrics.E2EL.Mean = 10, float64(100*(i+1))
+			return s, nil
 		}
-		time.Sleep(time.Duration(3-i) * 5 * time.Millisecond) // the last run finishes first
-		mu.Lock()
-		inFlight--
-		mu.Unlock()
-		s := &Simulated{}
-		s.Metrics.E2EL.N, s.Metrics.E2EL.Mean = 10, float64(100*(i+1))
-		return s, nil
-	}
-	rep, err := CheckWorkers(context.Background(), f, "fitted", predict, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if most != 2 {
-		t.Errorf("at most %d predictions at once, want 2", most)
-	}
-	for i, want := range []string{"a", "b", "c"} {
-		if rep.Runs[i].ID != want || rep.Runs[i].Summary.Sim["e2e_mean"] != float64(100*(i+1)) {
-			t.Errorf("row %d: %s with e2e %v, want run %s with %d", i, rep.Runs[i].ID, rep.Runs[i].Summary.Sim["e2e_mean"], want, 100*(i+1))
+		rep, err := CheckWorkers(context.Background(), f, "fitted", predict, 2)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if most != 2 {
+			t.Errorf("at most %d predictions at once, want 2", most)
+		}
+		for i, want := range []string{"a", "b", "c"} {
+			if rep.Runs[i].ID != want || rep.Runs[i].Summary.Sim["e2e_mean"] != float64(100*(i+1)) {
+				t.Errorf("row %d: %s with e2e %v, want run %s with %d", i, rep.Runs[i].ID, rep.Runs[i].Summary.Sim["e2e_mean"], want, 100*(i+1))
+			}
+		}
+	})
 }
 
 func replaceID(run, id string) string {
