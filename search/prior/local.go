@@ -44,6 +44,9 @@ type localSearch struct {
 	turns int
 	cfgs  []space.Config
 	vals  []float64
+	// screened are the measured configs' screening predictions
+	// (valuesKey), for the twin step (twin_step.go).
+	screened map[string]string
 }
 
 // localNear is how far (log ratio) below the best measured value a
@@ -168,6 +171,9 @@ func (ls *localSearch) step(ctx context.Context, taken map[string]bool, spent bo
 		if c, ok := ls.probe(ctx, taken); ok { // local_engine.go
 			return c, true
 		}
+	}
+	if c, ok := ls.twinStep(ctx, taken); ok { // twin_step.go
+		return c, true
 	}
 	one := ls.around(ctx, ls.near(st.sp.Objectives[0]))
 	if c, ok := ls.bestLocal(ctx, one, taken); ok {
