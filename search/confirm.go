@@ -89,10 +89,8 @@ type ConfirmState struct {
 	Baseline *Measured
 	Ranked   []Measured
 	Leader   string
-	// Minimize is the first objective's direction; OneObjective whether
-	// it is the study's only one (confirmFresh).
-	Minimize     bool
-	OneObjective bool
+	// Minimize is the first objective's direction.
+	Minimize bool
 	// CV is the measurement noise (relative): measured from CVDF degrees
 	// of freedom of repeats, or, with none, AssumedCV.
 	CV        float64
@@ -116,9 +114,6 @@ func NextConfirm(s ConfirmState) (Confirm, bool) {
 		return Confirm{}, false
 	}
 	if c, ok := s.confirmDisputed(); ok {
-		return c, true
-	}
-	if c, ok := s.confirmFresh(); ok {
 		return c, true
 	}
 	if s.Remaining <= s.endTrials() {

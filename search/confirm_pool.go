@@ -78,9 +78,7 @@ func PooledMeans(arms []Arm, cv float64, minimize bool) []float64 {
 
 // PickBest is the config the report names: the best mean (the first on a
 // tie; -1 when there is none), unless the config with the best
-// PooledMeans estimate was measured more often — then that one; and a
-// config measured once only when no config measured more often is within
-// noise of it (singleGuard, confirm_single.go). The pooled
+// PooledMeans estimate was measured more often — then that one. The pooled
 // estimate corrects the winner's curse of a config with fewer
 // measurements than a rival; between configs measured alike the model
 // does not outvote their own evidence (on the Qwen3 family it would flip
@@ -104,9 +102,9 @@ func PickBest(arms []Arm, cv float64, minimize bool) int {
 		}
 	}
 	if arms[p].N > arms[m].N {
-		m = p
+		return p
 	}
-	return singleGuard(arms, m, cv, minimize)
+	return m
 }
 
 // nearTop are the indices of the arms within poolRegion of the best mean

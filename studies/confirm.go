@@ -59,7 +59,7 @@ func (l *loop) confirmReach(budget int) search.ConfirmState {
 // confirmStateTo is confirmState, ranked down to Reach when reach.
 func (l *loop) confirmStateTo(budget int, reach bool) search.ConfirmState {
 	s := search.ConfirmState{Budget: budget, NTrials: l.Space.Study.NTrials, AssumedCV: DefaultNoiseCV,
-		Minimize: l.Space.Objectives[0].Direction == space.Minimize, OneObjective: len(l.Space.Objectives) == 1}
+		Minimize: l.Space.Objectives[0].Direction == space.Minimize}
 	x, running := l.index(), map[string]bool{}
 	for _, i := range x.running {
 		running[x.keys[i]] = true
