@@ -58,8 +58,10 @@ type twinMean struct {
 // sharing one prediction; groups of one say nothing): the within-group
 // sum of squares about each group's mean, less what noise alone would
 // give (cv²/n of each config, times 1 − 1/m in a group of m), over the
-// groups' degrees of freedom; 0 when noise explains it all or nothing was
-// measured twice.
+// groups' degrees of freedom. 0 unless the sum of squares exceeds the
+// noise's at 95% (a χ² test): a noisy seed's twins spread by chance
+// often enough, and on the Qwen3 family (seed 36) measuring twins on
+// such a spread named a lucky twin and pruned a truly better config.
 func twinSpread(groups [][]twinMean, cv float64) float64 {
 	ss, noise, df := 0.0, 0.0, 0
 	for _, g := range groups {
@@ -78,10 +80,19 @@ func twinSpread(groups [][]twinMean, cv float64) float64 {
 		}
 		df += m - 1
 	}
-	if df == 0 {
+	if df == 0 || ss <= noise*chi2q95(df)/float64(df) {
 		return 0
 	}
-	return max(0, (ss-noise)/float64(df))
+	return (ss - noise) / float64(df)
+}
+
+// chi2q95 is the 95% quantile of the χ² distribution with df degrees of
+// freedom (Wilson–Hilferty; within 3% of the table from df 1 on).
+func chi2q95(df int) float64 {
+	d := float64(df)
+	a := 2 / (9 * d)
+	x := 1 - a + 1.6449*math.Sqrt(a)
+	return d * x * x * x
 }
 
 // twinEI is the expected improvement of a value distributed N(d, σ²)
@@ -122,8 +133,10 @@ func (ls *localSearch) twinEvidence() ([]measuredTwin, float64, float64) {
 		k := valuesKey(cd.values)
 		groups[k] = append(groups[k], tm)
 	}
-	cvm, df := ls.st.hist.repeatNoise()
-	cv := search.PriorCV(cvm, df, assumedCV)
+	cv := assumedCV
+	if cvm, df := ls.st.hist.repeatNoise(); df > 0 {
+		cv = search.PriorCV(cvm, df, assumedCV)
+	}
 	// In key order: a float sum in map order would differ in its last
 	// bits from run to run, and a study must replay alike.
 	var gs [][]twinMean
