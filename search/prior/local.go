@@ -45,8 +45,10 @@ type localSearch struct {
 	cfgs  []space.Config
 	vals  []float64
 	// screened are the measured configs' screening predictions
-	// (valuesKey), for the twin step (twin_step.go).
+	// (valuesKey), and gains what the inner sampler's first measurements
+	// gained over the incumbent, for the twin step (twin_step.go).
 	screened map[string]string
+	gains    []float64
 }
 
 // localNear is how far (log ratio) below the best measured value a

@@ -53,6 +53,18 @@ type twinMean struct {
 	n int
 }
 
+// twinPriorTau and twinPriorDF are what the twin step believes before
+// any twins are measured: that a knob the simulator ignores moves a
+// config by about 3% (twinPriorTau, log ratio), worth twinPriorDF
+// degrees of freedom of measured twins. With twinEIFloor that measures
+// one twin of the incumbent in a study that measured none; twins that
+// agree then shrink the belief below the floor after one pair, twins
+// that differ raise it.
+const (
+	twinPriorTau = 0.03
+	twinPriorDF  = 2.0
+)
+
 // twinSpread is the variance of the true log values among twins beyond
 // the noise cv, from the groups of measured twins (each group the configs
 // sharing one prediction; groups of one say nothing): the within-group
@@ -80,19 +92,7 @@ func twinSpread(groups [][]twinMean, cv float64) float64 {
 		}
 		df += m - 1
 	}
-	if df == 0 || ss <= noise*chi2q95(df)/float64(df) {
-		return 0
-	}
-	return (ss - noise) / float64(df)
-}
-
-// chi2q95 is the 95% quantile of the χ² distribution with df degrees of
-// freedom (Wilson–Hilferty; within 3% of the table from df 1 on).
-func chi2q95(df int) float64 {
-	d := float64(df)
-	a := 2 / (9 * d)
-	x := 1 - a + 1.6449*math.Sqrt(a)
-	return d * x * x * x
+	return (twinPriorDF*twinPriorTau*twinPriorTau + max(0, ss-noise)) / (twinPriorDF + float64(df))
 }
 
 // twinEI is the expected improvement of a value distributed N(d, σ²)
@@ -154,8 +154,8 @@ func (ls *localSearch) twinStep(ctx context.Context, taken map[string]bool) (spa
 	if len(st.sp.Objectives) != 1 {
 		return nil, false
 	}
-	ms, tau2, cv := ls.twinEvidence()
-	if tau2 <= 0 || len(ms) == 0 {
+	ms, tau2, _ := ls.twinEvidence()
+	if len(ms) == 0 {
 		return nil, false
 	}
 	best := math.Inf(-1)
@@ -180,7 +180,7 @@ func (ls *localSearch) twinStep(ctx context.Context, taken map[string]bool) (spa
 		}
 		fastA := ls.screening(ctx, a.cfg)
 		st.tab.screenAround(ctx, a.cfg)
-		sigma := math.Sqrt(tau2 + cv*cv/float64(a.n))
+		sigma := math.Sqrt(tau2)
 		for _, c := range st.tab.neighbours(a.cfg) {
 			k := search.ConfigKey(st.sp, c)
 			cd := st.tab.cands[k]
@@ -194,6 +194,10 @@ func (ls *localSearch) twinStep(ctx context.Context, taken map[string]bool) (spa
 			}
 		}
 	}
+	// The twin competes with the model-free sampler for the turn: it
+	// must offer more than the sampler's recent trials gained on average.
+	bar := ls.samplerEI()
+	cs = slices.DeleteFunc(cs, func(c cand) bool { return c.ei < bar })
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].ei > cs[j].ei })
 	for i, c := range cs {
 		if i >= localRefine {
@@ -228,4 +232,43 @@ func (ls *localSearch) screening(ctx context.Context, c space.Config) string {
 	s := valuesKey(v)
 	ls.screened[k] = s
 	return s
+}
+
+// samplerWindow is how many of the inner sampler's latest trials estimate
+// its expected improvement: a fifth of a 40-trial study.
+const samplerWindow = 8
+
+// tellGain records what a first measurement of a config the inner sampler
+// proposed gained over the best measured before it (log ratio, 0 when
+// pruned, failed or no better), before the trial joins the history.
+func (ls *localSearch) tellGain(o search.Observation, c space.Config) {
+	st := ls.st
+	k := search.ConfigKey(st.sp, c)
+	if len(st.sp.Objectives) != 1 || st.tab.told[k] || st.hist.proposed[k].Origin != "sampler" || st.hist.incumbent == nil {
+		return
+	}
+	gain := 0.0
+	if o.State == search.Complete && len(o.Values) == 1 && o.Values[0] > 0 && st.hist.incumbentVal > 0 {
+		g := math.Log(o.Values[0] / st.hist.incumbentVal)
+		if st.sp.Objectives[0].Direction == space.Minimize {
+			g = -g
+		}
+		gain = max(0, g)
+	}
+	ls.gains = append(ls.gains, gain)
+}
+
+// samplerEI is the inner sampler's expected improvement as its record
+// shows it: the mean gain of its last samplerWindow first measurements;
+// +Inf while it has fewer, so the sampler keeps its turns early in a
+// study, when its proposals still find better regions.
+func (ls *localSearch) samplerEI() float64 {
+	if len(ls.gains) < samplerWindow {
+		return math.Inf(1)
+	}
+	sum := 0.0
+	for _, g := range ls.gains[len(ls.gains)-samplerWindow:] {
+		sum += g
+	}
+	return sum / samplerWindow
 }
