@@ -25,14 +25,20 @@ import (
 // twins anyway (the sampler is told the prior's trials and proposes
 // around them), and twins share their prediction, so the spread of their
 // measured means beyond the noise is exactly the simulator's error among
-// twins, τ² (twinSpread). A twin of a config near the best is then as
-// uncertain as τ plus the noise of its measured twin's mean, and it is
-// proposed on a local-search turn when its expected improvement over the
-// best measured config (twinEI: the normal's, in log space, about the
-// twin's value as its measured twin's mean moved by the residual's
-// difference between them) is at least twinEIFloor. While measured twins
-// agree, τ² is 0 and nothing changes; each twin measured adds to the
-// evidence either way.
+// twins, τ² (twinSpread), shrunk toward a belief held before any twin is
+// measured. A twin of a config near the best is then uncertain by τ, and
+// it is proposed on a local-search turn when its expected improvement
+// over the best measured config (twinEI: the normal's, in log space,
+// about the twin's value as its measured twin's mean moved by the
+// residual's difference between them) is at least twinEIFloor and at
+// least what the model-free sampler's recent trials gained on average
+// (samplerEI): the twin competes with the sampler for the turn instead
+// of taking every other one. Each twin measured adds to the evidence
+// either way.
+//
+// Measured (docs/benchmarks.md, "Issue 46: ..., pass of 2026-12-08"):
+// reversed held-out kind better, interaction and threshold worse, the
+// family mixed; not merged.
 
 // twinEIFloor is the least expected improvement (log ratio, ~1%) a twin
 // must offer to take a turn: a fifth of the 5% noise, so a twin of the
@@ -69,11 +75,9 @@ const (
 // the noise cv, from the groups of measured twins (each group the configs
 // sharing one prediction; groups of one say nothing): the within-group
 // sum of squares about each group's mean, less what noise alone would
-// give (cv²/n of each config, times 1 − 1/m in a group of m), over the
-// groups' degrees of freedom. 0 unless the sum of squares exceeds the
-// noise's at 95% (a χ² test): a noisy seed's twins spread by chance
-// often enough, and on the Qwen3 family (seed 36) measuring twins on
-// such a spread named a lucky twin and pruned a truly better config.
+// give (cv²/n of each config, times 1 − 1/m in a group of m), pooled with
+// the belief twinPriorTau² at twinPriorDF degrees of freedom over the
+// groups' degrees of freedom.
 func twinSpread(groups [][]twinMean, cv float64) float64 {
 	ss, noise, df := 0.0, 0.0, 0
 	for _, g := range groups {
