@@ -44,11 +44,6 @@ type localSearch struct {
 	turns int
 	cfgs  []space.Config
 	vals  []float64
-	// screened are the measured configs' screening predictions
-	// (valuesKey), and gains what the inner sampler's first measurements
-	// gained over the incumbent, for the twin step (twin_step.go).
-	screened map[string]string
-	gains    []float64
 }
 
 // localNear is how far (log ratio) below the best measured value a
@@ -173,9 +168,6 @@ func (ls *localSearch) step(ctx context.Context, taken map[string]bool, spent bo
 		if c, ok := ls.probe(ctx, taken); ok { // local_engine.go
 			return c, true
 		}
-	}
-	if c, ok := ls.twinStep(ctx, taken); ok { // twin_step.go
-		return c, true
 	}
 	one := ls.around(ctx, ls.near(st.sp.Objectives[0]))
 	if c, ok := ls.bestLocal(ctx, one, taken); ok {

@@ -136,7 +136,6 @@ func (ps *sampler) askOne(ctx context.Context, busy []space.Config) (space.Confi
 // prior errs.
 func (ps *sampler) Tell(ctx context.Context, o search.Observation) error {
 	c := ps.st.sp.WithTargetEngine(o.Config)
-	ps.local.tellGain(o, c)
 	cd := ps.st.tellTold(ctx, o, c)
 	if ps.st.tellMeasured(o, c, cd) {
 		ps.local.tell(c, o.Values[0])
