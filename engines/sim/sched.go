@@ -28,8 +28,8 @@ type simReq struct {
 	// A decode step reads the line above and the one that starts here
 	// (out): 2 cache lines a running request, not 4 (issue 49).
 	request
-	cached int // prompt tokens served from the prefix cache
-	pinned int // leading blocks it uses in the block cache (prefix_blocks.go)
+	cached int     // prompt tokens served from the prefix cache
+	pinned int     // leading blocks it uses in the block cache (prefix_blocks.go)
 	text   float64 // text chunks owed to the client (TokensPerChunk)
 	tr     *reqTrace
 	last   float64
