@@ -428,10 +428,14 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 			sc.fail(r, "sim: request needs more KV cache than the engine has")
 			continue
 		}
+		own := need + int(s.eng.reserve*float64(r.out-r.gen))
+		if rk.kvUsed+own > rk.kvCap {
+			return // full without what the others reserve (≥ 0): no walk over them
+		}
 		if reserved < 0 {
 			reserved = sc.reserved(rk)
 		}
-		if rk.kvUsed+reserved+need+int(s.eng.reserve*float64(r.out-r.gen)) > rk.kvCap {
+		if rk.kvUsed+reserved+own > rk.kvCap {
 			return
 		}
 		rk.waiting.popFront()
