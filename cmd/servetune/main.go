@@ -52,6 +52,9 @@ func main() {
 		// a pipe to a servetune that may be gone.
 		os.Exit(launch.RunGuard(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if p, ok := gcPercent(os.Getenv); ok {
+		debug.SetGCPercent(p)
+	}
 	live := &launch.Live{}
 	ctx, stop := interruptible(os.Stderr, live, os.Exit)
 	code := runLive(ctx, os.Args, os.Stdout, os.Stderr, live)

@@ -36,10 +36,11 @@ func FittedVLLM() Coefficients {
 
 // LOOSpreads are the leave-one-out errors of FittedVLLM's model on the
 // calibration set, per metric (log(simulated / measured) over the 21
-// stage rows of 13 runs; the half-widths are quantiles placed for an
-// expected coverage of 80% and 95%, with the finite-sample correction
-// counted in runs, fidelity.Spreads): the base of every stated interval
-// (uncertainty.go). They reproduce from the leave-one-out report:
+// stage rows of 13 runs; the half-widths are quantiles, placed for an
+// expected coverage of 80% and 95%, of each row's deviation from the
+// median of the other runs' errors, with the finite-sample correction
+// counted in effective independent rows, fidelity.Spreads): the base of
+// every stated interval (uncertainty.go). They reproduce from the leave-one-out report:
 //
 //	servetune sim check --loo --json --seeds engines/sim/testdata/calibration.toml ../shared/calibration/vllm-0.15.1-h100.json
 //
@@ -48,12 +49,12 @@ func FittedVLLM() Coefficients {
 // when they differ, prints this table from the function).
 func LOOSpreads() map[string]Spread {
 	return map[string]Spread{
-		"e2e_mean":  {Bias: 0.03661, H80: 0.08907, H95: 0.11485},  // 21 rows, 13 runs
-		"e2e_p90":   {Bias: 0.04785, H80: 0.11737, H95: 0.12910},  // 21 rows, 13 runs
-		"e2e_p99":   {Bias: 0.02581, H80: 0.10720, H95: 0.20241},  // 21 rows, 13 runs
-		"ttft_mean": {Bias: 0.01787, H80: 0.15767, H95: 0.61241},  // 21 rows, 13 runs
-		"ttft_p90":  {Bias: 0.01458, H80: 0.23781, H95: 0.71001},  // 21 rows, 13 runs
-		"ttft_p99":  {Bias: -0.04299, H80: 0.39550, H95: 0.74532}, // 21 rows, 13 runs
-		"itl_mean":  {Bias: 0.04926, H80: 0.10629, H95: 0.12999},  // 21 rows, 13 runs
+		"e2e_mean":  {Bias: 0.03661, H80: 0.10147, H95: 0.12811},  // 21 rows, 13 runs
+		"e2e_p90":   {Bias: 0.04785, H80: 0.11809, H95: 0.13184},  // 21 rows, 13 runs
+		"e2e_p99":   {Bias: 0.02581, H80: 0.11775, H95: 0.20924},  // 21 rows, 13 runs
+		"ttft_mean": {Bias: 0.01787, H80: 0.17029, H95: 0.62534},  // 21 rows, 13 runs
+		"ttft_p90":  {Bias: 0.01458, H80: 0.24870, H95: 0.72114},  // 21 rows, 13 runs
+		"ttft_p99":  {Bias: -0.04299, H80: 0.38476, H95: 0.77177}, // 21 rows, 13 runs
+		"itl_mean":  {Bias: 0.04926, H80: 0.11208, H95: 0.13030},  // 21 rows, 13 runs
 	}
 }

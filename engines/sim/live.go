@@ -252,6 +252,7 @@ func (l *Live) abort(st *Stream) {
 		for _, rk := range g.ranks {
 			rk.waiting.remove(r)
 			rk.pure = 0 // counted from the end: not after a removal
+			rk.served.ok = false
 			if n := len(rk.running); n > 0 {
 				if rk.running = remove(rk.running, r); len(rk.running) < n {
 					rk.kvUsed -= r.kv

@@ -200,6 +200,7 @@ func (d *pdSim) join(srv *pdServer, rk *rankState) {
 		rk.running = append(rk.running, dr)
 		rk.tail = len(rk.running) // it decodes: no unserved tail behind it
 		rk.pure = 0
+		rk.served.ok = false
 	}
 	d.readyQ[rk] = q
 }

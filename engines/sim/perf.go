@@ -126,18 +126,33 @@ func (pf *perf) stepTime(loads []rankLoad, decodeOnly bool) float64 {
 	graphed := decodeOnly && s.cudaGraph && seqs <= s.graphBS && !(s.deepep && s.deepepMode == "normal")
 	if s.dpAttn {
 		// Lockstep ranks wait for the slowest; experts see every rank's tokens.
+		// Every rank's experts see the group's tokens: their terms are
+		// the same for all ranks, computed once a step, not once a rank.
+		ew, ef := pf.expertTerms(float64(total))
 		worst := 0.0
 		for _, l := range loads {
-			worst = max(worst, pf.rankTime(l, total, graphed))
+			worst = max(worst, pf.rankTime(l, graphed, ew, ef))
 		}
 		return worst + pf.moeComm(total, decodeOnly, graphed) + pf.overhead(seqs, graphed, decodeOnly)
 	}
-	return pf.rankTime(loads[0], total, graphed) + pf.overhead(seqs, graphed, decodeOnly)
+	ew, ef := pf.expertTerms(float64(loads[0].tokens(pf.q)))
+	return pf.rankTime(loads[0], graphed, ew, ef) + pf.overhead(seqs, graphed, decodeOnly)
+}
+
+// expertTerms are the weight bytes and FLOPs a rank's routed experts add
+// to its step when they see gt tokens (0, 0 for a dense model).
+func (pf *perf) expertTerms(gt float64) (weights, flop float64) {
+	if pf.expertGPU <= 0 {
+		return 0, 0
+	}
+	s := pf.s
+	return pf.expertGPU * touched(gt, s.model.TopK, s.model.Experts), pf.expertFlop * gt / float64(s.tp) * pf.expertImbalance(gt)
 }
 
 // rankTime is one GPU's kernel time: weight GEMMs on a roofline, attention
-// on its own roofline, and tensor-parallel all-reduces.
-func (pf *perf) rankTime(l rankLoad, groupTokens int, graphed bool) float64 {
+// on its own roofline, and tensor-parallel all-reduces; ew and ef are its
+// experts' terms (expertTerms).
+func (pf *perf) rankTime(l rankLoad, graphed bool, ew, ef float64) float64 {
 	s := pf.s
 	tok := float64(l.tokens(pf.q))
 	var weights, flop float64
@@ -146,12 +161,8 @@ func (pf *perf) rankTime(l rankLoad, groupTokens int, graphed bool) float64 {
 		flop = pf.denseFlop * tok
 	}
 	if pf.expertGPU > 0 {
-		gt := float64(groupTokens)
-		if !s.dpAttn {
-			gt = tok
-		}
-		weights += pf.expertGPU * touched(gt, s.model.TopK, s.model.Experts)
-		flop += pf.expertFlop * gt / float64(s.tp) * pf.expertImbalance(gt)
+		weights += ew
+		flop += ef
 	}
 	linear := math.Max(weights/pf.bw, flop/pf.flops)
 	if graphed && s.compile {

@@ -22,16 +22,18 @@ type simReq struct {
 	prefilled int
 	kv        int
 	portion   int     // prefill tokens scheduled in the current step
-	cached    int     // prompt tokens served from the prefix cache
-	pinned    int     // leading blocks it uses in the block cache (prefix_blocks.go)
+	acc       float64 // fractional accepted tokens carried between steps
+	done      bool
 	visible   float64 // when the scheduler sees it (after HTTP + tokenise)
+	// A decode step reads the line above and the one that starts here
+	// (out): 2 cache lines a running request, not 4 (issue 49).
 	request
-	acc  float64 // fractional accepted tokens carried between steps
-	text float64 // text chunks owed to the client (TokensPerChunk)
-	tr   *reqTrace
-	last float64
-	itl  []time.Duration
-	done bool
+	cached int     // prompt tokens served from the prefix cache
+	pinned int     // leading blocks it uses in the block cache (prefix_blocks.go)
+	text   float64 // text chunks owed to the client (TokensPerChunk)
+	tr     *reqTrace
+	last   float64
+	itl    []time.Duration
 	// continued: a later round of the conversation continues it.
 	continued bool
 	first     float64
@@ -66,6 +68,22 @@ type rankState struct {
 	kvCap      int
 	cache      *prefixCache
 	prefilling bool // current step is a prefill step (SGLang style)
+	// served is what finish learnt of running[:tail] while it walked them,
+	// for the batch after it, so a step walks its running requests once,
+	// not twice (issue 49). Only the scheduler's admission of a decoder
+	// and the code outside the loop that changes running (a live abort, a
+	// disaggregated join) move running[:tail] in between: they drop it.
+	served servedSums
+}
+
+// servedSums is what batch's first pass computes over running[:tail]:
+// the decoders, their summed context, and whether a served request is
+// still prefilling; ok once finish has computed it for the batch next.
+type servedSums struct {
+	ok         bool
+	decodeSeqs int
+	ctx        int
+	pending    bool
 }
 
 type group struct {
@@ -410,10 +428,14 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 			sc.fail(r, "sim: request needs more KV cache than the engine has")
 			continue
 		}
+		own := need + int(s.eng.reserve*float64(r.out-r.gen))
+		if rk.kvUsed+own > rk.kvCap {
+			return // full without what the others reserve (≥ 0): no walk over them
+		}
 		if reserved < 0 {
 			reserved = sc.reserved(rk)
 		}
-		if rk.kvUsed+reserved+need+int(s.eng.reserve*float64(r.out-r.gen)) > rk.kvCap {
+		if rk.kvUsed+reserved+own > rk.kvCap {
 			return
 		}
 		rk.waiting.popFront()
@@ -431,6 +453,7 @@ func (sc *scheduler) admit(rk *rankState, cutoff float64) {
 		rk.running = append(rk.running, r)
 		if r.prefilled >= r.prompt {
 			rk.tail = len(rk.running) // a decoder ends the unserved tail
+			rk.served.ok = false
 		}
 		if sc.pure(rk, r, cached, owned) {
 			rk.pure++
@@ -546,15 +569,13 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 	// all; only a preemption, which shortens the batch, takes another.
 	rk.tail = min(rk.tail, len(rk.running))
 	prefillPending := rk.tail < len(rk.running)
-	for _, r := range rk.running[:rk.tail] {
-		r.portion = 0
-		if r.prefilled < r.prompt {
-			prefillPending = true
-		} else {
-			l.decodeSeqs++
-			l.ctx += float64(r.prompt + r.gen)
-		}
+	sums := rk.served
+	rk.served.ok = false
+	if !sums.ok {
+		sums = servedOf(rk.running[:rk.tail])
 	}
+	l.decodeSeqs, l.ctx = sums.decodeSeqs, float64(sums.ctx)
+	prefillPending = prefillPending || sums.pending
 	mixed := sc.s.eng.mixed
 	rk.prefilling = prefillPending && !mixed
 	if !rk.prefilling {
@@ -593,15 +614,41 @@ func (sc *scheduler) batch(rk *rankState) rankLoad {
 	return l
 }
 
+// servedOf walks served requests for batch, clearing their prefill
+// portions. The context is summed in integers and converted once: every
+// partial sum is an integer far below 2⁵³, so the float is the same, and
+// an integer add does not wait on the previous one as a float add does.
+func servedOf(served []*simReq) servedSums {
+	var s servedSums
+	for _, r := range served {
+		if r.portion != 0 { // no store, so no dirty line, on a decoder
+			r.portion = 0
+		}
+		s.add(r)
+	}
+	return s
+}
+
+// add counts served request r, whose portion is 0.
+func (s *servedSums) add(r *simReq) {
+	if r.prefilled < r.prompt {
+		s.pending = true
+	} else {
+		s.decodeSeqs++
+		s.ctx += r.prompt + r.gen
+	}
+}
+
 // decoding is how many requests decode and their summed context.
 func decoding(running []*simReq) (n int, ctx float64) {
+	sum := 0 // exact, as in batch
 	for _, r := range running {
 		if r.prefilled >= r.prompt {
 			n++
-			ctx += float64(r.prompt + r.gen)
+			sum += r.prompt + r.gen
 		}
 	}
-	return n, ctx
+	return n, float64(sum)
 }
 
 // makeRoom preempts the newest requests when decoding (decoders
@@ -660,6 +707,8 @@ func (sc *scheduler) finish(g *group) {
 		// over the requests that left.
 		rk.tail = min(rk.tail, len(rk.running))
 		n := 0
+		// advance leaves every portion 0: batch needs no pass to clear them.
+		var sums servedSums
 		for i, r := range rk.running[:rk.tail] {
 			sc.advance(rk, r, at)
 			if r.done {
@@ -673,11 +722,14 @@ func (sc *scheduler) finish(g *group) {
 				sc.released(r)
 				continue
 			}
+			sums.add(r)
 			if n != i {
 				rk.running[n] = r
 			}
 			n++
 		}
+		sums.ok = true
+		rk.served = sums
 		if n != rk.tail { // only when a request left: no pointer writes otherwise
 			m := n + copy(rk.running[n:], rk.running[rk.tail:])
 			clear(rk.running[m:])
@@ -716,16 +768,24 @@ func (sc *scheduler) advance(rk *rankState, r *simReq, at float64) {
 	if rk.prefilling || r.prefilled < r.prompt {
 		return // decoding stalled behind a prefill step
 	}
-	r.acc += sc.pf.accept
-	k := int(r.acc)
-	r.acc -= float64(k)
+	k := 1
+	if sc.pf.accept != 1 || r.acc != 0 {
+		// Speculative decoding: whole tokens accepted this step, the
+		// fraction carried. Without it acc stays 0 and k is 1 (the same
+		// arithmetic, not done per request per step).
+		r.acc += sc.pf.accept
+		k = int(r.acc)
+		r.acc -= float64(k)
+	}
 	k = min(max(k, 1), r.out-r.gen)
 	r.gen += k
 	rk.kvUsed += k
 	r.kv += k
-	r.tokenTraced()
+	if sc.tracing {
+		r.tokenTraced()
+	}
 	sc.complete(r, at)
-	if r.textChunk(k, sc.s.model.TokensPerChunk) && !sc.noGaps {
+	if !sc.noGaps && r.textChunk(k, sc.s.model.TokensPerChunk) {
 		r.itl = append(r.itl, seconds(at-r.last))
 		r.last = at
 	}

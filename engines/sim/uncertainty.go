@@ -18,8 +18,9 @@ import (
 // Spread is one metric's leave-one-out error distribution in log space:
 // r = log(simulated / measured). Bias is its median; H80 and H95 bound
 // |r − Bias| for 80% and 95% of a new run's rows, in expectation
-// (quantiles with the finite-sample correction counted in runs:
-// fidelity.Spreads).
+// (quantiles of deviations measured as a new run's are, from a median
+// without their own run, with the finite-sample correction counted in
+// effective independent rows: fidelity.Spreads).
 type Spread struct {
 	Bias, H80, H95 float64
 }

@@ -186,10 +186,12 @@ func (f front) nearEstimate(cd *candidate, ms []measuredMean, fixes map[transiti
 	var ests [][]float64
 	best := nearDistance + 1
 	for _, m := range ms {
-		ts, n := knobDiff(m.cfg, cd.cfg)
-		if n == 0 || n > best {
+		// Counted before the changes are formatted: most measured configs
+		// are too far to matter (issue 49).
+		if n := knobDistance(m.cfg, cd.cfg); n == 0 || n > best {
 			continue
 		}
+		ts, n := knobDiff(m.cfg, cd.cfg)
 		pc := f.st.tab.cands[search.ConfigKey(f.st.sp, m.cfg)]
 		if pc == nil {
 			continue

@@ -67,6 +67,22 @@ func knobDiff(a, b space.Config) ([]transition, int) {
 	return ts, n
 }
 
+// knobDistance is knobDiff's count alone.
+func knobDistance(a, b space.Config) int {
+	n := 0
+	for k, va := range a {
+		if vb, ok := b[k]; !ok || !sameValue(va, vb) {
+			n++
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
 // pairMiss is, per objective, log(measured b / measured a) − log(predicted
 // b / predicted a); false when a value is not positive.
 func pairMiss(ma, mb, pa, pb []float64) ([]float64, bool) {

@@ -2,6 +2,7 @@ package fidelity
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/servetune/servetune/engines/sim"
@@ -26,31 +27,102 @@ type Coverage struct {
 	NestedH95 map[string]float64 `json:"nested95_half_width,omitempty"`
 }
 
-// Spreads are the log-space error spreads of rows (simulated vs measured),
-// per metric: what sim.LOOSpreads holds for the leave-one-out report.
-// runs is how many runs the rows come from. Bias is the median error; H80
-// and H95 are calibrated quantiles of the deviations from it (see
-// calibrated): the finite-sample correction counts runs, not rows,
-// because a run's stages share its error (the same model, GPU and fit),
-// so the runs are the exchangeable units. The plain p-quantile of 19 rows
-// from 12 runs was optimistic (nested, 62–67% at a nominal 80%); the
-// conservative conformal rank over-covered (86% for the p90/p99 metrics;
-// docs/benchmarks.md, issue 45).
-func Spreads(rows []Row, runs int) map[string]sim.Spread {
+// Spreads are the log-space error spreads of runs' stage rows (simulated
+// vs measured), per metric: what sim.LOOSpreads holds for the
+// leave-one-out report. Bias is the median error over the rows; H80 and
+// H95 are calibrated quantiles (see calibrated) of each row's deviation
+// from the median of the other runs' errors, not of all of them: a new
+// run's deviation is measured from a median its own error did not enter,
+// so a calibration row's must be too, or its score is in-sample and
+// small (the cross-conformal principle; the nested 80% coverage of
+// itl_mean was 71% with in-sample scores). The finite-sample correction
+// counts the effective number of independent rows (effectiveUnits): a
+// run's stages share its model, GPU and fit, so its rows are fewer units
+// than rows, but not one unit each when their scores barely move
+// together. docs/sim.md, "Stated uncertainty"; docs/benchmarks.md, issue
+// 45 (the constructions tried and their coverage).
+func Spreads(runs [][]Row) map[string]sim.Spread {
 	out := map[string]sim.Spread{}
 	for _, m := range metricNames {
-		r := logErrors(rows, m)
-		if len(r) < 2 {
+		var per [][]float64 // each run's log errors
+		var all []float64
+		for _, rows := range runs {
+			if r := logErrors(rows, m); len(r) > 0 {
+				per = append(per, r)
+				all = append(all, r...)
+			}
+		}
+		if len(all) < 2 {
 			continue
 		}
-		bias := quantile(r, 0.5)
-		dev := make([]float64, len(r))
-		for i, x := range r {
-			dev[i] = math.Abs(x - bias)
+		bias := quantile(slices.Clone(all), 0.5)
+		scores := make([][]float64, len(per))
+		var flat []float64
+		for j, r := range per {
+			centre := bias // one run: no other run to centre on
+			if len(per) > 1 {
+				var others []float64
+				for k, o := range per {
+					if k != j {
+						others = append(others, o...)
+					}
+				}
+				centre = quantile(others, 0.5)
+			}
+			for _, x := range r {
+				scores[j] = append(scores[j], math.Abs(x-centre))
+			}
+			flat = append(flat, scores[j]...)
 		}
-		out[m] = sim.Spread{Bias: bias, H80: calibrated(dev, 0.8, runs), H95: calibrated(dev, 0.95, runs)}
+		units := effectiveUnits(scores)
+		out[m] = sim.Spread{Bias: bias, H80: calibrated(slices.Clone(flat), 0.8, units), H95: calibrated(flat, 0.95, units)}
 	}
 	return out
+}
+
+// effectiveUnits is how many independent scores the grouped scores (one
+// slice per run) are worth: Kish's n / (1 + (k̄ − 1)ρ), with k̄ the mean
+// rows per run and ρ the intraclass correlation of the scores (one-way
+// ANOVA estimator, clamped to [0, 1]). ρ = 1 — a run's rows move as one —
+// gives the number of runs, ρ = 0 the number of rows; with no run of two
+// rows or no spread between runs there is nothing to estimate ρ from, and
+// it is taken as 1, the cautious end (fewer units, a higher quantile).
+func effectiveUnits(groups [][]float64) float64 {
+	n, g := 0, len(groups)
+	var sum, sumK2 float64
+	for _, x := range groups {
+		n += len(x)
+		sumK2 += float64(len(x) * len(x))
+		for _, v := range x {
+			sum += v
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	kbar := float64(n) / float64(g)
+	rho := 1.0
+	if g > 1 && n > g {
+		mean := sum / float64(n)
+		var ssb, ssw float64
+		for _, x := range groups {
+			var s float64
+			for _, v := range x {
+				s += v
+			}
+			mj := s / float64(len(x))
+			ssb += float64(len(x)) * (mj - mean) * (mj - mean)
+			for _, v := range x {
+				ssw += (v - mj) * (v - mj)
+			}
+		}
+		msb, msw := ssb/float64(g-1), ssw/float64(n-g)
+		k0 := (float64(n) - sumK2/float64(n)) / float64(g-1)
+		if d := msb + (k0-1)*msw; d > 0 {
+			rho = min(1, max(0, (msb-msw)/d))
+		}
+	}
+	return float64(n) / (1 + (kbar-1)*rho)
 }
 
 // calibrated is the value at position n·p·(units+1)/units of the n
@@ -61,19 +133,18 @@ func Spreads(rows []Row, runs int) map[string]sim.Spread {
 // k/(n+1), so k = p·(n+1) makes the expected coverage p (the Weibull
 // plotting position, a type-6 quantile). Rounding k up instead — split
 // conformal — guarantees at least p but up to p + 1/(units+1): 7.7 points
-// with 12 runs, too wide for "calibrated, not wide". With units runs
-// rather than n independent scores, the correction is (units+1)/units at
-// the same level: a run's rows move together, so they earn the
-// correction of one unit, not of several. p past what the scores can
-// show (95% of 12 runs) gives the largest: a stated interval never
-// extrapolates the tail.
-func calibrated(scores []float64, p float64, units int) float64 {
+// with 12 runs, too wide for "calibrated, not wide". With units
+// independent units behind the n scores (effectiveUnits), the correction
+// is (units+1)/units at the same level: rows that move together earn the
+// correction of fewer units. p past what the scores can show (95% of 12
+// runs) gives the largest: a stated interval never extrapolates the tail.
+func calibrated(scores []float64, p float64, units float64) float64 {
 	n := len(scores)
 	if units <= 0 {
-		units = n
+		units = float64(n)
 	}
 	sort.Float64s(scores)
-	pos := float64(n) * p * float64(units+1) / float64(units)
+	pos := float64(n) * p * (units + 1) / units
 	switch {
 	case pos <= 1:
 		return scores[0]
@@ -119,8 +190,7 @@ func (rep *Report) AddIntervals(u []*sim.Uncertainty) {
 		if rr.Error != "" || u[i] == nil {
 			continue
 		}
-		others, n := rep.stageRowsExcept(i)
-		own := sim.Uncertainty{Spreads: Spreads(others, n), Extrapolations: u[i].Extrapolations}
+		own := sim.Uncertainty{Spreads: Spreads(rep.stageRowsExcept(i)), Extrapolations: u[i].Extrapolations}
 		for k := range rr.Stages {
 			row := &rr.Stages[k]
 			row.Interval = map[string]sim.Interval{}
@@ -145,17 +215,15 @@ func (rep *Report) AddIntervals(u []*sim.Uncertainty) {
 }
 
 // stageRowsExcept are the stage rows of every run but skip's (-1: all),
-// and how many runs they come from.
-func (rep *Report) stageRowsExcept(skip int) ([]Row, int) {
-	var rows []Row
-	n := 0
+// one slice per run with any.
+func (rep *Report) stageRowsExcept(skip int) [][]Row {
+	var runs [][]Row
 	for j, rr := range rep.Runs {
 		if j != skip && len(rr.Stages) > 0 {
-			rows = append(rows, rr.Stages...)
-			n++
+			runs = append(runs, rr.Stages)
 		}
 	}
-	return rows, n
+	return runs
 }
 
 // tally counts, per metric, the rows and those inside each interval, and
