@@ -27,7 +27,7 @@ func (l *loop) judge(origin string) objective.Judge {
 	}
 	series := make([][]search.Checkpoint, len(incumbents))
 	for i, inc := range incumbents {
-		series[i] = scaled(inc.Intermediate, l.incumbentScale(inc))
+		series[i] = inc.Intermediate
 	}
 	var mu sync.Mutex
 	var seen []search.Checkpoint // the trial's own checkpoints so far
@@ -135,69 +135,6 @@ func incumbentsOf(sp *space.Space, trials []store.Trial) []store.Trial {
 	var out []store.Trial
 	for _, i := range rankingOf(sp, trials).incumbents(sp) {
 		out = append(out, trials[i])
-	}
-	return out
-}
-
-// The incumbent a trial is pruned against is the best single
-// measurement, and under heavy-tailed noise the best of several
-// measurements of near-equal configs is a lucky one: on the Qwen3 family
-// a twin read 0.999 of the optimum (truly 1.142) pruned the sampler's
-// truly better finds for twenty trials. So with one objective the
-// incumbent's checkpoints are scaled to what the report believes of its
-// config — its measurements' mean pooled with its similar configs'
-// (search.PooledMeans, at the noise the repeats measured) — over this
-// one measurement: a lucky draw no longer raises the bar beyond what the
-// evidence says of the config.
-
-// incumbentScale is the incumbent's estimated value over its measured
-// one (1 with several objectives, or when either is unusable).
-func (l *loop) incumbentScale(inc store.Trial) float64 {
-	if len(l.Space.Objectives) != 1 {
-		return 1
-	}
-	x := l.index()
-	_, ranked := x.groups.groups(l.Space, l.trials, x.baselineOf(l.trials))
-	arm := func(i int) search.Arm {
-		g := ranked[i]
-		return search.Arm{Config: l.trials[g.runs[0]].Config, Mean: g.mean[0], N: len(g.runs)}
-	}
-	arms := make([]search.Arm, search.Contenders(len(ranked), arm))
-	at, key := -1, inc.Config.Key()
-	for i := range arms {
-		arms[i] = arm(i)
-		if ranked[i].key == key {
-			at = i
-		}
-	}
-	v := Values(l.Space, inc)[0]
-	if at < 0 || !(v > 0) {
-		return 1
-	}
-	cv, df := x.noiseCV()
-	if df == 0 {
-		cv = DefaultNoiseCV
-	}
-	est := search.PooledMeans(arms, cv, l.Space.Objectives[0].Direction == space.Minimize)[at]
-	if !(est > 0) || math.IsInf(est, 0) {
-		return 1
-	}
-	return est / v
-}
-
-// scaled is cps with every first-objective value multiplied by f (cps
-// itself when f is 1).
-func scaled(cps []search.Checkpoint, f float64) []search.Checkpoint {
-	if f == 1 {
-		return cps
-	}
-	out := make([]search.Checkpoint, len(cps))
-	for i, c := range cps {
-		c.Values = slices.Clone(c.Values)
-		if len(c.Values) > 0 {
-			c.Values[0] *= f
-		}
-		out[i] = c
 	}
 	return out
 }
