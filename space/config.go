@@ -144,6 +144,10 @@ func FormatValue(v any) string {
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	case bool:
 		return strconv.FormatBool(x)
+	case int64: // what fmt.Sprint gives, without its reflection
+		return strconv.FormatInt(x, 10)
+	case int:
+		return strconv.Itoa(x)
 	default:
 		return fmt.Sprint(x)
 	}

@@ -188,10 +188,14 @@ func (f front) nearEstimate(cd *candidate, ms []measuredMean, fixes map[transiti
 	for _, m := range ms {
 		// Counted before the changes are formatted: most measured configs
 		// are too far to matter (issue 49).
-		if n := knobDistance(m.cfg, cd.cfg); n == 0 || n > best {
+		n := knobDistance(m.cfg, cd.cfg)
+		if n == 0 || n > best {
 			continue
 		}
-		ts, n := knobDiff(m.cfg, cd.cfg)
+		var ts []transition
+		if len(fixes) > 0 { // without a fix the changes correct nothing
+			ts, _ = knobDiff(m.cfg, cd.cfg)
+		}
 		pc := f.st.tab.cands[search.ConfigKey(f.st.sp, m.cfg)]
 		if pc == nil {
 			continue
