@@ -89,11 +89,17 @@ func twinSpread(groups [][]twinMean, cv, prior float64) float64 {
 	return (twinPriorDF*prior + max(0, ss-noise)) / (twinPriorDF + float64(df))
 }
 
+// minTwinMisses is how many measured misses of the prior the twin step
+// needs before it judges: two. A study completes only 2–10 configs in 40
+// trials (the rest are pruned), so the prior's share's minErrTrials (5)
+// let the step be consulted once in 10 held-out interaction studies.
+const minTwinMisses = 2
+
 // priorSpread is the variance of the prior's corrected predictions'
 // misses beyond the noise cv: the mean square of its last errWindow
-// misses (log ratios) less cv²; ok false before minErrTrials misses.
+// misses (log ratios) less cv²; ok false before minTwinMisses misses.
 func priorSpread(errs []float64, cv float64) (float64, bool) {
-	if len(errs) < minErrTrials {
+	if len(errs) < minTwinMisses {
 		return 0, false
 	}
 	recent := errs[max(0, len(errs)-errWindow):]

@@ -67,7 +67,8 @@ func TestPriorSpread(t *testing.T) {
 		want   float64
 		wantOK bool
 	}{
-		{"too few misses to judge", []float64{0.1, 0.1, 0.1, 0.1}, 0.05, 0, false},
+		{"too few misses to judge", []float64{0.1}, 0.05, 0, false},
+		{"two misses suffice", []float64{0.1, 0.1}, 0.05, 0.0075, true},
 		{"misses the size of the noise: no spread", ten(0.05), 0.05, 0, true},
 		{"misses below the noise: no spread, not negative", ten(0.02), 0.05, 0, true},
 		// 0.1² − 0.05² = 0.0075.
