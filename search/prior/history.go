@@ -120,36 +120,3 @@ func (h *history) completedOn(knob string) map[string]int {
 	}
 	return out
 }
-
-// repeatNoise is the noise of the first objective the repeated
-// measurements show: the pooled standard deviation of the log values of
-// each config measured more than once, and its degrees of freedom (0, 0
-// when none was).
-func (h *history) repeatNoise() (float64, int) {
-	logs := map[string][]float64{}
-	for _, m := range h.measuredCfgs {
-		if len(m.values) > 0 && m.values[0] > 0 {
-			k := search.ConfigKey(h.sp, m.cfg)
-			logs[k] = append(logs[k], math.Log(m.values[0]))
-		}
-	}
-	ss, df := 0.0, 0
-	for _, ls := range logs {
-		if len(ls) < 2 {
-			continue
-		}
-		mean := 0.0
-		for _, l := range ls {
-			mean += l
-		}
-		mean /= float64(len(ls))
-		for _, l := range ls {
-			ss += (l - mean) * (l - mean)
-		}
-		df += len(ls) - 1
-	}
-	if df == 0 {
-		return 0, 0
-	}
-	return math.Sqrt(ss / float64(df)), df
-}

@@ -44,9 +44,6 @@ type localSearch struct {
 	turns int
 	cfgs  []space.Config
 	vals  []float64
-	// screened are the measured configs' screening predictions
-	// (valuesKey), for the twin step (twin_step.go).
-	screened map[string]string
 }
 
 // localNear is how far (log ratio) below the best measured value a

@@ -13,9 +13,6 @@ type picker struct {
 	st      *state
 	front   front
 	engines engineProbe
-	// twins is the local search whose twin step competes with the pick
-	// for the prior's turn (twin_step.go).
-	twins *localSearch
 }
 
 // proposal is the prior's pick on its turn; nothing on the inner
@@ -31,9 +28,6 @@ func (p *picker) proposal(ctx context.Context, t proposalTurn) (space.Config, st
 	st.climbFull(ctx)
 	st.tab.budget = -1
 	if c, ok := p.pick(t.keys); ok {
-		if tw, ok := p.twins.twinStep(ctx, c, t.keys); ok { // twin_step.go
-			return tw, "prior", nil
-		}
 		return c, st.originOf(c), nil
 	}
 	return nil, "", nil

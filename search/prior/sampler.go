@@ -79,7 +79,7 @@ type proposalTurn struct {
 func New(ctx context.Context, inner search.Sampler, sp *space.Space, p search.Prior, seed int64) (search.Sampler, error) {
 	st := newState(sp, p, rand.New(rand.NewSource(seed^0x9e3779b9)))
 	ps := &sampler{st: st, inner: inner, machine: machineFollower{st: st}, turns: turnTaker{st: st}, local: &localSearch{st: st}}
-	ps.propose = []proposer{&picker{st: st, front: front{st: st}, engines: engineProbe{st: st}, twins: ps.local},
+	ps.propose = []proposer{&picker{st: st, front: front{st: st}, engines: engineProbe{st: st}},
 		&memoryProbe{st: st}, ps.local, &innerProposer{st: st, inner: inner}}
 	st.startUp(ctx, knownConfigs(p))
 	if err := ctx.Err(); err != nil {
