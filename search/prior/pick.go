@@ -61,8 +61,5 @@ func (p *picker) pick(busy map[string]bool) (space.Config, bool) {
 			return c, true
 		}
 	}
-	if d == 1 {
-		return st.pickBestGP(mem) // residual_gp.go
-	}
 	return st.pickBest(mem, (st.picks-1)%d)
 }
