@@ -348,21 +348,10 @@ func percentileAt(at func(int) float64, n int, p float64) float64 {
 // second inclusive — so the concurrency peak counts requests that merely
 // touch the same second, and can exceed max_concurrency.
 func peaks(recs []Record) (tokens, concurrent float64) {
-	first, last, any := time.Duration(0), time.Duration(0), false
-	for _, r := range recs {
-		if r.Warmup || !r.Success {
-			continue
-		}
-		if !any || r.Start < first {
-			first = r.Start
-		}
-		last = max(last, r.Start+r.Latency)
-		any = true
-	}
+	first, n, any := peakBuckets(recs)
 	if !any {
 		return 0, 0
 	}
-	n := int(math.Ceil((last - first).Seconds())) + 1
 	tok := make([]int, n)
 	conc := make([]int, n)
 	sec := func(t time.Duration) int { return int((t - first) / time.Second) }
@@ -407,6 +396,27 @@ func peaks(recs []Record) (tokens, concurrent float64) {
 		pt, pc = max(pt, tok[i]), max(pc, running)
 	}
 	return float64(pt), float64(pc)
+}
+
+// peakBuckets is where peaks' whole-second buckets start (the earliest
+// start of a successful request) and how many there are; false when no
+// request succeeded.
+func peakBuckets(recs []Record) (first time.Duration, n int, any bool) {
+	var last time.Duration
+	for _, r := range recs {
+		if r.Warmup || !r.Success {
+			continue
+		}
+		if !any || r.Start < first {
+			first = r.Start
+		}
+		last = max(last, r.Start+r.Latency)
+		any = true
+	}
+	if !any {
+		return 0, 0, false
+	}
+	return first, int(math.Ceil((last - first).Seconds())) + 1, true
 }
 
 // bucketSpan is the span of instants whose second after first is b, for

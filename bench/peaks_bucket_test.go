@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"math"
 	"math/rand"
 	"testing"
 	"time"
@@ -10,21 +9,10 @@ import (
 // peaksByDivision is peaks' token count as it was defined: every chunk's
 // second divided out on its own.
 func peaksByDivision(recs []Record) float64 {
-	first, last, any := time.Duration(0), time.Duration(0), false
-	for _, r := range recs {
-		if r.Warmup || !r.Success {
-			continue
-		}
-		if !any || r.Start < first {
-			first = r.Start
-		}
-		last = max(last, r.Start+r.Latency)
-		any = true
-	}
+	first, n, any := peakBuckets(recs)
 	if !any {
 		return 0
 	}
-	n := int(math.Ceil((last - first).Seconds())) + 1
 	tok := make([]int, n)
 	for _, r := range recs {
 		if r.Warmup || !r.Success {
