@@ -4,8 +4,9 @@ package main
 // servetune's heap stays small (the quickstart's ~10 MB live) while the
 // simulator allocates a benchmark's records and requests per prediction,
 // about 2 GB over the quickstart: at Go's default of 100 the collector
-// ran ~450 times and cost 13% of its CPU; at 200, 8% less CPU for ~20 MB
-// more resident (docs/benchmarks.md, issue 49).
+// ran ~450 times; at 200 the quickstart takes 10–20% less CPU (8.8–9.3 s
+// against 10.0–11.8 s) for 17 MB more resident, 80 MB in all
+// (docs/benchmarks.md, issue 49).
 const defaultGCPercent = 200
 
 // gcPercent is the GC percent servetune sets, false when the user's GOGC
