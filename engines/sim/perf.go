@@ -160,10 +160,8 @@ func (pf *perf) rankTime(l rankLoad, graphed bool, ew, ef float64) float64 {
 		weights = pf.denseBytes
 		flop = pf.denseFlop * tok
 	}
-	if pf.expertGPU > 0 {
-		weights += ew
-		flop += ef
-	}
+	weights += ew // 0 for a dense model
+	flop += ef
 	linear := math.Max(weights/pf.bw, flop/pf.flops)
 	if graphed && s.compile {
 		linear *= 0.97

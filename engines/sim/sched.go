@@ -25,8 +25,7 @@ type simReq struct {
 	acc       float64 // fractional accepted tokens carried between steps
 	done      bool
 	visible   float64 // when the scheduler sees it (after HTTP + tokenise)
-	// A decode step reads the line above and the one that starts here
-	// (out): 2 cache lines a running request, not 4 (issue 49).
+	// The request's shape follows: a decode step reads its out.
 	request
 	cached int     // prompt tokens served from the prefix cache
 	pinned int     // leading blocks it uses in the block cache (prefix_blocks.go)
