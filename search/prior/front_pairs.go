@@ -48,26 +48,16 @@ func oneKnob(a, b space.Config) (transition, bool) {
 // only counts) and the changes of those present in both, a to b.
 func knobDiff(a, b space.Config) ([]transition, int) {
 	var ts []transition
-	n := 0
 	for k, va := range a {
-		vb, ok := b[k]
-		switch {
-		case !ok:
-			n++
-		case !sameValue(va, vb):
-			n++
+		if vb, ok := b[k]; ok && !sameValue(va, vb) {
 			ts = append(ts, transition{k, space.FormatValue(va), space.FormatValue(vb)})
 		}
 	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			n++
-		}
-	}
-	return ts, n
+	return ts, knobDistance(a, b)
 }
 
-// knobDistance is knobDiff's count alone.
+// knobDistance is how many knobs a and b differ in, a knob present in
+// one only counting: knobDiff's count, without formatting the changes.
 func knobDistance(a, b space.Config) int {
 	n := 0
 	for k, va := range a {

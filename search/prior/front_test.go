@@ -156,9 +156,6 @@ func TestKnobDiff(t *testing.T) {
 	for _, c := range cases {
 		ts, n := knobDiff(c.a, c.b)
 		tr, one := oneKnob(c.a, c.b)
-		if d := knobDistance(c.a, c.b); d != n {
-			t.Errorf("%s: knobDistance %d, knobDiff %d", c.name, d, n)
-		}
 		if n != c.n || one != c.one {
 			t.Errorf("%s: %d knobs (%v), one %v; want %d, %v", c.name, n, ts, one, c.n, c.one)
 		}
