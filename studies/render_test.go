@@ -93,6 +93,13 @@ func TestReportRenderersGolden(t *testing.T) {
 	if len(r.Winners) != 2 || r.Winners[0].Trial != 2 || r.Winners[1].Trial != 3 {
 		t.Fatalf("front = %+v, want trials 2 and 3 (5 misses the SLO, 4 is dominated)", r.Winners)
 	}
+	goldenReport(t, "report", r)
+}
+
+// goldenReport holds r's text, Markdown and JSON renderings to the
+// golden files base.txt, base.md and base.json, and returns the JSON.
+func goldenReport(t *testing.T, base string, r Report) []byte {
+	t.Helper()
 	var text, md, js bytes.Buffer
 	if err := r.Text(&text); err != nil {
 		t.Fatal(err)
@@ -103,9 +110,10 @@ func TestReportRenderersGolden(t *testing.T) {
 	if err := r.JSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.txt", text.Bytes())
-	golden(t, "report.md", md.Bytes())
-	golden(t, "report.json", js.Bytes())
+	golden(t, base+".txt", text.Bytes())
+	golden(t, base+".md", md.Bytes())
+	golden(t, base+".json", js.Bytes())
+	return js.Bytes()
 }
 
 func TestTrialsRenderersGolden(t *testing.T) {

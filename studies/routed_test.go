@@ -92,26 +92,14 @@ func TestRoutedReportSeparatesMeasuredFromSimulated(t *testing.T) {
 	if !strings.Contains(note, "Simulated on H200: measure before buying") || !strings.Contains(note, "The best measured config is trial 2 on H100.") {
 		t.Errorf("buy note %q", note)
 	}
-	var text, md, js bytes.Buffer
-	if err := r.Text(&text); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Markdown(&md); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.JSON(&js); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "routed_report.txt", text.Bytes())
-	golden(t, "routed_report.md", md.Bytes())
-	golden(t, "routed_report.json", js.Bytes())
+	js := goldenReport(t, "routed_report", r)
 	var listed bytes.Buffer
 	if err := TrialsText(&listed, sp, trials); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "routed_trials.txt", listed.Bytes())
 	var back map[string]any
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+	if err := json.Unmarshal(js, &back); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := back["gpu_types"]; !ok {
